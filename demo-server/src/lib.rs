@@ -1,0 +1,3 @@
+//! A demonstration MCP server used by the examples, tests and benchmarks.
+//!
+//! Not written yet.

@@ -1,0 +1,401 @@
+//! The JSON-RPC 2.0 envelope.
+//!
+//! Incoming messages are read leniently: unknown fields are ignored, a
+//! notification may omit `params`, a missing `jsonrpc` member is tolerated
+//! (a wrong one is not), and any method name is kept as data. Outgoing
+//! messages are written strictly, always with `"jsonrpc": "2.0"`.
+//!
+//! Payloads (`params`, `result`) stay as [`RawValue`] so that a message is
+//! parsed once and its payload is decoded later with the type the request
+//! expects, never through an untagged union.
+
+use std::fmt;
+
+use serde::de::{self, Deserializer};
+use serde::ser::{SerializeMap, Serializer};
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+
+use crate::error::ErrorCode;
+
+/// The only JSON-RPC version MCP speaks.
+pub const JSONRPC_VERSION: &str = "2.0";
+
+/// A request id: a number or a string, as the sender chose.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RequestId {
+    /// An integer id.
+    Number(i64),
+    /// A string id.
+    String(String),
+}
+
+impl RequestId {
+    /// The numeric value of this id, also for a string that spells an integer
+    /// (gateways sometimes turn numeric ids into strings).
+    ///
+    /// ```
+    /// use mcp_types::RequestId;
+    /// assert_eq!(RequestId::String("7".into()).as_number(), Some(7));
+    /// assert_eq!(RequestId::Number(7).as_number(), Some(7));
+    /// assert_eq!(RequestId::String("x".into()).as_number(), None);
+    /// ```
+    pub fn as_number(&self) -> Option<i64> {
+        match self {
+            RequestId::Number(n) => Some(*n),
+            RequestId::String(s) => {
+                let canonical = s.parse::<i64>().ok()?;
+                (canonical.to_string() == *s).then_some(canonical)
+            }
+        }
+    }
+}
+
+impl fmt::Display for RequestId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RequestId::Number(n) => write!(f, "{n}"),
+            RequestId::String(s) => write!(f, "{s:?}"),
+        }
+    }
+}
+
+impl From<i64> for RequestId {
+    fn from(n: i64) -> Self {
+        RequestId::Number(n)
+    }
+}
+
+impl From<String> for RequestId {
+    fn from(s: String) -> Self {
+        RequestId::String(s)
+    }
+}
+
+impl From<&str> for RequestId {
+    fn from(s: &str) -> Self {
+        RequestId::String(s.to_owned())
+    }
+}
+
+impl Serialize for RequestId {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            RequestId::Number(n) => serializer.serialize_i64(*n),
+            RequestId::String(s) => serializer.serialize_str(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for RequestId {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct IdVisitor;
+        impl de::Visitor<'_> for IdVisitor {
+            type Value = RequestId;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string or an integer request id")
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<RequestId, E> {
+                Ok(RequestId::Number(v))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<RequestId, E> {
+                i64::try_from(v)
+                    .map(RequestId::Number)
+                    .map_err(|_| E::custom("request id out of range"))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<RequestId, E> {
+                Ok(RequestId::String(v.to_owned()))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<RequestId, E> {
+                Ok(RequestId::String(v))
+            }
+        }
+        deserializer.deserialize_any(IdVisitor)
+    }
+}
+
+impl schemars::JsonSchema for RequestId {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "RequestId".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({ "type": ["string", "integer"] })
+    }
+}
+
+/// A request: expects exactly one response with the same id.
+#[derive(Clone, Debug)]
+pub struct Request {
+    /// The id the response will carry.
+    pub id: RequestId,
+    /// The method name, e.g. `tools/call`.
+    pub method: String,
+    /// The params object, kept raw.
+    pub params: Option<Box<RawValue>>,
+}
+
+/// A notification: no id, no response.
+#[derive(Clone, Debug)]
+pub struct Notification {
+    /// The method name, e.g. `notifications/progress`.
+    pub method: String,
+    /// The params object, kept raw; absent is allowed.
+    pub params: Option<Box<RawValue>>,
+}
+
+/// A successful response.
+#[derive(Clone, Debug)]
+pub struct Response {
+    /// The id of the request this answers.
+    pub id: RequestId,
+    /// The result object, kept raw until decoded as the expected type.
+    pub result: Box<RawValue>,
+}
+
+/// An error response.
+#[derive(Clone, Debug)]
+pub struct ErrorResponse {
+    /// The id of the request this answers; absent when the peer could not
+    /// read the id (for example on a parse error).
+    pub id: Option<RequestId>,
+    /// The error.
+    pub error: ErrorObject,
+}
+
+/// The `error` member of an error response.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ErrorObject {
+    /// The error code.
+    pub code: ErrorCode,
+    /// A short description of the error.
+    pub message: String,
+    /// Additional information, defined by the sender.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<serde_json::Value>,
+}
+
+impl ErrorObject {
+    /// An error with a code and message and no data.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        ErrorObject {
+            code,
+            message: message.into(),
+            data: None,
+        }
+    }
+
+    /// Adds `data`.
+    #[must_use]
+    pub fn with_data(mut self, data: serde_json::Value) -> Self {
+        self.data = Some(data);
+        self
+    }
+}
+
+impl fmt::Display for ErrorObject {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({})", self.message, self.code)
+    }
+}
+
+/// Any JSON-RPC message.
+#[derive(Clone, Debug)]
+pub enum Message {
+    /// A request.
+    Request(Request),
+    /// A notification.
+    Notification(Notification),
+    /// A successful response.
+    Response(Response),
+    /// An error response.
+    Error(ErrorResponse),
+}
+
+impl Message {
+    /// Parses one message from bytes.
+    ///
+    /// # Errors
+    /// A [`serde_json::Error`] when the bytes are not one JSON-RPC message.
+    ///
+    /// ```
+    /// use mcp_types::Message;
+    /// let m = Message::from_slice(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).unwrap();
+    /// assert!(matches!(m, Message::Notification(n) if n.params.is_none()));
+    /// ```
+    pub fn from_slice(bytes: &[u8]) -> Result<Message, serde_json::Error> {
+        serde_json::from_slice(bytes)
+    }
+
+    /// Serializes this message to one line of JSON (no trailing newline).
+    ///
+    /// # Errors
+    /// Only if a raw payload is not valid JSON, which the constructors rule out.
+    pub fn to_vec(&self) -> Result<Vec<u8>, serde_json::Error> {
+        serde_json::to_vec(self)
+    }
+
+    /// The method name, for requests and notifications.
+    pub fn method(&self) -> Option<&str> {
+        match self {
+            Message::Request(r) => Some(&r.method),
+            Message::Notification(n) => Some(&n.method),
+            Message::Response(_) | Message::Error(_) => None,
+        }
+    }
+}
+
+/// Serializes a params value as a raw JSON payload.
+///
+/// # Errors
+/// When `params` cannot be serialized as JSON.
+pub fn to_raw<T: Serialize + ?Sized>(params: &T) -> Result<Box<RawValue>, serde_json::Error> {
+    serde_json::value::to_raw_value(params)
+}
+
+impl Serialize for Message {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("jsonrpc", JSONRPC_VERSION)?;
+        match self {
+            Message::Request(r) => {
+                map.serialize_entry("id", &r.id)?;
+                map.serialize_entry("method", &r.method)?;
+                if let Some(p) = &r.params {
+                    map.serialize_entry("params", p)?;
+                }
+            }
+            Message::Notification(n) => {
+                map.serialize_entry("method", &n.method)?;
+                if let Some(p) = &n.params {
+                    map.serialize_entry("params", p)?;
+                }
+            }
+            Message::Response(r) => {
+                map.serialize_entry("id", &r.id)?;
+                map.serialize_entry("result", &r.result)?;
+            }
+            Message::Error(e) => {
+                // JSON-RPC 2.0 requires the id member; null when unknown.
+                map.serialize_entry("id", &e.id)?;
+                map.serialize_entry("error", &e.error)?;
+            }
+        }
+        map.end()
+    }
+}
+
+#[derive(Deserialize)]
+struct WireMessage {
+    #[serde(default)]
+    jsonrpc: Option<String>,
+    #[serde(default)]
+    id: Option<RequestId>,
+    #[serde(default)]
+    method: Option<String>,
+    #[serde(default)]
+    params: Option<Box<RawValue>>,
+    #[serde(default)]
+    result: Option<Box<RawValue>>,
+    #[serde(default)]
+    error: Option<ErrorObject>,
+}
+
+impl<'de> Deserialize<'de> for Message {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let w = WireMessage::deserialize(deserializer)?;
+        if let Some(v) = w.jsonrpc.as_deref().filter(|v| *v != JSONRPC_VERSION) {
+            return Err(de::Error::custom(format_args!(
+                "unsupported jsonrpc version {v:?}"
+            )));
+        }
+        match (w.method, w.id, w.result, w.error) {
+            (Some(method), Some(id), None, None) => Ok(Message::Request(Request {
+                id,
+                method,
+                params: w.params,
+            })),
+            (Some(method), None, None, None) => Ok(Message::Notification(Notification {
+                method,
+                params: w.params,
+            })),
+            (None, Some(id), Some(result), None) => Ok(Message::Response(Response { id, result })),
+            (None, id, None, Some(error)) => Ok(Message::Error(ErrorResponse { id, error })),
+            (None, _, Some(_), Some(_)) => Err(de::Error::custom(
+                "a response carries both result and error",
+            )),
+            (None, None, Some(_), None) => Err(de::Error::custom("a result without an id")),
+            (Some(_), _, _, _) => Err(de::Error::custom("a request carries result or error")),
+            (None, _, None, None) => Err(de::Error::custom(
+                "not a JSON-RPC message: no method, result or error",
+            )),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(s: &str) -> Message {
+        Message::from_slice(s.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn classifies_every_kind() {
+        assert!(matches!(
+            parse(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#),
+            Message::Request(_)
+        ));
+        assert!(matches!(
+            parse(r#"{"jsonrpc":"2.0","method":"x","params":{}}"#),
+            Message::Notification(_)
+        ));
+        assert!(matches!(
+            parse(r#"{"jsonrpc":"2.0","id":"a","result":{}}"#),
+            Message::Response(_)
+        ));
+        assert!(matches!(
+            parse(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"p"}}"#),
+            Message::Error(ErrorResponse { id: None, .. })
+        ));
+    }
+
+    #[test]
+    fn rejects_malformed_envelopes_without_panicking() {
+        for bad in [
+            r#"{"jsonrpc":"1.0","id":1,"method":"x"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":""}}"#,
+            r#"{"jsonrpc":"2.0","result":{}}"#,
+            r#"{"jsonrpc":"2.0"}"#,
+            r#"[{"jsonrpc":"2.0","method":"x"}]"#,
+            r#"{"jsonrpc":"2.0","id":1.5,"method":"x"}"#,
+            "not json",
+        ] {
+            assert!(Message::from_slice(bad.as_bytes()).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn writes_strictly_and_round_trips() {
+        let line = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo"}}"#;
+        let m = parse(line);
+        assert_eq!(String::from_utf8(m.to_vec().unwrap()).unwrap(), line);
+        let n = Message::Notification(Notification {
+            method: "x".into(),
+            params: None,
+        });
+        assert_eq!(
+            String::from_utf8(n.to_vec().unwrap()).unwrap(),
+            r#"{"jsonrpc":"2.0","method":"x"}"#
+        );
+    }
+
+    #[test]
+    fn tolerates_unknown_fields_and_missing_version() {
+        assert!(matches!(
+            parse(r#"{"id":1,"result":{},"extra":true}"#),
+            Message::Response(_)
+        ));
+    }
+}

@@ -1,0 +1,40 @@
+//! `cargo xtask ci`: every check CI runs, in order, failing fast.
+
+use crate::{tidy, util};
+
+/// Runs the checks.
+pub(crate) fn run(args: &[String]) -> Result<(), String> {
+    if let Some(a) = args.first() {
+        return Err(format!("unknown ci option {a:?}"));
+    }
+    util::run("fmt", util::cargo().args(["fmt", "--all", "--check"]))?;
+    util::run(
+        "clippy",
+        util::cargo().args([
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ]),
+    )?;
+    util::run(
+        "test",
+        util::cargo().args(["test", "--workspace", "--all-targets"]),
+    )?;
+    util::run(
+        "doctest",
+        util::cargo().args(["test", "--workspace", "--doc"]),
+    )?;
+    util::run(
+        "doc",
+        util::cargo()
+            .args(["doc", "--workspace", "--no-deps"])
+            .env("RUSTDOCFLAGS", "-D warnings"),
+    )?;
+    println!("==> tidy");
+    tidy::run()?;
+    println!("xtask ci: all checks passed");
+    Ok(())
+}
