@@ -8,10 +8,12 @@
 //! * [`version`]: [`ProtocolVersion`] and the [`Era`] it belongs to.
 //! * [`error`]: the open [`ErrorCode`] space and typed error data.
 //! * [`method`]: marker traits tying a method name to its params and result.
+//! * [`routing`]: the HTTP routing data the core hands a transport.
 
 pub mod error;
 pub mod jsonrpc;
 pub mod method;
+pub mod routing;
 pub mod version;
 
 pub use error::ErrorCode;

@@ -1,0 +1,84 @@
+//! What an HTTP transport needs to route one outgoing message.
+//!
+//! The core derives these values (it knows the negotiated version, the
+//! method, the tool's `x-mcp-header` annotations); the transport only renders
+//! them as headers. Pure data, shared by `mcp-core` and the transports.
+
+use crate::jsonrpc::RequestId;
+use crate::version::ProtocolVersion;
+
+/// Routing data for one outgoing message.
+///
+/// ```
+/// use mcp_types::routing::HttpRouting;
+/// use mcp_types::ProtocolVersion;
+/// let r = HttpRouting::new(ProtocolVersion::V2026_07_28)
+///     .with_method("tools/call")
+///     .with_name("get_weather")
+///     .with_param("Region", "eu-west");
+/// assert_eq!(r.params, vec![("Region".to_owned(), "eu-west".to_owned())]);
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct HttpRouting {
+    /// `MCP-Protocol-Version`; absent only before a version is known
+    /// (the legacy `initialize` request).
+    pub protocol_version: Option<ProtocolVersion>,
+    /// `Mcp-Method` (2026-07-28): the JSON-RPC method of the message.
+    pub method: Option<String>,
+    /// `Mcp-Name` (2026-07-28): the tool or prompt name, resource URI or task id.
+    pub name: Option<String>,
+    /// `Mcp-Param-{Name}` headers (2026-07-28), as `(Name, value)` pairs whose
+    /// values are already valid header text (wrapped as `=?base64?...?=` by
+    /// the core where a value cannot travel bare).
+    pub params: Vec<(String, String)>,
+    /// The id of the request this message is, when it is a request: the
+    /// transport ties the response stream to it (cancelling the request
+    /// closes the stream).
+    pub request_id: Option<RequestId>,
+    /// The response stream stays open indefinitely (`subscriptions/listen`):
+    /// no per-request timeout applies to it.
+    pub long_lived: bool,
+}
+
+impl HttpRouting {
+    /// Routing for a message at a known protocol version.
+    pub fn new(version: ProtocolVersion) -> Self {
+        HttpRouting { protocol_version: Some(version), ..HttpRouting::default() }
+    }
+
+    /// Sets `Mcp-Method`.
+    #[must_use]
+    pub fn with_method(mut self, method: impl Into<String>) -> Self {
+        self.method = Some(method.into());
+        self
+    }
+
+    /// Sets `Mcp-Name`.
+    #[must_use]
+    pub fn with_name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+
+    /// Adds one `Mcp-Param-{name}` header value.
+    #[must_use]
+    pub fn with_param(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.params.push((name.into(), value.into()));
+        self
+    }
+
+    /// Sets the request id.
+    #[must_use]
+    pub fn with_request_id(mut self, id: RequestId) -> Self {
+        self.request_id = Some(id);
+        self
+    }
+
+    /// Marks the response stream as long-lived.
+    #[must_use]
+    pub fn long_lived(mut self) -> Self {
+        self.long_lived = true;
+        self
+    }
+}
