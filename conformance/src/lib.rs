@@ -1,3 +1,29 @@
-//! The client the official MCP conformance suite drives.
+//! The client the official MCP conformance suite
+//! (`@modelcontextprotocol/conformance`) drives.
 //!
-//! Not written yet: it arrives with the facade (`mcp-client`).
+//! `cargo xtask conformance` runs the suite's client scenarios at 2025-11-25
+//! and 2026-07-28. For each, the suite starts a test server and runs the
+//! `conformance` binary with the server URL as its last argument and the
+//! scenario in the environment ([`invocation`]); the binary looks the scenario
+//! up in the [`registry`] and runs it through the public `mcp-client` API.
+//!
+//! Exit codes: see [`exit`]. `conformance/SCENARIOS.md` specifies what every
+//! scenario must do; the registry is empty until the `mcp-client` facade
+//! exists.
+
+pub mod invocation;
+pub mod registry;
+
+/// The binary's exit codes.
+pub mod exit {
+    /// The scenario ran to completion.
+    pub const SUCCESS: u8 = 0;
+    /// The scenario ran and failed.
+    pub const SCENARIO_FAILED: u8 = 1;
+    /// The environment or arguments were unusable.
+    pub const BAD_INVOCATION: u8 = 2;
+    /// The scenario is not implemented (for that revision).
+    pub const UNKNOWN_SCENARIO: u8 = 3;
+    /// The async runtime could not start.
+    pub const RUNTIME: u8 = 4;
+}

@@ -1,4 +1,81 @@
 //! A batteries-included async Model Context Protocol client.
 //!
-//! Not written yet: this crate will assemble `mcp-core` and the transports
-//! into one `Client` handle with one driver task per connection.
+//! [`Client`] assembles the sans-I/O engine (`mcp-core`) and a transport
+//! (`mcp-transport-stdio`, `mcp-transport-http`, or your own
+//! [`Transport`]) into one cheap, cloneable handle. It does the right
+//! thing by default: the era is negotiated (2025-11-25 `initialize` or
+//! 2026-07-28 `server/discover`), every request has a deadline, dropping a
+//! call's future cancels it on the wire, listings paginate with a page cap
+//! and a repeated-cursor guard, multi round-trip requests are answered
+//! through the registered [handlers], and cacheable results are cached.
+//!
+//! ```no_run
+//! use mcp_client::{Client, ServerCommand};
+//!
+//! # async fn run() -> Result<(), mcp_client::Error> {
+//! let client = Client::builder()
+//!     .stdio(ServerCommand::new("demo-server"))
+//!     .connect()
+//!     .await?;
+//! println!("connected to {:?} ({:?})", client.server_info(), client.era());
+//! for tool in client.list_all_tools().await? {
+//!     println!("- {}", tool.name);
+//! }
+//! let result = client.call_tool("echo", serde_json::json!({"text": "hello"})).await?;
+//! println!("{:?}", result.content);
+//! client.close().await;
+//! # Ok(()) }
+//! ```
+//!
+//! # Architecture
+//!
+//! One driver task per connection owns the core `Connection` and the
+//! transport; every [`Client`] clone sends commands to it over one
+//! channel. The driver follows the core's drain rule after every input:
+//! transmits to the transport, events to the waiting callers, one timer.
+//! HTTP exchanges and handler futures are polled inside the driver, not
+//! spawned.
+//!
+//! # Errors
+//!
+//! Every fallible method returns the opaque [`Error`]; ask it with
+//! predicates ([`Error::is_timeout`], [`Error::is_cancelled`],
+//! [`Error::remote_error`], [`Error::is_transport`], ...).
+//!
+//! # Modules
+//!
+//! [`handlers`] (what the server may ask of the client), [`Transport`]
+//! (bring your own), [`CallOptions`] (per request), [`EraCache`],
+//! [`Subscription`] (2026-07-28 `subscriptions/listen`), [`TaskHandle`].
+
+mod builder;
+mod client;
+mod driver;
+mod era_cache;
+mod error;
+mod features;
+pub mod handlers;
+mod listen;
+mod options;
+mod router;
+mod tasks;
+mod transport;
+
+pub use builder::ClientBuilder;
+pub use client::{Client, RawOutcome};
+pub use era_cache::{EraCache, MAX_ERA_CACHE_ENTRIES};
+pub use error::{Error, ErrorKind};
+pub use handlers::{
+    FormElicitationHandler, HandlerError, HandlerResult, NotificationHandler, RootsHandler,
+    SamplingHandler, UrlElicitation, UrlElicitationHandler,
+};
+pub use listen::{Subscription, SubscriptionEvent};
+pub use options::{CallOptions, Progress, ProgressCallback};
+pub use tasks::TaskHandle;
+pub use transport::{Transport, TransportFuture};
+
+pub use mcp_core::tasks::{TaskSnapshot, TaskStatus};
+pub use mcp_core::{EraOutcome, EraPreference};
+pub use mcp_transport_http::HttpConfig;
+pub use mcp_transport_stdio::ServerCommand;
+pub use mcp_types;

@@ -1,6 +1,108 @@
 //! The sans-I/O engine of a Model Context Protocol client.
 //!
-//! Not written yet: this crate will hold every decision a client makes
-//! (lifecycle and era negotiation, correlation, deadlines, pagination,
-//! multi-round-trip requests, task polling, caching, header derivation)
-//! with time passed in as an argument and no I/O of its own.
+//! Every decision a client makes lives here, once: lifecycle and era
+//! negotiation, correlation, deadlines, pagination, multi round-trip
+//! requests, task polling, caching and HTTP header derivation. There is no
+//! I/O and no clock: time is the `now` argument of every mutating call, so
+//! the engine is deterministic and testable with a virtual clock.
+//!
+//! # Driver API
+//!
+//! [`Connection`] has four groups of methods (after quinn-proto):
+//!
+//! 1. **getters**: `state`, `era`, `protocol_version`, `era_outcome`,
+//!    `server_info`, `server_capabilities`, `instructions`, `in_flight`...
+//! 2. **inputs**: `handle_message(now, Message)` for every frame the
+//!    transport parsed, `handle_timeout(now)`, `handle_http_error(now, ..)`,
+//!    `handle_stream_closed(now, id)`, `handle_transport_closed(now, reason)`.
+//! 3. **commands**: `connect`, `send_request` / `request::<M>` /
+//!    `call_tool` / `list_all` / `listen`, `respond`, `answer_input`,
+//!    `answer_task_input`, `cancel`, `close`.
+//! 4. **outputs**: `poll_transmit`, `poll_event`, `poll_timeout`.
+//!
+//! **The drain rule**: after every input or command, drain
+//! [`Connection::poll_transmit`] and [`Connection::poll_event`] until both
+//! return `None`, then arm one timer at [`Connection::poll_timeout`]. Nothing
+//! happens between calls: the engine never acts on its own.
+//!
+//! # Run loop
+//!
+//! ```
+//! use std::time::{Duration, Instant};
+//! use mcp_core::{Config, Connection, Event, Transmit};
+//! use mcp_types::Message;
+//!
+//! // A stand-in for a real transport: answers the probe like a modern server.
+//! fn server(bytes: &[u8]) -> Option<Message> {
+//!     let req: serde_json::Value = serde_json::from_slice(bytes).ok()?;
+//!     let id = req.get("id")?;
+//!     let reply = serde_json::json!({"jsonrpc": "2.0", "id": id, "result": {
+//!         "resultType": "complete", "supportedVersions": ["2026-07-28"],
+//!         "capabilities": {"tools": {}}, "ttlMs": 0, "cacheScope": "public"}});
+//!     Message::from_slice(reply.to_string().as_bytes()).ok()
+//! }
+//!
+//! let mut conn = Connection::new(Config::new("example", "1.0"));
+//! let mut now = Instant::now(); // the facade reads the clock; the core never does
+//! conn.connect(now).unwrap();
+//! let mut connected = false;
+//! for _ in 0..10 {
+//!     // 1. drain transmits
+//!     let mut inbox = Vec::new();
+//!     while let Some(t) = conn.poll_transmit() {
+//!         if let Transmit::Message { bytes, .. } = t {
+//!             inbox.extend(server(&bytes));
+//!         }
+//!     }
+//!     // 2. drain events
+//!     while let Some(e) = conn.poll_event() {
+//!         if let Event::Connected { .. } = e {
+//!             connected = true;
+//!         }
+//!     }
+//!     // 3. feed input, or wait for the timer
+//!     if let Some(m) = inbox.pop() {
+//!         conn.handle_message(now, m);
+//!     } else if let Some((at, _why)) = conn.poll_timeout() {
+//!         now = at;
+//!         conn.handle_timeout(now);
+//!     } else {
+//!         break;
+//!     }
+//! }
+//! assert!(connected);
+//! now += Duration::from_millis(1);
+//! let id = conn.call_tool(now, "echo", serde_json::json!({"text": "hi"}), Default::default()).unwrap();
+//! assert_eq!(conn.in_flight(), 1);
+//! # let _ = id;
+//! ```
+//!
+//! # Modules
+//!
+//! One small machine per concern: [`correlation`], [`timers`], [`era`],
+//! [`lifecycle`], [`pagination`], [`mrtr`], [`tasks`], [`cache`],
+//! [`headers`]; [`connection`] ties them together.
+
+pub mod cache;
+pub mod config;
+pub mod connection;
+pub mod correlation;
+pub mod era;
+pub mod error;
+pub mod event;
+pub mod headers;
+pub mod lifecycle;
+pub mod mrtr;
+pub mod pagination;
+pub mod tasks;
+pub mod timers;
+mod wire;
+
+pub use config::{ClientFeatures, Config, InputMode, RequestOptions, TransportKind};
+pub use connection::{CloseReason, Connection};
+pub use era::{EraOutcome, EraPreference};
+pub use error::{ConnectError, PeerMisbehaved, RequestError, UsageError};
+pub use event::{Completed, Event, SubscriptionEnd, Transmit};
+pub use lifecycle::State;
+pub use mcp_types::meta::TASKS_EXTENSION;
+pub use timers::Timer;

@@ -1,4 +1,55 @@
 //! Streamable HTTP transport for Model Context Protocol clients.
 //!
-//! Not written yet: this crate will carry JSON-RPC over Streamable HTTP for
-//! both protocol eras, on a pooled hyper client with rustls.
+//! One [`HttpTransport`] talks to one MCP endpoint over a pooled hyper
+//! client (HTTP/1.1, or HTTP/2 when ALPN picks it) with rustls, in both
+//! protocol eras:
+//!
+//! * **2026-07-28 (modern)**: every message is a POST whose headers
+//!   (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`) come
+//!   from the [`HttpRouting`](mcp_types::routing::HttpRouting) the core
+//!   hands over; a request's progress and log notifications arrive on its
+//!   own [`ResponseStream`]; cancelling or dropping the stream closes it,
+//!   which the server treats as cancellation; `subscriptions/listen` is a
+//!   long-lived stream closed by dropping it.
+//! * **2025-11-25 (legacy)**: the `Mcp-Session-Id` from the `initialize`
+//!   response travels on every later request; the optional GET stream
+//!   ([`HttpTransport::open_server_stream`]); broken streams resume with
+//!   `Last-Event-ID`; a `404` on a request that carried the session id is
+//!   [`HttpError::SessionExpired`]; [`HttpTransport::close`] DELETEs the
+//!   session.
+//!
+//! The transport makes no protocol decisions: it renders what the core
+//! decided and reports what the server did as typed values ([`Reply`],
+//! [`HttpError`]), for example the JSON-RPC error in a `400` body that era
+//! detection reads ([`HttpError::jsonrpc_message`]).
+//!
+//! Credentials come from an [`AuthProvider`](auth::AuthProvider)
+//! ([`BearerToken`](auth::BearerToken) for static tokens); they never appear
+//! in URLs, logs or `Debug` output. Redirects are never followed.
+//!
+//! Proxies: `HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY` and `NO_PROXY` are read
+//! by default ([`ProxyConfig`]); a proxied connection is a `CONNECT` tunnel
+//! (for `http://` endpoints too).
+//!
+//! Modules: [`sse`] is a pure event-stream parser; [`headers`] renders
+//! routing; [`auth`] is the authorization hook.
+
+mod body;
+mod client;
+mod config;
+mod error;
+mod session;
+mod stream;
+mod transport;
+
+pub mod auth;
+pub mod headers;
+pub mod sse;
+
+pub use config::{
+    ClientCert, HttpConfig, Limits, ProxyConfig, ReconnectPolicy, RootStore, TlsConfig,
+};
+pub use error::{ConfigError, Fault, HttpError};
+pub use session::SessionId;
+pub use stream::ResponseStream;
+pub use transport::{HttpTransport, Reply};

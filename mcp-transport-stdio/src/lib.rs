@@ -1,5 +1,47 @@
 //! Child-process (stdio) transport for Model Context Protocol clients.
 //!
-//! Not written yet: this crate will spawn a server, frame newline-delimited
-//! JSON-RPC over its stdin and stdout, drain its stderr, and shut its process
-//! tree down in stages.
+//! The transport is mechanics only: it moves newline-delimited JSON-RPC
+//! frames and owns the server's process tree; every protocol decision is
+//! the caller's.
+//!
+//! * [`StdioTransport::spawn`] starts a [`ServerCommand`] (program, args,
+//!   environment policy, working directory, `PATH` lookup) in its own
+//!   process group on Unix, with stderr captured into a bounded ring of its
+//!   last lines, forwarded to a callback and to `tracing`.
+//! * [`Sender::send`] writes one serialized message plus `\n` through a
+//!   serialized writer; a dead peer is an error value
+//!   ([`SendError::PeerClosed`]), never a crash.
+//! * [`Receiver::recv`] yields [`Inbound`] items: messages, skipped
+//!   non-JSON lines (banners, logs) and discarded oversized lines
+//!   ([`LineTooLong`]), all of which leave the session open. A child that
+//!   exits ends the stream with [`RecvError::ProcessExited`], carrying the
+//!   exit status, the stderr tail and whether any message came before.
+//! * [`ServerProcess::shutdown`] closes stdin, waits, sends SIGTERM to the
+//!   group, waits, sends SIGKILL, and always reaps, within
+//!   [`ShutdownTimeouts::total`]. Dropping the transport does the same in
+//!   the background.
+//! * [`framed`] gives the same framing over any `AsyncRead` +
+//!   `AsyncWrite` pair (a server's own stdio, custom pipes),
+//!   [`framed_stream`] over one socket-like stream; [`memory_pair`] links
+//!   two endpoints in memory for tests.
+//! * [`line_splitter`] is the pure, bounded line splitter underneath.
+
+mod command;
+mod error;
+mod framed;
+pub mod line_splitter;
+mod process;
+mod shutdown;
+mod stderr;
+mod transport;
+
+pub use command::{EnvInherit, ServerCommand, ShutdownTimeouts, StderrMode};
+pub use error::{LineTooLong, ProcessExited, RecvError, SendError, SpawnError};
+pub use framed::{
+    DEFAULT_MAX_LINE_LENGTH, Inbound, Receiver, Sender, SkipReason, SkippedLine, framed,
+    framed_stream, memory_pair,
+};
+pub use process::ServerProcess;
+pub use shutdown::{ExitInfo, ShutdownOutcome};
+pub use stderr::MAX_STDERR_LINE;
+pub use transport::StdioTransport;

@@ -11,12 +11,14 @@
 
 use std::fmt;
 
+use serde::de::DeserializeOwned;
 use serde::de::{self, Deserializer};
 use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use crate::error::ErrorCode;
+use crate::method::{NotificationMethod, RequestMethod};
 
 /// The only JSON-RPC version MCP speaks.
 pub const JSONRPC_VERSION: &str = "2.0";
@@ -164,7 +166,7 @@ pub struct ErrorResponse {
 }
 
 /// The `error` member of an error response.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ErrorObject {
     /// The error code.
     pub code: ErrorCode,
@@ -243,6 +245,89 @@ impl Message {
             Message::Response(_) | Message::Error(_) => None,
         }
     }
+}
+
+impl Request {
+    /// A request for the method `M` with typed params.
+    ///
+    /// # Errors
+    /// When `params` cannot be serialized as JSON.
+    ///
+    /// ```
+    /// use mcp_types::jsonrpc::Request;
+    /// use mcp_types::methods::v2026_07_28::CallTool;
+    /// use mcp_types::tools::CallToolRequestParams;
+    /// let r = Request::typed::<CallTool>(1.into(), &CallToolRequestParams::new("echo")).unwrap();
+    /// assert_eq!(r.method, "tools/call");
+    /// assert_eq!(r.params_as::<CallToolRequestParams>().unwrap().name, "echo");
+    /// ```
+    pub fn typed<M: RequestMethod>(
+        id: RequestId,
+        params: &M::Params,
+    ) -> Result<Request, serde_json::Error> {
+        Ok(Request {
+            id,
+            method: M::METHOD.to_owned(),
+            params: Some(to_raw(params)?),
+        })
+    }
+
+    /// Decodes the params as `T`; absent params decode from `{}`.
+    ///
+    /// # Errors
+    /// When the params do not have the shape of `T`.
+    pub fn params_as<T: DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
+        decode_params(self.params.as_deref())
+    }
+}
+
+impl Notification {
+    /// A notification for the method `M` with typed params.
+    ///
+    /// # Errors
+    /// When `params` cannot be serialized as JSON.
+    pub fn typed<M: NotificationMethod>(
+        params: &M::Params,
+    ) -> Result<Notification, serde_json::Error> {
+        Ok(Notification {
+            method: M::METHOD.to_owned(),
+            params: Some(to_raw(params)?),
+        })
+    }
+
+    /// Decodes the params as `T`; absent params decode from `{}` (so a
+    /// list-changed notification without params reads fine).
+    ///
+    /// # Errors
+    /// When the params do not have the shape of `T`.
+    pub fn params_as<T: DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
+        decode_params(self.params.as_deref())
+    }
+}
+
+impl Response {
+    /// A response carrying a typed result.
+    ///
+    /// # Errors
+    /// When `result` cannot be serialized as JSON.
+    pub fn typed<T: Serialize>(id: RequestId, result: &T) -> Result<Response, serde_json::Error> {
+        Ok(Response {
+            id,
+            result: to_raw(result)?,
+        })
+    }
+
+    /// Decodes the result as `T`.
+    ///
+    /// # Errors
+    /// When the result does not have the shape of `T`.
+    pub fn result_as<T: DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
+        serde_json::from_str(self.result.get())
+    }
+}
+
+fn decode_params<T: DeserializeOwned>(raw: Option<&RawValue>) -> Result<T, serde_json::Error> {
+    serde_json::from_str(raw.map_or("{}", RawValue::get))
 }
 
 /// Serializes a params value as a raw JSON payload.

@@ -44,7 +44,10 @@ pub struct HttpRouting {
 impl HttpRouting {
     /// Routing for a message at a known protocol version.
     pub fn new(version: ProtocolVersion) -> Self {
-        HttpRouting { protocol_version: Some(version), ..HttpRouting::default() }
+        HttpRouting {
+            protocol_version: Some(version),
+            ..HttpRouting::default()
+        }
     }
 
     /// Sets `Mcp-Method`.

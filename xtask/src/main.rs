@@ -3,8 +3,17 @@
 //! * `cargo xtask ci`: everything CI checks (format, lints, tests, docs, tidy,
 //!   and the external suites as they land).
 //! * `cargo xtask tidy`: the repository's own rules (see [`tidy`]).
+//! * `cargo xtask install`: Node 22, the conformance suite and the interop
+//!   peers, pinned, into a cache outside the repository (see [`install`]).
+//! * `cargo xtask conformance`: the official client conformance suite against
+//!   the `conformance` binary, judged against a baseline (see [`conformance`]).
+//! * `cargo xtask interop`: the interop tests against real servers (see [`interop`]).
 
+mod baseline;
 mod ci;
+mod conformance;
+mod install;
+mod interop;
 mod tidy;
 mod util;
 
@@ -15,6 +24,9 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("ci") => ci::run(&args[1..]),
         Some("tidy") => tidy::run(),
+        Some("install") => install::run(&args[1..]),
+        Some("conformance") => conformance::run(&args[1..]),
+        Some("interop") => interop::run(&args[1..]),
         Some("help" | "--help" | "-h") | None => {
             print_help();
             Ok(())
@@ -31,9 +43,16 @@ fn main() -> ExitCode {
 }
 
 fn print_help() {
-    println!(
-        "cargo xtask <command>\n\n\
-         ci      format check, clippy, tests, docs, tidy (what CI runs)\n\
-         tidy    repository rules: module docs, file sizes, sans-I/O dependencies\n"
-    );
+    println!("cargo xtask <command>\n");
+    for line in [
+        "ci           format check, clippy, tests, docs, tidy (what CI runs)",
+        "tidy         repository rules: module docs, file sizes, sans-I/O dependencies",
+        "install      Node 22, the conformance suite, server-everything and the Python SDK,",
+        "             pinned, into $XDG_CACHE_HOME/mcp-client-rs (skips what is there)",
+        "conformance  [--revision R] [--scenario S] [--timeout-ms N]: the official client suite",
+        "             at 2025-11-25 and 2026-07-28, judged by conformance/expected-failures.yaml",
+        "interop      install, smoke-check the peer servers, run mcp-client's interop tests",
+    ] {
+        println!("{line}");
+    }
 }

@@ -1,0 +1,148 @@
+//! Server-wide state shared by every connection and session.
+
+use std::collections::{BTreeMap, HashMap};
+use std::hash::{BuildHasher, Hasher};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use serde_json::{Value, json};
+use tokio::sync::broadcast;
+use tokio_util::sync::CancellationToken;
+
+use crate::DemoOptions;
+use crate::catalog::Catalog;
+use crate::legacy::Session;
+use crate::support::Signer;
+use crate::tasks::TaskStore;
+
+/// A change that listeners (legacy sessions, modern listen streams) may relay.
+#[derive(Clone, Debug)]
+pub(crate) enum Event {
+    ToolsListChanged,
+    PromptsListChanged,
+    ResourcesListChanged,
+    ResourceUpdated(String),
+    TaskChanged(String),
+}
+
+/// The shared state behind a [`crate::DemoServer`].
+pub(crate) struct Server {
+    pub(crate) opts: DemoOptions,
+    pub(crate) catalog: Catalog,
+    pub(crate) events: broadcast::Sender<Event>,
+    pub(crate) tasks: TaskStore,
+    pub(crate) signer: Signer,
+    pub(crate) shutdown: CancellationToken,
+    items: Mutex<BTreeMap<u64, String>>,
+    sessions: Mutex<HashMap<String, Arc<Session>>>,
+    ids: std::hash::RandomState,
+    counter: AtomicU64,
+    pub(crate) in_flight: AtomicUsize,
+    pub(crate) cancelled: AtomicU64,
+}
+
+impl std::fmt::Debug for Server {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Server")
+            .field("opts", &self.opts)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Locks a mutex, recovering from poisoning (no invariant spans a panic here).
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl Server {
+    pub(crate) fn new(opts: DemoOptions) -> Server {
+        let (events, _) = broadcast::channel(1024);
+        Server {
+            opts,
+            catalog: Catalog::new(),
+            tasks: TaskStore::new(events.clone()),
+            events,
+            signer: Signer::new(),
+            shutdown: CancellationToken::new(),
+            items: Mutex::new(BTreeMap::new()),
+            sessions: Mutex::new(HashMap::new()),
+            ids: std::hash::RandomState::new(),
+            counter: AtomicU64::new(1),
+            in_flight: AtomicUsize::new(0),
+            cancelled: AtomicU64::new(0),
+        }
+    }
+
+    /// The `serverInfo` / `Implementation` object.
+    pub(crate) fn info(&self) -> Value {
+        json!({
+            "name": "demo-server",
+            "title": "MCP demo server",
+            "version": env!("CARGO_PKG_VERSION")
+        })
+    }
+
+    /// Instructions sent at `initialize` and `server/discover`.
+    pub(crate) fn instructions(&self) -> &'static str {
+        "A demonstration server: try the echo, add and slow_count tools, \
+         the demo://item/{id} resources and the greeting prompt."
+    }
+
+    /// A fresh unguessable-enough identifier (hex).
+    pub(crate) fn fresh_id(&self) -> String {
+        let n = self.counter.fetch_add(1, Ordering::Relaxed);
+        let mut h = self.ids.build_hasher();
+        h.write_u64(n);
+        h.write_u64(crate::support::now_millis());
+        let mut h2 = self.ids.build_hasher();
+        h2.write_u64(h.finish());
+        format!("{:016x}{:016x}", h.finish(), h2.finish())
+    }
+
+    /// Publishes an event to every listener (none listening is fine).
+    pub(crate) fn publish(&self, event: Event) {
+        let _ = self.events.send(event);
+    }
+
+    /// The current value of item `id`.
+    pub(crate) fn item(&self, id: u64) -> String {
+        lock(&self.items)
+            .get(&id)
+            .cloned()
+            .unwrap_or_else(|| format!("initial value of item {id}"))
+    }
+
+    /// Sets item `id` and announces the update.
+    pub(crate) fn set_item(&self, id: u64, value: String) {
+        lock(&self.items).insert(id, value);
+        self.publish(Event::ResourceUpdated(format!("demo://item/{id}")));
+    }
+
+    /// Registers a legacy HTTP session.
+    pub(crate) fn add_session(&self, session: Arc<Session>) {
+        lock(&self.sessions).insert(session.id.clone(), session);
+    }
+
+    /// A legacy HTTP session by id.
+    pub(crate) fn session(&self, id: &str) -> Option<Arc<Session>> {
+        lock(&self.sessions).get(id).cloned()
+    }
+
+    /// Closes every legacy HTTP session.
+    pub(crate) fn close_sessions(&self) {
+        for (_, s) in lock(&self.sessions).drain() {
+            s.close();
+        }
+    }
+
+    /// Removes a legacy HTTP session, closing it.
+    pub(crate) fn remove_session(&self, id: &str) -> bool {
+        match lock(&self.sessions).remove(id) {
+            Some(s) => {
+                s.close();
+                true
+            }
+            None => false,
+        }
+    }
+}

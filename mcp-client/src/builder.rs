@@ -1,0 +1,356 @@
+//! [`ClientBuilder`]: transport, identity, era, handlers and limits.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use futures::stream::FuturesUnordered;
+use mcp_core::{ClientFeatures, Config, Connection, EraPreference, InputMode, TransportKind};
+use mcp_transport_http::{HttpConfig, HttpTransport};
+use mcp_transport_stdio::{ServerCommand, StdioTransport};
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::sync::{mpsc, oneshot};
+
+use crate::client::{Client, Shared};
+use crate::driver::Driver;
+use crate::era_cache::EraCache;
+use crate::error::{Error, ErrorKind};
+use crate::handlers::{
+    FormElicitationHandler, Handlers, NotificationHandler, RootsHandler, SamplingHandler,
+    UrlElicitationHandler,
+};
+use crate::transport::{Link, Transport};
+
+#[allow(
+    clippy::large_enum_variant,
+    reason = "one per builder; boxing would only add noise"
+)]
+enum Target {
+    None,
+    Stdio(ServerCommand),
+    Http(Result<HttpConfig, String>),
+    Io(mcp_transport_stdio::Sender, mcp_transport_stdio::Receiver),
+    Custom(Box<dyn Transport>),
+}
+
+/// Builds and connects a [`Client`].
+///
+/// ```no_run
+/// # async fn run() -> Result<(), mcp_client::Error> {
+/// use std::time::Duration;
+/// use mcp_client::{Client, ServerCommand};
+/// let client = Client::builder()
+///     .stdio(ServerCommand::new("my-mcp-server").arg("--stdio"))
+///     .client_info("my-host", "1.0")
+///     .request_timeout(Some(Duration::from_secs(30)))
+///     .connect()
+///     .await?;
+/// # let _ = client; Ok(()) }
+/// ```
+#[must_use = "a builder does nothing until `connect` is called"]
+pub struct ClientBuilder {
+    target: Target,
+    config: Config,
+    handlers: Handlers,
+    era_cache: Option<EraCache>,
+    server_key: Option<String>,
+    get_stream: bool,
+}
+
+impl std::fmt::Debug for ClientBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientBuilder")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for ClientBuilder {
+    fn default() -> Self {
+        ClientBuilder::new()
+    }
+}
+
+impl ClientBuilder {
+    /// A builder with defaults: era `Auto`, a 60 s request timeout, strict
+    /// capabilities, no handlers.
+    pub fn new() -> Self {
+        ClientBuilder {
+            target: Target::None,
+            config: Config::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"))
+                .with_features(ClientFeatures::default().with_tasks()),
+            handlers: Handlers::default(),
+            era_cache: None,
+            server_key: None,
+            get_stream: true,
+        }
+    }
+
+    // ---- transport ----
+
+    /// Runs the server as a child process and talks over its stdio.
+    pub fn stdio(mut self, command: ServerCommand) -> Self {
+        self.target = Target::Stdio(command);
+        self
+    }
+
+    /// Talks Streamable HTTP to this endpoint (`http://` or `https://`).
+    pub fn http(mut self, url: &str) -> Self {
+        self.target = Target::Http(HttpConfig::new(url).map_err(|e| e.to_string()));
+        self
+    }
+
+    /// Talks Streamable HTTP with a full transport configuration (TLS,
+    /// proxy, auth, limits).
+    pub fn http_config(mut self, config: HttpConfig) -> Self {
+        self.target = Target::Http(Ok(config));
+        self
+    }
+
+    /// Talks newline-delimited JSON over any byte stream pair (a socket,
+    /// pipes, an in-memory duplex).
+    pub fn io<R, W>(mut self, reader: R, writer: W) -> Self
+    where
+        R: AsyncRead + Send + Unpin + 'static,
+        W: AsyncWrite + Send + Unpin + 'static,
+    {
+        let (s, r) = mcp_transport_stdio::framed(reader, writer);
+        self.target = Target::Io(s, r);
+        self
+    }
+
+    /// Uses a transport of your own.
+    pub fn transport(mut self, transport: impl Transport) -> Self {
+        self.target = Target::Custom(Box::new(transport));
+        self
+    }
+
+    // ---- identity and era ----
+
+    /// The client's name and version (`clientInfo`).
+    pub fn client_info(mut self, name: &str, version: &str) -> Self {
+        self.config = self
+            .config
+            .with_client_info(mcp_types::common::Implementation::new(name, version));
+        self
+    }
+
+    /// Which protocol versions to accept ([`EraPreference::Auto`] by default).
+    pub fn era(mut self, era: EraPreference) -> Self {
+        self.config = self.config.with_era(era);
+        self
+    }
+
+    /// Shares an era cache: a server already seen starts with its known
+    /// version (no probe), and new outcomes are recorded.
+    pub fn era_cache(mut self, cache: EraCache) -> Self {
+        self.era_cache = Some(cache);
+        self
+    }
+
+    /// The key this server has in the era cache (default: the command line
+    /// or the HTTP endpoint; custom transports have none).
+    pub fn server_key(mut self, key: impl Into<String>) -> Self {
+        self.server_key = Some(key.into());
+        self
+    }
+
+    // ---- handlers ----
+
+    /// Serves `sampling/createMessage` (advertises `sampling`).
+    pub fn sampling(mut self, handler: impl SamplingHandler) -> Self {
+        self.handlers.sampling = Some(Arc::new(handler));
+        self
+    }
+
+    /// Serves form-mode elicitation (advertises `elicitation.form`).
+    pub fn form_elicitation(mut self, handler: impl FormElicitationHandler) -> Self {
+        self.handlers.form = Some(Arc::new(handler));
+        self
+    }
+
+    /// Serves URL-mode elicitation (advertises `elicitation.url`).
+    pub fn url_elicitation(mut self, handler: impl UrlElicitationHandler) -> Self {
+        self.handlers.url = Some(Arc::new(handler));
+        self
+    }
+
+    /// Serves `roots/list` (advertises `roots`, with `listChanged` in
+    /// 2025-11-25). A `Vec<Root>` is a fixed list.
+    pub fn roots(mut self, handler: impl RootsHandler) -> Self {
+        self.handlers.roots = Some(Arc::new(handler));
+        self
+    }
+
+    /// Receives log messages, progress, resource updates, list changes and
+    /// every other notification.
+    pub fn notifications(mut self, handler: impl NotificationHandler) -> Self {
+        self.handlers.notifications = Some(Arc::new(handler));
+        self
+    }
+
+    // ---- limits and behaviour ----
+
+    /// The default per-request timeout (`None` disables it; 60 s by default).
+    pub fn request_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.config = self.config.with_request_timeout(timeout);
+        self
+    }
+
+    /// Restarts a request's timeout whenever its progress arrives.
+    pub fn reset_timeout_on_progress(mut self, reset: bool) -> Self {
+        self.config = self.config.with_reset_on_progress(reset);
+        self
+    }
+
+    /// How long a stdio era probe waits before falling back to `initialize`.
+    pub fn probe_timeout(mut self, timeout: Duration) -> Self {
+        self.config = self.config.with_probe_timeout(timeout);
+        self
+    }
+
+    /// The page cap of `list_all_*`.
+    pub fn max_pages(mut self, max: u32) -> Self {
+        self.config = self.config.with_max_pages(max);
+        self
+    }
+
+    /// The round cap of multi round-trip requests (2026-07-28).
+    pub fn max_rounds(mut self, max: u32) -> Self {
+        self.config = self.config.with_max_rounds(max);
+        self
+    }
+
+    /// The result cache's size (0 disables caching of 2026-07-28 results).
+    pub fn cache_entries(mut self, entries: usize) -> Self {
+        self.config = self.config.with_cache_entries(entries);
+        self
+    }
+
+    /// Fail locally when the server did not advertise the capability a
+    /// method needs (on by default).
+    pub fn strict_capabilities(mut self, strict: bool) -> Self {
+        self.config = self.config.with_strict_capabilities(strict);
+        self
+    }
+
+    /// Return `input_required` results as values
+    /// ([`RawOutcome::InputRequired`](crate::RawOutcome::InputRequired))
+    /// instead of answering them through the handlers.
+    pub fn manual_input(mut self) -> Self {
+        self.config = self.config.with_input_mode(InputMode::Manual);
+        self
+    }
+
+    /// Accept task results (2026-07-28 tasks extension; on by default).
+    pub fn tasks(mut self, accept: bool) -> Self {
+        let mut features = self.config.features.clone();
+        features.tasks = accept;
+        self.config = self.config.with_features(features);
+        self
+    }
+
+    /// Open the optional 2025-11-25 HTTP GET stream (on by default).
+    pub fn get_stream(mut self, open: bool) -> Self {
+        self.get_stream = open;
+        self
+    }
+
+    /// Connects: starts the transport and the driver task, then runs the
+    /// lifecycle (era probe and `initialize`, or `server/discover`).
+    /// Must be called within a Tokio runtime.
+    ///
+    /// # Errors
+    /// [`Error`] when the transport cannot start or the lifecycle fails
+    /// (with the server's exit status and stderr tail for stdio servers).
+    pub async fn connect(self) -> Result<Client, Error> {
+        let ClientBuilder {
+            target,
+            mut config,
+            handlers,
+            era_cache,
+            server_key,
+            get_stream,
+        } = self;
+        let features = honest_features(config.features.clone(), &handlers);
+        let (link, kind, default_key) = open(target)?;
+        let key = server_key.or(default_key);
+        if let (Some(cache), Some(key), EraPreference::Auto) = (&era_cache, &key, &config.era)
+            && let Some(version) = cache.get(key)
+        {
+            config = config.with_era(EraPreference::Known(version));
+        }
+        config = config.with_transport(kind).with_features(features);
+        let mut conn = Connection::new(config);
+        conn.connect(Instant::now())?;
+        let shared = Arc::new(Shared::default());
+        let (tx, rx) = mpsc::unbounded_channel();
+        let (connect_tx, connect_rx) = oneshot::channel();
+        let driver = Driver {
+            conn,
+            link: Some(link),
+            link_open: true,
+            outbox: VecDeque::new(),
+            writing: None,
+            http_io: FuturesUnordered::new(),
+            handler_io: FuturesUnordered::new(),
+            handlers,
+            pending: HashMap::new(),
+            tokens: HashMap::new(),
+            shared: shared.clone(),
+            connect_reply: Some(connect_tx),
+            era_cache: era_cache.zip(key),
+            last_transport_error: None,
+            get_stream,
+            closed: false,
+        };
+        tokio::spawn(driver.run(rx));
+        let client = Client::from_parts(tx, shared);
+        connect_rx.await.map_err(|_| Error::closed())??;
+        Ok(client)
+    }
+}
+
+fn honest_features(mut f: ClientFeatures, h: &Handlers) -> ClientFeatures {
+    f.sampling = h.sampling.is_some();
+    f.elicitation_form = h.form.is_some();
+    f.elicitation_url = h.url.is_some();
+    f.roots = h.roots.is_some();
+    f.roots_list_changed = h.roots.is_some();
+    f
+}
+
+fn open(target: Target) -> Result<(Link, TransportKind, Option<String>), Error> {
+    Ok(match target {
+        Target::None => {
+            return Err(Error::new(ErrorKind::Transport(
+                "no transport: call stdio, http, io or transport on the builder".into(),
+            )));
+        }
+        Target::Stdio(command) => {
+            let key = format!("stdio:{command:?}");
+            let (sender, receiver, process) = StdioTransport::spawn(command)?.into_parts();
+            let link = Link::Stream {
+                sender,
+                receiver,
+                process: Some(process),
+            };
+            (link, TransportKind::Stdio, Some(key))
+        }
+        Target::Http(config) => {
+            let config = config.map_err(|e| Error::new(ErrorKind::Transport(e)))?;
+            let key = config.endpoint().to_string();
+            let http = HttpTransport::new(config)?;
+            (Link::Http(http), TransportKind::Http, Some(key))
+        }
+        Target::Io(sender, receiver) => {
+            let link = Link::Stream {
+                sender,
+                receiver,
+                process: None,
+            };
+            (link, TransportKind::Stdio, None)
+        }
+        Target::Custom(t) => (Link::Custom(t), TransportKind::Stdio, None),
+    })
+}

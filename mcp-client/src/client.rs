@@ -1,0 +1,411 @@
+//! [`Client`]: the cheap, cloneable handle to one connection.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
+
+use mcp_core::{Connection, EraOutcome};
+use mcp_types::capabilities::ServerCapabilities;
+use mcp_types::common::Implementation;
+use mcp_types::logging::LoggingLevel;
+use mcp_types::{Era, ProtocolVersion};
+use serde_json::Value;
+use tokio::sync::{mpsc, oneshot};
+
+use crate::builder::ClientBuilder;
+use crate::driver::{CallSpec, Command, SpecKind};
+use crate::error::Error;
+use crate::options::CallOptions;
+use crate::router::Outcome;
+
+/// What the driver learned about the server, readable from any handle.
+#[derive(Debug, Default)]
+pub(crate) struct Shared {
+    facts: RwLock<Facts>,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Facts {
+    version: Option<ProtocolVersion>,
+    era: Option<Era>,
+    outcome: Option<EraOutcome>,
+    server_info: Option<Implementation>,
+    capabilities: Option<ServerCapabilities>,
+    instructions: Option<String>,
+    closed: bool,
+}
+
+impl Shared {
+    pub(crate) fn update(&self, conn: &Connection) {
+        let mut f = self.facts.write().unwrap_or_else(PoisonError::into_inner);
+        f.version = conn.protocol_version().cloned();
+        f.era = conn.era();
+        f.outcome = conn.era_outcome().cloned();
+        f.server_info = conn.server_info().cloned();
+        f.capabilities = conn.server_capabilities().cloned();
+        f.instructions = conn.instructions().map(str::to_owned);
+    }
+
+    pub(crate) fn set_closed(&self) {
+        self.facts
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .closed = true;
+    }
+
+    fn read(&self) -> Facts {
+        self.facts
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+}
+
+pub(crate) struct Inner {
+    pub(crate) commands: mpsc::UnboundedSender<Command>,
+    pub(crate) shared: Arc<Shared>,
+    next_token: AtomicU64,
+    /// 2026-07-28: the log level put on every request.
+    log_level: Mutex<Option<LoggingLevel>>,
+}
+
+/// A connected MCP client.
+///
+/// Cheap to clone: every clone talks to the same connection, driven by one
+/// background task. Dropping every clone (and every stream or task handle
+/// obtained from it) closes the connection; [`Client::close`] does it
+/// explicitly and waits for the server to stop.
+///
+/// Dropping the future of a call before it finishes cancels the request
+/// on the wire (`notifications/cancelled`, or closing its HTTP stream).
+///
+/// ```no_run
+/// # async fn run() -> Result<(), mcp_client::Error> {
+/// use mcp_client::Client;
+/// let client = Client::builder().http("http://127.0.0.1:8080/mcp").connect().await?;
+/// for tool in client.list_all_tools().await? {
+///     println!("{}", tool.name);
+/// }
+/// let result = client.call_tool("echo", serde_json::json!({"text": "hi"})).await?;
+/// println!("{:?}", result.content);
+/// client.close().await;
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct Client {
+    pub(crate) inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let facts = self.inner.shared.read();
+        f.debug_struct("Client")
+            .field("version", &facts.version)
+            .field("closed", &facts.closed)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Sends `Cancel` when dropped unless disarmed: dropping a call's future
+/// cancels the request.
+pub(crate) struct CancelGuard {
+    token: u64,
+    commands: mpsc::UnboundedSender<Command>,
+    armed: bool,
+}
+
+impl CancelGuard {
+    pub(crate) fn new(token: u64, commands: mpsc::UnboundedSender<Command>) -> Self {
+        CancelGuard {
+            token,
+            commands,
+            armed: true,
+        }
+    }
+
+    pub(crate) fn disarm(&mut self) {
+        self.armed = false;
+    }
+}
+
+impl Drop for CancelGuard {
+    fn drop(&mut self) {
+        if self.armed {
+            let _ = self.commands.send(Command::Cancel { token: self.token });
+        }
+    }
+}
+
+impl Client {
+    /// A builder: choose the transport, handlers and settings, then
+    /// [`connect`](ClientBuilder::connect).
+    pub fn builder() -> ClientBuilder {
+        ClientBuilder::new()
+    }
+
+    pub(crate) fn from_parts(
+        commands: mpsc::UnboundedSender<Command>,
+        shared: Arc<Shared>,
+    ) -> Self {
+        Client {
+            inner: Arc::new(Inner {
+                commands,
+                shared,
+                next_token: AtomicU64::new(1),
+                log_level: Mutex::new(None),
+            }),
+        }
+    }
+
+    // ---- what the server said ----
+
+    /// The server's `Implementation` (`serverInfo`).
+    pub fn server_info(&self) -> Option<Implementation> {
+        self.inner.shared.read().server_info
+    }
+
+    /// The server's capabilities.
+    pub fn server_capabilities(&self) -> Option<ServerCapabilities> {
+        self.inner.shared.read().capabilities
+    }
+
+    /// The server's instructions for the model, if it gave any.
+    pub fn instructions(&self) -> Option<String> {
+        self.inner.shared.read().instructions
+    }
+
+    /// The negotiated protocol version.
+    pub fn protocol_version(&self) -> Option<ProtocolVersion> {
+        self.inner.shared.read().version
+    }
+
+    /// The negotiated era: [`Era::Legacy`] (2025-11-25 and older, sessions)
+    /// or [`Era::Modern`] (2026-07-28, stateless).
+    pub fn era(&self) -> Option<Era> {
+        self.inner.shared.read().era
+    }
+
+    /// How the era was decided (probe, fallback, cache ...).
+    pub fn era_outcome(&self) -> Option<EraOutcome> {
+        self.inner.shared.read().outcome
+    }
+
+    /// Whether the connection is closed.
+    pub fn is_closed(&self) -> bool {
+        self.inner.shared.read().closed || self.inner.commands.is_closed()
+    }
+
+    // ---- the call machinery ----
+
+    pub(crate) fn token(&self) -> u64 {
+        self.inner.next_token.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Starts a call and waits for its outcome; dropping the future cancels.
+    pub(crate) async fn run(&self, spec: CallSpec) -> Result<Outcome, Error> {
+        let token = self.token();
+        self.run_with_token(token, spec).await
+    }
+
+    pub(crate) async fn run_with_token(
+        &self,
+        token: u64,
+        mut spec: CallSpec,
+    ) -> Result<Outcome, Error> {
+        use tracing::Instrument;
+        let span = tracing::debug_span!("mcp.call", method = %spec.method, token);
+        self.add_log_level(&mut spec.opts);
+        let (reply, rx) = oneshot::channel();
+        self.inner
+            .commands
+            .send(Command::Start {
+                token,
+                spec: Box::new(spec),
+                reply,
+            })
+            .map_err(|_| Error::closed())?;
+        let mut guard = CancelGuard::new(token, self.inner.commands.clone());
+        let r = rx.instrument(span).await.map_err(|_| Error::closed());
+        guard.disarm();
+        r?
+    }
+
+    fn add_log_level(&self, opts: &mut CallOptions) {
+        if self.era() != Some(Era::Modern) {
+            return;
+        }
+        let level = self
+            .inner
+            .log_level
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        if let Some(level) = level
+            && !opts
+                .core
+                .meta
+                .contains_key(mcp_types::meta::keys::LOG_LEVEL)
+        {
+            let v = serde_json::to_value(level).unwrap_or(Value::Null);
+            opts.core
+                .meta
+                .insert(mcp_types::meta::keys::LOG_LEVEL.into(), v);
+        }
+    }
+
+    pub(crate) fn spec(method: &str, params: Option<Value>, opts: CallOptions) -> CallSpec {
+        CallSpec {
+            method: method.to_owned(),
+            params,
+            opts,
+            kind: SpecKind::Plain,
+        }
+    }
+
+    /// Sends a request of any method and decodes its result as `T`.
+    ///
+    /// # Errors
+    /// See [`Error`]; a result of the wrong shape is a protocol violation.
+    pub async fn request_as<T: serde::de::DeserializeOwned>(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        opts: CallOptions,
+    ) -> Result<T, Error> {
+        match self.run(Client::spec(method, params, opts)).await? {
+            Outcome::Done(c) => c.decode().map_err(|e| Error::decode(method, e)),
+            other => Err(unexpected(method, &other)),
+        }
+    }
+
+    /// Sends a request typed by a method marker of `mcp_types::methods`.
+    ///
+    /// ```no_run
+    /// # async fn run(client: mcp_client::Client) -> Result<(), mcp_client::Error> {
+    /// use mcp_types::methods::v2026_07_28::ListTools;
+    /// use mcp_types::common::PaginatedRequestParams;
+    /// let page = client.request::<ListTools>(&PaginatedRequestParams::new(), Default::default()).await?;
+    /// # let _ = page; Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// See [`Error`].
+    pub async fn request<M: mcp_types::RequestMethod>(
+        &self,
+        params: &M::Params,
+        opts: CallOptions,
+    ) -> Result<M::Result, Error> {
+        let value = serde_json::to_value(params).map_err(mcp_core::UsageError::from)?;
+        self.request_as(M::METHOD, Some(value), opts).await
+    }
+
+    /// Sends a request and returns its raw outcome without running the
+    /// multi round-trip loop's handlers when the client is in manual input
+    /// mode: the manual variant. See [`RawOutcome`].
+    ///
+    /// # Errors
+    /// See [`Error`].
+    pub async fn send_request(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        opts: CallOptions,
+    ) -> Result<RawOutcome, Error> {
+        match self.run(Client::spec(method, params, opts)).await? {
+            Outcome::Done(c) => Ok(RawOutcome::Complete(c.result)),
+            Outcome::InputRequired(r) => Ok(RawOutcome::InputRequired(r)),
+            other => Err(unexpected(method, &other)),
+        }
+    }
+
+    /// Sets the server's log level: `logging/setLevel` (2025-11-25), or
+    /// the level put on every later request (2026-07-28).
+    ///
+    /// # Errors
+    /// See [`Error`]; in the legacy era, [`Error::is_capability_not_offered`]
+    /// when the server has no `logging` capability.
+    pub async fn set_log_level(&self, level: LoggingLevel) -> Result<(), Error> {
+        if self.era() == Some(Era::Modern) {
+            *self
+                .inner
+                .log_level
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner) = Some(level);
+            return Ok(());
+        }
+        let params = serde_json::json!({ "level": level });
+        let _: Value = self
+            .request_as("logging/setLevel", Some(params), CallOptions::new())
+            .await?;
+        Ok(())
+    }
+
+    /// `ping` (2025-11-25; 2026-07-28 servers answer it too where they keep
+    /// it, otherwise [`Error::is_retired_method`]).
+    ///
+    /// # Errors
+    /// See [`Error`].
+    pub async fn ping(&self) -> Result<(), Error> {
+        let _: Value = self.request_as("ping", None, CallOptions::new()).await?;
+        Ok(())
+    }
+
+    /// Sends `notifications/roots/list_changed` (2025-11-25): the roots the
+    /// roots handler returns have changed.
+    ///
+    /// # Errors
+    /// [`Error::is_closed`]; [`Error::is_retired_method`] in the modern era
+    /// (roots travel in `input_required` results there).
+    pub async fn notify_roots_list_changed(&self) -> Result<(), Error> {
+        if self.era() == Some(Era::Modern) {
+            return Err(mcp_core::UsageError::RetiredMethod {
+                method: "notifications/roots/list_changed".into(),
+                replacement: "nothing: roots are requested per call in 2026-07-28",
+            }
+            .into());
+        }
+        let (reply, rx) = oneshot::channel();
+        self.inner
+            .commands
+            .send(Command::Notify {
+                method: "notifications/roots/list_changed",
+                reply,
+            })
+            .map_err(|_| Error::closed())?;
+        rx.await.map_err(|_| Error::closed())?
+    }
+
+    /// Closes the connection: pending calls fail as closed, a legacy HTTP
+    /// session is deleted, a stdio server is stopped (stdin EOF, then
+    /// SIGTERM, then SIGKILL). Returns when done; idempotent.
+    pub async fn close(&self) {
+        let (done, rx) = oneshot::channel();
+        if self.inner.commands.send(Command::Close { done }).is_ok() {
+            let _ = rx.await;
+        }
+        self.inner.shared.set_closed();
+    }
+}
+
+/// The raw outcome of [`Client::send_request`].
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum RawOutcome {
+    /// The final result, verbatim.
+    Complete(Box<serde_json::value::RawValue>),
+    /// 2026-07-28, manual input mode: the `InputRequiredResult`, verbatim.
+    /// Answer its input requests yourself and resend the request with
+    /// `inputResponses` and the echoed `requestState`.
+    InputRequired(Box<serde_json::value::RawValue>),
+}
+
+pub(crate) fn unexpected(method: &str, outcome: &Outcome) -> Error {
+    let what = match outcome {
+        Outcome::Done(_) => "a result",
+        Outcome::List(_) => "a listing",
+        Outcome::InputRequired(_) => "input_required (manual input mode)",
+        Outcome::Acknowledged(_) => "a subscription acknowledgement",
+    };
+    Error::new(crate::error::ErrorKind::Transport(format!(
+        "`{method}` ended with {what}, which this method cannot return"
+    )))
+}

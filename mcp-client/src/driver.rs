@@ -1,0 +1,500 @@
+//! The driver: one task per connection that owns the core [`Connection`]
+//! and the transport.
+//!
+//! Handles talk to it through one command channel. After every input or
+//! command it follows the core's drain rule: drain `poll_transmit` into the
+//! transport, drain `poll_event` into the waiting callers and handlers,
+//! then arm one timer from `poll_timeout`. The clock is read here and only
+//! here. HTTP exchanges, response streams and running handlers are futures
+//! polled inside the driver's `select!` (no task per request).
+
+use std::collections::{HashMap, VecDeque};
+use std::time::Instant;
+
+use bytes::Bytes;
+use futures::StreamExt;
+use futures::stream::FuturesUnordered;
+use http::HeaderMap;
+use mcp_core::{CloseReason, Connection};
+use mcp_transport_http::{HttpError, HttpTransport, Reply, ResponseStream};
+use mcp_transport_stdio::Inbound;
+use mcp_types::jsonrpc::ErrorObject;
+use mcp_types::routing::HttpRouting;
+use mcp_types::{Message, RequestId};
+use serde_json::Value;
+use tokio::sync::{mpsc, oneshot};
+
+use crate::client::Shared;
+use crate::era_cache::EraCache;
+use crate::error::Error;
+use crate::handlers::{BoxFuture, Handlers, Served};
+use crate::options::CallOptions;
+use crate::router::{Outcome, Pending, Sink};
+use crate::transport::Link;
+
+/// What a call is, as the driver starts it.
+pub(crate) struct CallSpec {
+    pub(crate) method: String,
+    pub(crate) params: Option<Value>,
+    pub(crate) opts: CallOptions,
+    pub(crate) kind: SpecKind,
+}
+
+/// How the core runs the call and where its results go.
+pub(crate) enum SpecKind {
+    Plain,
+    ListAll,
+    Listen(mpsc::UnboundedSender<crate::listen::ListenItem>),
+    Task(tokio::sync::watch::Sender<Option<mcp_core::tasks::TaskSnapshot>>),
+}
+
+/// A command from a handle.
+pub(crate) enum Command {
+    Start {
+        token: u64,
+        spec: Box<CallSpec>,
+        reply: oneshot::Sender<Result<Outcome, Error>>,
+    },
+    Cancel {
+        token: u64,
+    },
+    TaskInput {
+        token: u64,
+        responses: serde_json::Map<String, Value>,
+        reply: oneshot::Sender<Result<(), Error>>,
+    },
+    Notify {
+        method: &'static str,
+        reply: oneshot::Sender<Result<(), Error>>,
+    },
+    Close {
+        done: oneshot::Sender<()>,
+    },
+}
+
+/// Whom a handler's answer goes to.
+pub(crate) enum Target {
+    ServerRequest(RequestId),
+    Input {
+        call: RequestId,
+        key: String,
+        method: String,
+    },
+    TaskInput {
+        call: RequestId,
+        key: String,
+        method: String,
+    },
+}
+
+/// One finished HTTP step.
+pub(crate) enum HttpIo {
+    Posted {
+        id: Option<RequestId>,
+        result: Result<Reply, HttpError>,
+    },
+    Item {
+        id: Option<RequestId>,
+        stream: ResponseStream,
+        item: Option<Result<Message, HttpError>>,
+    },
+    ServerStream(Result<Option<ResponseStream>, HttpError>),
+}
+
+enum Wake {
+    Command(Option<Command>),
+    Inbound(Option<Result<Message, String>>),
+    Skipped,
+    Wrote(Result<(), String>),
+    Http(HttpIo),
+    Handler(Target, Served),
+    Timer,
+}
+
+/// The state of one connection, owned by its driver task.
+pub(crate) struct Driver {
+    pub(crate) conn: Connection,
+    pub(crate) link: Option<Link>,
+    pub(crate) link_open: bool,
+    pub(crate) outbox: VecDeque<Vec<u8>>,
+    pub(crate) writing: Option<BoxFuture<Result<(), String>>>,
+    pub(crate) http_io: FuturesUnordered<BoxFuture<HttpIo>>,
+    pub(crate) handler_io: FuturesUnordered<BoxFuture<(Target, Served)>>,
+    pub(crate) handlers: Handlers,
+    pub(crate) pending: HashMap<RequestId, Pending>,
+    pub(crate) tokens: HashMap<u64, RequestId>,
+    pub(crate) shared: std::sync::Arc<Shared>,
+    pub(crate) connect_reply: Option<oneshot::Sender<Result<(), Error>>>,
+    pub(crate) era_cache: Option<(EraCache, String)>,
+    pub(crate) last_transport_error: Option<String>,
+    pub(crate) get_stream: bool,
+    pub(crate) closed: bool,
+}
+
+impl Driver {
+    /// Runs until the client is closed or every handle is gone.
+    pub(crate) async fn run(mut self, mut commands: mpsc::UnboundedReceiver<Command>) {
+        let mut close_done: Option<oneshot::Sender<()>> = None;
+        loop {
+            self.flush();
+            let wake = self.wait(&mut commands).await;
+            let now = Instant::now();
+            match wake {
+                Wake::Command(Some(Command::Close { done })) => {
+                    close_done = Some(done);
+                    break;
+                }
+                Wake::Command(None) => break,
+                Wake::Command(Some(c)) => self.on_command(now, c),
+                Wake::Inbound(Some(Ok(m))) => self.conn.handle_message(now, m),
+                Wake::Inbound(Some(Err(e))) => self.transport_ended(now, Some(e)),
+                Wake::Inbound(None) => self.transport_ended(now, None),
+                Wake::Skipped => {}
+                Wake::Wrote(Ok(())) => self.writing = None,
+                Wake::Wrote(Err(e)) => {
+                    self.writing = None;
+                    self.outbox.clear();
+                    self.transport_ended(now, Some(e));
+                }
+                Wake::Http(io) => self.on_http(now, io),
+                Wake::Handler(target, served) => self.on_served(now, target, served),
+                Wake::Timer => self.conn.handle_timeout(now),
+            }
+        }
+        self.shut_down().await;
+        if let Some(done) = close_done {
+            let _ = done.send(());
+        }
+    }
+
+    async fn wait(&mut self, commands: &mut mpsc::UnboundedReceiver<Command>) -> Wake {
+        let timer = self.conn.poll_timeout().map(|(at, _)| at);
+        let recv_open = self.link_open;
+        let Driver {
+            link,
+            writing,
+            http_io,
+            handler_io,
+            ..
+        } = self;
+        let inbound = async {
+            match link {
+                Some(Link::Stream { receiver, .. }) if recv_open => match receiver.recv().await {
+                    Some(Ok(Inbound::Message(m))) => Wake::Inbound(Some(Ok(m))),
+                    Some(Ok(other)) => {
+                        tracing::debug!(item = ?other, "skipped a line from the server");
+                        Wake::Skipped
+                    }
+                    Some(Err(e)) => Wake::Inbound(Some(Err(e.to_string()))),
+                    None => Wake::Inbound(None),
+                },
+                Some(Link::Custom(t)) if recv_open => match t.recv().await {
+                    Some(Ok(m)) => Wake::Inbound(Some(Ok(m))),
+                    Some(Err(e)) => Wake::Inbound(Some(Err(e.to_string()))),
+                    None => Wake::Inbound(None),
+                },
+                _ => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            c = commands.recv() => Wake::Command(c),
+            w = inbound => w,
+            r = async { match writing { Some(w) => w.await, None => std::future::pending().await } } => Wake::Wrote(r),
+            Some(io) = http_io.next(), if !http_io.is_empty() => Wake::Http(io),
+            Some((t, s)) = handler_io.next(), if !handler_io.is_empty() => Wake::Handler(t, s),
+            () = async {
+                match timer {
+                    Some(at) => tokio::time::sleep_until(tokio::time::Instant::from_std(at)).await,
+                    None => std::future::pending().await,
+                }
+            } => Wake::Timer,
+        }
+    }
+
+    /// The drain rule: transmits, then events, until both are empty.
+    fn flush(&mut self) {
+        loop {
+            let mut progressed = false;
+            while let Some(t) = self.conn.poll_transmit() {
+                progressed = true;
+                self.transmit(t);
+            }
+            while let Some(e) = self.conn.poll_event() {
+                progressed = true;
+                self.on_event(e);
+            }
+            if !progressed {
+                break;
+            }
+        }
+        self.start_write();
+    }
+
+    fn transmit(&mut self, t: mcp_core::Transmit) {
+        match (&self.link, t) {
+            (Some(Link::Http(http)), mcp_core::Transmit::Message { bytes, routing }) => {
+                let headers = routing
+                    .request_id
+                    .as_ref()
+                    .and_then(|id| self.pending.get(id))
+                    .map(|p| p.headers.clone())
+                    .unwrap_or_default();
+                self.http_io
+                    .push(post(http.clone(), bytes, routing, headers));
+            }
+            (Some(Link::Http(http)), mcp_core::Transmit::CloseStream { request_id }) => {
+                http.cancel(&request_id);
+            }
+            (Some(_), mcp_core::Transmit::Message { bytes, .. }) => {
+                self.outbox.push_back(bytes);
+            }
+            _ => {}
+        }
+    }
+
+    fn start_write(&mut self) {
+        if self.writing.is_some() || self.outbox.is_empty() {
+            return;
+        }
+        let batch: Vec<Vec<u8>> = self.outbox.drain(..).collect();
+        match &self.link {
+            Some(Link::Stream { sender, .. }) => {
+                let sender = sender.clone();
+                self.writing = Some(Box::pin(async move {
+                    for m in batch {
+                        sender.send(&m).await.map_err(|e| e.to_string())?;
+                    }
+                    Ok(())
+                }));
+            }
+            Some(Link::Custom(t)) => {
+                let sends: Vec<_> = batch.into_iter().map(|m| t.send(m)).collect();
+                self.writing = Some(Box::pin(async move {
+                    for s in sends {
+                        s.await.map_err(|e| e.to_string())?;
+                    }
+                    Ok(())
+                }));
+            }
+            _ => {}
+        }
+    }
+
+    /// Sends a notification the core has no command for (legacy
+    /// `notifications/roots/list_changed`) straight to the transport.
+    fn notify(&mut self, method: &str) -> Result<(), Error> {
+        let bytes = serde_json::to_vec(&serde_json::json!({"jsonrpc": "2.0", "method": method}))
+            .map_err(|e| Error::decode(method, e))?;
+        match &self.link {
+            Some(Link::Http(http)) => {
+                let version = self
+                    .conn
+                    .protocol_version()
+                    .cloned()
+                    .ok_or_else(Error::closed)?;
+                let routing = HttpRouting::new(version).with_method(method);
+                self.http_io
+                    .push(post(http.clone(), bytes, routing, HeaderMap::new()));
+            }
+            Some(_) => self.outbox.push_back(bytes),
+            None => return Err(Error::closed()),
+        }
+        Ok(())
+    }
+
+    fn on_command(&mut self, now: Instant, c: Command) {
+        match c {
+            Command::Start { token, spec, reply } => self.start(now, token, *spec, reply),
+            Command::Cancel { token } => {
+                if let Some(id) = self.tokens.remove(&token) {
+                    if let Some(p) = self.pending.get_mut(&id) {
+                        p.cancelled_by_drop = true;
+                    }
+                    if let Err(e) = self.conn.cancel(now, &id) {
+                        tracing::debug!(error = %e, "cancel of a finished call");
+                    }
+                }
+            }
+            Command::TaskInput {
+                token,
+                responses,
+                reply,
+            } => {
+                let r = match self.tokens.get(&token) {
+                    Some(id) => self
+                        .conn
+                        .answer_task_input(now, id, responses)
+                        .map_err(Error::from),
+                    None => Err(Error::from(mcp_core::UsageError::UnknownCall(
+                        RequestId::Number(0),
+                    ))),
+                };
+                let _ = reply.send(r);
+            }
+            Command::Notify { method, reply } => {
+                let _ = reply.send(self.notify(method));
+            }
+            Command::Close { .. } => {}
+        }
+    }
+
+    fn start(
+        &mut self,
+        now: Instant,
+        token: u64,
+        spec: CallSpec,
+        reply: oneshot::Sender<Result<Outcome, Error>>,
+    ) {
+        let CallSpec {
+            method,
+            params,
+            opts,
+            kind,
+        } = spec;
+        let core_opts = opts.core.clone();
+        let started = match &kind {
+            SpecKind::ListAll => self.conn.list_all(now, &method, params, core_opts),
+            SpecKind::Listen(_) => {
+                let filter = params
+                    .and_then(|mut p| p.get_mut("notifications").map(Value::take))
+                    .unwrap_or_else(|| serde_json::json!({}));
+                self.conn.listen(now, filter, core_opts)
+            }
+            _ => self.conn.send_request(now, &method, params, core_opts),
+        };
+        match started {
+            Ok(id) => {
+                let sink = match kind {
+                    SpecKind::Plain | SpecKind::ListAll => Sink::Plain,
+                    SpecKind::Listen(tx) => Sink::Listen(tx),
+                    SpecKind::Task(tx) => Sink::Task(tx),
+                };
+                self.tokens.insert(token, id.clone());
+                let pending = Pending::new(token, method, reply, opts, sink);
+                self.pending.insert(id, pending);
+            }
+            Err(e) => {
+                let _ = reply.send(Err(e.into()));
+            }
+        }
+    }
+
+    fn on_http(&mut self, now: Instant, io: HttpIo) {
+        match io {
+            HttpIo::Posted { id, result } => match result {
+                Ok(Reply::Accepted) => {
+                    if let Some(id) = id {
+                        self.conn.handle_stream_closed(now, &id);
+                    }
+                }
+                Ok(Reply::Message(m)) => self.conn.handle_message(now, *m),
+                Ok(Reply::Stream(s)) => self.http_io.push(read_next(id, s)),
+                Ok(_) => {}
+                Err(e) => self.http_failed(now, id.as_ref(), e),
+            },
+            HttpIo::Item { id, stream, item } => match item {
+                Some(Ok(m)) => {
+                    self.conn.handle_message(now, m);
+                    self.http_io.push(read_next(id, stream));
+                }
+                Some(Err(e)) => self.http_failed(now, id.as_ref(), e),
+                None => {
+                    if let Some(id) = id {
+                        self.conn.handle_stream_closed(now, &id);
+                    }
+                }
+            },
+            HttpIo::ServerStream(Ok(Some(s))) => self.http_io.push(read_next(None, s)),
+            HttpIo::ServerStream(Ok(None)) => tracing::debug!("the server offers no GET stream"),
+            HttpIo::ServerStream(Err(e)) => tracing::debug!(error = %e, "GET stream failed"),
+        }
+    }
+
+    fn http_failed(&mut self, now: Instant, id: Option<&RequestId>, e: HttpError) {
+        let body_error = |m: Option<&Message>| -> Option<ErrorObject> {
+            match m {
+                Some(Message::Error(e)) => Some(e.error.clone()),
+                _ => None,
+            }
+        };
+        match &e {
+            HttpError::Cancelled => {}
+            HttpError::SessionExpired => self.conn.handle_http_error(now, id, 404, None),
+            HttpError::Status { status, .. } | HttpError::Unauthorized { status, .. } => {
+                let error = body_error(e.jsonrpc_message());
+                self.conn.handle_http_error(now, id, status.as_u16(), error);
+            }
+            _ => {
+                tracing::debug!(error = %e, "HTTP exchange failed");
+                self.last_transport_error = Some(e.to_string());
+                if let Some(id) = id {
+                    self.conn.handle_stream_closed(now, id);
+                }
+            }
+        }
+    }
+
+    fn transport_ended(&mut self, now: Instant, error: Option<String>) {
+        self.link_open = false;
+        let reason = match &error {
+            Some(e) => CloseReason::Error(e.clone()),
+            None => CloseReason::Eof,
+        };
+        if let Some(e) = error {
+            tracing::debug!(error = %e, "transport ended");
+            self.last_transport_error = Some(e);
+        }
+        self.conn.handle_transport_closed(now, reason);
+    }
+
+    pub(crate) fn open_server_stream(&mut self) {
+        if let Some(Link::Http(http)) = &self.link
+            && self.get_stream
+        {
+            let http = http.clone();
+            self.http_io.push(Box::pin(async move {
+                HttpIo::ServerStream(http.open_server_stream().await)
+            }));
+        }
+    }
+
+    pub(crate) fn serve(&mut self, target: Target, fut: BoxFuture<Served>) {
+        self.handler_io
+            .push(Box::pin(async move { (target, fut.await) }));
+    }
+
+    async fn shut_down(&mut self) {
+        self.conn.close(Instant::now());
+        self.flush();
+        if let Some(w) = self.writing.take() {
+            let _ = tokio::time::timeout(std::time::Duration::from_secs(1), w).await;
+        }
+        self.http_io.clear();
+        self.handler_io.clear();
+        if let Some(link) = self.link.take() {
+            link.close().await;
+        }
+    }
+}
+
+fn post(
+    http: HttpTransport,
+    bytes: Vec<u8>,
+    routing: HttpRouting,
+    headers: HeaderMap,
+) -> BoxFuture<HttpIo> {
+    Box::pin(async move {
+        let result = http.send_with(Bytes::from(bytes), &routing, &headers).await;
+        HttpIo::Posted {
+            id: routing.request_id,
+            result,
+        }
+    })
+}
+
+fn read_next(id: Option<RequestId>, mut stream: ResponseStream) -> BoxFuture<HttpIo> {
+    Box::pin(async move {
+        let item = stream.next().await;
+        HttpIo::Item { id, stream, item }
+    })
+}

@@ -1,0 +1,309 @@
+//! [`Error`]: the one opaque error of the facade, with predicates.
+//!
+//! Every fallible method of [`Client`](crate::Client) returns [`Error`]. Ask
+//! it questions ([`Error::is_timeout`], [`Error::remote_error`], ...) rather
+//! than matching on its structure; the typed details are reachable through
+//! [`Error::kind`] when a caller needs them, grouped by who is at fault:
+//!
+//! * the caller misused the API ([`ErrorKind::Usage`]);
+//! * one request failed ([`ErrorKind::Request`]: remote error, timeout,
+//!   cancelled, transport closed, round limit, ...);
+//! * the server broke the protocol ([`ErrorKind::Decode`],
+//!   [`ErrorKind::Request`] with a peer fault);
+//! * the connection could not be set up or was lost ([`ErrorKind::Connect`],
+//!   [`ErrorKind::Spawn`], [`ErrorKind::Http`], [`ErrorKind::Transport`],
+//!   [`ErrorKind::Closed`]).
+
+use std::fmt;
+
+use mcp_core::{ConnectError, RequestError, UsageError};
+use mcp_types::jsonrpc::ErrorObject;
+
+/// The typed details behind an [`Error`].
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The caller misused the API; nothing was sent.
+    #[error(transparent)]
+    Usage(#[from] UsageError),
+    /// One request failed.
+    #[error(transparent)]
+    Request(#[from] RequestError),
+    /// The lifecycle (handshake or discovery) failed.
+    #[error("connecting failed: {error}{}", context_suffix(.context))]
+    Connect {
+        /// Why.
+        error: ConnectError,
+        /// What the transport reported last, if anything (for example the
+        /// exit status and stderr tail of a stdio server).
+        context: Option<String>,
+    },
+    /// The stdio server could not be started.
+    #[error(transparent)]
+    Spawn(#[from] mcp_transport_stdio::SpawnError),
+    /// The HTTP transport could not be built or failed outside any request.
+    #[error(transparent)]
+    Http(#[from] mcp_transport_http::HttpError),
+    /// A custom or stdio transport failed.
+    #[error("transport failed: {0}")]
+    Transport(String),
+    /// A result did not have the shape the method promises.
+    #[error("invalid result for `{method}`: {source}")]
+    Decode {
+        /// The request method.
+        method: String,
+        /// The decoding error.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// A tool result's `structuredContent` is absent or does not decode
+    /// into the requested type.
+    #[error("tool `{tool}` returned no structured content of the expected shape: {reason}")]
+    StructuredContent {
+        /// The tool.
+        tool: String,
+        /// What was wrong.
+        reason: String,
+    },
+    /// The server asked for input that no registered handler can give
+    /// (register one, or use the manual variant of the call).
+    #[error("the server asked for `{method}` input and no handler is registered for it")]
+    InputUnanswered {
+        /// The input request's method (`elicitation/create`, ...).
+        method: String,
+    },
+    /// A registered handler refused or failed an input request of a
+    /// 2026-07-28 call; the call was cancelled.
+    #[error("the `{method}` handler failed: {}", .error.message)]
+    Handler {
+        /// The input request's method.
+        method: String,
+        /// The handler's error.
+        error: ErrorObject,
+    },
+    /// The tool reported an error (`isError: true`) and the caller asked
+    /// for a typed result.
+    #[error("tool `{tool}` reported an error: {message}")]
+    ToolError {
+        /// The tool.
+        tool: String,
+        /// The text of the error content.
+        message: String,
+    },
+    /// The client is closed (or its driver task ended).
+    #[error("the client is closed")]
+    Closed,
+}
+
+fn context_suffix(context: &Option<String>) -> String {
+    context
+        .as_deref()
+        .map(|c| format!(" ({c})"))
+        .unwrap_or_default()
+}
+
+/// The error of every fallible [`Client`](crate::Client) method.
+///
+/// ```
+/// use mcp_client::Error;
+/// fn report(e: &Error) -> &'static str {
+///     if e.is_timeout() {
+///         "took too long"
+///     } else if let Some(remote) = e.remote_error() {
+///         if remote.code == mcp_types::ErrorCode::METHOD_NOT_FOUND { "unsupported" } else { "server error" }
+///     } else if e.is_transport() {
+///         "connection lost"
+///     } else {
+///         "other"
+///     }
+/// }
+/// ```
+pub struct Error {
+    kind: Box<ErrorKind>,
+}
+
+impl Error {
+    pub(crate) fn new(kind: ErrorKind) -> Self {
+        Error {
+            kind: Box::new(kind),
+        }
+    }
+
+    pub(crate) fn closed() -> Self {
+        Error::new(ErrorKind::Closed)
+    }
+
+    pub(crate) fn decode(method: &str, source: serde_json::Error) -> Self {
+        Error::new(ErrorKind::Decode {
+            method: method.to_owned(),
+            source,
+        })
+    }
+
+    /// The typed details.
+    pub fn kind(&self) -> &ErrorKind {
+        &self.kind
+    }
+
+    /// Consumes the error into its typed details.
+    pub fn into_kind(self) -> ErrorKind {
+        *self.kind
+    }
+
+    fn request(&self) -> Option<&RequestError> {
+        match &*self.kind {
+            ErrorKind::Request(r) => Some(r),
+            ErrorKind::Connect {
+                error: ConnectError::Request(r),
+                ..
+            } => Some(r),
+            _ => None,
+        }
+    }
+
+    /// The request (or a task it created) ran out of time: its timeout, its
+    /// total budget, or the handshake's.
+    pub fn is_timeout(&self) -> bool {
+        matches!(self.request(), Some(RequestError::Timeout(_)))
+    }
+
+    /// The request was cancelled (by the caller, or by dropping its future),
+    /// or the task it created ended as `cancelled`.
+    pub fn is_cancelled(&self) -> bool {
+        matches!(
+            self.request(),
+            Some(RequestError::Cancelled | RequestError::TaskCancelled)
+        )
+    }
+
+    /// The JSON-RPC error the server answered with, if that is what this is.
+    pub fn remote_error(&self) -> Option<&ErrorObject> {
+        match self.request() {
+            Some(RequestError::Remote(e)) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// The connection failed: the transport closed or broke, the server
+    /// process exited, an HTTP exchange failed, or the client was closed.
+    pub fn is_transport(&self) -> bool {
+        match &*self.kind {
+            ErrorKind::Http(_) | ErrorKind::Transport(_) | ErrorKind::Spawn(_) => true,
+            ErrorKind::Closed => true,
+            _ => matches!(
+                self.request(),
+                Some(
+                    RequestError::TransportClosed
+                        | RequestError::Closed
+                        | RequestError::HttpStatus(_)
+                        | RequestError::SessionExpired
+                )
+            ),
+        }
+    }
+
+    /// The client (or its connection) is closed.
+    pub fn is_closed(&self) -> bool {
+        matches!(
+            &*self.kind,
+            ErrorKind::Closed | ErrorKind::Usage(UsageError::Closed)
+        ) || matches!(self.request(), Some(RequestError::Closed))
+    }
+
+    /// The server asked for input (2026-07-28 multi round-trip, or a
+    /// 2025-11-25 server request) that no registered handler could answer.
+    pub fn is_input_required(&self) -> bool {
+        matches!(&*self.kind, ErrorKind::InputUnanswered { .. })
+    }
+
+    /// The multi round-trip loop hit its round cap.
+    pub fn is_round_limit(&self) -> bool {
+        matches!(self.request(), Some(RequestError::RoundLimit { .. }))
+    }
+
+    /// The method was removed in the negotiated (2026-07-28) revision.
+    pub fn is_retired_method(&self) -> bool {
+        matches!(
+            &*self.kind,
+            ErrorKind::Usage(UsageError::RetiredMethod { .. } | UsageError::WrongEra { .. })
+        )
+    }
+
+    /// The server did not advertise the capability the method needs
+    /// (strict capabilities are on by default).
+    pub fn is_capability_not_offered(&self) -> bool {
+        matches!(
+            &*self.kind,
+            ErrorKind::Usage(UsageError::CapabilityNotAdvertised { .. })
+        )
+    }
+
+    /// The server broke the protocol (a malformed result, an unknown
+    /// `resultType`, ...).
+    pub fn is_protocol_violation(&self) -> bool {
+        matches!(
+            &*self.kind,
+            ErrorKind::Decode { .. } | ErrorKind::StructuredContent { .. }
+        ) || matches!(self.request(), Some(RequestError::Peer(_)))
+    }
+
+    /// HTTP 401/403: authorization is needed.
+    pub fn is_unauthorized(&self) -> bool {
+        matches!(self.request(), Some(RequestError::Unauthorized(_)))
+            || matches!(
+                &*self.kind,
+                ErrorKind::Http(mcp_transport_http::HttpError::Unauthorized { .. })
+            )
+    }
+
+    /// The caller misused the API (nothing was sent).
+    pub fn is_usage(&self) -> bool {
+        matches!(&*self.kind, ErrorKind::Usage(_))
+    }
+
+    /// The tool reported an error (`isError: true`) on a typed call.
+    pub fn is_tool_error(&self) -> bool {
+        matches!(&*self.kind, ErrorKind::ToolError { .. })
+    }
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.kind, f)
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.kind, f)
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.kind.source()
+    }
+}
+
+macro_rules! from_kind {
+    ($($t:ty),*) => {$(
+        impl From<$t> for Error {
+            fn from(e: $t) -> Self {
+                Error::new(ErrorKind::from(e))
+            }
+        }
+    )*};
+}
+
+from_kind!(
+    UsageError,
+    RequestError,
+    mcp_transport_stdio::SpawnError,
+    mcp_transport_http::HttpError
+);
+
+impl From<ErrorKind> for Error {
+    fn from(kind: ErrorKind) -> Self {
+        Error::new(kind)
+    }
+}

@@ -1,0 +1,276 @@
+//! The server features: tools, prompts, resources, completion and legacy
+//! resource subscriptions, typed with `mcp-types`.
+
+use std::collections::BTreeMap;
+
+use mcp_types::completion::{CompleteRequestParams, CompleteResult};
+use mcp_types::prompts::{GetPromptResult, ListPromptsResult, Prompt};
+use mcp_types::resources::{
+    ListResourceTemplatesResult, ListResourcesResult, ReadResourceResult, Resource,
+    ResourceTemplate,
+};
+use mcp_types::tools::{CallToolResult, ListToolsResult, Tool};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+use crate::client::{Client, unexpected};
+use crate::driver::{CallSpec, SpecKind};
+use crate::error::{Error, ErrorKind};
+use crate::options::CallOptions;
+use crate::router::Outcome;
+
+fn cursor_params(cursor: Option<&str>) -> Option<Value> {
+    cursor.map(|c| json!({ "cursor": c }))
+}
+
+impl Client {
+    async fn list_all_raw<T: DeserializeOwned>(&self, method: &str) -> Result<Vec<T>, Error> {
+        let spec = CallSpec {
+            method: method.to_owned(),
+            params: None,
+            opts: CallOptions::new(),
+            kind: SpecKind::ListAll,
+        };
+        match self.run(spec).await? {
+            Outcome::List(items) => items
+                .iter()
+                .map(|raw| serde_json::from_str(raw.get()).map_err(|e| Error::decode(method, e)))
+                .collect(),
+            other => Err(unexpected(method, &other)),
+        }
+    }
+
+    /// One page of `tools/list`; pass the previous page's `next_cursor`.
+    ///
+    /// # Errors
+    /// See [`Error`].
+    pub async fn list_tools(&self, cursor: Option<&str>) -> Result<ListToolsResult, Error> {
+        self.request_as("tools/list", cursor_params(cursor), CallOptions::new())
+            .await
+    }
+
+    /// Every tool, across all pages (page cap and repeated-cursor guard
+    /// from the builder's settings).
+    ///
+    /// # Errors
+    /// See [`Error`].
+    pub async fn list_all_tools(&self) -> Result<Vec<Tool>, Error> {
+        self.list_all_raw("tools/list").await
+    }
+
+    /// One page of `prompts/list`.
+    ///
+    /// # Errors
+    /// See [`Error`].
+    pub async fn list_prompts(&self, cursor: Option<&str>) -> Result<ListPromptsResult, Error> {
+        self.request_as("prompts/list", cursor_params(cursor), CallOptions::new())
+            .await
+    }
+
+    /// Every prompt, across all pages.
+    ///
+    /// # Errors
+    /// See [`Error`].
+    pub async fn list_all_prompts(&self) -> Result<Vec<Prompt>, Error> {
+        self.list_all_raw("prompts/list").await
+    }
+
+    /// One page of `resources/list`.
+    ///
+    /// # Errors
+    /// See [`Error`].
+    pub async fn list_resources(&self, cursor: Option<&str>) -> Result<ListResourcesResult, Error> {
+        self.request_as("resources/list", cursor_params(cursor), CallOptions::new())
+            .await
+    }
+
+    /// Every resource, across all pages.
+    ///
+    /// # Errors
+    /// See [`Error`].
+    pub async fn list_all_resources(&self) -> Result<Vec<Resource>, Error> {
+        self.list_all_raw("resources/list").await
+    }
+
+    /// One page of `resources/templates/list`.
+    ///
+    /// # Errors
+    /// See [`Error`].
+    pub async fn list_resource_templates(
+        &self,
+        cursor: Option<&str>,
+    ) -> Result<ListResourceTemplatesResult, Error> {
+        let params = cursor_params(cursor);
+        self.request_as("resources/templates/list", params, CallOptions::new())
+            .await
+    }
+
+    /// Every resource template, across all pages.
+    ///
+    /// # Errors
+    /// See [`Error`].
+    pub async fn list_all_resource_templates(&self) -> Result<Vec<ResourceTemplate>, Error> {
+        self.list_all_raw("resources/templates/list").await
+    }
+
+    /// Calls a tool with JSON arguments. A tool that fails reports it in
+    /// the result (`is_error`), not as an [`Error`].
+    ///
+    /// # Errors
+    /// See [`Error`].
+    pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult, Error> {
+        self.call_tool_with(name, arguments, CallOptions::new())
+            .await
+    }
+
+    /// Calls a tool with per-request options (timeout, progress, `_meta`,
+    /// headers).
+    ///
+    /// ```no_run
+    /// # async fn run(client: mcp_client::Client) -> Result<(), mcp_client::Error> {
+    /// use std::time::Duration;
+    /// use mcp_client::CallOptions;
+    /// let opts = CallOptions::new()
+    ///     .with_timeout(Duration::from_secs(30))
+    ///     .on_progress(|p| eprintln!("progress {}", p.progress));
+    /// let result = client.call_tool_with("slow_count", serde_json::json!({"count": 3}), opts).await?;
+    /// # let _ = result; Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// See [`Error`].
+    pub async fn call_tool_with(
+        &self,
+        name: &str,
+        arguments: Value,
+        opts: CallOptions,
+    ) -> Result<CallToolResult, Error> {
+        let params = json!({ "name": name, "arguments": arguments });
+        self.request_as("tools/call", Some(params), opts).await
+    }
+
+    /// Calls a tool with serde arguments and decodes its
+    /// `structuredContent` into `R`.
+    ///
+    /// ```no_run
+    /// # async fn run(client: mcp_client::Client) -> Result<(), mcp_client::Error> {
+    /// #[derive(serde::Serialize)]
+    /// struct Add { a: i64, b: i64 }
+    /// #[derive(serde::Deserialize)]
+    /// struct Sum { sum: i64 }
+    /// let sum: Sum = client.call_tool_typed("add", &Add { a: 2, b: 3 }).await?;
+    /// assert_eq!(sum.sum, 5);
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// See [`Error`]; [`Error::is_tool_error`] when the tool reported an
+    /// error; a protocol violation when `structuredContent` is absent or of
+    /// another shape.
+    pub async fn call_tool_typed<A: Serialize, R: DeserializeOwned>(
+        &self,
+        name: &str,
+        arguments: &A,
+    ) -> Result<R, Error> {
+        let args = serde_json::to_value(arguments).map_err(mcp_core::UsageError::from)?;
+        let result = self.call_tool(name, args).await?;
+        structured(name, result)
+    }
+
+    /// `prompts/get` with string arguments.
+    ///
+    /// # Errors
+    /// See [`Error`].
+    pub async fn get_prompt(
+        &self,
+        name: &str,
+        arguments: BTreeMap<String, String>,
+    ) -> Result<GetPromptResult, Error> {
+        let mut params = json!({ "name": name });
+        if !arguments.is_empty() {
+            params["arguments"] = json!(arguments);
+        }
+        self.request_as("prompts/get", Some(params), CallOptions::new())
+            .await
+    }
+
+    /// `resources/read`.
+    ///
+    /// # Errors
+    /// See [`Error`].
+    pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, Error> {
+        let params = json!({ "uri": uri });
+        self.request_as("resources/read", Some(params), CallOptions::new())
+            .await
+    }
+
+    /// `completion/complete`: suggestions for a prompt argument or a
+    /// resource template variable.
+    ///
+    /// # Errors
+    /// See [`Error`].
+    pub async fn complete(&self, params: CompleteRequestParams) -> Result<CompleteResult, Error> {
+        let value = serde_json::to_value(&params).map_err(mcp_core::UsageError::from)?;
+        self.request_as("completion/complete", Some(value), CallOptions::new())
+            .await
+    }
+
+    /// `resources/subscribe` (2025-11-25): updates arrive through
+    /// [`NotificationHandler::on_resource_updated`](crate::NotificationHandler::on_resource_updated).
+    /// In 2026-07-28 use [`Client::listen`].
+    ///
+    /// # Errors
+    /// See [`Error`]; [`Error::is_retired_method`] in the modern era.
+    pub async fn subscribe(&self, uri: &str) -> Result<(), Error> {
+        let _: Value = self
+            .request_as(
+                "resources/subscribe",
+                Some(json!({ "uri": uri })),
+                CallOptions::new(),
+            )
+            .await?;
+        Ok(())
+    }
+
+    /// `resources/unsubscribe` (2025-11-25).
+    ///
+    /// # Errors
+    /// See [`Error`].
+    pub async fn unsubscribe(&self, uri: &str) -> Result<(), Error> {
+        let params = json!({ "uri": uri });
+        let _: Value = self
+            .request_as("resources/unsubscribe", Some(params), CallOptions::new())
+            .await?;
+        Ok(())
+    }
+}
+
+/// Decodes the `structuredContent` of a tool result.
+pub(crate) fn structured<R: DeserializeOwned>(
+    tool: &str,
+    result: CallToolResult,
+) -> Result<R, Error> {
+    if result.is_error == Some(true) {
+        let message = result
+            .content
+            .iter()
+            .filter_map(|c| c.as_text())
+            .collect::<Vec<_>>()
+            .join("\n");
+        return Err(Error::new(ErrorKind::ToolError {
+            tool: tool.to_owned(),
+            message,
+        }));
+    }
+    let fail = |reason: String| {
+        Error::new(ErrorKind::StructuredContent {
+            tool: tool.to_owned(),
+            reason,
+        })
+    };
+    let value = result
+        .structured_content
+        .ok_or_else(|| fail("the result has no structuredContent".into()))?;
+    serde_json::from_value(value).map_err(|e| fail(e.to_string()))
+}

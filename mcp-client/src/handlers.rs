@@ -1,0 +1,360 @@
+//! Handlers: how the application serves what the server asks of it.
+//!
+//! A server asks for sampling, elicitation or roots either with a
+//! server-to-client request (2025-11-25) or with an input request embedded
+//! in an `input_required` result (2026-07-28). Both reach the same handler.
+//! Each feature is its own small trait, registered on the
+//! [`ClientBuilder`](crate::ClientBuilder); the client advertises a
+//! capability only when its handler is registered, and answers anything
+//! else with "method not found".
+//!
+//! Closures implement the request handlers:
+//!
+//! ```
+//! use mcp_client::{Client, HandlerError};
+//! use mcp_types::sampling::{CreateMessageRequestParams, CreateMessageResult};
+//! use mcp_types::content::ContentBlock;
+//! let builder = Client::builder().sampling(|params: CreateMessageRequestParams| async move {
+//!     let _ = params;
+//!     Ok::<_, HandlerError>(CreateMessageResult::new(ContentBlock::text("hello"), "my-model"))
+//! });
+//! # let _ = builder;
+//! ```
+//!
+//! Notifications go to one [`NotificationHandler`] whose methods all
+//! default to doing nothing.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use mcp_types::ErrorCode;
+use mcp_types::elicitation::{ElicitRequestFormParams, ElicitResult};
+use mcp_types::jsonrpc::ErrorObject;
+use mcp_types::logging::LoggingMessageNotificationParams;
+use mcp_types::roots::Root;
+use mcp_types::sampling::{CreateMessageRequestParams, CreateMessageResult};
+use serde_json::value::RawValue;
+
+use crate::options::Progress;
+
+/// A boxed, sendable future.
+pub(crate) type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+
+/// A handler's refusal or failure, sent to the server as a JSON-RPC error.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HandlerError {
+    error: ErrorObject,
+}
+
+impl HandlerError {
+    /// An error with a code and a message.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        HandlerError {
+            error: ErrorObject::new(code, message),
+        }
+    }
+
+    /// The user or the host refused the request (`-32600`-class
+    /// "invalid request" is reserved for malformed input; refusals use
+    /// `-1` as the TypeScript and Python SDKs do).
+    pub fn rejected(message: impl Into<String>) -> Self {
+        HandlerError::new(ErrorCode(-1), message)
+    }
+
+    /// The handler failed (`-32603` internal error).
+    pub fn internal(message: impl Into<String>) -> Self {
+        HandlerError::new(ErrorCode::INTERNAL_ERROR, message)
+    }
+
+    /// The request's params were malformed (`-32602`).
+    pub fn invalid_params(message: impl Into<String>) -> Self {
+        HandlerError::new(ErrorCode::INVALID_PARAMS, message)
+    }
+
+    /// The client does not serve this method (`-32601`).
+    pub fn not_supported(method: &str) -> Self {
+        HandlerError::new(
+            ErrorCode::METHOD_NOT_FOUND,
+            format!("the client does not support {method}"),
+        )
+    }
+
+    /// The JSON-RPC error object.
+    pub fn into_error_object(self) -> ErrorObject {
+        self.error
+    }
+}
+
+/// A handler's result.
+pub type HandlerResult<T> = Result<T, HandlerError>;
+
+/// Serves `sampling/createMessage`: run the messages through a model.
+pub trait SamplingHandler: Send + Sync + 'static {
+    /// Samples a message.
+    fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+    ) -> impl Future<Output = HandlerResult<CreateMessageResult>> + Send;
+}
+
+impl<F, Fut> SamplingHandler for F
+where
+    F: Fn(CreateMessageRequestParams) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = HandlerResult<CreateMessageResult>> + Send,
+{
+    fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+    ) -> impl Future<Output = HandlerResult<CreateMessageResult>> + Send {
+        self(params)
+    }
+}
+
+/// Serves form-mode `elicitation/create`: ask the user to fill a form.
+pub trait FormElicitationHandler: Send + Sync + 'static {
+    /// Shows the form and returns what the user did.
+    fn elicit_form(
+        &self,
+        params: ElicitRequestFormParams,
+    ) -> impl Future<Output = HandlerResult<ElicitResult>> + Send;
+}
+
+impl<F, Fut> FormElicitationHandler for F
+where
+    F: Fn(ElicitRequestFormParams) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = HandlerResult<ElicitResult>> + Send,
+{
+    fn elicit_form(
+        &self,
+        params: ElicitRequestFormParams,
+    ) -> impl Future<Output = HandlerResult<ElicitResult>> + Send {
+        self(params)
+    }
+}
+
+/// A URL-mode elicitation: the host asks the user for consent to open
+/// `url`. The client never fetches the URL itself.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct UrlElicitation {
+    /// Why the server wants the user to visit the URL.
+    pub message: String,
+    /// The URL (untrusted: show it, never fetch it silently).
+    pub url: String,
+    /// The 2025-11-25 elicitation id, when present.
+    pub elicitation_id: Option<String>,
+}
+
+/// Serves URL-mode `elicitation/create`.
+pub trait UrlElicitationHandler: Send + Sync + 'static {
+    /// Asks the user for consent; `accept` means the user went to the URL.
+    fn elicit_url(
+        &self,
+        request: UrlElicitation,
+    ) -> impl Future<Output = HandlerResult<ElicitResult>> + Send;
+}
+
+impl<F, Fut> UrlElicitationHandler for F
+where
+    F: Fn(UrlElicitation) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = HandlerResult<ElicitResult>> + Send,
+{
+    fn elicit_url(
+        &self,
+        request: UrlElicitation,
+    ) -> impl Future<Output = HandlerResult<ElicitResult>> + Send {
+        self(request)
+    }
+}
+
+/// Serves `roots/list`: the directories or files the server may work on.
+pub trait RootsHandler: Send + Sync + 'static {
+    /// The current roots.
+    fn list_roots(&self) -> impl Future<Output = HandlerResult<Vec<Root>>> + Send;
+}
+
+impl RootsHandler for Vec<Root> {
+    fn list_roots(&self) -> impl Future<Output = HandlerResult<Vec<Root>>> + Send {
+        std::future::ready(Ok(self.clone()))
+    }
+}
+
+/// Receives the server's notifications. Every method defaults to doing
+/// nothing; called on the driver task, so keep them short.
+pub trait NotificationHandler: Send + Sync + 'static {
+    /// `notifications/message`: a log message.
+    fn on_log(&self, params: LoggingMessageNotificationParams) {
+        let _ = params;
+    }
+
+    /// Progress of a call that asked for it without a callback of its own
+    /// (`progress_token` is the call id).
+    fn on_progress(&self, call: &mcp_types::RequestId, progress: Progress) {
+        let _ = (call, progress);
+    }
+
+    /// `notifications/resources/updated` for a subscribed resource.
+    fn on_resource_updated(&self, uri: &str) {
+        let _ = uri;
+    }
+
+    /// `notifications/{tools,prompts,resources}/list_changed`; `what` is
+    /// `"tools"`, `"prompts"` or `"resources"`.
+    fn on_list_changed(&self, what: &str) {
+        let _ = what;
+    }
+
+    /// Every notification not tied to a call or subscription, raw, after
+    /// the specific method above (if any) ran.
+    fn on_notification(&self, method: &str, params: Option<&RawValue>) {
+        let _ = (method, params);
+    }
+}
+
+impl<T: NotificationHandler> NotificationHandler for Arc<T> {
+    fn on_log(&self, params: LoggingMessageNotificationParams) {
+        (**self).on_log(params);
+    }
+    fn on_progress(&self, call: &mcp_types::RequestId, progress: Progress) {
+        (**self).on_progress(call, progress);
+    }
+    fn on_resource_updated(&self, uri: &str) {
+        (**self).on_resource_updated(uri);
+    }
+    fn on_list_changed(&self, what: &str) {
+        (**self).on_list_changed(what);
+    }
+    fn on_notification(&self, method: &str, params: Option<&RawValue>) {
+        (**self).on_notification(method, params);
+    }
+}
+
+/// The registered handlers, type-erased.
+#[derive(Clone, Default)]
+pub(crate) struct Handlers {
+    pub(crate) sampling: Option<Arc<dyn DynSampling>>,
+    pub(crate) form: Option<Arc<dyn DynForm>>,
+    pub(crate) url: Option<Arc<dyn DynUrl>>,
+    pub(crate) roots: Option<Arc<dyn DynRoots>>,
+    pub(crate) notifications: Option<Arc<dyn NotificationHandler>>,
+}
+
+pub(crate) trait DynSampling: Send + Sync {
+    fn call(
+        self: Arc<Self>,
+        p: CreateMessageRequestParams,
+    ) -> BoxFuture<HandlerResult<CreateMessageResult>>;
+}
+impl<T: SamplingHandler> DynSampling for T {
+    fn call(
+        self: Arc<Self>,
+        p: CreateMessageRequestParams,
+    ) -> BoxFuture<HandlerResult<CreateMessageResult>> {
+        Box::pin(async move { self.create_message(p).await })
+    }
+}
+
+pub(crate) trait DynForm: Send + Sync {
+    fn call(self: Arc<Self>, p: ElicitRequestFormParams) -> BoxFuture<HandlerResult<ElicitResult>>;
+}
+impl<T: FormElicitationHandler> DynForm for T {
+    fn call(self: Arc<Self>, p: ElicitRequestFormParams) -> BoxFuture<HandlerResult<ElicitResult>> {
+        Box::pin(async move { self.elicit_form(p).await })
+    }
+}
+
+pub(crate) trait DynUrl: Send + Sync {
+    fn call(self: Arc<Self>, p: UrlElicitation) -> BoxFuture<HandlerResult<ElicitResult>>;
+}
+impl<T: UrlElicitationHandler> DynUrl for T {
+    fn call(self: Arc<Self>, p: UrlElicitation) -> BoxFuture<HandlerResult<ElicitResult>> {
+        Box::pin(async move { self.elicit_url(p).await })
+    }
+}
+
+pub(crate) trait DynRoots: Send + Sync {
+    fn call(self: Arc<Self>) -> BoxFuture<HandlerResult<Vec<Root>>>;
+}
+impl<T: RootsHandler> DynRoots for T {
+    fn call(self: Arc<Self>) -> BoxFuture<HandlerResult<Vec<Root>>> {
+        Box::pin(async move { self.list_roots().await })
+    }
+}
+
+/// What serving one request from the server produces.
+pub(crate) type Served = Result<serde_json::Value, ErrorObject>;
+
+fn params_of<T: serde::de::DeserializeOwned>(raw: Option<&RawValue>) -> Result<T, ErrorObject> {
+    let text = raw.map_or("{}", RawValue::get);
+    serde_json::from_str(text).map_err(|e| {
+        HandlerError::invalid_params(format!("malformed params: {e}")).into_error_object()
+    })
+}
+
+fn finish<T: serde::Serialize>(r: HandlerResult<T>) -> Served {
+    match r {
+        Ok(v) => serde_json::to_value(v).map_err(|e| {
+            HandlerError::internal(format!("could not encode the answer: {e}")).into_error_object()
+        }),
+        Err(e) => Err(e.into_error_object()),
+    }
+}
+
+impl Handlers {
+    /// Starts serving one request (`sampling/createMessage`,
+    /// `elicitation/create`, `roots/list`, `ping`). `None` when no handler
+    /// serves it.
+    pub(crate) fn serve(
+        &self,
+        method: &str,
+        params: Option<&RawValue>,
+    ) -> Option<BoxFuture<Served>> {
+        match method {
+            "ping" => Some(Box::pin(std::future::ready(Ok(serde_json::json!({}))))),
+            "sampling/createMessage" => {
+                let h = self.sampling.clone()?;
+                Some(match params_of(params) {
+                    Ok(p) => Box::pin(async move { finish(h.call(p).await) }),
+                    Err(e) => Box::pin(std::future::ready(Err(e))),
+                })
+            }
+            "roots/list" => {
+                let h = self.roots.clone()?;
+                Some(Box::pin(async move {
+                    finish(h.call().await.map(mcp_types::roots::ListRootsResult::new))
+                }))
+            }
+            "elicitation/create" => {
+                let value: serde_json::Value = match params_of(params) {
+                    Ok(v) => v,
+                    Err(e) => return Some(Box::pin(std::future::ready(Err(e)))),
+                };
+                if value.get("mode").and_then(|m| m.as_str()) == Some("url") {
+                    let h = self.url.clone()?;
+                    let text = |k: &str| value.get(k).and_then(|v| v.as_str()).map(str::to_owned);
+                    let request = UrlElicitation {
+                        message: text("message").unwrap_or_default(),
+                        url: text("url").unwrap_or_default(),
+                        elicitation_id: text("elicitationId"),
+                    };
+                    Some(Box::pin(async move { finish(h.call(request).await) }))
+                } else {
+                    let h = self.form.clone()?;
+                    Some(
+                        match serde_json::from_value::<ElicitRequestFormParams>(value) {
+                            Ok(p) => Box::pin(async move { finish(h.call(p).await) }),
+                            Err(e) => {
+                                Box::pin(std::future::ready(Err(HandlerError::invalid_params(
+                                    format!("malformed form elicitation: {e}"),
+                                )
+                                .into_error_object())))
+                            }
+                        },
+                    )
+                }
+            }
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,154 @@
+//! [`CallOptions`]: per-request options (timeout, progress, `_meta`,
+//! headers, cache bypass).
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use http::{HeaderMap, HeaderName, HeaderValue};
+use mcp_core::RequestOptions;
+use serde_json::Value;
+
+use crate::error::{Error, ErrorKind};
+
+/// One progress report of a call (`notifications/progress`).
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct Progress {
+    /// Progress so far (increases with every report).
+    pub progress: f64,
+    /// The total, when the server knows it.
+    pub total: Option<f64>,
+    /// A human-readable message.
+    pub message: Option<String>,
+}
+
+/// A progress callback: called on the client's driver task, so keep it
+/// short (send to a channel for heavy work).
+pub type ProgressCallback = Arc<dyn Fn(Progress) + Send + Sync>;
+
+/// Options of one request.
+///
+/// ```
+/// use std::time::Duration;
+/// use mcp_client::CallOptions;
+/// let opts = CallOptions::new()
+///     .with_timeout(Duration::from_secs(5))
+///     .on_progress(|p| println!("{}/{:?}", p.progress, p.total))
+///     .with_meta("com.example/trace", serde_json::json!("abc"))
+///     .with_trace_context("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", None);
+/// # let _ = opts;
+/// ```
+#[derive(Clone, Default)]
+#[non_exhaustive]
+pub struct CallOptions {
+    pub(crate) core: RequestOptions,
+    pub(crate) progress: Option<ProgressCallback>,
+    pub(crate) headers: HeaderMap,
+}
+
+impl fmt::Debug for CallOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CallOptions")
+            .field("core", &self.core)
+            .field("progress", &self.progress.is_some())
+            .field("headers", &self.headers.keys().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+impl CallOptions {
+    /// Default options: the client's timeout, no progress, no extras.
+    pub fn new() -> Self {
+        CallOptions::default()
+    }
+
+    /// Fails the request with a timeout error after `timeout` without a
+    /// final response (overrides the client's default).
+    #[must_use]
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.core = self.core.with_timeout(Some(timeout));
+        self
+    }
+
+    /// Disables the per-request timeout for this request.
+    #[must_use]
+    pub fn without_timeout(mut self) -> Self {
+        self.core = self.core.with_timeout(None);
+        self
+    }
+
+    /// Caps the whole call (progress, input rounds and task polling
+    /// included).
+    #[must_use]
+    pub fn with_max_total(mut self, max: Duration) -> Self {
+        self.core = self.core.with_max_total(max);
+        self
+    }
+
+    /// Asks for progress and calls `callback` with every report.
+    #[must_use]
+    pub fn on_progress(mut self, callback: impl Fn(Progress) + Send + Sync + 'static) -> Self {
+        self.core = self.core.with_progress();
+        self.progress = Some(Arc::new(callback));
+        self
+    }
+
+    /// Adds a `_meta` member to the request.
+    #[must_use]
+    pub fn with_meta(mut self, key: impl Into<String>, value: Value) -> Self {
+        self.core = self.core.with_meta(key, value);
+        self
+    }
+
+    /// Carries W3C trace context (`traceparent`, optional `tracestate`) in
+    /// the request's `_meta`.
+    #[must_use]
+    pub fn with_trace_context(self, traceparent: &str, tracestate: Option<&str>) -> Self {
+        let s = self.with_meta("traceparent", Value::from(traceparent));
+        match tracestate {
+            Some(state) => s.with_meta("tracestate", Value::from(state)),
+            None => s,
+        }
+    }
+
+    /// Adds an HTTP header to this request's POST (HTTP transports only;
+    /// ignored on stdio). The transport's own headers take precedence.
+    ///
+    /// # Errors
+    /// When the name or value is not a valid HTTP header.
+    pub fn with_header(mut self, name: &str, value: &str) -> Result<Self, Error> {
+        let invalid = || {
+            Error::new(ErrorKind::Transport(format!(
+                "invalid header {name:?}: not a valid HTTP header"
+            )))
+        };
+        let name = HeaderName::try_from(name).map_err(|_| invalid())?;
+        let value = HeaderValue::try_from(value).map_err(|_| invalid())?;
+        self.headers.insert(name, value);
+        Ok(self)
+    }
+
+    /// Bypasses the result cache (2026-07-28 `ttlMs`) for this request.
+    #[must_use]
+    pub fn without_cache(mut self) -> Self {
+        self.core = self.core.without_cache();
+        self
+    }
+
+    /// Polls a task this call creates at this interval (never below the
+    /// core's floor of 50 ms).
+    #[must_use]
+    pub fn with_poll_interval(mut self, interval: Duration) -> Self {
+        self.core = self.core.with_poll_interval(interval);
+        self
+    }
+
+    /// 2025-11-25: asks the server to run the request as a task with this
+    /// time to live (ms); 2026-07-28 servers decide on their own.
+    #[must_use]
+    pub fn as_task(mut self, ttl_ms: Option<u64>) -> Self {
+        self.core = self.core.with_task(ttl_ms);
+        self
+    }
+}

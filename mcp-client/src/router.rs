@@ -1,0 +1,329 @@
+//! Routing the core's events to waiting callers, streams and handlers.
+
+use std::time::Instant;
+
+use mcp_core::event::SubscriptionEnd;
+use mcp_core::{Completed, Event, RequestError};
+use mcp_types::RequestId;
+use mcp_types::jsonrpc::ErrorObject;
+use serde_json::value::RawValue;
+use tokio::sync::{mpsc, oneshot, watch};
+
+use crate::driver::{Driver, Target};
+use crate::error::{Error, ErrorKind};
+use crate::handlers::{HandlerError, Served};
+use crate::listen::ListenItem;
+use crate::options::{CallOptions, Progress, ProgressCallback};
+
+/// How a call ended (or, for a subscription, was acknowledged).
+#[derive(Debug)]
+pub(crate) enum Outcome {
+    /// A final result.
+    Done(Completed),
+    /// Every page of a listing.
+    List(Vec<Box<RawValue>>),
+    /// Manual input mode: the `InputRequiredResult`, verbatim.
+    InputRequired(Box<RawValue>),
+    /// A subscription was acknowledged.
+    Acknowledged(Option<Box<RawValue>>),
+}
+
+/// Where a call's intermediate results go.
+pub(crate) enum Sink {
+    Plain,
+    Listen(mpsc::UnboundedSender<ListenItem>),
+    Task(watch::Sender<Option<mcp_core::tasks::TaskSnapshot>>),
+}
+
+/// A call the driver tracks for its caller.
+pub(crate) struct Pending {
+    token: u64,
+    reply: Option<oneshot::Sender<Result<Outcome, Error>>>,
+    progress: Option<ProgressCallback>,
+    pub(crate) headers: http::HeaderMap,
+    sink: Sink,
+    /// Replaces the core's `Cancelled` (an input no handler could answer).
+    override_error: Option<Error>,
+    pub(crate) cancelled_by_drop: bool,
+    span: tracing::Span,
+}
+
+impl Pending {
+    pub(crate) fn new(
+        token: u64,
+        method: String,
+        reply: oneshot::Sender<Result<Outcome, Error>>,
+        opts: CallOptions,
+        sink: Sink,
+    ) -> Self {
+        let span = tracing::debug_span!("mcp.request", method = %method, token);
+        Pending {
+            token,
+            reply: Some(reply),
+            progress: opts.progress,
+            headers: opts.headers,
+            sink,
+            override_error: None,
+            cancelled_by_drop: false,
+            span,
+        }
+    }
+
+    fn reply(&mut self, r: Result<Outcome, Error>) {
+        if let Some(tx) = self.reply.take() {
+            let _ = tx.send(r);
+        }
+    }
+}
+
+impl Driver {
+    fn finish(&mut self, id: &RequestId, r: Result<Outcome, Error>) {
+        if let Some(mut p) = self.pending.remove(id) {
+            self.tokens.remove(&p.token);
+            let _enter = p.span.clone().entered();
+            match &r {
+                Ok(_) => tracing::debug!("request completed"),
+                Err(e) => tracing::debug!(error = %e, "request failed"),
+            }
+            let r = match (r, p.override_error.take()) {
+                (Err(_), Some(e)) => Err(e),
+                (r, _) => r,
+            };
+            match (&p.sink, p.reply.is_some()) {
+                (Sink::Listen(tx), false) => {
+                    let _ = tx.send(match r {
+                        Err(e) => ListenItem::Failed(e),
+                        Ok(_) => ListenItem::Ended,
+                    });
+                }
+                _ => p.reply(r),
+            }
+        }
+    }
+
+    pub(crate) fn on_event(&mut self, e: Event) {
+        match e {
+            Event::Connected { version, era } => {
+                tracing::debug!(%version, ?era, "connected");
+                self.shared.update(&self.conn);
+                if let Some(tx) = self.connect_reply.take() {
+                    let _ = tx.send(Ok(()));
+                }
+                if era == mcp_types::Era::Legacy {
+                    self.open_server_stream();
+                }
+            }
+            Event::EraDecided(outcome) => {
+                if let Some((cache, key)) = &self.era_cache {
+                    cache.insert(key.clone(), outcome.version.clone());
+                }
+            }
+            Event::ConnectFailed(error) => {
+                let context = self.last_transport_error.take();
+                if let Some(tx) = self.connect_reply.take() {
+                    let _ = tx.send(Err(Error::new(ErrorKind::Connect { error, context })));
+                }
+            }
+            Event::Response(c) => {
+                let id = c.id.clone();
+                self.finish(&id, Ok(Outcome::Done(c)));
+            }
+            Event::RequestFailed { id, error, .. } => self.finish(&id, Err(error.into())),
+            Event::ListComplete { id, items, .. } => self.finish(&id, Ok(Outcome::List(items))),
+            Event::InputRequired { id, result, .. } => {
+                self.finish(&id, Ok(Outcome::InputRequired(result)));
+            }
+            Event::Progress {
+                id,
+                progress,
+                total,
+                message,
+            } => {
+                let p = Progress {
+                    progress,
+                    total,
+                    message,
+                };
+                match self.pending.get(&id).and_then(|c| c.progress.clone()) {
+                    Some(cb) => cb(p),
+                    None => {
+                        if let Some(h) = &self.handlers.notifications {
+                            h.on_progress(&id, p);
+                        }
+                    }
+                }
+            }
+            Event::InputRequested { id, request } => {
+                let target = Target::Input {
+                    call: id.clone(),
+                    key: request.key.clone(),
+                    method: request.method.clone(),
+                };
+                self.serve_input(id, target, &request.method, request.params.as_deref());
+            }
+            Event::TaskInputRequested { id, request } => {
+                let target = Target::TaskInput {
+                    call: id.clone(),
+                    key: request.key.clone(),
+                    method: request.method.clone(),
+                };
+                self.serve_input(id, target, &request.method, request.params.as_deref());
+            }
+            Event::TaskCreated { id, task } | Event::TaskStatus { id, task } => {
+                if let Some(Pending {
+                    sink: Sink::Task(tx),
+                    ..
+                }) = self.pending.get(&id)
+                {
+                    tx.send_replace(Some(task));
+                }
+            }
+            Event::ServerRequest { id, method, params } => {
+                match self.handlers.serve(&method, params.as_deref()) {
+                    Some(fut) => self.serve(Target::ServerRequest(id), fut),
+                    None => {
+                        let e = HandlerError::not_supported(&method).into_error_object();
+                        let _ = self.conn.respond(Instant::now(), &id, Err(e));
+                    }
+                }
+            }
+            Event::ServerRequestCancelled { id, .. } => {
+                tracing::debug!(%id, "the server cancelled its request");
+            }
+            Event::Notification { method, params } => self.on_notification(&method, params),
+            Event::SubscriptionAcknowledged { id, params } => {
+                if let Some(p) = self.pending.get_mut(&id) {
+                    p.reply(Ok(Outcome::Acknowledged(params)));
+                }
+            }
+            Event::SubscriptionNotification { id, method, params } => {
+                if let Some(Pending {
+                    sink: Sink::Listen(tx),
+                    ..
+                }) = self.pending.get(&id)
+                {
+                    let _ = tx.send(ListenItem::Notification { method, params });
+                }
+            }
+            Event::SubscriptionEnded { id, reason } => match reason {
+                SubscriptionEnd::Failed(e) => self.finish(&id, Err(e.into())),
+                _ => self.finish(&id, Ok(Outcome::Acknowledged(None))),
+            },
+            Event::ToolDropped { name, reason } => {
+                tracing::warn!(tool = %name, %reason, "tool dropped: invalid x-mcp-header");
+            }
+            Event::ProtocolViolation(p) => {
+                tracing::warn!(violation = %p, "server broke the protocol")
+            }
+            Event::PostRejected { status, .. } => tracing::warn!(status, "server rejected a POST"),
+            Event::SessionExpired => tracing::warn!("the legacy HTTP session expired"),
+            Event::Closed => {
+                self.closed = true;
+                self.shared.set_closed();
+                let ids: Vec<RequestId> = self.pending.keys().cloned().collect();
+                for id in ids {
+                    self.finish(&id, Err(RequestError::Closed.into()));
+                }
+                if let Some(tx) = self.connect_reply.take() {
+                    let context = self.last_transport_error.take();
+                    let kind = match context {
+                        Some(c) => ErrorKind::Transport(c),
+                        None => ErrorKind::Closed,
+                    };
+                    let _ = tx.send(Err(Error::new(kind)));
+                }
+            }
+            other => tracing::debug!(event = ?other, "unhandled event"),
+        }
+    }
+
+    fn serve_input(
+        &mut self,
+        call: RequestId,
+        target: Target,
+        method: &str,
+        params: Option<&RawValue>,
+    ) {
+        match self.handlers.serve(method, params) {
+            Some(fut) => self.serve(target, fut),
+            None => {
+                if let Some(p) = self.pending.get_mut(&call) {
+                    p.override_error = Some(Error::new(ErrorKind::InputUnanswered {
+                        method: method.to_owned(),
+                    }));
+                }
+                let _ = self.conn.cancel(Instant::now(), &call);
+            }
+        }
+    }
+
+    /// A handler finished: hand its answer to the core.
+    pub(crate) fn on_served(&mut self, now: Instant, target: Target, served: Served) {
+        let r = match target {
+            Target::ServerRequest(id) => self.conn.respond(now, &id, served),
+            Target::Input { call, key, method } => match served {
+                Ok(value) => self.conn.answer_input(now, &call, &key, value),
+                Err(e) => self.refuse_input(now, &call, &method, e),
+            },
+            Target::TaskInput { call, key, method } => match served {
+                Ok(value) => {
+                    let mut map = serde_json::Map::new();
+                    map.insert(key, value);
+                    self.conn.answer_task_input(now, &call, map)
+                }
+                Err(e) => self.refuse_input(now, &call, &method, e),
+            },
+        };
+        if let Err(e) = r {
+            tracing::debug!(error = %e, "a handler answered a request that is gone");
+        }
+    }
+
+    fn on_notification(&mut self, method: &str, params: Option<Box<RawValue>>) {
+        let Some(h) = self.handlers.notifications.clone() else {
+            return;
+        };
+        let raw = params.as_deref();
+        match method {
+            "notifications/message" => {
+                if let Ok(p) = serde_json::from_str(raw.map_or("{}", RawValue::get)) {
+                    h.on_log(p);
+                }
+            }
+            "notifications/resources/updated" => {
+                #[derive(serde::Deserialize)]
+                struct Updated {
+                    uri: String,
+                }
+                if let Ok(u) = serde_json::from_str::<Updated>(raw.map_or("{}", RawValue::get)) {
+                    h.on_resource_updated(&u.uri);
+                }
+            }
+            "notifications/tools/list_changed" => h.on_list_changed("tools"),
+            "notifications/prompts/list_changed" => h.on_list_changed("prompts"),
+            "notifications/resources/list_changed" => h.on_list_changed("resources"),
+            _ => {}
+        }
+        h.on_notification(method, raw);
+    }
+}
+
+impl Driver {
+    /// A handler failed on a 2026-07-28 input request: input responses
+    /// have no error channel, so the call ends with the handler's error.
+    fn refuse_input(
+        &mut self,
+        now: Instant,
+        call: &RequestId,
+        method: &str,
+        e: ErrorObject,
+    ) -> Result<(), mcp_core::UsageError> {
+        if let Some(p) = self.pending.get_mut(call) {
+            p.override_error = Some(Error::new(ErrorKind::Handler {
+                method: method.to_owned(),
+                error: e,
+            }));
+        }
+        self.conn.cancel(now, call)
+    }
+}

@@ -1,0 +1,125 @@
+//! Shared helpers: the four ways to reach the demo server.
+
+#![allow(dead_code, unreachable_pub, reason = "each test binary uses a subset")]
+
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+use demo_server::{DemoOptions, DemoServer, HttpHandle};
+use mcp_client::{ClientBuilder, EraPreference, ServerCommand};
+
+/// Transport and era of one end-to-end run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Via {
+    StdioLegacy,
+    StdioModern,
+    HttpLegacy,
+    HttpModern,
+}
+
+pub const ALL: [Via; 4] = [
+    Via::StdioLegacy,
+    Via::StdioModern,
+    Via::HttpLegacy,
+    Via::HttpModern,
+];
+
+impl Via {
+    pub fn modern(self) -> bool {
+        matches!(self, Via::StdioModern | Via::HttpModern)
+    }
+
+    pub fn http(self) -> bool {
+        matches!(self, Via::HttpLegacy | Via::HttpModern)
+    }
+
+    fn era(self) -> EraPreference {
+        if self.modern() {
+            EraPreference::ModernOnly
+        } else {
+            EraPreference::LegacyOnly
+        }
+    }
+}
+
+/// The demo example binary, which serves the demo server on stdio when
+/// started with `--serve-stdio`. `cargo test` builds examples; when run
+/// alone (`--test`), it is built once here.
+pub fn demo_exe() -> PathBuf {
+    static EXE: OnceLock<PathBuf> = OnceLock::new();
+    EXE.get_or_init(|| {
+        let me = std::env::current_exe().expect("test executable path");
+        let profile_dir = me.parent().and_then(|d| d.parent()).expect("target dir");
+        let exe = profile_dir
+            .join("examples")
+            .join(format!("demo{}", std::env::consts::EXE_SUFFIX));
+        if !exe.exists() {
+            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+            let status = std::process::Command::new(cargo)
+                .args(["build", "-p", "mcp-client", "--example", "demo"])
+                .status()
+                .expect("run cargo build");
+            assert!(status.success(), "building the demo example failed");
+        }
+        exe
+    })
+    .clone()
+}
+
+/// A running demo server reachable the way `via` says.
+pub struct Server {
+    pub via: Via,
+    pub demo: DemoServer,
+    http: Option<HttpHandle>,
+}
+
+impl Server {
+    pub async fn start(via: Via) -> Server {
+        Server::with_options(via, DemoOptions::default()).await
+    }
+
+    pub async fn with_options(via: Via, options: DemoOptions) -> Server {
+        let demo = DemoServer::new(options);
+        let http = if via.http() {
+            Some(
+                demo.serve_http("127.0.0.1:0".parse().expect("addr"))
+                    .await
+                    .expect("serve http"),
+            )
+        } else {
+            None
+        };
+        Server { via, demo, http }
+    }
+
+    /// A builder for this server: stdio runs a child process, HTTP the
+    /// in-process server.
+    pub fn builder(&self) -> ClientBuilder {
+        let b = mcp_client::Client::builder().era(self.via.era());
+        match &self.http {
+            Some(h) => b.http(&h.url()),
+            None => b.stdio(ServerCommand::new(demo_exe()).arg("--serve-stdio")),
+        }
+    }
+
+    /// A builder whose stdio variant runs the server in this process over
+    /// an in-memory pipe, so tests can observe the server's counters.
+    pub fn observable_builder(&self) -> ClientBuilder {
+        let b = mcp_client::Client::builder().era(self.via.era());
+        match &self.http {
+            Some(h) => b.http(&h.url()),
+            None => {
+                let (client_end, server_end) = tokio::io::duplex(1 << 20);
+                let (sr, sw) = tokio::io::split(server_end);
+                let demo = self.demo.clone();
+                tokio::spawn(async move { demo.serve_io(sr, sw).await });
+                let (cr, cw) = tokio::io::split(client_end);
+                b.io(cr, cw)
+            }
+        }
+    }
+
+    pub fn url(&self) -> Option<String> {
+        self.http.as_ref().map(HttpHandle::url)
+    }
+}

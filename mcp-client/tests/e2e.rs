@@ -1,0 +1,380 @@
+//! End-to-end: every client method against the demo server, over stdio and
+//! HTTP, in both eras.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use common::{ALL, Server};
+use futures::StreamExt;
+use mcp_client::mcp_types::Era;
+use mcp_client::mcp_types::completion::{CompleteRequestParams, CompletionReference};
+use mcp_client::mcp_types::content::ContentBlock;
+use mcp_client::mcp_types::elicitation::{ElicitRequestFormParams, ElicitResult, ElicitValue};
+use mcp_client::mcp_types::logging::LoggingLevel;
+use mcp_client::mcp_types::roots::Root;
+use mcp_client::mcp_types::sampling::{CreateMessageRequestParams, CreateMessageResult};
+use mcp_client::mcp_types::subscriptions::SubscriptionFilter;
+use mcp_client::{CallOptions, Client, HandlerError, NotificationHandler};
+use serde_json::json;
+
+fn text(blocks: &[ContentBlock]) -> String {
+    blocks
+        .iter()
+        .filter_map(ContentBlock::as_text)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+async fn form(params: ElicitRequestFormParams) -> Result<ElicitResult, HandlerError> {
+    let mut content = BTreeMap::new();
+    for (field, _) in &params.requested_schema.properties.0 {
+        let value = if field == "confirm" {
+            ElicitValue::Bool(true)
+        } else {
+            ElicitValue::String("Ada".into())
+        };
+        content.insert(field.clone(), value);
+    }
+    Ok(ElicitResult::accept(content))
+}
+
+async fn sample(_: CreateMessageRequestParams) -> Result<CreateMessageResult, HandlerError> {
+    Ok(CreateMessageResult::new(
+        ContentBlock::text("short"),
+        "test-model",
+    ))
+}
+
+async fn connect(server: &Server) -> Client {
+    server
+        .builder()
+        .form_elicitation(form)
+        .sampling(sample)
+        .roots(vec![Root::new("file:///work")])
+        .connect()
+        .await
+        .expect("connect")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lifecycle_and_listings() {
+    for via in ALL {
+        let server = Server::start(via).await;
+        let client = connect(&server).await;
+        let era = if via.modern() {
+            Era::Modern
+        } else {
+            Era::Legacy
+        };
+        assert_eq!(client.era(), Some(era), "{via:?}");
+        assert_eq!(
+            client.server_info().map(|i| i.name),
+            Some("demo-server".into())
+        );
+        assert!(
+            client
+                .server_capabilities()
+                .is_some_and(|c| c.tools.is_some()),
+            "{via:?}"
+        );
+        let _ = client.instructions();
+        if via.modern() {
+            assert!(
+                client
+                    .ping()
+                    .await
+                    .expect_err("ping is retired")
+                    .is_retired_method()
+            );
+        } else {
+            client.ping().await.expect("ping");
+        }
+        client
+            .set_log_level(LoggingLevel::Warning)
+            .await
+            .expect("log level");
+
+        let page = client.list_tools(None).await.expect("tools page");
+        assert_eq!(page.tools.len(), 10, "{via:?}");
+        let next = page.next_cursor.clone().expect("a second page");
+        let page2 = client.list_tools(Some(&next)).await.expect("page 2");
+        assert_ne!(page2.tools[0].name, page.tools[0].name);
+        assert_eq!(
+            client.list_all_tools().await.expect("all tools").len(),
+            25,
+            "{via:?}"
+        );
+        assert_eq!(client.list_all_prompts().await.expect("prompts").len(), 3);
+        assert!(
+            client
+                .list_prompts(None)
+                .await
+                .expect("prompt page")
+                .prompts
+                .len()
+                <= 10
+        );
+        let resources = client.list_all_resources().await.expect("resources");
+        assert!(
+            resources.iter().any(|r| r.uri == "demo://readme"),
+            "{via:?}"
+        );
+        assert!(
+            !client
+                .list_resources(None)
+                .await
+                .expect("page")
+                .resources
+                .is_empty()
+        );
+        let templates = client
+            .list_all_resource_templates()
+            .await
+            .expect("templates");
+        assert!(
+            templates
+                .iter()
+                .any(|t| t.uri_template == "demo://item/{id}")
+        );
+        assert!(
+            !client
+                .list_resource_templates(None)
+                .await
+                .expect("tpl page")
+                .resource_templates
+                .is_empty()
+        );
+        client.close().await;
+        assert!(client.is_closed());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tools_prompts_resources_completion() {
+    for via in ALL {
+        let server = Server::start(via).await;
+        let client = connect(&server).await;
+        let echo = client
+            .call_tool("echo", json!({"text": "hi"}))
+            .await
+            .expect("echo");
+        assert_eq!(text(&echo.content), "hi", "{via:?}");
+        #[derive(Debug, serde::Deserialize)]
+        struct Sum {
+            sum: f64,
+        }
+        let sum: Sum = client
+            .call_tool_typed("add", &json!({"a": 2, "b": 3}))
+            .await
+            .expect("add");
+        assert!((sum.sum - 5.0).abs() < f64::EPSILON);
+        let failed = client
+            .call_tool("fail", json!({}))
+            .await
+            .expect("tool error is a result");
+        assert_eq!(failed.is_error, Some(true));
+        let typed: Result<Sum, _> = client.call_tool_typed("fail", &json!({})).await;
+        assert!(typed.expect_err("tool error").is_tool_error());
+
+        let args = BTreeMap::from([("name".to_owned(), "Ada".to_owned())]);
+        let prompt = client.get_prompt("greeting", args).await.expect("prompt");
+        assert!(
+            prompt.messages[0]
+                .content
+                .as_text()
+                .is_some_and(|t| t.contains("Ada"))
+        );
+        let read = client.read_resource("demo://readme").await.expect("read");
+        assert_eq!(read.contents.len(), 1, "{via:?}");
+        let done = client
+            .complete(CompleteRequestParams::new(
+                CompletionReference::prompt("greeting"),
+                "style",
+                "f",
+            ))
+            .await
+            .expect("complete");
+        assert_eq!(done.completion.values, vec!["formal".to_owned()], "{via:?}");
+        client.close().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn server_requests_go_through_handlers() {
+    for via in ALL {
+        let server = Server::start(via).await;
+        let client = connect(&server).await;
+        let asked = client
+            .call_tool("ask_name", json!({}))
+            .await
+            .expect("ask_name");
+        assert_eq!(text(&asked.content), "Hello, Ada!", "{via:?}");
+        let summary = client
+            .call_tool("summarize", json!({"text": "long text"}))
+            .await
+            .expect("sampling");
+        assert_eq!(text(&summary.content), "Summary: short", "{via:?}");
+        let roots = client
+            .call_tool("list_roots", json!({}))
+            .await
+            .expect("roots");
+        assert!(
+            text(&roots.content).contains("file:///work"),
+            "{via:?}: {}",
+            text(&roots.content)
+        );
+        let interview = client
+            .call_tool("interview", json!({}))
+            .await
+            .expect("two rounds");
+        assert_eq!(
+            interview.is_error,
+            None,
+            "{via:?}: {}",
+            text(&interview.content)
+        );
+        client.close().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn progress_reaches_the_callback() {
+    for via in ALL {
+        let server = Server::start(via).await;
+        let client = connect(&server).await;
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let sink = seen.clone();
+        let opts =
+            CallOptions::new().on_progress(move |p| sink.lock().expect("lock").push(p.progress));
+        let r = client
+            .call_tool_with("slow_count", json!({"count": 3, "delay_ms": 10}), opts)
+            .await
+            .expect("slow_count");
+        assert_eq!(text(&r.content), "counted to 3");
+        assert_eq!(*seen.lock().expect("lock"), vec![1.0, 2.0, 3.0], "{via:?}");
+        client.close().await;
+    }
+}
+
+#[derive(Default)]
+struct Recorder {
+    updated: Mutex<Vec<String>>,
+    changed: Mutex<Vec<String>>,
+}
+
+impl NotificationHandler for Recorder {
+    fn on_resource_updated(&self, uri: &str) {
+        self.updated.lock().expect("lock").push(uri.to_owned());
+    }
+    fn on_list_changed(&self, what: &str) {
+        self.changed.lock().expect("lock").push(what.to_owned());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn legacy_subscribe_and_modern_listen() {
+    for via in ALL {
+        let server = Server::start(via).await;
+        let recorder = Arc::new(Recorder::default());
+        let client = server
+            .builder()
+            .notifications(recorder.clone())
+            .connect()
+            .await
+            .expect("connect");
+        if via.modern() {
+            assert!(
+                client
+                    .subscribe("demo://item/1")
+                    .await
+                    .expect_err("retired")
+                    .is_retired_method()
+            );
+            let filter = SubscriptionFilter::new()
+                .with_tools_list_changed()
+                .with_resource("demo://item/1");
+            let mut sub = client.listen(filter).await.expect("listen");
+            client
+                .call_tool("trigger", json!({"event": "tools_list_changed"}))
+                .await
+                .expect("trigger");
+            let event = tokio::time::timeout(Duration::from_secs(5), sub.next())
+                .await
+                .expect("an event in time")
+                .expect("stream open")
+                .expect("event");
+            assert_eq!(event.method, "notifications/tools/list_changed", "{via:?}");
+            let args = json!({"event": "resource_updated", "uri": "demo://item/1"});
+            client.call_tool("trigger", args).await.expect("trigger");
+            let event = tokio::time::timeout(Duration::from_secs(5), sub.next())
+                .await
+                .expect("an event in time")
+                .expect("stream open")
+                .expect("event");
+            assert_eq!(event.method, "notifications/resources/updated", "{via:?}");
+            drop(sub);
+        } else {
+            client.subscribe("demo://item/1").await.expect("subscribe");
+            let args = json!({"event": "resource_updated", "uri": "demo://item/1"});
+            client.call_tool("trigger", args).await.expect("trigger");
+            client
+                .call_tool("trigger", json!({"event": "tools_list_changed"}))
+                .await
+                .expect("trigger");
+            for _ in 0..100 {
+                if !recorder.updated.lock().expect("lock").is_empty()
+                    && !recorder.changed.lock().expect("lock").is_empty()
+                {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            assert_eq!(
+                *recorder.updated.lock().expect("lock"),
+                vec!["demo://item/1".to_owned()],
+                "{via:?}"
+            );
+            assert!(
+                recorder
+                    .changed
+                    .lock()
+                    .expect("lock")
+                    .contains(&"tools".to_owned()),
+                "{via:?}"
+            );
+            client
+                .unsubscribe("demo://item/1")
+                .await
+                .expect("unsubscribe");
+        }
+        client.close().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tasks_run_to_completion() {
+    for via in ALL {
+        let server = Server::start(via).await;
+        let client = connect(&server).await;
+        let opts = CallOptions::new().with_poll_interval(Duration::from_millis(50));
+        let mut task = client
+            .call_tool_as_task("long_task", json!({"steps": 2, "step_ms": 20}), opts)
+            .await
+            .expect("task");
+        assert!(task.task_id().is_some(), "{via:?}: the server made a task");
+        let result = task.wait().await.expect("result");
+        assert_eq!(
+            text(&result.content),
+            "long_task finished 2 steps",
+            "{via:?}"
+        );
+        if !via.modern() {
+            let listed = client.list_tasks(None).await.expect("tasks/list");
+            assert!(!listed.tasks.is_empty(), "{via:?}");
+        }
+        client.close().await;
+    }
+}

@@ -1,0 +1,336 @@
+//! Cancellation, deadlines, and one failing case per `Error` predicate.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{ALL, Server, Via};
+use demo_server::DemoOptions;
+use mcp_client::mcp_types::elicitation::{ElicitRequestFormParams, ElicitResult, ElicitValue};
+use mcp_client::mcp_types::{ErrorCode, Message, ProtocolVersion};
+use mcp_client::{
+    CallOptions, Client, EraCache, EraPreference, HandlerError, RawOutcome, ServerCommand,
+    Transport, TransportFuture,
+};
+use serde_json::json;
+use tokio::sync::mpsc;
+
+async fn form(params: ElicitRequestFormParams) -> Result<ElicitResult, HandlerError> {
+    let mut content = std::collections::BTreeMap::new();
+    for (field, _) in &params.requested_schema.properties.0 {
+        content.insert(field.clone(), ElicitValue::String("Ada".into()));
+    }
+    Ok(ElicitResult::accept(content))
+}
+
+async fn eventually(mut check: impl FnMut() -> bool) -> bool {
+    for _ in 0..250 {
+        if check() {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    false
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dropping_a_call_cancels_it_on_the_server() {
+    for via in ALL {
+        let server = Server::start(via).await;
+        let client = server
+            .observable_builder()
+            .connect()
+            .await
+            .expect("connect");
+        let slow = client.call_tool("slow_count", json!({"count": 1000, "delay_ms": 50}));
+        assert!(
+            tokio::time::timeout(Duration::from_millis(300), slow)
+                .await
+                .is_err()
+        );
+        let demo = server.demo.clone();
+        assert!(
+            eventually(|| demo.cancelled_requests() >= 1).await,
+            "{via:?}: the server saw no cancellation"
+        );
+        assert!(
+            eventually(|| demo.in_flight() == 0).await,
+            "{via:?}: still running"
+        );
+        let echo = client
+            .call_tool("echo", json!({"text": "still alive"}))
+            .await;
+        assert!(echo.is_ok(), "{via:?}: the connection survives a cancel");
+        client.close().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_times_out_and_is_cancelled() {
+    for via in ALL {
+        let server = Server::start(via).await;
+        let client = server
+            .observable_builder()
+            .connect()
+            .await
+            .expect("connect");
+        let opts = CallOptions::new().with_timeout(Duration::from_millis(200));
+        let started = std::time::Instant::now();
+        let err = client
+            .call_tool_with("slow_count", json!({"count": 1000, "delay_ms": 50}), opts)
+            .await
+            .expect_err("times out");
+        assert!(err.is_timeout(), "{via:?}: {err}");
+        assert!(started.elapsed() < Duration::from_secs(3));
+        let demo = server.demo.clone();
+        assert!(
+            eventually(|| demo.cancelled_requests() >= 1).await,
+            "{via:?}"
+        );
+        client.close().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn remote_errors_carry_the_json_rpc_error() {
+    for via in ALL {
+        let server = Server::start(via).await;
+        let client = server.builder().connect().await.expect("connect");
+        let err = client
+            .get_prompt("no_such_prompt", Default::default())
+            .await
+            .expect_err("unknown prompt");
+        let remote = err.remote_error().expect("a remote error");
+        assert_eq!(remote.code, ErrorCode::INVALID_PARAMS, "{via:?}");
+        assert!(!err.is_transport() && !err.is_timeout());
+        client.close().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancelling_a_task_reports_cancelled() {
+    for via in ALL {
+        let server = Server::start(via).await;
+        let client = server.builder().connect().await.expect("connect");
+        let task = client
+            .call_tool_as_task(
+                "long_task",
+                json!({"steps": 100, "step_ms": 50}),
+                CallOptions::new(),
+            )
+            .await
+            .expect("task");
+        let err = task.cancel().await.expect_err("cancelled");
+        assert!(err.is_cancelled(), "{via:?}: {err}");
+        client.close().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn closed_clients_and_dead_servers_are_transport_errors() {
+    let server = Server::start(Via::StdioLegacy).await;
+    let client = server.builder().connect().await.expect("connect");
+    client.close().await;
+    let err = client
+        .call_tool("echo", json!({"text": "x"}))
+        .await
+        .expect_err("closed");
+    assert!(err.is_closed() && err.is_transport(), "{err}");
+
+    let dead = ServerCommand::new("sh").args(["-c", "echo starting >&2; exit 3"]);
+    let err = Client::builder()
+        .stdio(dead)
+        .connect()
+        .await
+        .expect_err("server exits");
+    assert!(err.is_transport(), "{err:?}");
+    assert!(err.to_string().contains("exit"), "{err}");
+
+    let missing = ServerCommand::new("/nonexistent/mcp-server");
+    let err = Client::builder()
+        .stdio(missing)
+        .connect()
+        .await
+        .expect_err("no program");
+    assert!(err.is_transport(), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unanswered_input_and_round_limits() {
+    for via in [Via::StdioModern, Via::HttpModern] {
+        let server = Server::start(via).await;
+        let client = server.builder().connect().await.expect("connect");
+        let err = client
+            .call_tool("ask_name", json!({}))
+            .await
+            .expect_err("no capability");
+        let remote = err.remote_error().expect("the server refuses");
+        assert_eq!(
+            remote.code,
+            ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY,
+            "{via:?}"
+        );
+        client.close().await;
+
+        let client = server
+            .builder()
+            .form_elicitation(form)
+            .max_rounds(1)
+            .connect()
+            .await
+            .expect("connect");
+        let err = client
+            .call_tool("interview", json!({}))
+            .await
+            .expect_err("two rounds");
+        assert!(err.is_round_limit(), "{via:?}: {err}");
+        client.close().await;
+
+        let client = server
+            .builder()
+            .form_elicitation(form)
+            .manual_input()
+            .connect()
+            .await
+            .expect("connect");
+        let params = json!({"name": "ask_name", "arguments": {}});
+        match client
+            .send_request("tools/call", Some(params), CallOptions::new())
+            .await
+        {
+            Ok(RawOutcome::InputRequired(raw)) => assert!(raw.get().contains("inputRequests")),
+            other => panic!("{via:?}: expected input_required, got {other:?}"),
+        }
+        client.close().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn retired_methods_fail_locally_in_the_modern_era() {
+    let server = Server::start(Via::HttpModern).await;
+    let client = server.builder().connect().await.expect("connect");
+    assert!(
+        client
+            .ping()
+            .await
+            .expect_err("retired")
+            .is_retired_method()
+    );
+    assert!(
+        client
+            .list_tasks(None)
+            .await
+            .expect_err("retired")
+            .is_retired_method()
+    );
+    assert!(
+        client
+            .notify_roots_list_changed()
+            .await
+            .expect_err("retired")
+            .is_retired_method()
+    );
+    client.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_era_outcome_is_cached_per_server() {
+    let server = Server::with_options(Via::HttpModern, DemoOptions::default()).await;
+    let url = server.url().expect("http");
+    let cache = EraCache::new();
+    let client = Client::builder()
+        .http(&url)
+        .era_cache(cache.clone())
+        .connect()
+        .await
+        .expect("connect");
+    assert_eq!(
+        client.protocol_version(),
+        Some(ProtocolVersion::V2026_07_28)
+    );
+    client.close().await;
+    assert_eq!(cache.export().len(), 1);
+    let restored = EraCache::new();
+    restored.restore(cache.export());
+    let again = Client::builder()
+        .http(&url)
+        .era_cache(restored)
+        .connect()
+        .await
+        .expect("connect");
+    let outcome = again.era_outcome().expect("outcome");
+    assert_eq!(format!("{:?}", outcome.decided_by), "Cached");
+    again.close().await;
+}
+
+/// A scripted modern server behind a custom transport: it advertises no
+/// capability at all, and answers every tool call with an input request
+/// for sampling (which the client never offered).
+struct Bare {
+    replies: mpsc::UnboundedSender<Message>,
+    inbox: mpsc::UnboundedReceiver<Message>,
+}
+
+impl Transport for Bare {
+    fn send(&self, message: Vec<u8>) -> TransportFuture<'static, std::io::Result<()>> {
+        let req: serde_json::Value = serde_json::from_slice(&message).unwrap_or_default();
+        let reply = match (req.get("id"), req.get("method").and_then(|m| m.as_str())) {
+            (Some(id), Some("server/discover")) => {
+                Some(json!({"jsonrpc": "2.0", "id": id, "result": {
+                "resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {},
+                "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "bare", "version": "0"}}}}))
+            }
+            (Some(id), Some("tools/call")) => Some(json!({"jsonrpc": "2.0", "id": id, "result": {
+                "resultType": "input_required", "inputRequests": {"s": {
+                    "method": "sampling/createMessage",
+                    "params": {"messages": [], "maxTokens": 10}}}}})),
+            (Some(id), Some(_)) => Some(json!({"jsonrpc": "2.0", "id": id,
+                "error": {"code": -32601, "message": "no"}})),
+            _ => None,
+        };
+        if let Some(reply) = reply
+            && let Ok(m) = Message::from_slice(reply.to_string().as_bytes())
+        {
+            let _ = self.replies.send(m);
+        }
+        Box::pin(std::future::ready(Ok(())))
+    }
+
+    fn recv(&mut self) -> TransportFuture<'_, Option<std::io::Result<Message>>> {
+        Box::pin(async move { self.inbox.recv().await.map(Ok) })
+    }
+}
+
+#[tokio::test]
+async fn capabilities_not_offered_fail_locally_over_a_custom_transport() {
+    let (replies, inbox) = mpsc::unbounded_channel();
+    let client = Client::builder()
+        .transport(Bare { replies, inbox })
+        .era(EraPreference::ModernOnly)
+        .connect()
+        .await
+        .expect("connect");
+    assert_eq!(client.server_info().map(|i| i.name), Some("bare".into()));
+    let err = client
+        .list_tools(None)
+        .await
+        .expect_err("no tools capability");
+    assert!(err.is_capability_not_offered(), "{err}");
+    assert!(err.is_usage());
+    client.close().await;
+
+    let (replies, inbox) = mpsc::unbounded_channel();
+    let client = Client::builder()
+        .transport(Bare { replies, inbox })
+        .era(EraPreference::ModernOnly)
+        .strict_capabilities(false)
+        .connect()
+        .await
+        .expect("connect");
+    let err = client
+        .call_tool("anything", json!({}))
+        .await
+        .expect_err("unanswerable input");
+    assert!(err.is_input_required(), "{err}");
+    client.close().await;
+}

@@ -1,0 +1,256 @@
+//! The result cache of the 2026-07-28 revision (M-95 to M-102).
+//!
+//! Results of `server/discover`, `tools/list`, `prompts/list`,
+//! `resources/list`, `resources/templates/list` and `resources/read` with a
+//! positive `ttlMs` are kept until `received + ttlMs` by the injected clock.
+//! Keys are the method plus the params that shape the result (`_meta`
+//! excluded). `private` entries are partitioned by a principal key the
+//! facade supplies (one per authorization context); `public` ones are
+//! shared. List-changed and resource-updated notifications invalidate the
+//! matching entries; a size cap evicts the entries that expire first.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+/// The default maximum number of cached results.
+pub const DEFAULT_MAX_ENTRIES: usize = 256;
+
+/// Whether a method's results may be cached.
+pub fn is_cacheable(method: &str) -> bool {
+    matches!(
+        method,
+        "server/discover"
+            | "tools/list"
+            | "prompts/list"
+            | "resources/list"
+            | "resources/templates/list"
+            | "resources/read"
+    )
+}
+
+/// `cacheScope` of a result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CacheScope {
+    /// Reusable across authorization contexts.
+    Public,
+    /// Reusable only within one authorization context.
+    Private,
+}
+
+impl CacheScope {
+    /// Parses the wire value; anything but `public` is treated as private.
+    pub fn parse(s: Option<&str>) -> CacheScope {
+        match s {
+            Some("public") => CacheScope::Public,
+            _ => CacheScope::Private,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Key {
+    method: String,
+    params: String,
+    /// `None` for public entries, the principal for private ones.
+    principal: Option<String>,
+}
+
+#[derive(Debug)]
+struct Entry {
+    result: Box<RawValue>,
+    expires: Instant,
+    uri: Option<String>,
+}
+
+/// The cache.
+#[derive(Debug)]
+pub struct Cache {
+    entries: HashMap<Key, Entry>,
+    max_entries: usize,
+}
+
+impl Default for Cache {
+    fn default() -> Self {
+        Cache::new(DEFAULT_MAX_ENTRIES)
+    }
+}
+
+/// The part of the params that shapes a result: everything but `_meta`
+/// (and the multi round-trip members), serialized canonically with keys
+/// sorted at every level, whatever order the map keeps.
+pub fn params_key(params: &Map<String, Value>) -> String {
+    let mut out = String::new();
+    let shaping = params
+        .iter()
+        .filter(|(k, _)| !matches!(k.as_str(), "_meta" | "inputResponses" | "requestState"));
+    canonical_object(shaping, &mut out);
+    out
+}
+
+fn canonical_object<'a>(entries: impl Iterator<Item = (&'a String, &'a Value)>, out: &mut String) {
+    let mut sorted: Vec<(&String, &Value)> = entries.collect();
+    sorted.sort_by(|a, b| a.0.cmp(b.0));
+    out.push('{');
+    for (i, (k, v)) in sorted.into_iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(&Value::String(k.clone()).to_string());
+        out.push(':');
+        canonical(v, out);
+    }
+    out.push('}');
+}
+
+fn canonical(v: &Value, out: &mut String) {
+    match v {
+        Value::Object(m) => canonical_object(m.iter(), out),
+        Value::Array(a) => {
+            out.push('[');
+            for (i, x) in a.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                canonical(x, out);
+            }
+            out.push(']');
+        }
+        other => out.push_str(&other.to_string()),
+    }
+}
+
+impl Cache {
+    /// A cache holding at most `max_entries` results.
+    pub fn new(max_entries: usize) -> Self {
+        Cache {
+            entries: HashMap::new(),
+            max_entries,
+        }
+    }
+
+    /// Number of entries (fresh or not yet purged).
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether the cache is empty.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// A fresh result for this request, if any: the principal's private
+    /// entry first, then a public one.
+    pub fn lookup(
+        &self,
+        now: Instant,
+        method: &str,
+        params: &Map<String, Value>,
+        principal: &str,
+    ) -> Option<&RawValue> {
+        let pk = params_key(params);
+        [Some(principal.to_owned()), None]
+            .into_iter()
+            .find_map(|p| {
+                let key = Key {
+                    method: method.to_owned(),
+                    params: pk.clone(),
+                    principal: p,
+                };
+                self.entries.get(&key).filter(|e| now < e.expires)
+            })
+            .map(|e| &*e.result)
+    }
+
+    /// Stores a result with its `ttlMs` and scope; a zero, negative or
+    /// absent TTL stores nothing (M-98).
+    #[allow(clippy::too_many_arguments)]
+    pub fn insert(
+        &mut self,
+        now: Instant,
+        method: &str,
+        params: &Map<String, Value>,
+        principal: &str,
+        ttl_ms: Option<i64>,
+        scope: CacheScope,
+        result: Box<RawValue>,
+    ) {
+        let Some(ttl) = ttl_ms.filter(|t| *t > 0) else {
+            return;
+        };
+        if self.max_entries == 0 {
+            return;
+        }
+        self.purge(now);
+        let key = Key {
+            method: method.to_owned(),
+            params: params_key(params),
+            principal: (scope == CacheScope::Private).then(|| principal.to_owned()),
+        };
+        if !self.entries.contains_key(&key)
+            && self.entries.len() >= self.max_entries
+            && let Some(victim) = self
+                .entries
+                .iter()
+                .min_by_key(|(_, e)| e.expires)
+                .map(|(k, _)| k.clone())
+        {
+            self.entries.remove(&victim);
+        }
+        let expires = now
+            .checked_add(Duration::from_millis(ttl.unsigned_abs()))
+            .unwrap_or(now);
+        let uri = params.get("uri").and_then(Value::as_str).map(str::to_owned);
+        self.entries.insert(
+            key,
+            Entry {
+                result,
+                expires,
+                uri,
+            },
+        );
+    }
+
+    /// Drops expired entries.
+    pub fn purge(&mut self, now: Instant) {
+        self.entries.retain(|_, e| now < e.expires);
+    }
+
+    /// The earliest expiry among the entries.
+    pub fn next_expiry(&self) -> Option<Instant> {
+        self.entries.values().map(|e| e.expires).min()
+    }
+
+    /// Drops every entry of these methods.
+    pub fn invalidate_methods(&mut self, methods: &[&str]) {
+        self.entries
+            .retain(|k, _| !methods.contains(&k.method.as_str()));
+    }
+
+    /// Applies a notification: list-changed notifications drop their lists,
+    /// `notifications/resources/updated` drops reads of that URI (M-101).
+    pub fn on_notification(&mut self, method: &str, params: Option<&RawValue>) {
+        match method {
+            "notifications/tools/list_changed" => self.invalidate_methods(&["tools/list"]),
+            "notifications/prompts/list_changed" => self.invalidate_methods(&["prompts/list"]),
+            "notifications/resources/list_changed" => {
+                self.invalidate_methods(&["resources/list", "resources/templates/list"]);
+            }
+            "notifications/resources/updated" => {
+                #[derive(serde::Deserialize)]
+                struct Updated {
+                    uri: String,
+                }
+                if let Some(u) = params.and_then(|p| serde_json::from_str::<Updated>(p.get()).ok())
+                {
+                    self.entries.retain(|k, e| {
+                        !(k.method == "resources/read" && e.uri.as_deref() == Some(&u.uri))
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+}

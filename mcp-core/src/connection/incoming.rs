@@ -1,0 +1,400 @@
+//! Inputs: messages from the server, timeouts, HTTP facts and transport
+//! closure.
+
+use std::time::Instant;
+
+use mcp_types::jsonrpc::{ErrorObject, Message, Notification, Request};
+use mcp_types::{Era, RequestId};
+use serde_json::value::RawValue;
+
+use super::{CallKind, CloseReason, Connection, Role};
+use crate::correlation::Lookup;
+use crate::era::{HttpProbeAnswer, classify_http_answer};
+use crate::error::{PeerMisbehaved, RequestError};
+use crate::event::{Event, SubscriptionEnd};
+use crate::lifecycle::{State, legacy};
+use crate::timers::Timer;
+use crate::wire;
+use mcp_types::meta::ProgressToken;
+use mcp_types::notifications::{CancelledNotificationParams, ProgressNotificationParams};
+
+impl Connection {
+    /// Feeds one message from the server (parsed once by the transport).
+    pub fn handle_message(&mut self, now: Instant, message: Message) {
+        if self.state == State::Closed {
+            return;
+        }
+        match message {
+            Message::Request(r) => self.on_server_request(r),
+            Message::Notification(n) => self.on_notification(now, n),
+            Message::Response(r) => match self.take_wire(&r.id) {
+                Some((_, call, Role::Main)) => self.on_main_result(now, call, r.result),
+                Some((_, call, Role::TaskGet)) => self.on_task_observed(now, call, &r.result),
+                Some((_, call, Role::TaskResult)) => self.on_task_result(call, r.result),
+                Some((_, _, Role::TaskAck)) | None => {}
+            },
+            Message::Error(e) => {
+                match e.id {
+                    None => self.events.push_back(Event::ProtocolViolation(
+                        PeerMisbehaved::ErrorWithoutId(e.error),
+                    )),
+                    Some(id) => self.on_error(now, &id, e.error),
+                }
+            }
+        }
+    }
+
+    fn on_error(&mut self, now: Instant, id: &RequestId, error: ErrorObject) {
+        match self.take_wire(id) {
+            Some((_, call, Role::Main)) => self.on_main_error(now, call, error),
+            Some((_, call, Role::TaskGet | Role::TaskResult)) => {
+                self.fail_call(call, RequestError::Remote(error));
+            }
+            Some((_, _, Role::TaskAck)) | None => {}
+        }
+    }
+
+    /// Matches a response id; reports unknown and duplicate ids.
+    fn take_wire(&mut self, id: &RequestId) -> Option<(i64, i64, Role)> {
+        match self.wires.take(id) {
+            Lookup::Found(wire, w) => {
+                if let Some(c) = self.calls.get_mut(&w.call)
+                    && c.wire == Some(wire)
+                {
+                    c.wire = None;
+                    self.timers
+                        .cancel(&Timer::Request(RequestId::Number(w.call)));
+                }
+                Some((wire, w.call, w.role))
+            }
+            Lookup::Late => None,
+            Lookup::Duplicate => {
+                self.events
+                    .push_back(Event::ProtocolViolation(PeerMisbehaved::DuplicateResponse(
+                        id.clone(),
+                    )));
+                None
+            }
+            Lookup::Unknown => {
+                self.events
+                    .push_back(Event::ProtocolViolation(PeerMisbehaved::UnknownResponseId(
+                        id.clone(),
+                    )));
+                None
+            }
+        }
+    }
+
+    fn on_server_request(&mut self, r: Request) {
+        if self.era == Some(Era::Modern) {
+            self.events.push_back(Event::ProtocolViolation(
+                PeerMisbehaved::UnexpectedRequest { method: r.method },
+            ));
+            return;
+        }
+        if r.method == "ping" {
+            let _ = self.send_response(r.id, Ok(serde_json::json!({})));
+            return;
+        }
+        if let Err(e) =
+            legacy::admit_server_request(&r.method, r.params.as_deref(), &self.config.features)
+        {
+            let _ = self.send_response(r.id, Err(e));
+            return;
+        }
+        self.server_requests.insert(r.id.clone());
+        self.events.push_back(Event::ServerRequest {
+            id: r.id,
+            method: r.method,
+            params: r.params,
+        });
+    }
+
+    fn on_notification(&mut self, now: Instant, n: Notification) {
+        if let Some(key) = self.subscription_of(n.params.as_deref()) {
+            return self.on_subscription_notification(key, n);
+        }
+        match n.method.as_str() {
+            "notifications/progress" => self.on_progress(now, n.params.as_deref()),
+            "notifications/cancelled" => self.on_cancelled(n.params.as_deref()),
+            "notifications/tasks/status" | "notifications/tasks" => {
+                self.on_task_notification(n.params.as_deref());
+                self.events.push_back(Event::Notification {
+                    method: n.method,
+                    params: n.params,
+                });
+            }
+            _ => {
+                self.cache.on_notification(&n.method, n.params.as_deref());
+                self.events.push_back(Event::Notification {
+                    method: n.method,
+                    params: n.params,
+                });
+            }
+        }
+    }
+
+    /// The listen call a notification belongs to (M-87).
+    fn subscription_of(&self, params: Option<&RawValue>) -> Option<i64> {
+        let has_listen = self
+            .calls
+            .values()
+            .any(|c| matches!(c.kind, CallKind::Listen { .. }));
+        if !has_listen {
+            return None;
+        }
+        let holder: wire::NotificationMetaHolder = wire::parse(params).ok()?;
+        let id = holder.meta?.subscription_id?;
+        let key = id.as_number()?;
+        matches!(self.calls.get(&key)?.kind, CallKind::Listen { .. }).then_some(key)
+    }
+
+    fn on_subscription_notification(&mut self, key: i64, n: Notification) {
+        let Some(c) = self.calls.get_mut(&key) else {
+            return;
+        };
+        let CallKind::Listen { acked } = &mut c.kind else {
+            return;
+        };
+        let id = RequestId::Number(key);
+        if !*acked {
+            if n.method == "notifications/subscriptions/acknowledged" {
+                *acked = true;
+                self.events.push_back(Event::SubscriptionAcknowledged {
+                    id,
+                    params: n.params,
+                });
+            } else {
+                let wire = c.wire;
+                let violation = PeerMisbehaved::NotificationBeforeAck {
+                    id,
+                    method: n.method,
+                };
+                if let Some(w) = wire {
+                    self.cancel_on_wire(w, "notification before acknowledgement");
+                }
+                self.end_subscription(key, SubscriptionEnd::Failed(RequestError::Peer(violation)));
+            }
+            return;
+        }
+        if n.method == "notifications/cancelled" {
+            return self.end_subscription(key, SubscriptionEnd::ServerCancelled);
+        }
+        self.cache.on_notification(&n.method, n.params.as_deref());
+        if n.method == "notifications/tasks" {
+            self.on_task_notification(n.params.as_deref());
+        }
+        self.events.push_back(Event::SubscriptionNotification {
+            id,
+            method: n.method,
+            params: n.params,
+        });
+    }
+
+    fn on_progress(&mut self, now: Instant, params: Option<&RawValue>) {
+        let Ok(p) = wire::parse::<ProgressNotificationParams>(params) else {
+            self.events.push_back(Event::ProtocolViolation(
+                PeerMisbehaved::MalformedNotification {
+                    method: "notifications/progress".into(),
+                    reason: "missing progressToken or progress".into(),
+                },
+            ));
+            return;
+        };
+        // Progress for unknown or finished tokens is dropped (G-71).
+        let key = match &p.progress_token {
+            ProgressToken::Number(n) => Some(*n),
+            ProgressToken::String(s) => RequestId::String(s.clone()).as_number(),
+        };
+        let Some(key) = key else {
+            return;
+        };
+        let Some(c) = self.calls.get(&key) else {
+            return;
+        };
+        if !c.opts.progress {
+            return;
+        }
+        let in_flight = c.wire.is_some();
+        if self.config.reset_timeout_on_progress && in_flight {
+            self.arm_request_timer(now, key);
+        }
+        self.events.push_back(Event::Progress {
+            id: RequestId::Number(key),
+            progress: p.progress,
+            total: p.total,
+            message: p.message,
+        });
+    }
+
+    fn on_cancelled(&mut self, params: Option<&RawValue>) {
+        let Ok(p) = wire::parse::<CancelledNotificationParams>(params) else {
+            return;
+        };
+        let Some(id) = p.request_id else {
+            return;
+        };
+        if self.server_requests.remove(&id) {
+            self.events.push_back(Event::ServerRequestCancelled {
+                id,
+                reason: p.reason,
+            });
+            return;
+        }
+        // A server may end a subscription with notifications/cancelled.
+        if let Some(key) = id.as_number()
+            && matches!(
+                self.calls.get(&key).map(|c| &c.kind),
+                Some(CallKind::Listen { .. })
+            )
+        {
+            self.end_subscription(key, SubscriptionEnd::ServerCancelled);
+        }
+    }
+
+    /// Call when the transport's timer (from `poll_timeout`) fires.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        for timer in self.timers.expired(now) {
+            match timer {
+                Timer::Request(id) => {
+                    if let Some(key) = id.as_number() {
+                        self.on_call_timeout(now, key);
+                    }
+                }
+                Timer::Probe => self.on_probe_silence(now),
+                Timer::TaskPoll(id) => {
+                    if let Some(key) = id.as_number() {
+                        self.send_task_request(
+                            now,
+                            key,
+                            "tasks/get",
+                            serde_json::Map::new(),
+                            Role::TaskGet,
+                        );
+                    }
+                }
+                Timer::CacheExpiry => {
+                    self.cache.purge(now);
+                    self.arm_cache_timer();
+                }
+            }
+        }
+    }
+
+    fn on_call_timeout(&mut self, now: Instant, key: i64) {
+        let Some(c) = self.calls.get(&key) else {
+            return;
+        };
+        let elapsed = now.saturating_duration_since(c.started);
+        let wire = c.wire;
+        match c.kind {
+            CallKind::Probe => self.probe_undecided(key, RequestError::Timeout(elapsed)),
+            // initialize is never cancelled (L-06).
+            CallKind::Initialize => self.fail_call(key, RequestError::Timeout(elapsed)),
+            _ => {
+                if let Some(w) = wire {
+                    self.cancel_on_wire(w, "timed out");
+                }
+                self.fail_call(key, RequestError::Timeout(elapsed));
+            }
+        }
+    }
+
+    /// HTTP: a request's response carried a non-success status. Pass the
+    /// JSON-RPC error of the body when there was one (with or without an
+    /// id); `request_id` is the id of the POSTed request, or `None` for a
+    /// POSTed notification or response.
+    ///
+    /// 401 and 403 fail the request and never cause an era downgrade; a 400
+    /// (or 404/405) answering the era probe decides the era from its body;
+    /// a 404 without a body on a 2025-11-25 session means the session expired.
+    pub fn handle_http_error(
+        &mut self,
+        now: Instant,
+        request_id: Option<&RequestId>,
+        status: u16,
+        error: Option<ErrorObject>,
+    ) {
+        let Some(id) = request_id else {
+            self.events.push_back(Event::PostRejected { status, error });
+            return;
+        };
+        let Some(wire) = self.wires.resolve(id) else {
+            return;
+        };
+        let Some(key) = self.wires.get(wire).map(|w| w.call) else {
+            return;
+        };
+        let is_probe = matches!(self.calls.get(&key).map(|c| &c.kind), Some(CallKind::Probe));
+        if matches!(status, 401 | 403) {
+            let _ = self.take_wire(id);
+            if is_probe {
+                return self.probe_undecided(key, RequestError::Unauthorized(status));
+            }
+            return self.fail_call(key, RequestError::Unauthorized(status));
+        }
+        if is_probe && !matches!(status, 400 | 404 | 405) {
+            // A server or gateway failure says nothing about the era.
+            let _ = self.take_wire(id);
+            return self.probe_undecided(key, RequestError::HttpStatus(status));
+        }
+        if is_probe {
+            let answer = match status {
+                400 => HttpProbeAnswer::BadRequest(error.as_ref()),
+                s => HttpProbeAnswer::OtherStatus(s),
+            };
+            if let Some(verdict) = classify_http_answer(&answer) {
+                let _ = self.take_wire(id);
+                let retried = self.calls.get(&key).is_some_and(|c| c.version_retried);
+                return self.decide_after_probe(
+                    now,
+                    key,
+                    verdict,
+                    retried,
+                    crate::era::Decision::FallbackOnError,
+                );
+            }
+        }
+        if let Some(e) = error {
+            return self.on_error(now, id, e);
+        }
+        let _ = self.take_wire(id);
+        if status == 404 && self.era == Some(Era::Legacy) {
+            self.fail_call(key, RequestError::SessionExpired);
+            self.events.push_back(Event::SessionExpired);
+            self.state = State::Idle;
+            self.era = None;
+            return;
+        }
+        if is_probe {
+            return self.probe_undecided(key, RequestError::HttpStatus(status));
+        }
+        self.fail_call(key, RequestError::HttpStatus(status));
+    }
+
+    /// HTTP: the response stream of one request ended without its response.
+    /// The request is lost (M-54); a subscription ends.
+    pub fn handle_stream_closed(&mut self, now: Instant, request_id: &RequestId) {
+        let _ = now;
+        let Some(wire) = self.wires.resolve(request_id) else {
+            return;
+        };
+        let Some(key) = self.wires.get(wire).map(|w| w.call) else {
+            return;
+        };
+        self.wires.abandon(wire);
+        if let Some(c) = self.calls.get_mut(&key)
+            && c.wire == Some(wire)
+        {
+            c.wire = None;
+        }
+        self.fail_call(key, RequestError::TransportClosed);
+    }
+
+    /// The transport closed (stdio EOF, process exit, connection lost):
+    /// every call fails and the connection closes.
+    pub fn handle_transport_closed(&mut self, now: Instant, reason: CloseReason) {
+        let _ = (now, reason);
+        self.shut_down(|| RequestError::TransportClosed);
+    }
+}

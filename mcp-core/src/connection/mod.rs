@@ -1,0 +1,459 @@
+//! [`Connection`]: the sans-I/O client, one per server.
+//!
+//! Its methods come in quinn's four groups:
+//!
+//! * **getters**: [`Connection::state`], [`Connection::era`],
+//!   [`Connection::protocol_version`], [`Connection::server_info`], ...
+//! * **inputs**: [`Connection::handle_message`],
+//!   [`Connection::handle_timeout`], [`Connection::handle_http_error`],
+//!   [`Connection::handle_stream_closed`],
+//!   [`Connection::handle_transport_closed`];
+//! * **commands**: [`Connection::connect`], [`Connection::send_request`],
+//!   [`Connection::request`], [`Connection::list_all`],
+//!   [`Connection::listen`], [`Connection::respond`],
+//!   [`Connection::answer_input`], [`Connection::answer_task_input`],
+//!   [`Connection::cancel`], [`Connection::close`];
+//! * **outputs**: [`Connection::poll_transmit`], [`Connection::poll_event`],
+//!   [`Connection::poll_timeout`].
+//!
+//! **Drain rule**: after every input or command, drain `poll_transmit`
+//! and `poll_event` until they return `None`, then re-arm the single timer
+//! from `poll_timeout`.
+
+mod handshake;
+mod incoming;
+mod results;
+mod send;
+mod task_drive;
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::time::Instant;
+
+use mcp_types::capabilities::ServerCapabilities;
+use mcp_types::common::Implementation;
+use mcp_types::{Era, ProtocolVersion, RequestId, RequestMethod};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+use crate::cache::Cache;
+use crate::config::{Config, RequestOptions};
+use crate::correlation::Correlation;
+use crate::era::EraOutcome;
+use crate::error::UsageError;
+use crate::event::{Event, Transmit};
+use crate::headers::HeaderBindings;
+use crate::lifecycle::State;
+use crate::mrtr::{InputRound, RetryExtras, RoundCounter};
+use crate::pagination::Paginator;
+use crate::tasks::TaskSnapshot;
+use crate::timers::{Timer, TimerTable};
+
+/// Why the transport closed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CloseReason {
+    /// End of stream (stdout EOF, connection closed by the peer).
+    Eof,
+    /// An I/O error, described.
+    Error(String),
+}
+
+/// What the server told the client about itself.
+#[derive(Debug, Default)]
+struct ServerFacts {
+    info: Option<Implementation>,
+    capabilities: Option<ServerCapabilities>,
+    /// The capabilities as received, for path checks (`resources.subscribe`).
+    capabilities_raw: Option<Value>,
+    instructions: Option<String>,
+    discover: Option<Box<RawValue>>,
+}
+
+/// The role of one wire request within its call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Role {
+    /// The call's own request (or one of its retries or pages).
+    Main,
+    /// `tasks/get` for the call's task.
+    TaskGet,
+    /// 2025-11-25 `tasks/result` for the call's task.
+    TaskResult,
+    /// `tasks/update` or `tasks/cancel`: an acknowledgement only.
+    TaskAck,
+}
+
+#[derive(Debug)]
+struct Wire {
+    call: i64,
+    role: Role,
+}
+
+#[derive(Debug)]
+enum CallKind {
+    User,
+    List {
+        pager: Paginator,
+        items: Vec<Box<RawValue>>,
+        refresh_for: Option<i64>,
+    },
+    Probe,
+    Initialize,
+    Listen {
+        acked: bool,
+    },
+}
+
+#[derive(Debug)]
+struct TaskWatch {
+    snapshot: TaskSnapshot,
+    surfaced: HashSet<String>,
+    legacy: bool,
+}
+
+#[derive(Debug)]
+struct Call {
+    method: String,
+    params: Map<String, Value>,
+    opts: RequestOptions,
+    kind: CallKind,
+    wire: Option<i64>,
+    started: Instant,
+    total_deadline: Option<Instant>,
+    rounds: RoundCounter,
+    input: Option<InputRound>,
+    extras: RetryExtras,
+    version_retried: bool,
+    header_retried: bool,
+    task: Option<TaskWatch>,
+    cached: bool,
+    sends: u32,
+}
+
+/// The sans-I/O MCP client engine for one server.
+///
+/// See the [crate docs](crate) for the run loop and the drain rule.
+#[derive(Debug)]
+pub struct Connection {
+    config: Config,
+    /// `config.client_info`, serialized once.
+    client_info: Value,
+    /// The 2026-07-28 `clientCapabilities`, built once.
+    modern_capabilities: Value,
+    state: State,
+    era: Option<Era>,
+    version: Option<ProtocolVersion>,
+    outcome: Option<EraOutcome>,
+    pending_decision: Option<crate::era::Decision>,
+    server: ServerFacts,
+    wires: Correlation<Wire>,
+    calls: HashMap<i64, Call>,
+    server_requests: HashSet<RequestId>,
+    tools: HashMap<String, HeaderBindings>,
+    cache: Cache,
+    principal: String,
+    timers: TimerTable,
+    transmits: VecDeque<Transmit>,
+    events: VecDeque<Event>,
+    parked: Vec<i64>,
+}
+
+impl Connection {
+    /// A connection in state [`State::Idle`]; call [`Connection::connect`].
+    pub fn new(config: Config) -> Self {
+        let cache = Cache::new(config.cache_entries);
+        let client_info = serde_json::to_value(&config.client_info).unwrap_or_default();
+        let modern_capabilities = config.features.capabilities(true, &config.extensions);
+        Connection {
+            config,
+            client_info,
+            modern_capabilities,
+            state: State::Idle,
+            era: None,
+            version: None,
+            outcome: None,
+            pending_decision: None,
+            server: ServerFacts::default(),
+            wires: Correlation::default(),
+            calls: HashMap::new(),
+            server_requests: HashSet::new(),
+            tools: HashMap::new(),
+            cache,
+            principal: String::new(),
+            timers: TimerTable::default(),
+            transmits: VecDeque::new(),
+            events: VecDeque::new(),
+            parked: Vec::new(),
+        }
+    }
+
+    // ---- getters ----
+
+    /// The configuration.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Where the lifecycle is.
+    pub fn state(&self) -> State {
+        self.state
+    }
+
+    /// The negotiated era, once decided.
+    pub fn era(&self) -> Option<Era> {
+        self.era
+    }
+
+    /// The negotiated protocol version, once decided.
+    pub fn protocol_version(&self) -> Option<&ProtocolVersion> {
+        self.version.as_ref()
+    }
+
+    /// The era decision, for the facade to cache per server (M-25).
+    pub fn era_outcome(&self) -> Option<&EraOutcome> {
+        self.outcome.as_ref()
+    }
+
+    /// The server's identity (`serverInfo`; display only, M-06).
+    pub fn server_info(&self) -> Option<&Implementation> {
+        self.server.info.as_ref()
+    }
+
+    /// The server's capabilities (from `initialize` or `server/discover`).
+    pub fn server_capabilities(&self) -> Option<&ServerCapabilities> {
+        self.server.capabilities.as_ref()
+    }
+
+    /// The server's instructions.
+    pub fn instructions(&self) -> Option<&str> {
+        self.server.instructions.as_deref()
+    }
+
+    /// The last `DiscoverResult`, verbatim (2026-07-28).
+    pub fn discover_result(&self) -> Option<&RawValue> {
+        self.server.discover.as_deref()
+    }
+
+    /// Wire requests awaiting a response.
+    pub fn in_flight(&self) -> usize {
+        self.wires.len()
+    }
+
+    /// Calls in progress (a call may span several wire requests).
+    pub fn calls_in_progress(&self) -> usize {
+        self.calls.len()
+    }
+
+    /// The validated `x-mcp-header` bindings of a tool, once listed.
+    pub fn tool_headers(&self, tool: &str) -> Option<&HeaderBindings> {
+        self.tools.get(tool)
+    }
+
+    /// Number of cached results.
+    pub fn cache_len(&self) -> usize {
+        self.cache.len()
+    }
+
+    // ---- outputs ----
+
+    /// The next thing for the transport to send.
+    #[must_use]
+    pub fn poll_transmit(&mut self) -> Option<Transmit> {
+        self.transmits.pop_front()
+    }
+
+    /// The next event for the application.
+    #[must_use]
+    pub fn poll_event(&mut self) -> Option<Event> {
+        self.events.pop_front()
+    }
+
+    /// When to call [`Connection::handle_timeout`] next, and why.
+    #[must_use]
+    pub fn poll_timeout(&self) -> Option<(Instant, Timer)> {
+        self.timers.next()
+    }
+
+    // ---- commands ----
+
+    /// Sets the principal key that partitions `private` cache entries
+    /// (one per authorization context, e.g. a hash of the access token).
+    pub fn set_principal(&mut self, principal: impl Into<String>) {
+        self.principal = principal.into();
+    }
+
+    /// Sends a request of any method; `params` must be an object or absent.
+    /// Returns the call's id; the outcome arrives as `Event::Response` or
+    /// `Event::RequestFailed` (or task / input events).
+    ///
+    /// # Errors
+    /// A [`UsageError`] when the connection is not ready, the method does not
+    /// exist in the negotiated era, the server did not advertise it (strict
+    /// mode) or the params are not an object. Nothing is sent then.
+    pub fn send_request(
+        &mut self,
+        now: Instant,
+        method: &str,
+        params: Option<Value>,
+        opts: RequestOptions,
+    ) -> Result<RequestId, UsageError> {
+        let params = into_object(params)?;
+        self.start_call(now, method, params, opts, CallKind::User)
+    }
+
+    /// Sends a typed request; decode the result with
+    /// [`Completed::decode_as::<M>`](crate::Completed::decode_as).
+    ///
+    /// # Errors
+    /// As [`Connection::send_request`], plus params that do not serialize.
+    pub fn request<M: RequestMethod>(
+        &mut self,
+        now: Instant,
+        params: &M::Params,
+        opts: RequestOptions,
+    ) -> Result<RequestId, UsageError> {
+        let value = serde_json::to_value(params)?;
+        self.send_request(now, M::METHOD, Some(value), opts)
+    }
+
+    /// Calls a tool (`tools/call {name, arguments}`).
+    ///
+    /// # Errors
+    /// As [`Connection::send_request`].
+    pub fn call_tool(
+        &mut self,
+        now: Instant,
+        name: &str,
+        arguments: Value,
+        opts: RequestOptions,
+    ) -> Result<RequestId, UsageError> {
+        let params = serde_json::json!({ "name": name, "arguments": arguments });
+        self.send_request(now, "tools/call", Some(params), opts)
+    }
+
+    /// Lists every page of a paginated method (`tools/list`,
+    /// `prompts/list`, `resources/list`, `resources/templates/list`,
+    /// `tasks/list`); the items arrive in one `Event::ListComplete`.
+    ///
+    /// # Errors
+    /// As [`Connection::send_request`].
+    pub fn list_all(
+        &mut self,
+        now: Instant,
+        method: &str,
+        params: Option<Value>,
+        opts: RequestOptions,
+    ) -> Result<RequestId, UsageError> {
+        let params = into_object(params)?;
+        let kind = CallKind::List {
+            pager: Paginator::new(self.config.max_pages),
+            items: Vec::new(),
+            refresh_for: None,
+        };
+        self.start_call(now, method, params, opts, kind)
+    }
+
+    /// Opens a 2026-07-28 subscription (`subscriptions/listen`) with this
+    /// filter (`{"toolsListChanged": true, ...}`).
+    ///
+    /// # Errors
+    /// As [`Connection::send_request`]; `WrongEra` on a legacy connection
+    /// (use `resources/subscribe` there).
+    pub fn listen(
+        &mut self,
+        now: Instant,
+        filter: Value,
+        opts: RequestOptions,
+    ) -> Result<RequestId, UsageError> {
+        let mut params = Map::new();
+        params.insert("notifications".into(), filter);
+        self.start_call(
+            now,
+            "subscriptions/listen",
+            params,
+            opts,
+            CallKind::Listen { acked: false },
+        )
+    }
+
+    /// Answers one input request of a call (2026-07-28 multi round-trip).
+    /// When every input of the round is answered the request is resent.
+    ///
+    /// # Errors
+    /// [`UsageError::UnknownCall`] or [`UsageError::UnknownInput`].
+    pub fn answer_input(
+        &mut self,
+        now: Instant,
+        call: &RequestId,
+        key: &str,
+        response: Value,
+    ) -> Result<(), UsageError> {
+        let unknown = || UsageError::UnknownInput {
+            call: call.clone(),
+            key: key.to_owned(),
+        };
+        let k = self.call_key(call)?;
+        let c = self.calls.get_mut(&k).ok_or_else(unknown)?;
+        let round = c.input.as_mut().ok_or_else(unknown)?;
+        if !round.answer(key, response) {
+            return Err(unknown());
+        }
+        if round.is_complete() {
+            if let Some(round) = c.input.take() {
+                c.extras = round.into_retry();
+            }
+            self.send_main(now, k);
+        }
+        Ok(())
+    }
+
+    /// Answers a server-to-client request (2025-11-25).
+    ///
+    /// # Errors
+    /// [`UsageError::UnknownServerRequest`] when no such request awaits an
+    /// answer (already answered, cancelled, or never received).
+    pub fn respond(
+        &mut self,
+        now: Instant,
+        id: &RequestId,
+        result: Result<Value, mcp_types::jsonrpc::ErrorObject>,
+    ) -> Result<(), UsageError> {
+        let _ = now;
+        if !self.server_requests.remove(id) {
+            return Err(UsageError::UnknownServerRequest(id.clone()));
+        }
+        self.send_response(id.clone(), result)
+    }
+
+    /// Cancels a call: the request fails with `RequestError::Cancelled`, the
+    /// server is told (`notifications/cancelled`, a closed stream, or
+    /// `tasks/cancel` for a task) and a late reply is absorbed.
+    ///
+    /// # Errors
+    /// [`UsageError::UnknownCall`]; [`UsageError::CannotCancelInitialize`].
+    pub fn cancel(&mut self, now: Instant, call: &RequestId) -> Result<(), UsageError> {
+        let k = self.call_key(call)?;
+        self.cancel_call(now, k, "cancelled by the client")
+    }
+
+    /// Closes the connection: every call fails with `RequestError::Closed`
+    /// and `Event::Closed` follows. The transport then closes (stdin EOF,
+    /// or HTTP DELETE of a legacy session).
+    pub fn close(&mut self, now: Instant) {
+        let _ = now;
+        self.shut_down(|| crate::error::RequestError::Closed);
+    }
+
+    fn call_key(&self, call: &RequestId) -> Result<i64, UsageError> {
+        call.as_number()
+            .filter(|k| self.calls.contains_key(k))
+            .ok_or_else(|| UsageError::UnknownCall(call.clone()))
+    }
+}
+
+fn into_object(params: Option<Value>) -> Result<Map<String, Value>, UsageError> {
+    match params {
+        None | Some(Value::Null) => Ok(Map::new()),
+        Some(Value::Object(m)) => Ok(m),
+        Some(_) => Err(UsageError::ParamsNotObject),
+    }
+}

@@ -1,0 +1,347 @@
+//! Results and errors of a call's main request: `resultType` dispatch,
+//! completion, pagination, multi round-trip rounds, version and header
+//! retries.
+
+use std::time::Instant;
+
+use mcp_types::jsonrpc::ErrorObject;
+use mcp_types::{Era, ErrorCode, RequestId};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+use super::{CallKind, Connection};
+use crate::config::{InputMode, RequestOptions};
+use crate::error::{PeerMisbehaved, RequestError};
+use crate::event::{Completed, Event, SubscriptionEnd};
+use crate::headers::HeaderBindings;
+use crate::lifecycle::modern::{self, ResultKind};
+use crate::mrtr::InputRound;
+use crate::pagination::{PageStep, Paginator, items_key};
+use crate::tasks::TaskSnapshot;
+use crate::timers::Timer;
+use crate::wire::ResultHead;
+
+fn invalid(method: &str, reason: impl ToString) -> RequestError {
+    RequestError::Peer(PeerMisbehaved::InvalidResult {
+        method: method.to_owned(),
+        reason: reason.to_string(),
+    })
+}
+
+impl Connection {
+    pub(super) fn on_main_result(&mut self, now: Instant, key: i64, raw: Box<RawValue>) {
+        let Some(c) = self.calls.get(&key) else {
+            return;
+        };
+        let method = c.method.clone();
+        match c.kind {
+            CallKind::Probe => return self.on_discover(now, key, raw),
+            CallKind::Initialize => return self.on_initialize(now, key, &raw),
+            CallKind::Listen { .. } => {
+                return self.end_subscription(key, SubscriptionEnd::Completed);
+            }
+            _ => {}
+        }
+        let task_augmented = c.params.contains_key("task");
+        if self.era == Some(Era::Modern) {
+            let head: ResultHead = match serde_json::from_str(raw.get()) {
+                Ok(h) => h,
+                Err(e) => return self.fail_call(key, invalid(&method, e)),
+            };
+            let kind = modern::classify_result(
+                &method,
+                head.result_type.as_deref(),
+                self.config.features.tasks,
+            );
+            match kind {
+                Ok(ResultKind::Complete) => self.on_complete(now, key, raw, &head),
+                Ok(ResultKind::InputRequired) => self.on_input_required(now, key, raw),
+                Ok(ResultKind::Task) => match TaskSnapshot::from_flat(&raw) {
+                    Ok(t) => self.on_task_created(now, key, t, false),
+                    Err(e) => self.fail_call(key, invalid(&method, e)),
+                },
+                Err(p) => self.fail_call(key, RequestError::Peer(p)),
+            }
+        } else if task_augmented {
+            match TaskSnapshot::from_legacy_create(&raw) {
+                Ok(t) => self.on_task_created(now, key, t, true),
+                Err(e) => self.fail_call(key, invalid(&method, e)),
+            }
+        } else {
+            let head = if matches!(c.kind, CallKind::List { .. }) {
+                match serde_json::from_str(raw.get()) {
+                    Ok(h) => h,
+                    Err(e) => return self.fail_call(key, invalid(&method, e)),
+                }
+            } else {
+                ResultHead::default()
+            };
+            self.on_complete(now, key, raw, &head);
+        }
+    }
+
+    fn on_complete(&mut self, now: Instant, key: i64, mut raw: Box<RawValue>, head: &ResultHead) {
+        let Some(c) = self.calls.get(&key) else {
+            return;
+        };
+        let method = c.method.clone();
+        if method == "tools/list" && !c.cached {
+            match self.filter_tools(&raw) {
+                Ok(Some(filtered)) => raw = filtered,
+                Ok(None) => {}
+                Err(e) => return self.fail_call(key, invalid(&method, e)),
+            }
+        }
+        let Some(c) = self.calls.get(&key) else {
+            return;
+        };
+        if self.era == Some(Era::Modern)
+            && !c.cached
+            && !c.extras.is_retry()
+            && self.config.cache_entries > 0
+            && crate::cache::is_cacheable(&method)
+        {
+            self.cache.insert(
+                now,
+                &method,
+                &c.params,
+                &self.principal,
+                head.ttl_ms,
+                crate::cache::CacheScope::parse(head.cache_scope.as_deref()),
+                raw.clone(),
+            );
+            self.arm_cache_timer();
+        }
+        let is_list = self
+            .calls
+            .get(&key)
+            .is_some_and(|c| matches!(c.kind, CallKind::List { .. }));
+        if is_list {
+            return self.on_page(now, key, &raw, head.next_cursor.as_deref());
+        }
+        let Some(c) = self.remove_call(key) else {
+            return;
+        };
+        self.events.push_back(Event::Response(Completed {
+            id: RequestId::Number(key),
+            method,
+            result: raw,
+            cached: c.cached,
+        }));
+    }
+
+    fn on_page(&mut self, now: Instant, key: i64, raw: &RawValue, next: Option<&str>) {
+        let Some(c) = self.calls.get_mut(&key) else {
+            return;
+        };
+        let method = c.method.clone();
+        let Some(items_name) = items_key(&method) else {
+            return self.fail_call(key, invalid(&method, "not a paginated method"));
+        };
+        let items: Vec<Box<RawValue>> = match page_items(raw, items_name) {
+            Ok(i) => i,
+            Err(e) => return self.fail_call(key, invalid(&method, e)),
+        };
+        let CallKind::List {
+            pager,
+            items: all,
+            refresh_for,
+        } = &mut c.kind
+        else {
+            return;
+        };
+        all.extend(items);
+        let refresh_for = *refresh_for;
+        match pager.on_page(next) {
+            Ok(PageStep::Fetch(cursor)) => {
+                c.params.insert("cursor".into(), Value::String(cursor));
+                self.send_main(now, key);
+            }
+            Ok(PageStep::Done) => {
+                let Some(c) = self.remove_call(key) else {
+                    return;
+                };
+                let CallKind::List { pager, items, .. } = c.kind else {
+                    return;
+                };
+                match refresh_for {
+                    Some(original) => self.send_main(now, original),
+                    None => self.events.push_back(Event::ListComplete {
+                        id: RequestId::Number(key),
+                        method,
+                        items,
+                        pages: pager.pages(),
+                    }),
+                }
+            }
+            Err(e) => self.fail_call(key, RequestError::Pagination(e)),
+        }
+    }
+
+    /// Records `x-mcp-header` bindings of listed tools and, on HTTP, drops
+    /// tools whose annotations are invalid (M-47). Returns a rewritten
+    /// result only when a tool was dropped.
+    fn filter_tools(&mut self, raw: &RawValue) -> Result<Option<Box<RawValue>>, serde_json::Error> {
+        #[derive(Deserialize)]
+        struct ToolHead {
+            name: String,
+            #[serde(default, rename = "inputSchema")]
+            input_schema: Value,
+        }
+        #[derive(Deserialize)]
+        struct Tools<'a> {
+            #[serde(borrow)]
+            tools: Vec<&'a RawValue>,
+        }
+        let list: Tools<'_> = serde_json::from_str(raw.get())?;
+        let mut dropped = false;
+        let mut kept = Vec::with_capacity(list.tools.len());
+        for t in list.tools {
+            let head: ToolHead = serde_json::from_str(t.get())?;
+            match HeaderBindings::from_tool(&head.input_schema) {
+                Ok(b) => {
+                    self.tools.insert(head.name, b);
+                    kept.push(t);
+                }
+                Err(reason) if self.is_http() => {
+                    dropped = true;
+                    self.tools.remove(&head.name);
+                    self.events.push_back(Event::ToolDropped {
+                        name: head.name,
+                        reason,
+                    });
+                }
+                Err(_) => kept.push(t),
+            }
+        }
+        if !dropped {
+            return Ok(None);
+        }
+        let mut obj: Map<String, Value> = serde_json::from_str(raw.get())?;
+        obj.insert("tools".into(), serde_json::to_value(&kept)?);
+        Ok(Some(serde_json::value::to_raw_value(&obj)?))
+    }
+
+    fn on_input_required(&mut self, now: Instant, key: i64, raw: Box<RawValue>) {
+        let mode = self.config.input_mode;
+        let Some(c) = self.calls.get_mut(&key) else {
+            return;
+        };
+        let method = c.method.clone();
+        if !c.rounds.next_round() {
+            let rounds = c.rounds.rounds().saturating_sub(1);
+            return self.fail_call(key, RequestError::RoundLimit { rounds, last: raw });
+        }
+        if mode == InputMode::Manual {
+            self.remove_call(key);
+            self.events.push_back(Event::InputRequired {
+                id: RequestId::Number(key),
+                method,
+                result: raw,
+            });
+            return;
+        }
+        let (round, requests) = match InputRound::open(&raw) {
+            Ok(r) => r,
+            Err(e) => return self.fail_call(key, invalid(&method, e)),
+        };
+        c.extras = crate::mrtr::RetryExtras::default();
+        if requests.is_empty() {
+            c.extras = round.into_retry();
+            return self.send_main(now, key);
+        }
+        c.input = Some(round);
+        // Waiting for a human: the per-request deadline pauses; the total
+        // deadline (if any) still applies.
+        let total = c.total_deadline;
+        let timer = Timer::Request(RequestId::Number(key));
+        match total {
+            Some(at) => self.timers.set(timer, at),
+            None => self.timers.cancel(&timer),
+        }
+        for request in requests {
+            self.events.push_back(Event::InputRequested {
+                id: RequestId::Number(key),
+                request,
+            });
+        }
+    }
+
+    pub(super) fn on_main_error(&mut self, now: Instant, key: i64, error: ErrorObject) {
+        let Some(c) = self.calls.get_mut(&key) else {
+            return;
+        };
+        match c.kind {
+            CallKind::Probe => return self.on_probe_error(now, key, &error),
+            CallKind::Initialize => return self.on_initialize_error(now, key, error),
+            _ => {}
+        }
+        let modern = self.era == Some(Era::Modern);
+        if modern && error.code == ErrorCode::UNSUPPORTED_PROTOCOL_VERSION && !c.version_retried {
+            c.version_retried = true;
+            let supported = crate::era::supported_versions(&error);
+            let prefs = self.config.era.versions();
+            match crate::era::best_mutual(&prefs, &supported) {
+                Some(v) if v.era() == Some(Era::Modern) && Some(&v) != self.version.as_ref() => {
+                    self.version = Some(v);
+                    return self.send_main(now, key);
+                }
+                Some(v) if v.era() == Some(Era::Legacy) => {
+                    self.parked.push(key);
+                    let _ = self.start_initialize(now, v, crate::era::Decision::ModernError);
+                    return;
+                }
+                _ => {}
+            }
+        }
+        if modern
+            && error.code == ErrorCode::HEADER_MISMATCH
+            && c.method == "tools/call"
+            && !c.header_retried
+        {
+            c.header_retried = true;
+            self.timers.cancel(&Timer::Request(RequestId::Number(key)));
+            let kind = CallKind::List {
+                pager: Paginator::new(self.config.max_pages),
+                items: Vec::new(),
+                refresh_for: Some(key),
+            };
+            let opts = RequestOptions::default().without_cache();
+            if self
+                .start_call(now, "tools/list", Map::new(), opts, kind)
+                .is_ok()
+            {
+                return;
+            }
+        }
+        let Some(c) = self.calls.get(&key) else {
+            return;
+        };
+        if matches!(c.kind, CallKind::List { .. })
+            && error.code == ErrorCode::INVALID_PARAMS
+            && c.params.contains_key("cursor")
+        {
+            // A once-valid cursor failed: drop every cached page (M-102).
+            let method = c.method.clone();
+            self.cache.invalidate_methods(&[method.as_str()]);
+        }
+        self.fail_call(key, RequestError::Remote(error));
+    }
+
+    pub(super) fn arm_cache_timer(&mut self) {
+        match self.cache.next_expiry() {
+            Some(at) => self.timers.set(Timer::CacheExpiry, at),
+            None => self.timers.cancel(&Timer::CacheExpiry),
+        }
+    }
+}
+
+fn page_items(raw: &RawValue, key: &str) -> Result<Vec<Box<RawValue>>, serde_json::Error> {
+    let mut obj: std::collections::HashMap<String, Box<RawValue>> =
+        serde_json::from_str(raw.get())?;
+    match obj.remove(key) {
+        Some(arr) => serde_json::from_str(arr.get()),
+        None => Ok(Vec::new()),
+    }
+}

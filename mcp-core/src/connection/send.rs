@@ -1,0 +1,543 @@
+//! Outgoing traffic: starting calls, encoding requests once, routing data,
+//! cancellation on the wire, deadlines, and ending calls.
+
+use std::time::Instant;
+
+use mcp_types::jsonrpc::{ErrorObject, ErrorResponse, Message, Notification, Response};
+use mcp_types::routing::HttpRouting;
+use mcp_types::{Era, RequestId};
+use serde::Serialize;
+use serde::ser::SerializeMap;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value, json};
+
+use super::{Call, CallKind, Connection, Role, Wire};
+use crate::config::TransportKind;
+use crate::error::{RequestError, UsageError};
+use crate::event::{Event, SubscriptionEnd, Transmit};
+use crate::lifecycle::{State, has_capability, legacy, modern};
+use crate::mrtr::{RetryExtras, RoundCounter};
+use crate::timers::Timer;
+
+/// Methods that exist only in 2026-07-28.
+const MODERN_ONLY: [&str; 3] = ["server/discover", "subscriptions/listen", "tasks/update"];
+
+struct OutParams<'a> {
+    base: &'a Map<String, Value>,
+    extras: &'a RetryExtras,
+    meta: Option<&'a Map<String, Value>>,
+}
+
+impl Serialize for OutParams<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(None)?;
+        for (k, v) in self.base {
+            if !matches!(k.as_str(), "_meta" | "inputResponses" | "requestState") {
+                map.serialize_entry(k, v)?;
+            }
+        }
+        if let Some(r) = &self.extras.input_responses {
+            map.serialize_entry("inputResponses", r)?;
+        }
+        if let Some(state) = &self.extras.request_state {
+            map.serialize_entry("requestState", state)?;
+        }
+        if let Some(meta) = self.meta {
+            map.serialize_entry("_meta", meta)?;
+        }
+        map.end()
+    }
+}
+
+#[derive(Serialize)]
+struct OutRequest<'a> {
+    jsonrpc: &'static str,
+    id: i64,
+    method: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    params: Option<OutParams<'a>>,
+}
+
+impl Connection {
+    pub(super) fn start_call(
+        &mut self,
+        now: Instant,
+        method: &str,
+        mut params: Map<String, Value>,
+        opts: crate::config::RequestOptions,
+        kind: CallKind,
+    ) -> Result<RequestId, UsageError> {
+        let handshake = matches!(kind, CallKind::Probe | CallKind::Initialize);
+        match self.state {
+            State::Closed => return Err(UsageError::Closed),
+            State::Ready => {}
+            _ if handshake => {}
+            _ => return Err(UsageError::NotReady),
+        }
+        let mut opts = opts;
+        if let Some(Value::Object(meta)) = params.remove("_meta") {
+            for (k, v) in meta {
+                opts.meta.entry(k).or_insert(v);
+            }
+        }
+        let mut extras = opts.retry.take().unwrap_or_default();
+        if let Some(Value::Object(r)) = params.remove("inputResponses") {
+            extras
+                .input_responses
+                .get_or_insert_with(Map::new)
+                .extend(r);
+        }
+        if let Some(state) = params.remove("requestState") {
+            extras.request_state = Some(serde_json::value::to_raw_value(&state)?);
+        }
+        if !handshake {
+            self.check_method(method, &mut params, &opts)?;
+        }
+        let total = opts.max_total.or(self.config.max_total);
+        let key = self.wires.reserve();
+        let call = Call {
+            method: method.to_owned(),
+            params,
+            opts,
+            kind,
+            wire: None,
+            started: now,
+            total_deadline: total.and_then(|t| now.checked_add(t)),
+            rounds: RoundCounter::new(self.config.max_rounds),
+            input: None,
+            extras,
+            version_retried: false,
+            header_retried: false,
+            task: None,
+            cached: false,
+            sends: 0,
+        };
+        self.calls.insert(key, call);
+        self.send_main(now, key);
+        Ok(RequestId::Number(key))
+    }
+
+    fn check_method(
+        &self,
+        method: &str,
+        params: &mut Map<String, Value>,
+        opts: &crate::config::RequestOptions,
+    ) -> Result<(), UsageError> {
+        let era = self.era.unwrap_or(Era::Legacy);
+        let caps = self.server.capabilities_raw.as_ref();
+        let required = match era {
+            Era::Modern => {
+                if let Some(replacement) = modern::retired(method) {
+                    return Err(UsageError::RetiredMethod {
+                        method: method.to_owned(),
+                        replacement,
+                    });
+                }
+                modern::required_capability(method)
+            }
+            Era::Legacy => {
+                if MODERN_ONLY.contains(&method) {
+                    return Err(UsageError::WrongEra {
+                        method: method.to_owned(),
+                        era,
+                    });
+                }
+                if let Some(ttl) = opts.task_ttl {
+                    let task = ttl.map_or_else(|| json!({}), |t| json!({ "ttl": t }));
+                    params.insert("task".into(), task);
+                }
+                legacy::required_capability(method, params)
+            }
+        };
+        if let (true, Some(capability), Some(caps)) =
+            (self.config.strict_capabilities, required, caps)
+            && !has_capability(caps, capability)
+        {
+            return Err(UsageError::CapabilityNotAdvertised {
+                method: method.to_owned(),
+                capability,
+            });
+        }
+        Ok(())
+    }
+
+    /// Sends (or resends, with a fresh id) the main request of a call,
+    /// serving it from the cache when possible.
+    pub(super) fn send_main(&mut self, now: Instant, key: i64) {
+        if let Some(raw) = self.cache_hit(now, key) {
+            if let Some(c) = self.calls.get_mut(&key) {
+                c.cached = true;
+            }
+            self.on_main_result(now, key, raw);
+            return;
+        }
+        let Some(c) = self.calls.get_mut(&key) else {
+            return;
+        };
+        let id = if c.sends == 0 {
+            key
+        } else {
+            self.wires.reserve()
+        };
+        c.sends += 1;
+        c.cached = false;
+        self.wires.insert_reserved(
+            id,
+            Wire {
+                call: key,
+                role: Role::Main,
+            },
+        );
+        match self.encode_call(id, key) {
+            Ok((bytes, routing)) => {
+                self.transmits
+                    .push_back(Transmit::Message { bytes, routing });
+                if let Some(c) = self.calls.get_mut(&key) {
+                    c.wire = Some(id);
+                }
+                self.arm_request_timer(now, key);
+            }
+            Err(e) => {
+                self.wires.abandon(id);
+                self.fail_call(key, RequestError::Build(e));
+            }
+        }
+    }
+
+    fn cache_hit(&self, now: Instant, key: i64) -> Option<Box<RawValue>> {
+        let c = self.calls.get(&key)?;
+        let usable = self.era == Some(Era::Modern)
+            && !c.opts.no_cache
+            && !c.extras.is_retry()
+            && crate::cache::is_cacheable(&c.method);
+        if !usable {
+            return None;
+        }
+        self.cache
+            .lookup(now, &c.method, &c.params, &self.principal)
+            .map(ToOwned::to_owned)
+    }
+
+    fn encode_call(&self, id: i64, key: i64) -> Result<(Vec<u8>, HttpRouting), serde_json::Error> {
+        let c = self
+            .calls
+            .get(&key)
+            .ok_or_else(|| serde::ser::Error::custom("call vanished while encoding"))?;
+        let mut meta = c.opts.meta.clone();
+        if c.opts.progress {
+            meta.insert("progressToken".into(), json!(key));
+        }
+        let modern = self.era == Some(Era::Modern) || matches!(c.kind, CallKind::Probe);
+        let version = self.version.clone();
+        let meta = match (&version, modern) {
+            (Some(v), true) => Some(modern::request_meta(
+                v,
+                self.modern_capabilities.clone(),
+                &self.client_info,
+                self.config.log_level.as_deref(),
+                &meta,
+            )),
+            _ => (!meta.is_empty()).then_some(meta),
+        };
+        let has_params = !c.params.is_empty() || meta.is_some() || c.extras.is_retry();
+        let out = OutRequest {
+            jsonrpc: "2.0",
+            id,
+            method: &c.method,
+            params: has_params.then_some(OutParams {
+                base: &c.params,
+                extras: &c.extras,
+                meta: meta.as_ref(),
+            }),
+        };
+        let bytes = serde_json::to_vec(&out)?;
+        let mut routing = match (&version, matches!(c.kind, CallKind::Initialize)) {
+            (Some(v), false) => HttpRouting::new(v.clone()),
+            _ => HttpRouting::default(),
+        };
+        routing = routing.with_request_id(RequestId::Number(id));
+        if modern {
+            routing = routing.with_method(&c.method);
+            if let Some(name) = crate::headers::mcp_name(&c.method, &c.params) {
+                routing = routing.with_name(name);
+            }
+            if c.method == "tools/call" {
+                let tool = c.params.get("name").and_then(Value::as_str).unwrap_or("");
+                if let Some(b) = self.tools.get(tool) {
+                    routing.params = b.derive(c.params.get("arguments"));
+                }
+            }
+        }
+        if matches!(c.kind, CallKind::Listen { .. }) {
+            routing = routing.long_lived();
+        }
+        Ok((bytes, routing))
+    }
+
+    /// Sends a task-side request (`tasks/get`, `tasks/result`, `tasks/update`,
+    /// `tasks/cancel`) for a call.
+    pub(super) fn send_task_request(
+        &mut self,
+        now: Instant,
+        key: i64,
+        method: &str,
+        mut params: Map<String, Value>,
+        role: Role,
+    ) {
+        let Some(c) = self.calls.get(&key) else {
+            return;
+        };
+        let Some(task) = &c.task else {
+            return;
+        };
+        params.insert("taskId".into(), json!(task.snapshot.task_id));
+        let id = self.wires.insert(Wire { call: key, role });
+        let modern = self.era == Some(Era::Modern);
+        let meta = match (&self.version, modern) {
+            (Some(v), true) => Some(modern::request_meta(
+                v,
+                self.modern_capabilities.clone(),
+                &self.client_info,
+                None,
+                &Map::new(),
+            )),
+            _ => None,
+        };
+        let extras = RetryExtras::default();
+        let out = OutRequest {
+            jsonrpc: "2.0",
+            id,
+            method,
+            params: Some(OutParams {
+                base: &params,
+                extras: &extras,
+                meta: meta.as_ref(),
+            }),
+        };
+        let Ok(bytes) = serde_json::to_vec(&out) else {
+            self.wires.abandon(id);
+            return;
+        };
+        let mut routing = self.base_routing().with_request_id(RequestId::Number(id));
+        if modern {
+            routing = routing
+                .with_method(method)
+                .with_name(crate::headers::encode_header_value(
+                    params.get("taskId").and_then(Value::as_str).unwrap_or(""),
+                ));
+        }
+        self.transmits
+            .push_back(Transmit::Message { bytes, routing });
+        if role != Role::TaskAck {
+            if let Some(c) = self.calls.get_mut(&key) {
+                c.wire = Some(id);
+            }
+            self.arm_request_timer(now, key);
+        }
+    }
+
+    fn base_routing(&self) -> HttpRouting {
+        self.version
+            .clone()
+            .map(HttpRouting::new)
+            .unwrap_or_default()
+    }
+
+    /// Sends a notification.
+    pub(super) fn send_notification(&mut self, method: &str, params: Option<Value>) {
+        let params = params.and_then(|p| serde_json::value::to_raw_value(&p).ok());
+        let msg = Message::Notification(Notification {
+            method: method.to_owned(),
+            params,
+        });
+        let Ok(bytes) = msg.to_vec() else {
+            return;
+        };
+        let mut routing = self.base_routing();
+        if self.era == Some(Era::Modern) {
+            routing = routing.with_method(method);
+        }
+        self.transmits
+            .push_back(Transmit::Message { bytes, routing });
+    }
+
+    pub(super) fn send_response(
+        &mut self,
+        id: RequestId,
+        result: Result<Value, ErrorObject>,
+    ) -> Result<(), UsageError> {
+        let msg = match result {
+            Ok(v) => Message::Response(Response {
+                id,
+                result: serde_json::value::to_raw_value(&v)?,
+            }),
+            Err(error) => Message::Error(ErrorResponse {
+                id: Some(id),
+                error,
+            }),
+        };
+        let bytes = msg.to_vec()?;
+        let routing = self.base_routing();
+        self.transmits
+            .push_back(Transmit::Message { bytes, routing });
+        Ok(())
+    }
+
+    /// Tells the server a wire request is abandoned: `notifications/cancelled`
+    /// (2025-11-25, and stdio in 2026-07-28) or a closed stream (HTTP in
+    /// 2026-07-28).
+    pub(super) fn cancel_on_wire(&mut self, wire: i64, reason: &str) {
+        if self.wires.abandon(wire).is_none() {
+            return;
+        }
+        if self.era == Some(Era::Modern) && self.config.transport == TransportKind::Http {
+            self.transmits.push_back(Transmit::CloseStream {
+                request_id: RequestId::Number(wire),
+            });
+        } else {
+            self.send_notification(
+                "notifications/cancelled",
+                Some(json!({ "requestId": wire, "reason": reason })),
+            );
+        }
+    }
+
+    pub(super) fn cancel_call(
+        &mut self,
+        now: Instant,
+        key: i64,
+        reason: &str,
+    ) -> Result<(), UsageError> {
+        let Some(c) = self.calls.get(&key) else {
+            return Err(UsageError::UnknownCall(RequestId::Number(key)));
+        };
+        if matches!(c.kind, CallKind::Initialize) {
+            return Err(UsageError::CannotCancelInitialize);
+        }
+        let wire = c.wire;
+        if c.task.is_some() {
+            if let Some(w) = wire {
+                self.wires.abandon(w);
+            }
+            // Tasks are cancelled with tasks/cancel, never notifications/cancelled
+            // (L-66, T-11); a 2025-11-25 server must have declared tasks.cancel.
+            let allowed = self.era == Some(Era::Modern)
+                || self
+                    .server
+                    .capabilities_raw
+                    .as_ref()
+                    .is_some_and(|caps| has_capability(caps, "tasks.cancel"));
+            if allowed {
+                self.send_task_request(now, key, "tasks/cancel", Map::new(), Role::TaskAck);
+            }
+        } else if let Some(w) = wire {
+            self.cancel_on_wire(w, reason);
+        }
+        if let Some(c) = self.calls.get_mut(&key) {
+            c.wire = None;
+        }
+        if matches!(
+            self.calls.get(&key).map(|c| &c.kind),
+            Some(CallKind::Listen { .. })
+        ) {
+            self.end_subscription(key, SubscriptionEnd::Cancelled);
+        } else {
+            self.fail_call(key, RequestError::Cancelled);
+        }
+        Ok(())
+    }
+
+    /// Arms the call's request deadline: the per-request timeout, capped by
+    /// the maximum total; none for subscriptions.
+    pub(super) fn arm_request_timer(&mut self, now: Instant, key: i64) {
+        let Some(c) = self.calls.get(&key) else {
+            return;
+        };
+        let timer = Timer::Request(RequestId::Number(key));
+        if matches!(c.kind, CallKind::Listen { .. }) {
+            return;
+        }
+        if matches!(c.kind, CallKind::Probe) && self.config.transport == TransportKind::Stdio {
+            self.timers
+                .set(Timer::Probe, now + self.config.probe_timeout);
+            return;
+        }
+        let timeout = c.opts.timeout.unwrap_or(self.config.request_timeout);
+        let at = timeout.and_then(|t| now.checked_add(t));
+        let at = match (at, c.total_deadline) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        match at {
+            Some(at) => self.timers.set(timer, at),
+            None => self.timers.cancel(&timer),
+        }
+    }
+
+    /// Removes a call and its timers, abandoning its in-flight request.
+    pub(super) fn remove_call(&mut self, key: i64) -> Option<Call> {
+        let c = self.calls.remove(&key)?;
+        if let Some(w) = c.wire {
+            self.wires.abandon(w);
+        }
+        self.timers.cancel(&Timer::Request(RequestId::Number(key)));
+        self.timers.cancel(&Timer::TaskPoll(RequestId::Number(key)));
+        if matches!(c.kind, CallKind::Probe) {
+            self.timers.cancel(&Timer::Probe);
+        }
+        Some(c)
+    }
+
+    /// Ends a call with an error event of the kind that fits it.
+    pub(super) fn fail_call(&mut self, key: i64, error: RequestError) {
+        let Some(c) = self.remove_call(key) else {
+            return;
+        };
+        let id = RequestId::Number(key);
+        match c.kind {
+            CallKind::Listen { .. } => self.events.push_back(Event::SubscriptionEnded {
+                id,
+                reason: SubscriptionEnd::Failed(error),
+            }),
+            CallKind::Probe | CallKind::Initialize => {
+                self.connect_failed(crate::error::ConnectError::Request(error));
+            }
+            CallKind::List {
+                refresh_for: Some(original),
+                ..
+            } => self.fail_call(original, error),
+            _ => self.events.push_back(Event::RequestFailed {
+                id,
+                method: c.method,
+                error,
+            }),
+        }
+    }
+
+    pub(super) fn end_subscription(&mut self, key: i64, reason: SubscriptionEnd) {
+        if self.remove_call(key).is_some() {
+            self.events.push_back(Event::SubscriptionEnded {
+                id: RequestId::Number(key),
+                reason,
+            });
+        }
+    }
+
+    /// Fails everything and closes.
+    pub(super) fn shut_down(&mut self, error: impl Fn() -> RequestError) {
+        if self.state == State::Closed {
+            return;
+        }
+        let mut keys: Vec<i64> = self.calls.keys().copied().collect();
+        keys.sort_unstable();
+        self.state = State::Closed;
+        for k in keys {
+            self.fail_call(k, error());
+        }
+        self.wires.drain();
+        self.server_requests.clear();
+        self.parked.clear();
+        self.timers = crate::timers::TimerTable::default();
+        self.events.push_back(Event::Closed);
+    }
+}

@@ -1,0 +1,223 @@
+//! Driving a task created by a call: polling, outcomes, input.
+
+use std::collections::HashSet;
+use std::time::Instant;
+
+use mcp_types::{Era, RequestId};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value, json};
+
+use super::{Connection, Role, TaskWatch};
+use crate::error::{PeerMisbehaved, RequestError, UsageError};
+use crate::event::{Completed, Event};
+use crate::mrtr::InputRequest;
+use crate::tasks::{PollDecision, PollOptions, TaskSnapshot, TaskStatus, decide};
+use crate::timers::Timer;
+use crate::wire;
+
+impl Connection {
+    pub(super) fn on_task_created(
+        &mut self,
+        now: Instant,
+        key: i64,
+        task: TaskSnapshot,
+        legacy: bool,
+    ) {
+        let Some(c) = self.calls.get_mut(&key) else {
+            return;
+        };
+        c.task = Some(TaskWatch {
+            snapshot: task.clone(),
+            surfaced: HashSet::new(),
+            legacy,
+        });
+        self.events.push_back(Event::TaskCreated {
+            id: RequestId::Number(key),
+            task,
+        });
+        self.schedule_poll(now, key);
+    }
+
+    fn schedule_poll(&mut self, now: Instant, key: i64) {
+        let Some(c) = self.calls.get(&key) else {
+            return;
+        };
+        let Some(w) = &c.task else {
+            return;
+        };
+        let mut snapshot = w.snapshot.clone();
+        if snapshot.status == TaskStatus::InputRequired {
+            // Inputs were surfaced; keep observing at the normal pace.
+            snapshot.status = TaskStatus::Working;
+        }
+        let mut opts = PollOptions::default();
+        opts.interval = c.opts.poll_interval;
+        opts.deadline = c.total_deadline;
+        match decide(&snapshot, now, &opts) {
+            PollDecision::PollAt(at) => {
+                self.timers.set(Timer::TaskPoll(RequestId::Number(key)), at)
+            }
+            PollDecision::BudgetExhausted => {
+                let elapsed = now.saturating_duration_since(c.started);
+                self.fail_call(key, RequestError::Timeout(elapsed));
+            }
+            PollDecision::Terminal | PollDecision::InputRequired => {}
+        }
+    }
+
+    /// A `tasks/get` result (or a task notification) for a call's task.
+    pub(super) fn on_task_observed(&mut self, now: Instant, key: i64, raw: &RawValue) {
+        let snapshot = match TaskSnapshot::from_flat(raw) {
+            Ok(s) => s,
+            Err(e) => {
+                let method = "tasks/get".to_owned();
+                return self.fail_call(
+                    key,
+                    RequestError::Peer(PeerMisbehaved::InvalidResult {
+                        method,
+                        reason: e.to_string(),
+                    }),
+                );
+            }
+        };
+        let Some(c) = self.calls.get_mut(&key) else {
+            return;
+        };
+        let Some(w) = c.task.as_mut() else {
+            return;
+        };
+        w.snapshot = snapshot.clone();
+        let legacy = w.legacy;
+        self.events.push_back(Event::TaskStatus {
+            id: RequestId::Number(key),
+            task: snapshot.clone(),
+        });
+        let outcome: Option<wire::TaskOutcome> = if legacy {
+            None
+        } else {
+            serde_json::from_str(raw.get()).ok()
+        };
+        match (&snapshot.status, legacy) {
+            (TaskStatus::Completed | TaskStatus::Failed | TaskStatus::InputRequired, true) => {
+                // 2025-11-25: tasks/result returns the outcome (and, for
+                // input_required, lets the server send its requests).
+                self.timers.cancel(&Timer::TaskPoll(RequestId::Number(key)));
+                self.send_task_request(now, key, "tasks/result", Map::new(), Role::TaskResult);
+            }
+            (TaskStatus::Completed, false) => match outcome.and_then(|o| o.result) {
+                Some(result) => self.on_task_result(key, result),
+                None => self.task_invalid(key, "completed task without result"),
+            },
+            (TaskStatus::Failed, false) => match outcome.and_then(|o| o.error) {
+                Some(error) => self.fail_call(key, RequestError::Remote(error)),
+                None => self.task_invalid(key, "failed task without error"),
+            },
+            (TaskStatus::Cancelled, _) => self.fail_call(key, RequestError::TaskCancelled),
+            (TaskStatus::InputRequired, false) => {
+                let requests = outcome.and_then(|o| o.input_requests).unwrap_or_default();
+                self.surface_task_inputs(key, requests);
+                self.schedule_poll(now, key);
+            }
+            _ => self.schedule_poll(now, key),
+        }
+    }
+
+    fn task_invalid(&mut self, key: i64, reason: &str) {
+        self.fail_call(
+            key,
+            RequestError::Peer(PeerMisbehaved::InvalidResult {
+                method: "tasks/get".into(),
+                reason: reason.into(),
+            }),
+        );
+    }
+
+    fn surface_task_inputs(
+        &mut self,
+        key: i64,
+        requests: std::collections::BTreeMap<String, wire::InputRequestWire>,
+    ) {
+        let Some(w) = self.calls.get_mut(&key).and_then(|c| c.task.as_mut()) else {
+            return;
+        };
+        let mut fresh = Vec::new();
+        for (k, r) in requests {
+            if w.surfaced.insert(k.clone()) {
+                fresh.push(InputRequest {
+                    key: k,
+                    method: r.method,
+                    params: r.params,
+                });
+            }
+        }
+        for request in fresh {
+            self.events.push_back(Event::TaskInputRequested {
+                id: RequestId::Number(key),
+                request,
+            });
+        }
+    }
+
+    /// The underlying result of a task: the call completes with it.
+    pub(super) fn on_task_result(&mut self, key: i64, result: Box<RawValue>) {
+        let Some(c) = self.remove_call(key) else {
+            return;
+        };
+        self.events.push_back(Event::Response(Completed {
+            id: RequestId::Number(key),
+            method: c.method,
+            result,
+            cached: false,
+        }));
+    }
+
+    /// A pushed task status (`notifications/tasks/status`, `notifications/tasks`):
+    /// reported as `Event::TaskStatus` when it matches a watched task;
+    /// polling stays in charge of the outcome.
+    pub(super) fn on_task_notification(&mut self, params: Option<&RawValue>) {
+        let Some(snapshot) = params.and_then(|p| TaskSnapshot::from_flat(p).ok()) else {
+            return;
+        };
+        let key = self.calls.iter().find_map(|(k, c)| {
+            c.task
+                .as_ref()
+                .filter(|w| w.snapshot.task_id == snapshot.task_id)
+                .map(|_| *k)
+        });
+        if let Some(key) = key {
+            self.events.push_back(Event::TaskStatus {
+                id: RequestId::Number(key),
+                task: snapshot,
+            });
+        }
+    }
+
+    /// Answers input requests of a task with `tasks/update` (2026-07-28
+    /// tasks extension); a partial set is allowed.
+    ///
+    /// # Errors
+    /// [`UsageError::UnknownCall`] when the call has no task;
+    /// [`UsageError::WrongEra`] on a 2025-11-25 connection (answer the
+    /// server's requests with `respond` there).
+    pub fn answer_task_input(
+        &mut self,
+        now: Instant,
+        call: &RequestId,
+        responses: Map<String, Value>,
+    ) -> Result<(), UsageError> {
+        let key = self.call_key(call)?;
+        if self.era != Some(Era::Modern) {
+            return Err(UsageError::WrongEra {
+                method: "tasks/update".into(),
+                era: self.era.unwrap_or(Era::Legacy),
+            });
+        }
+        if self.calls.get(&key).and_then(|c| c.task.as_ref()).is_none() {
+            return Err(UsageError::UnknownCall(call.clone()));
+        }
+        let mut params = Map::new();
+        params.insert("inputResponses".into(), json!(responses));
+        self.send_task_request(now, key, "tasks/update", params, Role::TaskAck);
+        Ok(())
+    }
+}

@@ -1,0 +1,191 @@
+//! Correlation: one table of in-flight requests, keyed by id.
+//!
+//! The client issues integer ids from a counter, so ids are unique among
+//! in-flight requests and never reused within a connection (G-02, L-11).
+//! A response whose id is a string spelling an in-flight integer id is
+//! accepted (gateways do this). Ids that finished recently are remembered in
+//! a bounded ring so that a late reply after a cancel or a timeout is
+//! absorbed and a second reply to an answered request is reported.
+
+use std::collections::{HashMap, VecDeque};
+
+use mcp_types::RequestId;
+
+/// How many finished ids are remembered.
+const FINISHED_MEMORY: usize = 4096;
+
+/// How a remembered request ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ended {
+    Answered,
+    Abandoned,
+}
+
+/// The result of matching a response id against the table.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Lookup<T> {
+    /// The in-flight entry, now removed from the table.
+    Found(i64, T),
+    /// The request was cancelled or timed out: absorb the reply silently.
+    Late,
+    /// The request was already answered: a protocol violation.
+    Duplicate,
+    /// No such request: a protocol violation.
+    Unknown,
+}
+
+/// The in-flight table, generic over what the client keeps per request.
+#[derive(Debug)]
+pub struct Correlation<T> {
+    next_id: i64,
+    in_flight: HashMap<i64, T>,
+    finished: VecDeque<i64>,
+    ended: HashMap<i64, Ended>,
+}
+
+impl<T> Default for Correlation<T> {
+    fn default() -> Self {
+        Correlation {
+            next_id: 1,
+            in_flight: HashMap::new(),
+            finished: VecDeque::new(),
+            ended: HashMap::new(),
+        }
+    }
+}
+
+impl<T> Correlation<T> {
+    /// Allocates a fresh id and records its entry.
+    pub fn insert(&mut self, entry: T) -> i64 {
+        let id = self.reserve();
+        self.in_flight.insert(id, entry);
+        id
+    }
+
+    /// Allocates a fresh id without recording anything (yet).
+    pub fn reserve(&mut self) -> i64 {
+        let id = self.next_id;
+        self.next_id = self.next_id.wrapping_add(1).max(1);
+        id
+    }
+
+    /// Records an entry under an id from [`Correlation::reserve`].
+    pub fn insert_reserved(&mut self, id: i64, entry: T) {
+        self.in_flight.insert(id, entry);
+    }
+
+    /// Number of in-flight requests.
+    pub fn len(&self) -> usize {
+        self.in_flight.len()
+    }
+
+    /// Whether nothing is in flight.
+    pub fn is_empty(&self) -> bool {
+        self.in_flight.is_empty()
+    }
+
+    /// The entry of an in-flight id.
+    pub fn get(&self, id: i64) -> Option<&T> {
+        self.in_flight.get(&id)
+    }
+
+    /// The entry of an in-flight id, mutably.
+    pub fn get_mut(&mut self, id: i64) -> Option<&mut T> {
+        self.in_flight.get_mut(&id)
+    }
+
+    /// Resolves a wire id (integer, or string spelling an integer) to an
+    /// in-flight id without removing it.
+    pub fn resolve(&self, id: &RequestId) -> Option<i64> {
+        id.as_number().filter(|n| self.in_flight.contains_key(n))
+    }
+
+    /// Matches a response id and removes the entry.
+    pub fn take(&mut self, id: &RequestId) -> Lookup<T> {
+        let Some(n) = id.as_number() else {
+            return Lookup::Unknown;
+        };
+        if let Some(entry) = self.in_flight.remove(&n) {
+            self.remember(n, Ended::Answered);
+            return Lookup::Found(n, entry);
+        }
+        match self.ended.get(&n) {
+            Some(Ended::Abandoned) => Lookup::Late,
+            Some(Ended::Answered) => Lookup::Duplicate,
+            None => Lookup::Unknown,
+        }
+    }
+
+    /// Removes an entry the client gave up on (cancel, timeout, retry);
+    /// its late reply will be absorbed.
+    pub fn abandon(&mut self, id: i64) -> Option<T> {
+        let entry = self.in_flight.remove(&id)?;
+        self.remember(id, Ended::Abandoned);
+        Some(entry)
+    }
+
+    /// Removes every entry (connection closed), remembering them as abandoned.
+    pub fn drain(&mut self) -> Vec<(i64, T)> {
+        let all: Vec<(i64, T)> = self.in_flight.drain().collect();
+        for (id, _) in &all {
+            self.remember(*id, Ended::Abandoned);
+        }
+        all
+    }
+
+    /// Ids of in-flight entries matching a predicate.
+    pub fn ids_where(&self, mut f: impl FnMut(&T) -> bool) -> Vec<i64> {
+        let mut ids: Vec<i64> = self
+            .in_flight
+            .iter()
+            .filter(|(_, t)| f(t))
+            .map(|(id, _)| *id)
+            .collect();
+        ids.sort_unstable();
+        ids
+    }
+
+    fn remember(&mut self, id: i64, how: Ended) {
+        if self.finished.len() >= FINISHED_MEMORY
+            && let Some(old) = self.finished.pop_front()
+        {
+            self.ended.remove(&old);
+        }
+        self.finished.push_back(id);
+        self.ended.insert(id, how);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn found_late_duplicate_unknown() {
+        let mut t = Correlation::default();
+        let a = t.insert("a");
+        let b = t.insert("b");
+        assert_ne!(a, b);
+        assert_eq!(
+            t.take(&RequestId::String(a.to_string())),
+            Lookup::Found(a, "a")
+        );
+        assert_eq!(t.take(&RequestId::Number(a)), Lookup::Duplicate);
+        assert_eq!(t.abandon(b), Some("b"));
+        assert_eq!(t.take(&RequestId::Number(b)), Lookup::Late);
+        assert_eq!(t.take(&RequestId::Number(77)), Lookup::Unknown);
+        assert_eq!(t.take(&RequestId::String("07".into())), Lookup::Unknown);
+        assert!(t.is_empty());
+    }
+
+    #[test]
+    fn memory_is_bounded() {
+        let mut t = Correlation::default();
+        for _ in 0..(FINISHED_MEMORY + 10) {
+            let id = t.insert(());
+            t.abandon(id);
+        }
+        assert_eq!(t.ended.len(), FINISHED_MEMORY);
+        assert_eq!(t.take(&RequestId::Number(1)), Lookup::Unknown);
+    }
+}

@@ -1,0 +1,246 @@
+//! What the core hands out: [`Transmit`]s for the transport and [`Event`]s
+//! for the application.
+
+use mcp_types::jsonrpc::ErrorObject;
+use mcp_types::routing::HttpRouting;
+use mcp_types::{Era, ProtocolVersion, RequestId, RequestMethod};
+use serde_json::value::RawValue;
+
+use crate::era::EraOutcome;
+use crate::error::{ConnectError, PeerMisbehaved, RequestError};
+use crate::mrtr::InputRequest;
+use crate::tasks::TaskSnapshot;
+
+/// One thing for the transport to do.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Transmit {
+    /// Send one serialized JSON-RPC message. stdio appends `'\n'`; HTTP
+    /// POSTs it with headers rendered from `routing`.
+    Message {
+        /// The message, serialized once by the core (no trailing newline).
+        bytes: Vec<u8>,
+        /// Routing data for HTTP.
+        routing: HttpRouting,
+    },
+    /// HTTP, 2026-07-28: close the response stream of this request; closing
+    /// is the cancellation (M-53). stdio transports never see this.
+    CloseStream {
+        /// The wire id of the request whose stream to close.
+        request_id: RequestId,
+    },
+}
+
+impl Transmit {
+    /// The bytes of a message transmit.
+    pub fn bytes(&self) -> Option<&[u8]> {
+        match self {
+            Transmit::Message { bytes, .. } => Some(bytes),
+            Transmit::CloseStream { .. } => None,
+        }
+    }
+}
+
+/// A final result of a call, still raw: decode it with the type the request
+/// expects.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct Completed {
+    /// The call (the id returned when it was started).
+    pub id: RequestId,
+    /// The request method.
+    pub method: String,
+    /// The result object.
+    pub result: Box<RawValue>,
+    /// Served from the cache; no bytes were sent.
+    pub cached: bool,
+}
+
+impl Completed {
+    /// Decodes the result as `T`.
+    ///
+    /// # Errors
+    /// When the result does not have the shape of `T`.
+    pub fn decode<T: serde::de::DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
+        serde_json::from_str(self.result.get())
+    }
+
+    /// Decodes the result with the type of a method marker.
+    ///
+    /// # Errors
+    /// When the result does not have the shape of `M::Result`.
+    pub fn decode_as<M: RequestMethod>(&self) -> Result<M::Result, serde_json::Error> {
+        self.decode::<M::Result>()
+    }
+}
+
+/// How a subscription ended.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum SubscriptionEnd {
+    /// The server sent the closing result.
+    Completed,
+    /// The server sent `notifications/cancelled` for the listen id.
+    ServerCancelled,
+    /// The client cancelled it.
+    Cancelled,
+    /// It failed (transport closed, protocol violation, remote error ...).
+    Failed(RequestError),
+}
+
+/// Something the application should know about.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Event {
+    /// The lifecycle is ready: requests may be sent.
+    Connected {
+        /// The negotiated version.
+        version: ProtocolVersion,
+        /// Its era.
+        era: Era,
+    },
+    /// The era was decided; cache it per server (M-25).
+    EraDecided(EraOutcome),
+    /// The lifecycle failed; the connection is closed.
+    ConnectFailed(ConnectError),
+    /// A call finished with a result.
+    Response(Completed),
+    /// A call failed.
+    RequestFailed {
+        /// The call.
+        id: RequestId,
+        /// The request method.
+        method: String,
+        /// Why.
+        error: RequestError,
+    },
+    /// A listing (`list_all`) finished.
+    ListComplete {
+        /// The call.
+        id: RequestId,
+        /// The list method.
+        method: String,
+        /// Every item of every page, raw.
+        items: Vec<Box<RawValue>>,
+        /// Pages fetched.
+        pages: u32,
+    },
+    /// A tool was dropped from a `tools/list` result because of an invalid
+    /// `x-mcp-header` annotation (M-47).
+    ToolDropped {
+        /// The tool's name.
+        name: String,
+        /// Why.
+        reason: crate::headers::HeaderAnnotationError,
+    },
+    /// Progress of a call.
+    Progress {
+        /// The call.
+        id: RequestId,
+        /// Progress so far.
+        progress: f64,
+        /// Total, when known.
+        total: Option<f64>,
+        /// A message.
+        message: Option<String>,
+    },
+    /// A call needs input (2026-07-28 multi round-trip, auto mode): answer
+    /// with `Connection::answer_input`.
+    InputRequested {
+        /// The call.
+        id: RequestId,
+        /// The input request.
+        request: InputRequest,
+    },
+    /// A call ended with `input_required` (manual mode).
+    InputRequired {
+        /// The call.
+        id: RequestId,
+        /// The request method.
+        method: String,
+        /// The `InputRequiredResult`, verbatim.
+        result: Box<RawValue>,
+    },
+    /// A call created a task; the core polls it.
+    TaskCreated {
+        /// The call.
+        id: RequestId,
+        /// The task.
+        task: TaskSnapshot,
+    },
+    /// A task's status was observed.
+    TaskStatus {
+        /// The call.
+        id: RequestId,
+        /// The task.
+        task: TaskSnapshot,
+    },
+    /// A task waits for input (2026-07-28): answer with
+    /// `Connection::answer_task_input`. Each key is surfaced once.
+    TaskInputRequested {
+        /// The call.
+        id: RequestId,
+        /// The input request.
+        request: InputRequest,
+    },
+    /// A server-to-client request (2025-11-25): answer with
+    /// `Connection::respond`.
+    ServerRequest {
+        /// The server's id.
+        id: RequestId,
+        /// The method.
+        method: String,
+        /// The params, raw.
+        params: Option<Box<RawValue>>,
+    },
+    /// The server cancelled one of its requests; do not answer it.
+    ServerRequestCancelled {
+        /// The server's id.
+        id: RequestId,
+        /// The reason given.
+        reason: Option<String>,
+    },
+    /// A notification not tied to a call or subscription.
+    Notification {
+        /// The method.
+        method: String,
+        /// The params, raw.
+        params: Option<Box<RawValue>>,
+    },
+    /// A subscription was acknowledged; `granted` is the server's filter.
+    SubscriptionAcknowledged {
+        /// The listen call.
+        id: RequestId,
+        /// The acknowledgement params, raw.
+        params: Option<Box<RawValue>>,
+    },
+    /// A notification delivered on a subscription.
+    SubscriptionNotification {
+        /// The listen call.
+        id: RequestId,
+        /// The method.
+        method: String,
+        /// The params, raw.
+        params: Option<Box<RawValue>>,
+    },
+    /// A subscription ended.
+    SubscriptionEnded {
+        /// The listen call.
+        id: RequestId,
+        /// How.
+        reason: SubscriptionEnd,
+    },
+    /// The server broke the protocol; the connection continues.
+    ProtocolViolation(PeerMisbehaved),
+    /// An HTTP POST of a notification or response was rejected.
+    PostRejected {
+        /// The HTTP status.
+        status: u16,
+        /// The JSON-RPC error body, if any.
+        error: Option<ErrorObject>,
+    },
+    /// The legacy HTTP session expired (404): call `connect` again.
+    SessionExpired,
+    /// The connection is closed; nothing more will happen.
+    Closed,
+}

@@ -1,0 +1,209 @@
+//! HTTP routing data: `Mcp-Name`, `Mcp-Param-*` and their encoding
+//! (2026-07-28, M-43 to M-49).
+//!
+//! * [`encode_header_value`] wraps values that cannot travel bare as
+//!   `=?base64?...?=` (M-45).
+//! * [`HeaderBindings::from_tool`] validates a tool's `x-mcp-header`
+//!   annotations (M-47); a tool with an invalid one is dropped from
+//!   `tools/list` results.
+//! * [`HeaderBindings::derive`] turns `tools/call` arguments into
+//!   `Mcp-Param-{Name}` values (M-46).
+//!
+//! ```
+//! use mcp_core::headers::encode_header_value;
+//! assert_eq!(encode_header_value("eu-west"), "eu-west");
+//! assert_eq!(encode_header_value("Hello, 世界"), "=?base64?SGVsbG8sIOS4lueVjA==?=");
+//! ```
+
+use base64::Engine;
+use serde_json::{Map, Value};
+
+/// The largest integer a header value may carry (±(2^53−1)).
+const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
+
+/// Encodes one header value: bare when it is safe printable ASCII without
+/// leading or trailing whitespace, otherwise `=?base64?<base64>?=`. A bare
+/// value that itself looks like the wrapping is wrapped too.
+pub fn encode_header_value(value: &str) -> String {
+    let unsafe_byte = value.bytes().any(|b| !(0x20..0x7f).contains(&b));
+    let padded = value.starts_with([' ', '\t']) || value.ends_with([' ', '\t']);
+    let looks_wrapped = value.starts_with("=?base64?") && value.ends_with("?=");
+    if !(unsafe_byte || padded || looks_wrapped) {
+        value.to_owned()
+    } else {
+        let b64 = base64::engine::general_purpose::STANDARD.encode(value.as_bytes());
+        format!("=?base64?{b64}?=")
+    }
+}
+
+/// The value of `Mcp-Name` for a request (M-44, T-14): the tool or prompt
+/// name, the resource URI, or the task id.
+pub fn mcp_name(method: &str, params: &Map<String, Value>) -> Option<String> {
+    let key = match method {
+        "tools/call" | "prompts/get" => "name",
+        "resources/read" => "uri",
+        "tasks/get" | "tasks/update" | "tasks/cancel" => "taskId",
+        _ => return None,
+    };
+    params.get(key)?.as_str().map(encode_header_value)
+}
+
+/// Why a tool's `x-mcp-header` annotations were rejected.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum HeaderAnnotationError {
+    /// The header name is empty or not an RFC 9110 token.
+    #[error("x-mcp-header name {0:?} is not a valid header token")]
+    InvalidName(String),
+    /// The same name annotates two properties (names are case-insensitive).
+    #[error("x-mcp-header name {0:?} is used twice")]
+    Duplicate(String),
+    /// The annotated property is not a string, integer or boolean.
+    #[error("x-mcp-header on property {0:?}, which is not a string, integer or boolean")]
+    UnsupportedType(String),
+    /// The annotation is not reachable through `properties` only.
+    #[error("x-mcp-header inside {0:?}, which is not reachable through properties only")]
+    Unreachable(String),
+    /// The annotation value is not a string.
+    #[error("x-mcp-header value is not a string")]
+    NotAString,
+}
+
+/// One `x-mcp-header` annotation: header name and the argument path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HeaderBinding {
+    /// The `{Name}` of `Mcp-Param-{Name}`.
+    pub name: String,
+    /// Property names from the root of `inputSchema` to the argument.
+    pub path: Vec<String>,
+}
+
+/// The validated `x-mcp-header` annotations of one tool.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HeaderBindings {
+    bindings: Vec<HeaderBinding>,
+}
+
+fn is_tchar(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
+}
+
+impl HeaderBindings {
+    /// Validates the `x-mcp-header` annotations of a tool's `inputSchema`.
+    ///
+    /// # Errors
+    /// A [`HeaderAnnotationError`] naming the first rule an annotation breaks.
+    pub fn from_tool(input_schema: &Value) -> Result<HeaderBindings, HeaderAnnotationError> {
+        let mut out = HeaderBindings::default();
+        let mut path = Vec::new();
+        walk(input_schema, &mut path, true, &mut out.bindings)?;
+        let mut names: Vec<String> = out
+            .bindings
+            .iter()
+            .map(|b| b.name.to_ascii_lowercase())
+            .collect();
+        names.sort();
+        if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
+            return Err(HeaderAnnotationError::Duplicate(w[0].clone()));
+        }
+        Ok(out)
+    }
+
+    /// The bindings, in schema order.
+    pub fn bindings(&self) -> &[HeaderBinding] {
+        &self.bindings
+    }
+
+    /// `Mcp-Param-{Name}` values for these arguments: present, non-null
+    /// values only (M-46), encoded per M-45.
+    pub fn derive(&self, arguments: Option<&Value>) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        for b in &self.bindings {
+            let mut v = arguments;
+            for seg in &b.path {
+                v = v.and_then(|x| x.get(seg));
+            }
+            let text = match v {
+                Some(Value::String(s)) => s.clone(),
+                Some(Value::Bool(x)) => x.to_string(),
+                Some(n @ Value::Number(_)) if integer_in_range(n) => n.to_string(),
+                _ => continue,
+            };
+            out.push((b.name.clone(), encode_header_value(&text)));
+        }
+        out
+    }
+}
+
+const NESTED: [&str; 12] = [
+    "items",
+    "prefixItems",
+    "oneOf",
+    "anyOf",
+    "allOf",
+    "not",
+    "if",
+    "then",
+    "else",
+    "$defs",
+    "additionalProperties",
+    "patternProperties",
+];
+
+fn walk(
+    schema: &Value,
+    path: &mut Vec<String>,
+    reachable: bool,
+    out: &mut Vec<HeaderBinding>,
+) -> Result<(), HeaderAnnotationError> {
+    let Some(obj) = schema.as_object() else {
+        return Ok(());
+    };
+    if let Some(ann) = obj.get("x-mcp-header") {
+        let name = ann.as_str().ok_or(HeaderAnnotationError::NotAString)?;
+        if !reachable || path.is_empty() {
+            return Err(HeaderAnnotationError::Unreachable(path.join(".")));
+        }
+        if name.is_empty() || !name.bytes().all(is_tchar) {
+            return Err(HeaderAnnotationError::InvalidName(name.to_owned()));
+        }
+        let ty = obj.get("type").and_then(Value::as_str);
+        if !matches!(ty, Some("string" | "integer" | "boolean")) {
+            return Err(HeaderAnnotationError::UnsupportedType(path.join(".")));
+        }
+        out.push(HeaderBinding {
+            name: name.to_owned(),
+            path: path.clone(),
+        });
+    }
+    if let Some(props) = obj.get("properties").and_then(Value::as_object) {
+        for (k, sub) in props {
+            path.push(k.clone());
+            walk(sub, path, reachable, out)?;
+            path.pop();
+        }
+    }
+    for key in NESTED {
+        match obj.get(key) {
+            Some(Value::Array(subs)) => {
+                for sub in subs {
+                    walk(sub, &mut vec![key.to_owned()], false, out)?;
+                }
+            }
+            Some(Value::Object(m)) if key == "$defs" || key == "patternProperties" => {
+                for sub in m.values() {
+                    walk(sub, &mut vec![key.to_owned()], false, out)?;
+                }
+            }
+            Some(sub @ Value::Object(_)) => walk(sub, &mut vec![key.to_owned()], false, out)?,
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Whether a JSON integer fits the header range (±(2^53−1)).
+pub fn integer_in_range(v: &Value) -> bool {
+    v.as_i64()
+        .is_some_and(|n| (-MAX_SAFE_INTEGER..=MAX_SAFE_INTEGER).contains(&n))
+}

@@ -1,0 +1,173 @@
+//! Multi round-trip requests (2026-07-28, M-70 to M-79).
+//!
+//! An `InputRequiredResult` opens a round: one [`InputRequest`] per entry
+//! of `inputRequests`. When every entry has an answer the original request
+//! is sent again with a fresh id, `inputResponses` and `requestState`
+//! echoed byte for byte (kept as the raw JSON token, never re-encoded).
+//! Each round starts empty, so no answer of an earlier round is carried
+//! into a later one. [`RoundCounter`] caps the number of rounds
+//! (default [`DEFAULT_MAX_ROUNDS`]).
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+/// The default cap on `input_required` rounds for one call.
+pub const DEFAULT_MAX_ROUNDS: u32 = 8;
+
+/// One embedded server request of an `InputRequiredResult`.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct InputRequest {
+    /// The server-chosen key; the answer goes under the same key.
+    pub key: String,
+    /// `elicitation/create`, `sampling/createMessage` or `roots/list`.
+    pub method: String,
+    /// The request's params, raw.
+    pub params: Option<Box<RawValue>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct WireInputRequired {
+    #[serde(default)]
+    input_requests: Option<BTreeMap<String, WireInputRequest>>,
+    #[serde(default)]
+    request_state: Option<Box<RawValue>>,
+}
+
+#[derive(Deserialize)]
+struct WireInputRequest {
+    method: String,
+    #[serde(default)]
+    params: Option<Box<RawValue>>,
+}
+
+/// One round of a multi round-trip request.
+#[derive(Debug)]
+pub struct InputRound {
+    request_state: Option<Box<RawValue>>,
+    pending: Vec<String>,
+    responses: Map<String, Value>,
+}
+
+impl InputRound {
+    /// Opens a round from an `InputRequiredResult`; returns the round and
+    /// the input requests to surface, in key order.
+    ///
+    /// # Errors
+    /// When the result is not an `InputRequiredResult`.
+    pub fn open(raw: &RawValue) -> Result<(InputRound, Vec<InputRequest>), serde_json::Error> {
+        let w: WireInputRequired = serde_json::from_str(raw.get())?;
+        let requests: Vec<InputRequest> = w
+            .input_requests
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(key, r)| InputRequest {
+                key,
+                method: r.method,
+                params: r.params,
+            })
+            .collect();
+        let round = InputRound {
+            request_state: w.request_state,
+            pending: requests.iter().map(|r| r.key.clone()).collect(),
+            responses: Map::new(),
+        };
+        Ok((round, requests))
+    }
+
+    /// Records the answer to one input request; `false` when the key is not
+    /// pending in this round.
+    pub fn answer(&mut self, key: &str, response: Value) -> bool {
+        let Some(pos) = self.pending.iter().position(|k| k == key) else {
+            return false;
+        };
+        self.pending.swap_remove(pos);
+        self.responses.insert(key.to_owned(), response);
+        true
+    }
+
+    /// Whether every input request has an answer.
+    pub fn is_complete(&self) -> bool {
+        self.pending.is_empty()
+    }
+
+    /// Keys still waiting for an answer.
+    pub fn pending(&self) -> &[String] {
+        &self.pending
+    }
+
+    /// Consumes the round into what the retry carries: `inputResponses`
+    /// (absent when the server asked for none) and the raw `requestState`.
+    pub fn into_retry(self) -> RetryExtras {
+        RetryExtras {
+            input_responses: (!self.responses.is_empty()).then_some(self.responses),
+            request_state: self.request_state,
+        }
+    }
+}
+
+/// The members a retried request adds to its original params.
+#[derive(Clone, Debug, Default)]
+pub struct RetryExtras {
+    /// `params.inputResponses`.
+    pub input_responses: Option<Map<String, Value>>,
+    /// `params.requestState`, verbatim.
+    pub request_state: Option<Box<RawValue>>,
+}
+
+impl RetryExtras {
+    /// The retry for a manual-mode `InputRequiredResult`: the caller's
+    /// answers plus the result's `requestState`, kept byte for byte.
+    ///
+    /// # Errors
+    /// When `result` is not an `InputRequiredResult`.
+    pub fn from_input_required(
+        result: &RawValue,
+        input_responses: Map<String, Value>,
+    ) -> Result<RetryExtras, serde_json::Error> {
+        let w: WireInputRequired = serde_json::from_str(result.get())?;
+        Ok(RetryExtras {
+            input_responses: (!input_responses.is_empty()).then_some(input_responses),
+            request_state: w.request_state,
+        })
+    }
+
+    /// Whether this retry carries MRTR data (its result must not be cached).
+    pub fn is_retry(&self) -> bool {
+        self.input_responses.is_some() || self.request_state.is_some()
+    }
+}
+
+/// Counts rounds against the cap.
+#[derive(Clone, Copy, Debug)]
+pub struct RoundCounter {
+    max: u32,
+    rounds: u32,
+}
+
+impl RoundCounter {
+    /// A counter with a cap.
+    pub fn new(max: u32) -> Self {
+        RoundCounter { max, rounds: 0 }
+    }
+
+    /// Counts one `input_required` result; `false` when the cap is reached.
+    pub fn next_round(&mut self) -> bool {
+        self.rounds = self.rounds.saturating_add(1);
+        self.rounds <= self.max
+    }
+
+    /// Rounds counted.
+    pub fn rounds(&self) -> u32 {
+        self.rounds
+    }
+}
+
+/// Whether a method may answer `input_required` (M-13).
+pub fn allows_input_required(method: &str) -> bool {
+    matches!(method, "tools/call" | "prompts/get" | "resources/read")
+}

@@ -1,0 +1,106 @@
+//! Pagination: follow `nextCursor` until it is absent.
+//!
+//! Cursors are opaque (G-81): the machine never looks inside one, and an
+//! empty string is a cursor like any other, not the end of the list. A page
+//! cap (default [`DEFAULT_MAX_PAGES`]) and a repeated-cursor guard end a
+//! runaway listing with a typed [`PaginationError`].
+//!
+//! ```
+//! use mcp_core::pagination::{PageStep, Paginator};
+//! let mut p = Paginator::new(100);
+//! assert_eq!(p.on_page(Some("")).unwrap(), PageStep::Fetch(String::new()));
+//! assert_eq!(p.on_page(None).unwrap(), PageStep::Done);
+//! assert_eq!(p.pages(), 2);
+//! ```
+
+use std::collections::HashSet;
+
+/// The default maximum number of pages one listing may fetch.
+pub const DEFAULT_MAX_PAGES: u32 = 100;
+
+/// What to do after a page arrived.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PageStep {
+    /// Fetch the next page with this cursor.
+    Fetch(String),
+    /// The listing is complete.
+    Done,
+}
+
+/// Why a listing stopped before its end.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PaginationError {
+    /// The listing needed more pages than the cap allows.
+    #[error("the listing exceeded {max} pages")]
+    PageCap {
+        /// The cap.
+        max: u32,
+    },
+    /// The server handed out a cursor it had handed out before (a loop).
+    #[error("the server repeated cursor {cursor:?}")]
+    RepeatedCursor {
+        /// The repeated cursor.
+        cursor: String,
+    },
+}
+
+/// The pagination machine of one listing.
+#[derive(Clone, Debug)]
+pub struct Paginator {
+    max_pages: u32,
+    pages: u32,
+    seen: HashSet<String>,
+}
+
+impl Paginator {
+    /// A fresh listing with a page cap (at least 1).
+    pub fn new(max_pages: u32) -> Self {
+        Paginator {
+            max_pages: max_pages.max(1),
+            pages: 0,
+            seen: HashSet::new(),
+        }
+    }
+
+    /// Pages received so far.
+    pub fn pages(&self) -> u32 {
+        self.pages
+    }
+
+    /// Records one page whose `nextCursor` was `next` and says what to do.
+    ///
+    /// # Errors
+    /// [`PaginationError::RepeatedCursor`] when `next` was seen before in
+    /// this listing; [`PaginationError::PageCap`] when another page would
+    /// exceed the cap.
+    pub fn on_page(&mut self, next: Option<&str>) -> Result<PageStep, PaginationError> {
+        self.pages = self.pages.saturating_add(1);
+        let Some(cursor) = next else {
+            return Ok(PageStep::Done);
+        };
+        if !self.seen.insert(cursor.to_owned()) {
+            return Err(PaginationError::RepeatedCursor {
+                cursor: cursor.to_owned(),
+            });
+        }
+        if self.pages >= self.max_pages {
+            return Err(PaginationError::PageCap {
+                max: self.max_pages,
+            });
+        }
+        Ok(PageStep::Fetch(cursor.to_owned()))
+    }
+}
+
+/// The array member holding the items of a paginated method's result.
+pub fn items_key(method: &str) -> Option<&'static str> {
+    Some(match method {
+        "tools/list" => "tools",
+        "prompts/list" => "prompts",
+        "resources/list" => "resources",
+        "resources/templates/list" => "resourceTemplates",
+        "tasks/list" => "tasks",
+        _ => return None,
+    })
+}

@@ -1,0 +1,219 @@
+//! Tasks: status, snapshots of both generations, and pure poll decisions.
+//!
+//! Two generations share this module: 2025-11-25 core tasks (`params.task`,
+//! `CreateTaskResult{task}`, `ttl`/`pollInterval`) and the 2026-07-28
+//! extension `io.modelcontextprotocol/tasks` (flat `resultType:"task"`
+//! results, `ttlMs`/`pollIntervalMs`, `tasks/get` carrying the outcome).
+//!
+//! [`decide`] is a pure function of the task, `now` and the options: the
+//! interval comes from the caller, else the server, else the default; it is
+//! never below [`POLL_FLOOR`]; the wake-up is clamped to the remaining
+//! budget; terminal states stop polling and `input_required` is surfaced,
+//! never spun on.
+//!
+//! ```
+//! use std::time::{Duration, Instant};
+//! use mcp_core::tasks::{decide, PollDecision, PollOptions, TaskSnapshot, TaskStatus};
+//! let now = Instant::now();
+//! let task = TaskSnapshot::new("t1", TaskStatus::Working).with_poll_interval(Duration::from_millis(10));
+//! let d = decide(&task, now, &PollOptions::default());
+//! assert_eq!(d, PollDecision::PollAt(now + Duration::from_millis(50)));
+//! ```
+
+use std::time::{Duration, Instant};
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+/// The smallest interval between two polls of one task.
+pub const POLL_FLOOR: Duration = Duration::from_millis(50);
+
+/// The interval used when neither the caller nor the server gives one.
+pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_secs(1);
+
+/// A task's status; unknown values are kept as data.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TaskStatus {
+    /// The task is running.
+    Working,
+    /// The task waits for input from the client.
+    InputRequired,
+    /// Terminal: the task finished (also with `isError:true` results in the
+    /// extension).
+    Completed,
+    /// Terminal: the task failed.
+    Failed,
+    /// Terminal: the task was cancelled.
+    Cancelled,
+    /// A status this crate does not know.
+    Unknown(String),
+}
+
+impl TaskStatus {
+    /// Parses a wire string.
+    pub fn parse(s: &str) -> TaskStatus {
+        match s {
+            "working" => TaskStatus::Working,
+            "input_required" => TaskStatus::InputRequired,
+            "completed" => TaskStatus::Completed,
+            "failed" => TaskStatus::Failed,
+            "cancelled" => TaskStatus::Cancelled,
+            other => TaskStatus::Unknown(other.to_owned()),
+        }
+    }
+
+    /// Whether the status can never change again.
+    pub fn is_terminal(&self) -> bool {
+        matches!(
+            self,
+            TaskStatus::Completed | TaskStatus::Failed | TaskStatus::Cancelled
+        )
+    }
+}
+
+/// What the client knows about a task after its last observation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct TaskSnapshot {
+    /// The task id.
+    pub task_id: String,
+    /// The status.
+    pub status: TaskStatus,
+    /// The server's status message.
+    pub status_message: Option<String>,
+    /// The server's suggested poll interval.
+    pub poll_interval: Option<Duration>,
+    /// The task's time to live; `None` is unlimited.
+    pub ttl: Option<Duration>,
+}
+
+impl TaskSnapshot {
+    /// A snapshot with an id and a status.
+    pub fn new(task_id: impl Into<String>, status: TaskStatus) -> Self {
+        TaskSnapshot {
+            task_id: task_id.into(),
+            status,
+            status_message: None,
+            poll_interval: None,
+            ttl: None,
+        }
+    }
+
+    /// Sets the server's poll interval.
+    #[must_use]
+    pub fn with_poll_interval(mut self, interval: Duration) -> Self {
+        self.poll_interval = Some(interval);
+        self
+    }
+
+    /// Reads a flat task object: a 2026-07-28 `CreateTaskResult` or
+    /// `tasks/get` result, or a 2025-11-25 `Task` / `tasks/get` result.
+    ///
+    /// # Errors
+    /// When the object lacks `taskId` or `status`.
+    pub fn from_flat(raw: &RawValue) -> Result<TaskSnapshot, serde_json::Error> {
+        let w: WireTask = serde_json::from_str(raw.get())?;
+        Ok(w.into())
+    }
+
+    /// Reads a 2025-11-25 `CreateTaskResult` (`{task: {...}}`).
+    ///
+    /// # Errors
+    /// When the object lacks `task`, `taskId` or `status`.
+    pub fn from_legacy_create(raw: &RawValue) -> Result<TaskSnapshot, serde_json::Error> {
+        #[derive(Deserialize)]
+        struct Create {
+            task: WireTask,
+        }
+        let w: Create = serde_json::from_str(raw.get())?;
+        Ok(w.task.into())
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct WireTask {
+    task_id: String,
+    status: String,
+    #[serde(default)]
+    status_message: Option<String>,
+    #[serde(default, alias = "pollInterval")]
+    poll_interval_ms: Option<u64>,
+    #[serde(default, alias = "ttl")]
+    ttl_ms: Option<u64>,
+}
+
+impl From<WireTask> for TaskSnapshot {
+    fn from(w: WireTask) -> Self {
+        TaskSnapshot {
+            task_id: w.task_id,
+            status: TaskStatus::parse(&w.status),
+            status_message: w.status_message,
+            poll_interval: w.poll_interval_ms.map(Duration::from_millis),
+            ttl: w.ttl_ms.map(Duration::from_millis),
+        }
+    }
+}
+
+/// The caller's side of a poll decision.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct PollOptions {
+    /// An interval the caller insists on (wins over the server's).
+    pub interval: Option<Duration>,
+    /// The interval when neither side gives one (default 1 s).
+    pub default_interval: Option<Duration>,
+    /// The end of the caller's budget for this task.
+    pub deadline: Option<Instant>,
+}
+
+impl PollOptions {
+    /// Sets the caller's interval.
+    #[must_use]
+    pub fn with_interval(mut self, interval: Duration) -> Self {
+        self.interval = Some(interval);
+        self
+    }
+
+    /// Sets the end of the budget.
+    #[must_use]
+    pub fn with_deadline(mut self, deadline: Instant) -> Self {
+        self.deadline = Some(deadline);
+        self
+    }
+}
+
+/// What to do next about a task.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PollDecision {
+    /// Poll `tasks/get` at this instant.
+    PollAt(Instant),
+    /// The task is terminal: stop polling and fetch or report the outcome.
+    Terminal,
+    /// The task waits for input: surface it, do not spin.
+    InputRequired,
+    /// The caller's budget is spent.
+    BudgetExhausted,
+}
+
+/// Decides the next step for a task (pure).
+pub fn decide(task: &TaskSnapshot, now: Instant, options: &PollOptions) -> PollDecision {
+    if task.status.is_terminal() {
+        return PollDecision::Terminal;
+    }
+    if task.status == TaskStatus::InputRequired {
+        return PollDecision::InputRequired;
+    }
+    if options.deadline.is_some_and(|d| now >= d) {
+        return PollDecision::BudgetExhausted;
+    }
+    let interval = options
+        .interval
+        .or(task.poll_interval)
+        .or(options.default_interval)
+        .unwrap_or(DEFAULT_POLL_INTERVAL)
+        .max(POLL_FLOOR);
+    let at = now.checked_add(interval).unwrap_or(now);
+    PollDecision::PollAt(options.deadline.map_or(at, |d| at.min(d)))
+}

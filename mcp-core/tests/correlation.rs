@@ -1,0 +1,276 @@
+//! Correlation, cancellation, deadlines and progress in both eras.
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+use mcp_core::{Event, PeerMisbehaved, RequestError, RequestOptions, Timer, TransportKind};
+use mcp_types::RequestId;
+use serde_json::json;
+
+#[test]
+fn string_id_equal_to_numeric_id_is_accepted() {
+    let mut h = modern(config());
+    let id = h
+        .conn
+        .send_request(h.now, "tools/list", None, RequestOptions::default())
+        .unwrap();
+    let req = h.drain().remove(0);
+    let n = req["id"].as_i64().unwrap();
+    h.feed(json!({"jsonrpc": "2.0", "id": n.to_string(), "result": {"tools": []}}));
+    let events = h.take_events();
+    assert!(matches!(&events[0], Event::Response(c) if c.id == id && !c.cached));
+    assert_eq!(h.conn.in_flight(), 0);
+}
+
+#[test]
+fn unknown_and_duplicate_ids_become_events() {
+    let mut h = legacy(config());
+    h.conn
+        .send_request(h.now, "tools/list", None, RequestOptions::default())
+        .unwrap();
+    let req = h.drain().remove(0);
+    h.feed(json!({"jsonrpc": "2.0", "id": 999, "result": {}}));
+    h.feed(json!({"jsonrpc": "2.0", "id": "abc", "result": {}}));
+    h.reply(&req, json!({"tools": []}));
+    h.reply(&req, json!({"tools": []}));
+    h.feed(
+        json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "parse error"}}),
+    );
+    let events = h.take_events();
+    assert!(matches!(
+        &events[0],
+        Event::ProtocolViolation(PeerMisbehaved::UnknownResponseId(RequestId::Number(999)))
+    ));
+    assert!(matches!(
+        &events[1],
+        Event::ProtocolViolation(PeerMisbehaved::UnknownResponseId(RequestId::String(_)))
+    ));
+    assert!(matches!(&events[2], Event::Response(_)));
+    assert!(matches!(
+        &events[3],
+        Event::ProtocolViolation(PeerMisbehaved::DuplicateResponse(_))
+    ));
+    assert!(matches!(
+        &events[4],
+        Event::ProtocolViolation(PeerMisbehaved::ErrorWithoutId(_))
+    ));
+}
+
+#[test]
+fn cancel_sends_notification_and_absorbs_the_late_reply_legacy() {
+    let mut h = legacy(config());
+    let id = h
+        .conn
+        .call_tool(h.now, "slow", json!({}), RequestOptions::default())
+        .unwrap();
+    let req = h.drain().remove(0);
+    h.conn.cancel(h.now, &id).unwrap();
+    let sent = h.drain();
+    assert_eq!(sent[0]["method"], "notifications/cancelled");
+    assert_eq!(sent[0]["params"]["requestId"], req["id"]);
+    h.reply(&req, json!({"content": []}));
+    let events = h.take_events();
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert!(matches!(
+        &events[0],
+        Event::RequestFailed {
+            error: RequestError::Cancelled,
+            ..
+        }
+    ));
+    assert!(h.conn.cancel(h.now, &id).is_err());
+    insta::assert_snapshot!("cancel_legacy", h.transcript());
+}
+
+#[test]
+fn cancel_in_modern_http_closes_the_stream() {
+    let mut h = modern(config().with_transport(TransportKind::Http));
+    let id = h
+        .conn
+        .call_tool(h.now, "slow", json!({}), RequestOptions::default())
+        .unwrap();
+    h.drain();
+    h.conn.cancel(h.now, &id).unwrap();
+    let sent = h.drain();
+    assert_eq!(sent, vec![json!({"closeStream": id.to_string()})]);
+}
+
+#[test]
+fn timeout_fails_the_request_and_cancels_on_the_wire() {
+    for (modern_era, transport) in [
+        (false, TransportKind::Stdio),
+        (true, TransportKind::Stdio),
+        (true, TransportKind::Http),
+    ] {
+        let cfg = config()
+            .with_transport(transport)
+            .with_request_timeout(Some(Duration::from_secs(10)));
+        let mut h = if modern_era { modern(cfg) } else { legacy(cfg) };
+        let id = h
+            .conn
+            .call_tool(h.now, "slow", json!({}), RequestOptions::default())
+            .unwrap();
+        let req = h.drain().remove(0);
+        assert_eq!(h.conn.poll_timeout().unwrap().1, Timer::Request(id.clone()));
+        h.advance(Duration::from_secs(9));
+        assert!(h.take_events().is_empty());
+        h.advance(Duration::from_secs(1));
+        let sent = h.drain();
+        if modern_era && transport == TransportKind::Http {
+            assert!(sent[0].get("closeStream").is_some());
+        } else {
+            assert_eq!(sent[0]["method"], "notifications/cancelled");
+        }
+        h.reply(&req, json!({"content": []}));
+        let events = h.take_events();
+        assert_eq!(events.len(), 1);
+        assert!(
+            matches!(&events[0], Event::RequestFailed { error: RequestError::Timeout(d), .. } if *d == Duration::from_secs(10))
+        );
+    }
+}
+
+#[test]
+fn per_request_timeout_overrides_and_can_be_disabled() {
+    let mut h = modern(config());
+    h.conn
+        .call_tool(
+            h.now,
+            "x",
+            json!({}),
+            RequestOptions::default().with_timeout(None),
+        )
+        .unwrap();
+    h.drain();
+    assert!(h.conn.poll_timeout().map(|t| t.1) != Some(Timer::Request(RequestId::Number(2))));
+    let id = h
+        .conn
+        .call_tool(
+            h.now,
+            "y",
+            json!({}),
+            RequestOptions::default().with_timeout(Some(Duration::from_millis(5))),
+        )
+        .unwrap();
+    h.drain();
+    assert_eq!(
+        h.conn.poll_timeout().unwrap(),
+        (h.now + Duration::from_millis(5), Timer::Request(id))
+    );
+}
+
+#[test]
+fn progress_is_routed_and_can_reset_the_deadline_up_to_the_maximum() {
+    let cfg = config()
+        .with_request_timeout(Some(Duration::from_secs(10)))
+        .with_reset_on_progress(true)
+        .with_max_total(Some(Duration::from_secs(25)));
+    let mut h = legacy(cfg);
+    let id = h
+        .conn
+        .call_tool(
+            h.now,
+            "slow",
+            json!({}),
+            RequestOptions::default().with_progress(),
+        )
+        .unwrap();
+    let req = h.drain().remove(0);
+    let token = req["params"]["_meta"]["progressToken"].clone();
+    assert!(!token.is_null());
+    for step in 1..=3 {
+        h.advance(Duration::from_secs(8));
+        h.feed(json!({"jsonrpc": "2.0", "method": "notifications/progress",
+                      "params": {"progressToken": token, "progress": step, "total": 10, "message": "working"}}));
+    }
+    // 24 s elapsed; progress kept it alive, the 25 s maximum still applies.
+    let events = h.take_events();
+    assert_eq!(
+        events
+            .iter()
+            .filter(|e| matches!(e, Event::Progress { id: i, .. } if *i == id))
+            .count(),
+        3
+    );
+    h.advance(Duration::from_secs(1));
+    let events = h.take_events();
+    assert!(
+        matches!(&events[0], Event::RequestFailed { error: RequestError::Timeout(d), .. } if *d == Duration::from_secs(25))
+    );
+    // Progress for a finished request is dropped.
+    h.feed(json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": token, "progress": 9}}));
+    assert!(h.take_events().is_empty());
+}
+
+#[test]
+fn without_reset_progress_does_not_extend_the_deadline() {
+    let mut h = modern(config().with_request_timeout(Some(Duration::from_secs(10))));
+    h.conn
+        .call_tool(
+            h.now,
+            "slow",
+            json!({}),
+            RequestOptions::default().with_progress(),
+        )
+        .unwrap();
+    let req = h.drain().remove(0);
+    let token = req["params"]["_meta"]["progressToken"].clone();
+    h.advance(Duration::from_secs(9));
+    h.feed(json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": token, "progress": 1}}));
+    h.advance(Duration::from_secs(1));
+    let events = h.take_events();
+    assert!(matches!(&events[0], Event::Progress { .. }));
+    assert!(matches!(
+        &events[1],
+        Event::RequestFailed {
+            error: RequestError::Timeout(_),
+            ..
+        }
+    ));
+}
+
+#[test]
+fn typed_request_and_decode() {
+    use mcp_types::methods::v2026_07_28::CallTool;
+    let mut h = modern(config());
+    let params: <CallTool as mcp_types::RequestMethod>::Params =
+        serde_json::from_value(json!({"name": "echo", "arguments": {"text": "hi"}})).unwrap();
+    let id = h
+        .conn
+        .request::<CallTool>(h.now, &params, RequestOptions::default())
+        .unwrap();
+    let req = h.drain().remove(0);
+    assert_eq!(req["params"]["name"], "echo");
+    assert!(req["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"].is_string());
+    h.reply(
+        &req,
+        json!({"resultType": "complete", "content": [{"type": "text", "text": "hi"}]}),
+    );
+    let events = h.take_events();
+    let Event::Response(c) = &events[0] else {
+        panic!()
+    };
+    assert_eq!(c.id, id);
+    let result = c.decode_as::<CallTool>().unwrap();
+    let back = serde_json::to_value(&result).unwrap();
+    assert_eq!(back["content"][0]["text"], "hi");
+}
+
+#[test]
+fn close_fails_calls_and_emits_closed() {
+    let mut h = modern(config());
+    let id = h
+        .conn
+        .call_tool(h.now, "x", json!({}), RequestOptions::default())
+        .unwrap();
+    h.drain();
+    h.conn.close(h.now);
+    let events = h.take_events();
+    assert!(
+        matches!(&events[0], Event::RequestFailed { id: i, error: RequestError::Closed, .. } if *i == id)
+    );
+    assert!(matches!(&events[1], Event::Closed));
+    assert!(h.conn.poll_timeout().is_none());
+}

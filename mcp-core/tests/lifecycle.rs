@@ -1,0 +1,467 @@
+//! Lifecycle and era selection in both eras, on a virtual clock.
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+use mcp_core::era::Decision;
+use mcp_core::{
+    ClientFeatures, ConnectError, EraPreference, Event, RequestError, RequestOptions, State,
+    TransportKind, UsageError,
+};
+use mcp_types::jsonrpc::ErrorObject;
+use mcp_types::{Era, ErrorCode, ProtocolVersion};
+use serde_json::json;
+
+#[test]
+fn modern_connect_probes_with_discover() {
+    let mut h = Harness::new(config());
+    h.conn.connect(h.now).unwrap();
+    let sent = h.drain();
+    assert_eq!(sent.len(), 1);
+    h.reply(&sent[0], discover_result());
+    let events = h.take_events();
+    assert!(
+        matches!(&events[0], Event::EraDecided(o) if o.era == Era::Modern && o.decided_by == Decision::Discover)
+    );
+    assert!(matches!(
+        &events[1],
+        Event::Connected {
+            era: Era::Modern,
+            ..
+        }
+    ));
+    assert_eq!(
+        h.conn.protocol_version(),
+        Some(&ProtocolVersion::V2026_07_28)
+    );
+    assert_eq!(h.conn.server_info().unwrap().name, "demo");
+    assert!(h.conn.server_capabilities().unwrap().tools.is_some());
+    assert_eq!(h.conn.instructions(), Some("be nice"));
+    assert!(h.conn.discover_result().is_some());
+    insta::assert_snapshot!("modern_connect", h.transcript());
+}
+
+#[test]
+fn stdio_probe_falls_back_to_initialize_on_non_modern_error() {
+    let mut h = Harness::new(config());
+    h.conn.connect(h.now).unwrap();
+    let sent = h.drain();
+    h.reply_error(&sent[0], -32601, "Method not found", None);
+    let sent = h.drain();
+    assert_eq!(sent[0]["method"], "initialize");
+    assert_eq!(sent[0]["params"]["protocolVersion"], "2025-11-25");
+    h.reply(&sent[0], initialize_result("2025-11-25"));
+    let sent = h.drain();
+    assert_eq!(sent[0]["method"], "notifications/initialized");
+    assert!(sent[0].get("id").is_none());
+    let o = h.conn.era_outcome().unwrap();
+    assert_eq!(
+        (o.era, o.decided_by),
+        (Era::Legacy, Decision::FallbackOnError)
+    );
+    assert_eq!(h.conn.state(), State::Ready);
+    insta::assert_snapshot!("legacy_fallback_on_error", h.transcript());
+}
+
+#[test]
+fn stdio_probe_falls_back_on_silence_and_absorbs_the_late_answer() {
+    let mut h = Harness::new(config().with_probe_timeout(Duration::from_secs(2)));
+    h.conn.connect(h.now).unwrap();
+    let probe = h.drain().remove(0);
+    let (_, why) = h.conn.poll_timeout().unwrap();
+    assert_eq!(why, mcp_core::Timer::Probe);
+    h.advance(Duration::from_millis(1999));
+    assert!(h.drain().is_empty());
+    h.advance(Duration::from_millis(1));
+    let init = h.drain().remove(0);
+    assert_eq!(init["method"], "initialize");
+    // The late discover answer is absorbed, not reported.
+    h.reply_error(&probe, -32601, "nope", None);
+    h.reply(&init, initialize_result("2025-06-18"));
+    let events = h.take_events();
+    assert!(
+        events
+            .iter()
+            .all(|e| !matches!(e, Event::ProtocolViolation(_)))
+    );
+    assert_eq!(
+        h.conn.era_outcome().unwrap().decided_by,
+        Decision::FallbackOnSilence
+    );
+    assert_eq!(
+        h.conn.protocol_version(),
+        Some(&ProtocolVersion::V2025_06_18)
+    );
+}
+
+#[test]
+fn recognized_modern_error_on_probe_never_falls_back() {
+    let mut h = Harness::new(config());
+    h.conn.connect(h.now).unwrap();
+    let probe = h.drain().remove(0);
+    h.reply_error(
+        &probe,
+        -32022,
+        "Unsupported protocol version",
+        Some(json!({"supported": ["2026-07-28"], "requested": "2026-07-28"})),
+    );
+    let retry = h.drain().remove(0);
+    assert_eq!(retry["method"], "server/discover");
+    assert_ne!(retry["id"], probe["id"], "a retry uses a fresh id");
+    h.reply(&retry, discover_result());
+    h.drain();
+    assert_eq!(h.conn.era(), Some(Era::Modern));
+}
+
+#[test]
+fn unsupported_version_naming_only_legacy_switches_to_initialize() {
+    let mut h = Harness::new(config());
+    h.conn.connect(h.now).unwrap();
+    let probe = h.drain().remove(0);
+    h.reply_error(
+        &probe,
+        -32022,
+        "x",
+        Some(json!({"supported": ["2025-03-26"], "requested": "2026-07-28"})),
+    );
+    let init = h.drain().remove(0);
+    assert_eq!(init["params"]["protocolVersion"], "2025-03-26");
+}
+
+#[test]
+fn modern_only_client_reports_a_legacy_server() {
+    let mut h = Harness::new(config().with_era(EraPreference::ModernOnly));
+    h.conn.connect(h.now).unwrap();
+    let probe = h.drain().remove(0);
+    h.reply_error(&probe, -32601, "Method not found", None);
+    assert!(
+        h.drain().is_empty(),
+        "no initialize from a modern-only client"
+    );
+    let events = h.take_events();
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, Event::ConnectFailed(ConnectError::LegacyServer)))
+    );
+    assert_eq!(h.conn.state(), State::Closed);
+}
+
+#[test]
+fn http_probe_decides_from_a_400_body() {
+    // Empty 400 body: legacy.
+    let mut h = Harness::new(config().with_transport(TransportKind::Http));
+    h.conn.connect(h.now).unwrap();
+    let probe = h.drain().remove(0);
+    let id = mcp_types::RequestId::Number(probe["id"].as_i64().unwrap());
+    assert!(h.conn.poll_timeout().is_some());
+    h.conn.handle_http_error(h.now, Some(&id), 400, None);
+    assert_eq!(h.drain()[0]["method"], "initialize");
+
+    // A modern error body: stay modern.
+    let mut h = Harness::new(config().with_transport(TransportKind::Http));
+    h.conn.connect(h.now).unwrap();
+    let probe = h.drain().remove(0);
+    let id = mcp_types::RequestId::Number(probe["id"].as_i64().unwrap());
+    let err = ErrorObject::new(ErrorCode::HEADER_MISMATCH, "bad header");
+    h.conn.handle_http_error(h.now, Some(&id), 400, Some(err));
+    h.drain();
+    assert_eq!(h.conn.era(), Some(Era::Modern));
+    assert_eq!(
+        h.conn.era_outcome().unwrap().decided_by,
+        Decision::ModernError
+    );
+}
+
+#[test]
+fn http_auth_errors_never_downgrade() {
+    for status in [401, 403] {
+        let mut h = Harness::new(config().with_transport(TransportKind::Http));
+        h.conn.connect(h.now).unwrap();
+        let probe = h.drain().remove(0);
+        let id = mcp_types::RequestId::Number(probe["id"].as_i64().unwrap());
+        h.conn.handle_http_error(h.now, Some(&id), status, None);
+        assert!(h.drain().is_empty(), "no initialize after {status}");
+        let events = h.take_events();
+        assert!(events.iter().any(|e| matches!(
+            e,
+            Event::ConnectFailed(ConnectError::Request(RequestError::Unauthorized(s))) if *s == status
+        )));
+    }
+}
+
+#[test]
+fn http_probe_timeout_does_not_downgrade() {
+    let mut h = Harness::new(
+        config()
+            .with_transport(TransportKind::Http)
+            .with_request_timeout(Some(Duration::from_secs(3))),
+    );
+    h.conn.connect(h.now).unwrap();
+    h.drain();
+    h.advance(Duration::from_secs(3));
+    assert!(h.drain().is_empty());
+    assert!(h.take_events().iter().any(|e| matches!(
+        e,
+        Event::ConnectFailed(ConnectError::Request(RequestError::Timeout(_)))
+    )));
+}
+
+#[test]
+fn cached_outcome_skips_the_probe() {
+    let mut h = Harness::new(config().with_era(EraPreference::Known(ProtocolVersion::V2026_07_28)));
+    h.conn.connect(h.now).unwrap();
+    assert!(h.drain().is_empty());
+    assert_eq!(h.conn.state(), State::Ready);
+    assert_eq!(h.conn.era_outcome().unwrap().decided_by, Decision::Cached);
+}
+
+#[test]
+fn legacy_rejects_a_version_it_does_not_support() {
+    let mut h = Harness::new(config().with_era(EraPreference::LegacyOnly));
+    h.conn.connect(h.now).unwrap();
+    let init = h.drain().remove(0);
+    h.reply(&init, initialize_result("2099-01-01"));
+    let sent = h.drain();
+    assert!(
+        sent.is_empty(),
+        "no initialized notification for an unsupported version"
+    );
+    let events = h.take_events();
+    assert!(events.iter().any(|e| matches!(e, Event::ConnectFailed(ConnectError::UnsupportedVersion(v)) if v.as_str() == "2099-01-01")));
+    assert_eq!(h.conn.state(), State::Closed);
+}
+
+#[test]
+fn legacy_version_error_retries_with_a_mutual_version() {
+    let mut h = Harness::new(config().with_era(EraPreference::LegacyOnly));
+    h.conn.connect(h.now).unwrap();
+    let init = h.drain().remove(0);
+    h.reply_error(
+        &init,
+        -32602,
+        "Unsupported protocol version",
+        Some(json!({"supported": ["2025-06-18"], "requested": "2025-11-25"})),
+    );
+    let retry = h.drain().remove(0);
+    assert_eq!(retry["params"]["protocolVersion"], "2025-06-18");
+    assert_ne!(retry["id"], init["id"]);
+}
+
+#[test]
+fn legacy_capability_gating_and_strictness_switch() {
+    let mut h = legacy(config());
+    let err = h
+        .conn
+        .send_request(h.now, "prompts/list", None, RequestOptions::default())
+        .unwrap_err();
+    assert!(matches!(
+        err,
+        UsageError::CapabilityNotAdvertised {
+            capability: "prompts",
+            ..
+        }
+    ));
+    assert!(h.drain().is_empty());
+    h.conn
+        .send_request(
+            h.now,
+            "resources/subscribe",
+            Some(json!({"uri": "file:///a"})),
+            RequestOptions::default(),
+        )
+        .unwrap();
+    assert_eq!(h.drain()[0]["method"], "resources/subscribe");
+
+    let mut h = legacy(config().with_strict_capabilities(false));
+    h.conn
+        .send_request(h.now, "prompts/list", None, RequestOptions::default())
+        .unwrap();
+    assert_eq!(h.drain()[0]["method"], "prompts/list");
+}
+
+#[test]
+fn legacy_answers_ping_and_surfaces_server_requests() {
+    let features = ClientFeatures::default()
+        .with_roots(true)
+        .with_elicitation(true, false);
+    let mut h = legacy(config().with_features(features));
+    h.feed(json!({"jsonrpc": "2.0", "id": "srv-1", "method": "ping"}));
+    let sent = h.drain();
+    assert_eq!(
+        sent[0],
+        json!({"jsonrpc": "2.0", "id": "srv-1", "result": {}})
+    );
+
+    h.feed(json!({"jsonrpc": "2.0", "id": 9, "method": "roots/list"}));
+    let events = h.take_events();
+    let Event::ServerRequest { id, method, .. } = &events[0] else {
+        panic!("{events:?}")
+    };
+    assert_eq!(method, "roots/list");
+    h.conn.respond(h.now, id, Ok(json!({"roots": []}))).unwrap();
+    assert_eq!(
+        h.drain()[0],
+        json!({"jsonrpc": "2.0", "id": 9, "result": {"roots": []}})
+    );
+    assert!(matches!(
+        h.conn.respond(h.now, id, Ok(json!({}))),
+        Err(UsageError::UnknownServerRequest(_))
+    ));
+
+    // Undeclared features are refused automatically.
+    h.feed(json!({"jsonrpc": "2.0", "id": 10, "method": "sampling/createMessage", "params": {}}));
+    assert_eq!(h.drain()[0]["error"]["code"], -32601);
+    h.feed(json!({"jsonrpc": "2.0", "id": 11, "method": "elicitation/create", "params": {"mode": "url", "url": "https://x"}}));
+    assert_eq!(h.drain()[0]["error"]["code"], -32602);
+
+    // The server cancels one of its requests.
+    h.feed(json!({"jsonrpc": "2.0", "id": 12, "method": "elicitation/create", "params": {"message": "hi", "requestedSchema": {}}}));
+    h.feed(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 12, "reason": "bored"}}));
+    let events = h.take_events();
+    assert!(
+        matches!(&events[1], Event::ServerRequestCancelled { reason: Some(r), .. } if r == "bored")
+    );
+    insta::assert_snapshot!("legacy_server_requests", h.transcript());
+}
+
+#[test]
+fn honest_capabilities_in_both_eras() {
+    let h = legacy(config());
+    let init = &h.sent[0];
+    assert_eq!(init["params"]["capabilities"], json!({}));
+    let features = ClientFeatures::default()
+        .with_sampling(false)
+        .with_roots(true)
+        .with_elicitation(true, true)
+        .with_tasks();
+    let h = legacy(config().with_features(features.clone()));
+    assert_eq!(
+        h.sent[0]["params"]["capabilities"],
+        json!({"sampling": {}, "roots": {"listChanged": true}, "elicitation": {"form": {}, "url": {}}})
+    );
+    let h = modern(config().with_features(features));
+    assert_eq!(
+        h.sent[0]["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"],
+        json!({"sampling": {}, "roots": {}, "elicitation": {"form": {}, "url": {}},
+               "extensions": {"io.modelcontextprotocol/tasks": {}}})
+    );
+}
+
+#[test]
+fn modern_meta_on_every_request_and_retired_methods_fail_locally() {
+    let mut h = modern(config().with_log_level("info"));
+    let opts = RequestOptions::default().with_meta(
+        "traceparent",
+        json!("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"),
+    );
+    h.conn
+        .send_request(h.now, "tools/list", None, opts)
+        .unwrap();
+    let sent = h.drain().remove(0);
+    let meta = &sent["params"]["_meta"];
+    assert_eq!(
+        meta["io.modelcontextprotocol/protocolVersion"],
+        "2026-07-28"
+    );
+    assert_eq!(
+        meta["io.modelcontextprotocol/clientInfo"]["name"],
+        "test-client"
+    );
+    assert_eq!(meta["io.modelcontextprotocol/logLevel"], "info");
+    assert!(meta["traceparent"].is_string());
+    for m in [
+        "ping",
+        "logging/setLevel",
+        "resources/subscribe",
+        "resources/unsubscribe",
+        "tasks/result",
+        "tasks/list",
+    ] {
+        let err = h
+            .conn
+            .send_request(h.now, m, None, RequestOptions::default())
+            .unwrap_err();
+        assert!(matches!(err, UsageError::RetiredMethod { .. }), "{m}");
+        assert!(err.to_string().contains("use"), "{err}");
+    }
+    assert!(h.drain().is_empty(), "retired methods send no bytes");
+    insta::assert_snapshot!("modern_meta", h.transcript());
+}
+
+#[test]
+fn modern_call_switches_to_legacy_on_unsupported_version() {
+    let mut h = modern(config());
+    let id = h
+        .conn
+        .send_request(
+            h.now,
+            "tools/list",
+            None,
+            RequestOptions::default().without_cache(),
+        )
+        .unwrap();
+    let req = h.drain().remove(0);
+    h.reply_error(
+        &req,
+        -32022,
+        "x",
+        Some(json!({"supported": ["2025-11-25"], "requested": "2026-07-28"})),
+    );
+    let init = h.drain().remove(0);
+    assert_eq!(init["method"], "initialize");
+    h.reply(&init, initialize_result("2025-11-25"));
+    let sent = h.drain();
+    assert_eq!(sent[0]["method"], "notifications/initialized");
+    assert_eq!(sent[1]["method"], "tools/list");
+    assert!(
+        sent[1].get("params").is_none(),
+        "legacy requests carry no _meta"
+    );
+    h.reply(&sent[1], json!({"tools": []}));
+    let events = h.take_events();
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, Event::Response(c) if c.id == id))
+    );
+}
+
+#[test]
+fn transport_closed_fails_everything() {
+    let mut h = modern(config());
+    let id = h
+        .conn
+        .send_request(h.now, "tools/list", None, RequestOptions::default())
+        .unwrap();
+    h.drain();
+    h.conn
+        .handle_transport_closed(h.now, mcp_core::CloseReason::Eof);
+    let events = h.take_events();
+    assert!(
+        matches!(&events[0], Event::RequestFailed { id: i, error: RequestError::TransportClosed, .. } if *i == id)
+    );
+    assert!(matches!(events.last(), Some(Event::Closed)));
+    assert!(matches!(
+        h.conn
+            .send_request(h.now, "tools/list", None, RequestOptions::default()),
+        Err(UsageError::Closed)
+    ));
+}
+
+#[test]
+fn requests_before_ready_are_refused() {
+    let mut h = Harness::new(config());
+    assert!(matches!(
+        h.conn
+            .send_request(h.now, "tools/list", None, RequestOptions::default()),
+        Err(UsageError::NotReady)
+    ));
+    h.conn.connect(h.now).unwrap();
+    assert!(matches!(
+        h.conn.connect(h.now),
+        Err(UsageError::AlreadyConnecting)
+    ));
+}

@@ -1,0 +1,58 @@
+//! Bounded reading of response bodies.
+//!
+//! A body is read to its end so the connection goes back to the pool, but
+//! never past a limit: past it the body is dropped (which closes the
+//! connection) and a typed error says so.
+
+use bytes::{Bytes, BytesMut};
+use http_body_util::BodyExt;
+use hyper::body::Incoming;
+use mcp_types::Message;
+
+use crate::error::HttpError;
+use crate::headers::bounded;
+
+/// How much of an error body is read when looking for a JSON-RPC message.
+pub(crate) const ERROR_BODY_LIMIT: usize = 64 * 1024;
+
+/// Reads the whole body, failing past `limit` bytes.
+pub(crate) async fn read_limited(body: &mut Incoming, limit: usize) -> Result<Bytes, HttpError> {
+    let mut buf = BytesMut::new();
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(HttpError::Body)?;
+        if let Ok(data) = frame.into_data() {
+            if buf.len().saturating_add(data.len()) > limit {
+                return Err(HttpError::BodyTooLarge { limit });
+            }
+            buf.extend_from_slice(&data);
+        }
+    }
+    Ok(buf.freeze())
+}
+
+/// Reads at most `limit` bytes of the body; a longer or broken body is cut.
+pub(crate) async fn read_prefix(body: &mut Incoming, limit: usize) -> Bytes {
+    let mut buf = BytesMut::new();
+    while let Some(Ok(frame)) = body.frame().await {
+        if let Ok(data) = frame.into_data() {
+            let room = limit - buf.len();
+            if data.len() > room {
+                buf.extend_from_slice(&data[..room]);
+                break;
+            }
+            buf.extend_from_slice(&data);
+        }
+    }
+    buf.freeze()
+}
+
+/// What an error body says: a bounded text excerpt and the JSON-RPC message
+/// it holds, if it holds one.
+pub(crate) fn describe_error_body(
+    bytes: &[u8],
+    max_excerpt: usize,
+) -> (String, Option<Box<Message>>) {
+    let message = Message::from_slice(bytes).ok().map(Box::new);
+    let text = bounded(String::from_utf8_lossy(bytes).trim(), max_excerpt);
+    (text, message)
+}

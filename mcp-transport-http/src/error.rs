@@ -1,0 +1,218 @@
+//! Typed errors, grouped by who is at fault.
+//!
+//! [`HttpError::fault`] says whether the caller, the network or the server
+//! caused an error. Errors that carry what the server said (status, a bounded
+//! excerpt of the body, a JSON-RPC message found in it, `WWW-Authenticate`)
+//! hand it over as data so the core can decide, for example, which era a
+//! server speaks from a `400` body.
+
+use std::time::Duration;
+
+use http::StatusCode;
+use mcp_types::Message;
+
+use crate::auth::AuthError;
+use crate::sse::SseError;
+
+/// Who caused an error.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fault {
+    /// The caller: bad configuration or input, a cancelled or closed call.
+    Caller,
+    /// The network: connecting, TLS, a dropped connection.
+    Network,
+    /// The server: an error status, a malformed or oversized response.
+    Server,
+}
+
+/// A configuration error, found when the transport is built.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// The endpoint is not an absolute `http` or `https` URL.
+    #[error("invalid endpoint URL: {0}")]
+    InvalidEndpoint(String),
+    /// A header name or value is not valid.
+    #[error("invalid header {0}")]
+    InvalidHeader(String),
+    /// A PEM input held no usable item or could not be parsed.
+    #[error("invalid PEM input: {0}")]
+    InvalidPem(String),
+    /// rustls refused the TLS configuration.
+    #[error("TLS configuration rejected: {0}")]
+    Tls(#[from] rustls::Error),
+    /// The native root store could not be loaded.
+    #[error("native root certificates unavailable: {0}")]
+    NativeRoots(String),
+    /// A proxy URL is not valid.
+    #[error("invalid proxy URL: {0}")]
+    InvalidProxy(String),
+    /// A limit is zero or out of range.
+    #[error("invalid limit: {0}")]
+    InvalidLimit(&'static str),
+}
+
+/// An error from one HTTP exchange.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum HttpError {
+    // ----- the caller's side -----
+    /// The transport configuration is invalid.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// A routing value or extra header cannot travel as an HTTP header.
+    #[error("invalid header value for {name}")]
+    InvalidHeader {
+        /// The header name.
+        name: String,
+    },
+    /// The request was cancelled through [`crate::HttpTransport::cancel`].
+    #[error("request cancelled")]
+    Cancelled,
+    /// The transport was closed.
+    #[error("transport closed")]
+    Closed,
+    /// The authorization provider failed.
+    #[error("authorization provider failed: {0}")]
+    Auth(#[from] AuthError),
+
+    // ----- the network -----
+    /// Connecting, the TLS handshake or the exchange failed.
+    #[error("HTTP request failed: {0}")]
+    Network(#[source] Box<dyn std::error::Error + Send + Sync>),
+    /// Reading the response body failed.
+    #[error("reading the response body failed: {0}")]
+    Body(#[source] hyper::Error),
+
+    // ----- the server -----
+    /// The server answered with an error status.
+    ///
+    /// `body` is a bounded, lossily decoded excerpt; `message` is the
+    /// JSON-RPC message the body held, if it held one (era detection reads
+    /// the error code of a `400` here).
+    #[error("HTTP status {status}{}", excerpt(body))]
+    Status {
+        /// The status code.
+        status: StatusCode,
+        /// A bounded excerpt of the body.
+        body: String,
+        /// The JSON-RPC message in the body, if any.
+        message: Option<Box<Message>>,
+    },
+    /// `401` or `403` that the authorization provider did not resolve.
+    #[error("HTTP status {status}: unauthorized")]
+    Unauthorized {
+        /// `401 Unauthorized` or `403 Forbidden`.
+        status: StatusCode,
+        /// The `WWW-Authenticate` challenges, bounded.
+        www_authenticate: Vec<String>,
+        /// The JSON-RPC message in the body, if any.
+        message: Option<Box<Message>>,
+    },
+    /// `404` on a request that carried `Mcp-Session-Id`: the server ended the
+    /// session. The transport has forgotten the stale id; the caller starts a
+    /// new session (a fresh `initialize`) and does not replay the request.
+    #[error("the server ended the MCP session (HTTP 404); the request was not replayed")]
+    SessionExpired,
+    /// A `3xx` answer. Redirects are never followed (credentials must not
+    /// follow them).
+    #[error("HTTP redirect {status} not followed")]
+    Redirect {
+        /// The status code.
+        status: StatusCode,
+        /// The `Location` header, bounded, if present.
+        location: Option<String>,
+    },
+    /// A successful status with a content type that is neither
+    /// `application/json` nor `text/event-stream`.
+    #[error("unexpected content type {content_type:?} (status {status})")]
+    UnexpectedContentType {
+        /// The status code.
+        status: StatusCode,
+        /// The `Content-Type` header, bounded (empty when absent).
+        content_type: String,
+    },
+    /// A body larger than the configured limit.
+    #[error("response body larger than the {limit}-byte limit")]
+    BodyTooLarge {
+        /// The limit, in bytes.
+        limit: usize,
+    },
+    /// A malformed event stream.
+    #[error(transparent)]
+    Sse(#[from] SseError),
+    /// A JSON body that is not one JSON-RPC message.
+    #[error("response body is not a JSON-RPC message: {0}")]
+    InvalidMessage(#[source] serde_json::Error),
+    /// The server sent an `Mcp-Session-Id` that is not visible ASCII.
+    #[error("the server sent an invalid Mcp-Session-Id")]
+    InvalidSessionId,
+    /// The response stream ended before the reply to its request.
+    #[error("the response stream ended before the reply")]
+    StreamEnded,
+    /// Resuming a broken stream failed after the allowed attempts.
+    #[error("resuming the event stream failed after {attempts} attempts")]
+    ResumeFailed {
+        /// How many reconnections were tried.
+        attempts: u32,
+        /// The last delay waited before a reconnection.
+        last_delay: Duration,
+    },
+}
+
+fn excerpt(body: &str) -> String {
+    if body.is_empty() {
+        String::new()
+    } else {
+        format!(": {body}")
+    }
+}
+
+impl HttpError {
+    /// Who caused this error.
+    pub fn fault(&self) -> Fault {
+        match self {
+            HttpError::Config(_)
+            | HttpError::InvalidHeader { .. }
+            | HttpError::Cancelled
+            | HttpError::Closed
+            | HttpError::Auth(_) => Fault::Caller,
+            HttpError::Network(_) | HttpError::Body(_) | HttpError::ResumeFailed { .. } => {
+                Fault::Network
+            }
+            HttpError::Status { .. }
+            | HttpError::Unauthorized { .. }
+            | HttpError::SessionExpired
+            | HttpError::Redirect { .. }
+            | HttpError::UnexpectedContentType { .. }
+            | HttpError::BodyTooLarge { .. }
+            | HttpError::Sse(_)
+            | HttpError::InvalidMessage(_)
+            | HttpError::InvalidSessionId
+            | HttpError::StreamEnded => Fault::Server,
+        }
+    }
+
+    /// The HTTP status, for errors that carry one.
+    pub fn status(&self) -> Option<StatusCode> {
+        match self {
+            HttpError::Status { status, .. }
+            | HttpError::Unauthorized { status, .. }
+            | HttpError::Redirect { status, .. }
+            | HttpError::UnexpectedContentType { status, .. } => Some(*status),
+            HttpError::SessionExpired => Some(StatusCode::NOT_FOUND),
+            _ => None,
+        }
+    }
+
+    /// The JSON-RPC message an error body carried, if any (for example the
+    /// `UnsupportedProtocolVersionError` of a `400` era probe).
+    pub fn jsonrpc_message(&self) -> Option<&Message> {
+        match self {
+            HttpError::Status { message, .. } | HttpError::Unauthorized { message, .. } => {
+                message.as_deref()
+            }
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,214 @@
+//! Rendering [`HttpRouting`] as headers, and reading response headers.
+//!
+//! The core decides every value; this module only checks that each one can
+//! travel as an HTTP header and writes it under its name.
+//!
+//! ```
+//! use mcp_transport_http::headers::render_routing;
+//! use mcp_types::{routing::HttpRouting, ProtocolVersion};
+//! let routing = HttpRouting::new(ProtocolVersion::V2026_07_28)
+//!     .with_method("tools/call")
+//!     .with_name("get_weather")
+//!     .with_param("Region", "us-west1");
+//! let mut headers = http::HeaderMap::new();
+//! render_routing(&routing, &mut headers).unwrap();
+//! assert_eq!(headers["mcp-protocol-version"], "2026-07-28");
+//! assert_eq!(headers["mcp-method"], "tools/call");
+//! assert_eq!(headers["mcp-name"], "get_weather");
+//! assert_eq!(headers["mcp-param-region"], "us-west1");
+//! ```
+
+use http::header::{ACCEPT, CONTENT_TYPE};
+use http::{HeaderMap, HeaderName, HeaderValue};
+use mcp_types::routing::HttpRouting;
+
+use crate::error::HttpError;
+
+/// `MCP-Protocol-Version`.
+pub const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
+/// `Mcp-Session-Id` (2025-11-25 only).
+pub const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
+/// `Mcp-Method` (2026-07-28).
+pub const METHOD: HeaderName = HeaderName::from_static("mcp-method");
+/// `Mcp-Name` (2026-07-28).
+pub const NAME: HeaderName = HeaderName::from_static("mcp-name");
+/// `Last-Event-ID` (2025-11-25 resumption).
+pub const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
+/// The prefix of `Mcp-Param-{Name}` headers.
+pub const PARAM_PREFIX: &str = "mcp-param-";
+
+/// The `Accept` value of every POST.
+pub const ACCEPT_POST: HeaderValue =
+    HeaderValue::from_static("application/json, text/event-stream");
+/// The `Accept` value of the GET stream.
+pub const ACCEPT_SSE: HeaderValue = HeaderValue::from_static("text/event-stream");
+/// The `Content-Type` of every POST.
+pub const JSON: HeaderValue = HeaderValue::from_static("application/json");
+
+/// Writes the routing headers into `headers`, replacing same-named ones.
+///
+/// # Errors
+/// [`HttpError::InvalidHeader`] when a value or a parameter name cannot
+/// travel as a header (the core must encode such values first).
+pub fn render_routing(routing: &HttpRouting, headers: &mut HeaderMap) -> Result<(), HttpError> {
+    if let Some(version) = &routing.protocol_version {
+        headers.insert(
+            PROTOCOL_VERSION,
+            value(PROTOCOL_VERSION.as_str(), version.as_str())?,
+        );
+    }
+    if let Some(method) = &routing.method {
+        headers.insert(METHOD, value(METHOD.as_str(), method)?);
+    }
+    if let Some(name) = &routing.name {
+        headers.insert(NAME, value(NAME.as_str(), name)?);
+    }
+    for (param, text) in &routing.params {
+        let full = format!("{PARAM_PREFIX}{param}");
+        let header = HeaderName::try_from(full.as_str())
+            .map_err(|_| HttpError::InvalidHeader { name: full.clone() })?;
+        headers.append(header, value(&full, text)?);
+    }
+    Ok(())
+}
+
+/// Whether only the transport may set this header: `Mcp-*` (routing and
+/// session), `Last-Event-ID`, `Host` and `Content-Length`.
+pub fn is_reserved(name: &HeaderName) -> bool {
+    name.as_str().starts_with("mcp-")
+        || name == LAST_EVENT_ID
+        || name == http::header::HOST
+        || name == http::header::CONTENT_LENGTH
+}
+
+/// Sets `Accept` and `Content-Type` for a POST.
+pub(crate) fn set_post_basics(headers: &mut HeaderMap) {
+    headers.insert(ACCEPT, ACCEPT_POST);
+    headers.insert(CONTENT_TYPE, JSON);
+}
+
+fn value(name: &str, text: &str) -> Result<HeaderValue, HttpError> {
+    HeaderValue::try_from(text).map_err(|_| HttpError::InvalidHeader {
+        name: name.to_owned(),
+    })
+}
+
+/// What a response body holds, judged by its `Content-Type`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum BodyKind {
+    /// `application/json`, any parameters.
+    Json,
+    /// `text/event-stream`.
+    EventStream,
+    /// No `Content-Type` header.
+    Missing,
+    /// Anything else (bounded text of the header).
+    Other(String),
+}
+
+/// Classifies a `Content-Type` header.
+pub(crate) fn body_kind(headers: &HeaderMap, max_len: usize) -> BodyKind {
+    let Some(raw) = headers.get(CONTENT_TYPE) else {
+        return BodyKind::Missing;
+    };
+    let Ok(text) = raw.to_str() else {
+        return BodyKind::Other(bounded(&String::from_utf8_lossy(raw.as_bytes()), max_len));
+    };
+    let essence = text.split(';').next().unwrap_or("").trim();
+    if essence.eq_ignore_ascii_case("application/json") {
+        BodyKind::Json
+    } else if essence.eq_ignore_ascii_case("text/event-stream") {
+        BodyKind::EventStream
+    } else {
+        BodyKind::Other(bounded(text, max_len))
+    }
+}
+
+/// At most `max` bytes of `text`, cut on a character boundary.
+pub(crate) fn bounded(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_owned();
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &text[..end])
+}
+
+/// Every value of a header as bounded text (at most `count` values).
+pub(crate) fn header_texts(
+    headers: &HeaderMap,
+    name: &HeaderName,
+    count: usize,
+    max_len: usize,
+) -> Vec<String> {
+    headers
+        .get_all(name)
+        .iter()
+        .take(count)
+        .map(|v| bounded(&String::from_utf8_lossy(v.as_bytes()), max_len))
+        .collect()
+}
+
+/// Whether a session id is visible ASCII (0x21-0x7E), non-empty and bounded.
+pub(crate) fn valid_session_id(value: &HeaderValue) -> bool {
+    let bytes = value.as_bytes();
+    !bytes.is_empty() && bytes.len() <= 1024 && bytes.iter().all(|b| (0x21..=0x7E).contains(b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mcp_types::ProtocolVersion;
+
+    #[test]
+    fn content_types_with_parameters() {
+        let mut h = HeaderMap::new();
+        h.insert(
+            CONTENT_TYPE,
+            HeaderValue::from_static("Application/JSON; charset=utf-8"),
+        );
+        assert_eq!(body_kind(&h, 64), BodyKind::Json);
+        h.insert(
+            CONTENT_TYPE,
+            HeaderValue::from_static("text/event-stream;charset=utf-8"),
+        );
+        assert_eq!(body_kind(&h, 64), BodyKind::EventStream);
+        h.insert(CONTENT_TYPE, HeaderValue::from_static("text/html"));
+        assert_eq!(body_kind(&h, 64), BodyKind::Other("text/html".into()));
+        assert_eq!(body_kind(&HeaderMap::new(), 64), BodyKind::Missing);
+    }
+
+    #[test]
+    fn bad_values_are_typed_errors() {
+        let mut h = HeaderMap::new();
+        let r = HttpRouting::new(ProtocolVersion::V2026_07_28).with_name("a\nb");
+        assert!(
+            matches!(render_routing(&r, &mut h), Err(HttpError::InvalidHeader { name }) if name == "mcp-name")
+        );
+        let r = HttpRouting::new(ProtocolVersion::V2026_07_28).with_param("Bad Name", "x");
+        assert!(render_routing(&r, &mut h).is_err());
+    }
+
+    #[test]
+    fn legacy_routing_renders_version_only() {
+        let mut h = HeaderMap::new();
+        render_routing(&HttpRouting::new(ProtocolVersion::V2025_11_25), &mut h).unwrap();
+        assert_eq!(h.len(), 1);
+        assert_eq!(h[PROTOCOL_VERSION], "2025-11-25");
+    }
+
+    #[test]
+    fn session_id_charset() {
+        assert!(valid_session_id(&HeaderValue::from_static("abc-123")));
+        assert!(!valid_session_id(&HeaderValue::from_static("a b")));
+        assert!(!valid_session_id(&HeaderValue::from_static("")));
+    }
+
+    #[test]
+    fn bounded_cuts_on_char_boundary() {
+        assert_eq!(bounded("héllo", 2), "h…");
+        assert_eq!(bounded("abc", 5), "abc");
+    }
+}

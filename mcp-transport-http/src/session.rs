@@ -1,0 +1,129 @@
+//! Legacy (2025-11-25) session state: the `Mcp-Session-Id` and the protocol
+//! version that GET, DELETE and resumption requests carry.
+//!
+//! The id is adopted from the first successful response to a request that
+//! carried none (the `initialize` response), sent on every later legacy
+//! request, forgotten when a request that carried it gets `404` (the server
+//! ended the session) and on [`crate::HttpTransport::clear_session`].
+//! Modern-era requests neither send nor adopt an id.
+
+use std::fmt;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+use http::HeaderValue;
+use mcp_types::ProtocolVersion;
+
+/// A session id issued by the server. It is a credential of sorts: `Debug`
+/// does not print it.
+#[derive(Clone, PartialEq, Eq)]
+pub struct SessionId(HeaderValue);
+
+impl SessionId {
+    /// The id as sent on the wire (visible ASCII).
+    pub fn as_str(&self) -> &str {
+        // Only visible-ASCII values are ever adopted.
+        self.0.to_str().unwrap_or_default()
+    }
+}
+
+impl fmt::Debug for SessionId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("SessionId(<redacted>)")
+    }
+}
+
+#[derive(Default)]
+struct State {
+    id: Option<HeaderValue>,
+    version: Option<ProtocolVersion>,
+}
+
+/// The session of one transport.
+#[derive(Default)]
+pub(crate) struct Session {
+    state: Mutex<State>,
+}
+
+impl Session {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The id to send, if a session is open.
+    pub(crate) fn id(&self) -> Option<HeaderValue> {
+        self.lock().id.clone()
+    }
+
+    /// The public view of the id.
+    pub(crate) fn public_id(&self) -> Option<SessionId> {
+        self.id().map(SessionId)
+    }
+
+    /// Adopts `received` when no session is open and the request carried no
+    /// id. Returns whether it was adopted.
+    pub(crate) fn adopt(&self, sent: Option<&HeaderValue>, received: &HeaderValue) -> bool {
+        let mut state = self.lock();
+        if sent.is_none() && state.id.is_none() {
+            let mut value = received.clone();
+            value.set_sensitive(true);
+            state.id = Some(value);
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Forgets the id if it is still `sent` (a newer session is kept).
+    pub(crate) fn expire(&self, sent: &HeaderValue) {
+        let mut state = self.lock();
+        if state.id.as_ref() == Some(sent) {
+            state.id = None;
+        }
+    }
+
+    /// Forgets the id, whatever it is; returns the old one.
+    pub(crate) fn clear(&self) -> Option<HeaderValue> {
+        self.lock().id.take()
+    }
+
+    /// Remembers the version a legacy request carried.
+    pub(crate) fn note_version(&self, version: &ProtocolVersion) {
+        let mut state = self.lock();
+        if state.version.as_ref() != Some(version) {
+            state.version = Some(version.clone());
+        }
+    }
+
+    /// The version for requests that have no routing (GET, DELETE).
+    pub(crate) fn version(&self) -> Option<ProtocolVersion> {
+        self.lock().version.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn adopt_expire_and_keep_newer() {
+        let s = Session::default();
+        let a = HeaderValue::from_static("a");
+        let b = HeaderValue::from_static("b");
+        assert!(s.adopt(None, &a));
+        assert!(!s.adopt(None, &b), "an open session is kept");
+        assert!(!s.adopt(Some(&a), &b));
+        s.expire(&b);
+        assert_eq!(s.id(), Some(a.clone()));
+        s.expire(&a);
+        assert_eq!(s.id(), None);
+        assert!(s.adopt(None, &b));
+        assert_eq!(
+            s.public_id().map(|i| i.as_str().to_owned()),
+            Some("b".into())
+        );
+        assert_eq!(
+            format!("{:?}", s.public_id()),
+            "Some(SessionId(<redacted>))"
+        );
+    }
+}

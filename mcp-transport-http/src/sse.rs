@@ -1,0 +1,290 @@
+//! A pure, incremental Server-Sent Events parser.
+//!
+//! It follows the WHATWG event-stream interpretation: `LF`, `CRLF` and a lone
+//! `CR` all end a line, and a line boundary may fall anywhere across chunks,
+//! including between the `CR` and the `LF` of one `CRLF`. Lines starting with
+//! `:` are comments (keep-alives). `data:` lines accumulate, joined by `LF`;
+//! `id:` sets the last event id (ignored when it contains a NUL); `retry:`
+//! sets the reconnection delay when it is all ASCII digits; a blank line
+//! dispatches the event. A leading byte order mark is ignored.
+//!
+//! The parser is bounded: the bytes of one event's lines (terminators
+//! excluded), including a partial line still waiting for its end, may not
+//! exceed a cap. Past it the parser fails with [`SseError::EventTooLarge`]
+//! and stays failed. The outcome never depends on how the input is chunked.
+//!
+//! ```
+//! use mcp_transport_http::sse::SseParser;
+//! let mut parser = SseParser::new(1024);
+//! let mut events = Vec::new();
+//! parser.feed(b"id: 7\r\ndata: {\"a\":\r", &mut events).unwrap();
+//! parser.feed(b"\ndata: 1}\r\n\r\n", &mut events).unwrap();
+//! assert_eq!(events.len(), 1);
+//! assert_eq!(events[0].data, b"{\"a\":\n1}");
+//! assert_eq!(parser.last_event_id(), Some("7"));
+//! ```
+
+use std::time::Duration;
+
+/// One dispatched event.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SseEvent {
+    /// The `event:` type, when one was given (`None` means `message`).
+    pub event: Option<String>,
+    /// The event data: the `data:` lines joined by `LF`.
+    pub data: Vec<u8>,
+    /// The last event id in force when this event was dispatched.
+    pub id: Option<String>,
+}
+
+impl SseEvent {
+    /// Whether this is a plain `message` event (no type, or `message`).
+    pub fn is_message(&self) -> bool {
+        self.event.as_deref().is_none_or(|t| t == "message")
+    }
+}
+
+/// A fault in the event stream (the server's fault).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SseError {
+    /// One event grew past the configured cap.
+    #[error("server-sent event larger than the {limit}-byte limit")]
+    EventTooLarge {
+        /// The cap, in bytes.
+        limit: usize,
+    },
+}
+
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// The incremental parser. Feed it chunks as they arrive.
+#[derive(Debug)]
+pub struct SseParser {
+    limit: usize,
+    /// The current, unfinished line.
+    line: Vec<u8>,
+    /// The previous chunk ended with `CR`: skip one leading `LF`.
+    skip_lf: bool,
+    /// No line has been completed yet (BOM handling).
+    at_start: bool,
+    /// Bytes of the completed lines of the current event.
+    event_bytes: usize,
+    data: Vec<u8>,
+    has_data: bool,
+    event_type: Option<String>,
+    last_id: Option<String>,
+    retry: Option<Duration>,
+    failed: Option<SseError>,
+}
+
+impl SseParser {
+    /// A parser whose events may not exceed `max_event_bytes`.
+    pub fn new(max_event_bytes: usize) -> Self {
+        SseParser {
+            limit: max_event_bytes,
+            line: Vec::new(),
+            skip_lf: false,
+            at_start: true,
+            event_bytes: 0,
+            data: Vec::new(),
+            has_data: false,
+            event_type: None,
+            last_id: None,
+            retry: None,
+            failed: None,
+        }
+    }
+
+    /// The last event id seen (`id:` field), if any.
+    pub fn last_event_id(&self) -> Option<&str> {
+        self.last_id.as_deref()
+    }
+
+    /// The last reconnection delay the server asked for (`retry:`), if any.
+    pub fn retry(&self) -> Option<Duration> {
+        self.retry
+    }
+
+    /// Feeds one chunk, appending every event it completes to `out`.
+    ///
+    /// # Errors
+    /// [`SseError::EventTooLarge`] when an event exceeds the cap; the parser
+    /// then stays failed. Events completed before the fault are in `out`.
+    pub fn feed(&mut self, chunk: &[u8], out: &mut Vec<SseEvent>) -> Result<(), SseError> {
+        if let Some(err) = &self.failed {
+            return Err(err.clone());
+        }
+        let mut rest = chunk;
+        if self.skip_lf && !rest.is_empty() {
+            self.skip_lf = false;
+            if rest[0] == b'\n' {
+                rest = &rest[1..];
+            }
+        }
+        while let Some(pos) = rest.iter().position(|&b| b == b'\n' || b == b'\r') {
+            self.line.extend_from_slice(&rest[..pos]);
+            let terminator = rest[pos];
+            rest = &rest[pos + 1..];
+            if terminator == b'\r' {
+                match rest.first() {
+                    Some(b'\n') => rest = &rest[1..],
+                    Some(_) => {}
+                    None => self.skip_lf = true,
+                }
+            }
+            self.check(0)?;
+            let line = std::mem::take(&mut self.line);
+            self.process_line(line, out);
+        }
+        self.check(rest.len())?;
+        self.line.extend_from_slice(rest);
+        Ok(())
+    }
+
+    /// Fails when the current event plus `extra` pending bytes exceed the cap.
+    fn check(&mut self, extra: usize) -> Result<(), SseError> {
+        let total = self
+            .event_bytes
+            .saturating_add(self.line.len())
+            .saturating_add(extra);
+        if total > self.limit {
+            let err = SseError::EventTooLarge { limit: self.limit };
+            self.failed = Some(err.clone());
+            self.line = Vec::new();
+            self.data = Vec::new();
+            return Err(err);
+        }
+        Ok(())
+    }
+
+    fn process_line(&mut self, mut line: Vec<u8>, out: &mut Vec<SseEvent>) {
+        if self.at_start {
+            self.at_start = false;
+            if line.starts_with(BOM) {
+                line.drain(..BOM.len());
+            }
+        }
+        if line.is_empty() {
+            self.dispatch(out);
+            return;
+        }
+        self.event_bytes += line.len();
+        if line[0] == b':' {
+            return;
+        }
+        let (field, value) = match line.iter().position(|&b| b == b':') {
+            Some(colon) => {
+                let value = &line[colon + 1..];
+                (&line[..colon], value.strip_prefix(b" ").unwrap_or(value))
+            }
+            None => (&line[..], &[][..]),
+        };
+        match field {
+            b"data" => {
+                self.data.extend_from_slice(value);
+                self.data.push(b'\n');
+                self.has_data = true;
+            }
+            b"event" => self.event_type = Some(String::from_utf8_lossy(value).into_owned()),
+            b"id" if !value.contains(&0) => {
+                self.last_id = Some(String::from_utf8_lossy(value).into_owned());
+            }
+            b"retry" if !value.is_empty() && value.iter().all(u8::is_ascii_digit) => {
+                let millis = value.iter().fold(0u64, |acc, d| {
+                    acc.saturating_mul(10).saturating_add(u64::from(d - b'0'))
+                });
+                self.retry = Some(Duration::from_millis(millis));
+            }
+            _ => {}
+        }
+    }
+
+    fn dispatch(&mut self, out: &mut Vec<SseEvent>) {
+        self.event_bytes = 0;
+        let event_type = self.event_type.take();
+        if !self.has_data {
+            return;
+        }
+        self.has_data = false;
+        let mut data = std::mem::take(&mut self.data);
+        data.pop(); // the LF after the last data line
+        out.push(SseEvent {
+            event: event_type.filter(|t| !t.is_empty()),
+            data,
+            id: self.last_id.clone(),
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(input: &[u8]) -> Vec<SseEvent> {
+        let mut p = SseParser::new(1 << 20);
+        let mut out = Vec::new();
+        p.feed(input, &mut out).unwrap();
+        out
+    }
+
+    #[test]
+    fn all_line_endings_and_multiline_data() {
+        for sep in ["\n", "\r\n", "\r"] {
+            let text = format!("data: a{sep}data:b{sep}: comment{sep}{sep}");
+            let events = parse(text.as_bytes());
+            assert_eq!(events.len(), 1, "separator {sep:?}");
+            assert_eq!(events[0].data, b"a\nb");
+        }
+    }
+
+    #[test]
+    fn cr_then_lf_across_chunks_is_one_line_end() {
+        let mut p = SseParser::new(100);
+        let mut out = Vec::new();
+        p.feed(b"data: x\r", &mut out).unwrap();
+        p.feed(b"\n\r", &mut out).unwrap();
+        assert_eq!(out.len(), 1);
+        p.feed(b"\ndata: y\n\n", &mut out).unwrap();
+        // The LF after the second CR belongs to it: no extra blank line.
+        assert_eq!(out.len(), 2);
+        assert_eq!(out[1].data, b"y");
+    }
+
+    #[test]
+    fn id_retry_and_priming_event() {
+        let mut p = SseParser::new(100);
+        let mut out = Vec::new();
+        p.feed(b"id: 1\nretry: 250\ndata:\n\n", &mut out).unwrap();
+        assert_eq!(out.len(), 1);
+        assert!(out[0].data.is_empty());
+        assert_eq!(p.last_event_id(), Some("1"));
+        assert_eq!(p.retry(), Some(Duration::from_millis(250)));
+        p.feed(b"retry: 1x\nid: a\0b\n\n", &mut out).unwrap();
+        assert_eq!(p.retry(), Some(Duration::from_millis(250)));
+        assert_eq!(p.last_event_id(), Some("1"));
+        assert_eq!(out.len(), 1, "no data, no dispatch");
+    }
+
+    #[test]
+    fn event_type_field_without_colon_and_bom() {
+        let events = parse(b"\xEF\xBB\xBFevent: ping\ndata\n\n");
+        assert_eq!(events[0].event.as_deref(), Some("ping"));
+        assert!(!events[0].is_message());
+        assert_eq!(events[0].data, b"");
+    }
+
+    #[test]
+    fn cap_is_enforced_and_sticky() {
+        let mut p = SseParser::new(8);
+        let mut out = Vec::new();
+        p.feed(b"data: 1\n\n", &mut out).unwrap();
+        assert_eq!(
+            p.feed(b"data: 123456789", &mut out),
+            Err(SseError::EventTooLarge { limit: 8 })
+        );
+        assert!(p.feed(b"\n\n", &mut out).is_err());
+        assert_eq!(out.len(), 1);
+    }
+}

@@ -1,0 +1,424 @@
+//! Response streams: the messages of one `text/event-stream` in order, and
+//! the resumption of broken 2025-11-25 streams.
+//!
+//! Each stream is read by its own task (a pump) so that cancelling it closes
+//! the HTTP stream at once, even when nobody is reading. The pump parses
+//! events, turns each `message` event into one [`Message`] (parsed once),
+//! and hands them over through a bounded channel.
+//!
+//! * The reply (a response or error whose id is the request's) marks the
+//!   stream complete and releases the request's concurrency permit; the
+//!   pump then reads the body to its end, for at most the reply grace
+//!   period ([`crate::HttpConfig::with_reply_grace`]), so the
+//!   connection can be reused (messages that still arrive are delivered),
+//!   and the stream ends.
+//! * A stream that ends before its reply fails with
+//!   [`HttpError::StreamEnded`] at once, unless it can be resumed: in the
+//!   2025-11-25 era, after an event id was seen, the pump waits the
+//!   server's `retry:` (clamped by [`crate::ReconnectPolicy`]) and GETs
+//!   the endpoint with `Last-Event-ID` (the newest id seen across every
+//!   reconnection), a bounded number of consecutive times.
+//! * Dropping a [`ResponseStream`] before its reply closes the HTTP stream
+//!   (the 2026-07-28 cancellation signal, and how `subscriptions/listen`
+//!   ends).
+
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use http_body_util::BodyExt;
+use hyper::body::Incoming;
+use mcp_types::{Message, ProtocolVersion, RequestId};
+use tokio::sync::{OwnedSemaphorePermit, mpsc, watch};
+use tokio::time::{Instant, sleep, sleep_until};
+
+use crate::error::{Fault, HttpError};
+use crate::sse::{SseEvent, SseParser};
+use crate::transport::Inner;
+
+/// A cancellation handle: the request's own signal and the transport's
+/// closing signal. Clones share one registration, removed with the last.
+#[derive(Clone)]
+pub(crate) struct Cancel {
+    registration: Option<Arc<Registration>>,
+    request: Option<watch::Receiver<bool>>,
+    closed: watch::Receiver<bool>,
+}
+
+struct Registration {
+    inner: Arc<Inner>,
+    id: RequestId,
+    signal: Arc<watch::Sender<bool>>,
+}
+
+impl Drop for Registration {
+    fn drop(&mut self) {
+        self.inner.unregister(&self.id, &self.signal);
+    }
+}
+
+impl Cancel {
+    pub(crate) fn new(
+        inner: Arc<Inner>,
+        request: Option<(RequestId, Arc<watch::Sender<bool>>)>,
+        closed: watch::Receiver<bool>,
+    ) -> Self {
+        match request {
+            Some((id, signal)) => Cancel {
+                request: Some(signal.subscribe()),
+                registration: Some(Arc::new(Registration { inner, id, signal })),
+                closed,
+            },
+            None => Cancel {
+                registration: None,
+                request: None,
+                closed,
+            },
+        }
+    }
+
+    /// Whether the transport is closed.
+    pub(crate) fn is_closed(&self) -> bool {
+        *self.closed.borrow()
+    }
+
+    fn request_id(&self) -> Option<&RequestId> {
+        self.registration.as_ref().map(|r| &r.id)
+    }
+
+    /// Resolves when the request is cancelled or the transport closed.
+    pub(crate) async fn cancelled(&mut self) -> HttpError {
+        let Cancel {
+            request, closed, ..
+        } = self;
+        let request = async {
+            match request {
+                Some(rx) => {
+                    let _ = rx.wait_for(|c| *c).await;
+                }
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            () = request => HttpError::Cancelled,
+            _ = closed.wait_for(|c| *c) => HttpError::Closed,
+        }
+    }
+}
+
+/// What a stream belongs to.
+pub(crate) enum StreamKind {
+    /// The answer to a POST; `resumable` in the 2025-11-25 era.
+    Post {
+        resumable: bool,
+        version: Option<ProtocolVersion>,
+    },
+    /// The 2025-11-25 GET stream.
+    ServerStream { version: Option<ProtocolVersion> },
+}
+
+#[derive(Default)]
+struct Shared {
+    reply_seen: AtomicBool,
+}
+
+/// The messages the server sends on one response stream, in order.
+///
+/// Read with [`ResponseStream::next`] or as a [`futures::Stream`]. Items are
+/// messages, then possibly one final error (for example
+/// [`HttpError::StreamEnded`]); `None` ends the stream.
+pub struct ResponseStream {
+    rx: mpsc::Receiver<Result<Message, HttpError>>,
+    shared: Arc<Shared>,
+    task: tokio::task::AbortHandle,
+    request_id: Option<RequestId>,
+}
+
+impl std::fmt::Debug for ResponseStream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ResponseStream")
+            .field("request_id", &self.request_id)
+            .field("reply_received", &self.reply_received())
+            .finish_non_exhaustive()
+    }
+}
+
+impl ResponseStream {
+    pub(crate) fn spawn(
+        inner: Arc<Inner>,
+        body: Incoming,
+        kind: StreamKind,
+        cancel: Cancel,
+        permit: Option<OwnedSemaphorePermit>,
+    ) -> Self {
+        let (tx, rx) = mpsc::channel(inner.config.stream_buffer);
+        let shared = Arc::new(Shared::default());
+        let request_id = cancel.request_id().cloned();
+        let pump = Pump {
+            parser: SseParser::new(inner.config.limits.max_event_bytes),
+            inner,
+            body,
+            tx,
+            shared: shared.clone(),
+            cancel,
+            permit,
+            kind,
+            request_id: request_id.clone(),
+            last_id: None,
+            retry: None,
+            drain_until: None,
+            reader_gone: false,
+        };
+        let task = tokio::spawn(pump.run()).abort_handle();
+        ResponseStream {
+            rx,
+            shared,
+            task,
+            request_id,
+        }
+    }
+
+    /// The next message, or the error that ended the stream; `None` at the
+    /// end.
+    pub async fn next(&mut self) -> Option<Result<Message, HttpError>> {
+        self.rx.recv().await
+    }
+
+    /// The id of the request this stream answers (`None` for the GET stream).
+    pub fn request_id(&self) -> Option<&RequestId> {
+        self.request_id.as_ref()
+    }
+
+    /// Whether the reply to the request has arrived.
+    pub fn reply_received(&self) -> bool {
+        self.shared.reply_seen.load(Ordering::Acquire)
+    }
+}
+
+impl futures::Stream for ResponseStream {
+    type Item = Result<Message, HttpError>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        self.get_mut().rx.poll_recv(cx)
+    }
+}
+
+impl Drop for ResponseStream {
+    fn drop(&mut self) {
+        // Before the reply, dropping closes the HTTP stream now. After it,
+        // the pump finishes reading so the connection can be reused.
+        if !self.reply_received() {
+            self.task.abort();
+        }
+    }
+}
+
+struct Pump {
+    inner: Arc<Inner>,
+    body: Incoming,
+    parser: SseParser,
+    tx: mpsc::Sender<Result<Message, HttpError>>,
+    shared: Arc<Shared>,
+    cancel: Cancel,
+    /// Held until the reply arrives (the concurrent-request limit).
+    permit: Option<OwnedSemaphorePermit>,
+    kind: StreamKind,
+    request_id: Option<RequestId>,
+    last_id: Option<String>,
+    retry: Option<Duration>,
+    /// Set when the reply arrives: the stream is read until its end or
+    /// this instant, whichever comes first.
+    drain_until: Option<Instant>,
+    /// The reader dropped its [`ResponseStream`] after the reply.
+    reader_gone: bool,
+}
+
+impl Pump {
+    async fn run(mut self) {
+        let result = self.pump().await;
+        let tx = self.tx.clone();
+        let reader_gone = self.reader_gone;
+        // Close the HTTP stream and release the permit before reporting.
+        drop(self);
+        if let Err(err) = result
+            && !reader_gone
+        {
+            let _ = tx.send(Err(err)).await;
+        }
+    }
+
+    fn reply_seen(&self) -> bool {
+        self.shared.reply_seen.load(Ordering::Acquire)
+    }
+
+    async fn pump(&mut self) -> Result<(), HttpError> {
+        let mut failures = 0u32;
+        loop {
+            let progressed = self.read_to_end().await?;
+            if self.reply_seen() {
+                return Ok(());
+            }
+            let version = match &self.kind {
+                StreamKind::Post { .. } if self.request_id.is_none() => return Ok(()),
+                StreamKind::Post { resumable, version } => {
+                    if !*resumable || self.last_id.is_none() {
+                        return Err(HttpError::StreamEnded);
+                    }
+                    version.clone()
+                }
+                StreamKind::ServerStream { version } => version.clone(),
+            };
+            if progressed {
+                failures = 0;
+            }
+            match self.reconnect(&mut failures, version.as_ref()).await? {
+                Some(body) => {
+                    self.body = body;
+                    self.parser = SseParser::new(self.inner.config.limits.max_event_bytes);
+                }
+                None if matches!(self.kind, StreamKind::ServerStream { .. }) => return Ok(()),
+                None => return Err(HttpError::StreamEnded),
+            }
+        }
+    }
+
+    /// Reads the current body to its end; returns whether any event came.
+    async fn read_to_end(&mut self) -> Result<bool, HttpError> {
+        let mut progressed = false;
+        let mut events = Vec::new();
+        loop {
+            let draining = self.drain_until;
+            let reader_gone = self.reader_gone;
+            let frame = tokio::select! {
+                biased;
+                err = self.cancel.cancelled() => return Err(err),
+                () = self.tx.closed(), if !reader_gone => {
+                    if !self.reply_seen() {
+                        return Err(HttpError::Cancelled);
+                    }
+                    self.reader_gone = true;
+                    continue;
+                }
+                () = sleep_until(draining.unwrap_or_else(Instant::now)), if draining.is_some() => {
+                    return Ok(progressed);
+                }
+                frame = self.body.frame() => frame,
+            };
+            let frame = match frame {
+                None => return Ok(progressed),
+                Some(Err(err)) => {
+                    tracing::debug!(%err, "event stream broke");
+                    return Ok(progressed);
+                }
+                Some(Ok(frame)) => frame,
+            };
+            let Ok(data) = frame.into_data() else {
+                continue;
+            };
+            let fed = self.parser.feed(&data, &mut events);
+            if let Some(id) = self.parser.last_event_id()
+                && !id.is_empty()
+                && self.last_id.as_deref() != Some(id)
+            {
+                self.last_id = Some(id.to_owned());
+            }
+            if let Some(retry) = self.parser.retry() {
+                self.retry = Some(retry);
+            }
+            for event in events.drain(..) {
+                progressed = true;
+                self.deliver(event).await?;
+            }
+            fed?;
+        }
+    }
+
+    async fn deliver(&mut self, event: SseEvent) -> Result<(), HttpError> {
+        if !event.is_message() || event.data.is_empty() {
+            return Ok(());
+        }
+        let message = match Message::from_slice(&event.data) {
+            Ok(message) => message,
+            Err(err) => {
+                tracing::warn!(%err, "ignoring a server-sent event that is not a JSON-RPC message");
+                return Ok(());
+            }
+        };
+        if self.is_reply(&message) {
+            self.shared.reply_seen.store(true, Ordering::Release);
+            self.drain_until = Some(Instant::now() + self.inner.config.reply_grace);
+            self.permit = None;
+        }
+        if self.reader_gone {
+            return Ok(());
+        }
+        tokio::select! {
+            biased;
+            err = self.cancel.cancelled() => Err(err),
+            sent = self.tx.send(Ok(message)) => {
+                if sent.is_err() {
+                    if !self.reply_seen() {
+                        return Err(HttpError::Cancelled);
+                    }
+                    self.reader_gone = true;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn is_reply(&self, message: &Message) -> bool {
+        let Some(expected) = &self.request_id else {
+            return false;
+        };
+        match message {
+            Message::Response(r) => &r.id == expected,
+            Message::Error(e) => e.id.as_ref() == Some(expected),
+            Message::Request(_) | Message::Notification(_) => false,
+        }
+    }
+
+    /// Waits and GETs with `Last-Event-ID` until a stream opens (`Some`),
+    /// the server has none (`None`, `405`), or the attempts run out.
+    async fn reconnect(
+        &mut self,
+        failures: &mut u32,
+        version: Option<&ProtocolVersion>,
+    ) -> Result<Option<Incoming>, HttpError> {
+        let policy = self.inner.config.reconnect;
+        loop {
+            let delay = policy.delay(self.retry);
+            if *failures >= policy.max_attempts {
+                return Err(HttpError::ResumeFailed {
+                    attempts: *failures,
+                    last_delay: delay,
+                });
+            }
+            *failures += 1;
+            tokio::select! {
+                biased;
+                err = self.cancel.cancelled() => return Err(err),
+                () = sleep(delay) => {}
+            }
+            let inner = self.inner.clone();
+            let attempt = inner.open_get(self.last_id.as_deref(), version);
+            let result = tokio::select! {
+                biased;
+                err = self.cancel.cancelled() => return Err(err),
+                result = attempt => result,
+            };
+            match result {
+                Ok(body) => return Ok(body),
+                Err(err)
+                    if err.fault() == Fault::Network
+                        || err.status().is_some_and(|s| s.is_server_error()) =>
+                {
+                    tracing::debug!(%err, "reconnecting the event stream failed");
+                }
+                Err(err) => return Err(err),
+            }
+        }
+    }
+}

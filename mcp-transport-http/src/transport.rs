@@ -1,0 +1,535 @@
+//! [`HttpTransport`]: one MCP endpoint, one connection pool.
+//!
+//! Every message is a POST of bytes the core serialized, with headers
+//! rendered from its [`HttpRouting`]. The answer is a [`Reply`]: `202`
+//! (nothing to read), one JSON message, or a [`ResponseStream`] of messages
+//! in arrival order (progress, logs, server requests, then the reply).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use bytes::Bytes;
+use http::header::{LOCATION, WWW_AUTHENTICATE};
+use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode};
+use http_body_util::Full;
+use hyper::body::Incoming;
+use mcp_types::routing::HttpRouting;
+use mcp_types::{Era, Message, ProtocolVersion, RequestId};
+use tokio::sync::{Semaphore, watch};
+
+use crate::auth::{AuthChallenge, AuthDecision, AuthRequest, MAX_AUTH_RETRIES};
+use crate::body::{ERROR_BODY_LIMIT, describe_error_body, read_limited, read_prefix};
+use crate::client::{PooledClient, build_client};
+use crate::config::HttpConfig;
+use crate::error::HttpError;
+use crate::headers::{self, BodyKind, body_kind, bounded, header_texts, render_routing};
+use crate::session::{Session, SessionId};
+use crate::stream::{Cancel, ResponseStream, StreamKind};
+
+/// What the server answered to one POST.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Reply {
+    /// `202 Accepted` (or another success without a body): nothing to read.
+    Accepted,
+    /// One `application/json` message.
+    Message(Box<Message>),
+    /// A `text/event-stream` of messages.
+    Stream(ResponseStream),
+}
+
+/// A Streamable HTTP connection to one MCP endpoint, for both eras.
+///
+/// Cheap to clone: clones share the pool, the session and the limits.
+///
+/// ```no_run
+/// # async fn demo() -> Result<(), mcp_transport_http::HttpError> {
+/// use mcp_transport_http::{HttpConfig, HttpTransport, Reply};
+/// use mcp_types::{routing::HttpRouting, ProtocolVersion, RequestId};
+/// let transport = HttpTransport::new(HttpConfig::new("https://example.com/mcp")?)?;
+/// let body = br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+/// let routing = HttpRouting::new(ProtocolVersion::V2026_07_28)
+///     .with_method("tools/list")
+///     .with_request_id(RequestId::Number(1));
+/// match transport.send(body.as_slice().into(), &routing).await? {
+///     Reply::Accepted => {}
+///     Reply::Message(message) => println!("{message:?}"),
+///     Reply::Stream(mut stream) => {
+///         while let Some(message) = stream.next().await {
+///             println!("{:?}", message?);
+///         }
+///     }
+///     _ => {}
+/// }
+/// # Ok(()) }
+/// ```
+#[derive(Clone, Debug)]
+pub struct HttpTransport {
+    inner: Arc<Inner>,
+}
+
+pub(crate) struct Inner {
+    pub(crate) config: HttpConfig,
+    client: PooledClient,
+    pub(crate) session: Session,
+    permits: Arc<Semaphore>,
+    registry: Mutex<HashMap<RequestId, Arc<watch::Sender<bool>>>>,
+    closed: watch::Sender<bool>,
+}
+
+impl std::fmt::Debug for Inner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpTransport")
+            .field("config", &self.config)
+            .field("session", &self.session.public_id())
+            .finish_non_exhaustive()
+    }
+}
+
+fn is_modern(version: Option<&ProtocolVersion>) -> bool {
+    version.and_then(ProtocolVersion::era) == Some(Era::Modern)
+}
+
+impl HttpTransport {
+    /// Builds the transport: TLS settings, proxy rules and the pool. No
+    /// connection is opened until the first request.
+    ///
+    /// # Errors
+    /// [`HttpError::Config`] for an invalid configuration.
+    pub fn new(config: HttpConfig) -> Result<Self, HttpError> {
+        config.validate()?;
+        let client = build_client(&config)?;
+        Ok(HttpTransport {
+            inner: Arc::new(Inner {
+                permits: Arc::new(Semaphore::new(config.max_concurrent_posts)),
+                config,
+                client,
+                session: Session::default(),
+                registry: Mutex::new(HashMap::new()),
+                closed: watch::Sender::new(false),
+            }),
+        })
+    }
+
+    /// POSTs one serialized message.
+    ///
+    /// # Errors
+    /// See [`HttpError`]; [`HttpError::fault`] tells who is at fault.
+    pub async fn send(&self, body: Bytes, routing: &HttpRouting) -> Result<Reply, HttpError> {
+        self.send_with(body, routing, &HeaderMap::new()).await
+    }
+
+    /// POSTs one serialized message with extra headers for this request only.
+    /// The transport's own headers take precedence over them, and extra
+    /// headers named `Mcp-*`, `Last-Event-ID`, `Host` or `Content-Length`
+    /// are ignored (the transport alone renders those).
+    ///
+    /// Requests (`routing.request_id` set) that are not long-lived take one
+    /// of the `max_concurrent_posts` permits until their reply arrives (or
+    /// their stream ends); notifications, responses and long-lived streams
+    /// never wait for a permit, so answering a server request can never be
+    /// starved by the requests waiting for that answer. While the request is
+    /// in flight, [`HttpTransport::cancel`] with its id aborts it.
+    ///
+    /// The transport applies no per-request timeout (deadlines belong to the
+    /// core; it cancels through [`HttpTransport::cancel`] or by dropping the
+    /// future or stream).
+    ///
+    /// # Errors
+    /// See [`HttpError`].
+    pub async fn send_with(
+        &self,
+        body: Bytes,
+        routing: &HttpRouting,
+        extra: &HeaderMap,
+    ) -> Result<Reply, HttpError> {
+        let mut cancel = self.inner.register(routing.request_id.as_ref());
+        if cancel.is_closed() {
+            return Err(HttpError::Closed);
+        }
+        let work = self
+            .inner
+            .clone()
+            .post(body, routing, extra, cancel.clone());
+        tokio::select! {
+            biased;
+            err = cancel.cancelled() => Err(err),
+            reply = work => reply,
+        }
+    }
+
+    /// Cancels the request with this id: an in-flight POST fails with
+    /// [`HttpError::Cancelled`] and its response stream is closed (which is
+    /// how a 2026-07-28 server learns of the cancellation). Returns whether a
+    /// request with this id was in flight.
+    pub fn cancel(&self, id: &RequestId) -> bool {
+        let registry = self
+            .inner
+            .registry
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        match registry.get(id) {
+            Some(signal) => {
+                signal.send_replace(true);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Opens the optional 2025-11-25 GET stream for server-initiated
+    /// messages. `Ok(None)` when the server offers none (`405`); it is not
+    /// retried. The stream resumes with `Last-Event-ID` when it breaks.
+    ///
+    /// # Errors
+    /// See [`HttpError`].
+    pub async fn open_server_stream(&self) -> Result<Option<ResponseStream>, HttpError> {
+        let mut cancel = self.inner.register(None);
+        if cancel.is_closed() {
+            return Err(HttpError::Closed);
+        }
+        let version = self.inner.session.version();
+        let open = self.inner.open_get(None, version.as_ref());
+        let body = tokio::select! {
+            biased;
+            err = cancel.cancelled() => return Err(err),
+            body = open => body?,
+        };
+        Ok(body.map(|body| {
+            ResponseStream::spawn(
+                self.inner.clone(),
+                body,
+                StreamKind::ServerStream { version },
+                cancel,
+                None,
+            )
+        }))
+    }
+
+    /// The current 2025-11-25 session id, if the server issued one.
+    pub fn session_id(&self) -> Option<SessionId> {
+        self.inner.session.public_id()
+    }
+
+    /// Forgets the session id, so the next request (a fresh `initialize`)
+    /// starts a new session. A `404` on a request that carried the id does
+    /// this already.
+    pub fn clear_session(&self) {
+        self.inner.session.clear();
+    }
+
+    /// Closes the transport: every in-flight request and stream ends with
+    /// [`HttpError::Closed`], and an open 2025-11-25 session is ended with
+    /// `DELETE` (`405` and `404` are fine). Later calls fail with
+    /// [`HttpError::Closed`].
+    ///
+    /// # Errors
+    /// When the `DELETE` fails for another reason.
+    pub async fn close(&self) -> Result<(), HttpError> {
+        self.inner.closed.send_replace(true);
+        let Some(id) = self.inner.session.clear() else {
+            return Ok(());
+        };
+        let mut headers = HeaderMap::new();
+        if let Some(version) = self.inner.session.version() {
+            render_routing(&HttpRouting::new(version), &mut headers)?;
+        }
+        headers.insert(headers::SESSION_ID, id);
+        let spec = Exchange {
+            method: Method::DELETE,
+            body: Bytes::new(),
+            headers,
+            operation: None,
+        };
+        match self.inner.execute(&spec, None).await {
+            Ok((mut response, _)) => {
+                let _ = read_prefix(response.body_mut(), ERROR_BODY_LIMIT).await;
+                Ok(())
+            }
+            Err(err)
+                if matches!(
+                    err.status(),
+                    Some(StatusCode::METHOD_NOT_ALLOWED | StatusCode::NOT_FOUND)
+                ) =>
+            {
+                Ok(())
+            }
+            Err(err) => Err(err),
+        }
+    }
+}
+
+/// One request about to go out (before session and auth headers).
+pub(crate) struct Exchange {
+    method: Method,
+    body: Bytes,
+    headers: HeaderMap,
+    /// The JSON-RPC method, for the auth provider.
+    operation: Option<String>,
+}
+
+impl Inner {
+    fn register(self: &Arc<Self>, id: Option<&RequestId>) -> Cancel {
+        let request = id.map(|id| {
+            let signal = Arc::new(watch::Sender::new(false));
+            self.registry
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(id.clone(), signal.clone());
+            (id.clone(), signal)
+        });
+        Cancel::new(self.clone(), request, self.closed.subscribe())
+    }
+
+    /// Removes a registration if it is still the current one for its id.
+    pub(crate) fn unregister(&self, id: &RequestId, signal: &Arc<watch::Sender<bool>>) {
+        let mut registry = self.registry.lock().unwrap_or_else(PoisonError::into_inner);
+        if registry.get(id).is_some_and(|s| Arc::ptr_eq(s, signal)) {
+            registry.remove(id);
+        }
+    }
+
+    async fn post(
+        self: Arc<Self>,
+        body: Bytes,
+        routing: &HttpRouting,
+        extra: &HeaderMap,
+        cancel: Cancel,
+    ) -> Result<Reply, HttpError> {
+        let ordinary = routing.request_id.is_some() && !routing.long_lived;
+        let permit = if ordinary {
+            let permit = self.permits.clone().acquire_owned().await;
+            Some(permit.map_err(|_| HttpError::Closed)?)
+        } else {
+            None
+        };
+        let legacy = !is_modern(routing.protocol_version.as_ref());
+        let mut headers = HeaderMap::new();
+        for (name, value) in extra {
+            if !headers::is_reserved(name) {
+                headers.append(name, value.clone());
+            }
+        }
+        headers::set_post_basics(&mut headers);
+        render_routing(routing, &mut headers)?;
+        if legacy && let Some(version) = &routing.protocol_version {
+            self.session.note_version(version);
+        }
+        let spec = Exchange {
+            method: Method::POST,
+            body,
+            headers,
+            operation: routing.method.clone(),
+        };
+        let session = if legacy { self.session.id() } else { None };
+        let (mut response, sent_session) = self.execute(&spec, session).await?;
+        if legacy && let Some(received) = response.headers().get(headers::SESSION_ID) {
+            if !headers::valid_session_id(received) {
+                return Err(HttpError::InvalidSessionId);
+            }
+            self.session.adopt(sent_session.as_ref(), received);
+        }
+        let status = response.status();
+        let limits = self.config.limits;
+        let kind = body_kind(response.headers(), limits.max_error_excerpt);
+        if status == StatusCode::ACCEPTED || status == StatusCode::NO_CONTENT {
+            let _ = read_prefix(response.body_mut(), ERROR_BODY_LIMIT).await;
+            return Ok(Reply::Accepted);
+        }
+        match kind {
+            BodyKind::EventStream => {
+                let stream_kind = StreamKind::Post {
+                    resumable: legacy,
+                    version: routing.protocol_version.clone(),
+                };
+                let body = response.into_body();
+                Ok(Reply::Stream(ResponseStream::spawn(
+                    self.clone(),
+                    body,
+                    stream_kind,
+                    cancel,
+                    permit,
+                )))
+            }
+            BodyKind::Json => {
+                let bytes = read_limited(response.body_mut(), limits.max_body_bytes).await?;
+                if bytes.iter().all(u8::is_ascii_whitespace) && routing.request_id.is_none() {
+                    return Ok(Reply::Accepted);
+                }
+                let message = Message::from_slice(&bytes).map_err(HttpError::InvalidMessage)?;
+                Ok(Reply::Message(Box::new(message)))
+            }
+            BodyKind::Missing | BodyKind::Other(_) => {
+                let bytes = read_prefix(response.body_mut(), ERROR_BODY_LIMIT).await;
+                if bytes.is_empty() && routing.request_id.is_none() {
+                    return Ok(Reply::Accepted);
+                }
+                let content_type = match kind {
+                    BodyKind::Other(text) => text,
+                    _ => String::new(),
+                };
+                Err(HttpError::UnexpectedContentType {
+                    status,
+                    content_type,
+                })
+            }
+        }
+    }
+
+    /// GET for the server stream or a resumption. `Ok(None)` on `405`.
+    pub(crate) async fn open_get(
+        &self,
+        last_event_id: Option<&str>,
+        version: Option<&ProtocolVersion>,
+    ) -> Result<Option<Incoming>, HttpError> {
+        let mut headers = HeaderMap::new();
+        headers.insert(http::header::ACCEPT, headers::ACCEPT_SSE);
+        if let Some(version) = version {
+            render_routing(&HttpRouting::new(version.clone()), &mut headers)?;
+        }
+        if let Some(id) = last_event_id {
+            let value = HeaderValue::try_from(id).map_err(|_| HttpError::InvalidHeader {
+                name: headers::LAST_EVENT_ID.to_string(),
+            })?;
+            headers.insert(headers::LAST_EVENT_ID, value);
+        }
+        let spec = Exchange {
+            method: Method::GET,
+            body: Bytes::new(),
+            headers,
+            operation: None,
+        };
+        let response = match self.execute(&spec, self.session.id()).await {
+            Ok((response, _)) => response,
+            Err(err) if err.status() == Some(StatusCode::METHOD_NOT_ALLOWED) => return Ok(None),
+            Err(err) => return Err(err),
+        };
+        let status = response.status();
+        match body_kind(response.headers(), self.config.limits.max_error_excerpt) {
+            BodyKind::EventStream => Ok(Some(response.into_body())),
+            BodyKind::Other(content_type) => Err(HttpError::UnexpectedContentType {
+                status,
+                content_type,
+            }),
+            _ => Err(HttpError::UnexpectedContentType {
+                status,
+                content_type: String::new(),
+            }),
+        }
+    }
+
+    /// Sends one request with session and auth headers; answers `401`/`403`
+    /// through the auth provider (at most [`MAX_AUTH_RETRIES`] re-sends).
+    /// Returns only `2xx` responses, with the session id the request
+    /// carried; every other status becomes a typed error after a bounded read
+    /// of its body.
+    async fn execute(
+        &self,
+        spec: &Exchange,
+        session: Option<HeaderValue>,
+    ) -> Result<(Response<Incoming>, Option<HeaderValue>), HttpError> {
+        let mut retries = 0;
+        loop {
+            let (request, generation) = self.build(spec, session.as_ref()).await?;
+            let mut response = self
+                .client
+                .request(request)
+                .await
+                .map_err(|e| HttpError::Network(Box::new(e)))?;
+            let status = response.status();
+            if status.is_success() {
+                if let Some(auth) = &self.config.auth {
+                    auth.on_success(spec.operation.as_deref(), response.headers());
+                }
+                return Ok((response, session));
+            }
+            let excerpt_limit = self.config.limits.max_error_excerpt;
+            if status.is_redirection() {
+                let location = response
+                    .headers()
+                    .get(LOCATION)
+                    .map(|v| bounded(&String::from_utf8_lossy(v.as_bytes()), excerpt_limit));
+                let _ = read_prefix(response.body_mut(), ERROR_BODY_LIMIT).await;
+                return Err(HttpError::Redirect { status, location });
+            }
+            if status == StatusCode::NOT_FOUND
+                && let Some(sent) = &session
+            {
+                let _ = read_prefix(response.body_mut(), ERROR_BODY_LIMIT).await;
+                self.session.expire(sent);
+                return Err(HttpError::SessionExpired);
+            }
+            let bytes = read_prefix(response.body_mut(), ERROR_BODY_LIMIT).await;
+            let (body, message) = describe_error_body(&bytes, excerpt_limit);
+            if status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN {
+                let www_authenticate =
+                    header_texts(response.headers(), &WWW_AUTHENTICATE, 8, excerpt_limit);
+                if let Some(auth) = &self.config.auth
+                    && retries < MAX_AUTH_RETRIES
+                {
+                    let mut challenge = AuthChallenge::new(status, www_authenticate.clone());
+                    challenge.headers = response.headers().clone();
+                    challenge.body = bytes;
+                    challenge.generation = generation;
+                    challenge.operation = spec.operation.clone();
+                    if auth.on_unauthorized(&challenge).await? == AuthDecision::Retry {
+                        retries += 1;
+                        continue;
+                    }
+                }
+                return Err(HttpError::Unauthorized {
+                    status,
+                    www_authenticate,
+                    message,
+                });
+            }
+            return Err(HttpError::Status {
+                status,
+                body,
+                message,
+            });
+        }
+    }
+
+    /// The request with every header; the credential generation it carries.
+    async fn build(
+        &self,
+        spec: &Exchange,
+        session: Option<&HeaderValue>,
+    ) -> Result<(Request<Full<Bytes>>, u64), HttpError> {
+        let mut request = Request::builder()
+            .method(spec.method.clone())
+            .uri(self.config.endpoint.clone())
+            .body(Full::new(spec.body.clone()))
+            .map_err(|e| HttpError::Network(Box::new(e)))?;
+        let headers = request.headers_mut();
+        for (name, value) in &self.config.default_headers {
+            headers.append(name, value.clone());
+        }
+        for name in spec.headers.keys() {
+            headers.remove(name);
+        }
+        for (name, value) in &spec.headers {
+            headers.append(name, value.clone());
+        }
+        if let Some(id) = session {
+            headers.insert(headers::SESSION_ID, id.clone());
+        }
+        let mut generation = 0;
+        if let Some(auth) = &self.config.auth {
+            let credentials = auth
+                .credentials(AuthRequest {
+                    method: &spec.method,
+                    uri: &self.config.endpoint,
+                    operation: spec.operation.as_deref(),
+                })
+                .await?;
+            generation = credentials.generation;
+            for (name, mut value) in credentials.headers {
+                value.set_sensitive(true);
+                headers.insert(name, value);
+            }
+        }
+        Ok((request, generation))
+    }
+}

@@ -1,0 +1,377 @@
+//! Spawning the server and supervising it.
+//!
+//! One supervisor task per child owns the [`tokio::process::Child`]: it
+//! waits for the exit (reaping the child), drains stderr, and publishes
+//! both through a `watch` channel that the receiver and the shutdown read.
+//! stdout is read directly by the [`Receiver`], with no task in between.
+
+use std::io;
+use std::process::{ExitStatus, Stdio};
+use std::time::Duration;
+
+use tokio::io::{AsyncRead, AsyncReadExt};
+use tokio::process::{Child, ChildStderr};
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+use crate::command::{ServerCommand, ShutdownTimeouts, StderrMode};
+use crate::error::{ProcessExited, RecvError, SpawnError};
+use crate::framed::{Receiver, Sender};
+use crate::shutdown::KillGuard;
+use crate::stderr::{StderrLines, StderrSink};
+
+/// After the child exited, stdout counts as ended once it stays silent this
+/// long (a grandchild may hold it open).
+const EXIT_DRAIN_IDLE: Duration = Duration::from_millis(100);
+/// After stdout ended, how long to wait for the exit status.
+const EXIT_STATUS_WAIT: Duration = Duration::from_millis(500);
+/// After the exit, how long to wait for the last stderr lines.
+const STDERR_DRAIN_WAIT: Duration = Duration::from_millis(100);
+
+/// What the supervisor knows about the child.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct ProcState {
+    /// `Some` once the child exited and was reaped; the inner `None` when
+    /// waiting for it failed.
+    pub(crate) exit: Option<Option<ExitStatus>>,
+    /// stderr reached its end (or is not captured).
+    pub(crate) stderr_done: bool,
+    /// When the child was reaped, no other process of its group was left.
+    pub(crate) tree_gone: bool,
+}
+
+/// The parts of a freshly spawned server.
+pub(crate) struct Spawned {
+    pub(crate) sender: Sender,
+    pub(crate) receiver: Receiver,
+    pub(crate) process: ServerProcess,
+}
+
+/// Starts the server described by `command`.
+pub(crate) fn spawn(command: &ServerCommand) -> Result<Spawned, SpawnError> {
+    if tokio::runtime::Handle::try_current().is_err() {
+        return Err(SpawnError::NoRuntime);
+    }
+    let program = command.resolve_program()?;
+    let mut cmd = tokio::process::Command::new(&program);
+    cmd.args(&command.args);
+    match &command.inherit {
+        crate::command::EnvInherit::All => {}
+        crate::command::EnvInherit::None => {
+            cmd.env_clear();
+        }
+        crate::command::EnvInherit::Only(names) => {
+            cmd.env_clear();
+            for name in names {
+                if let Some(value) = std::env::var_os(name) {
+                    cmd.env(name, value);
+                }
+            }
+        }
+    }
+    for (key, value) in &command.env {
+        match value {
+            Some(v) => cmd.env(key, v),
+            None => cmd.env_remove(key),
+        };
+    }
+    if let Some(dir) = &command.cwd {
+        cmd.current_dir(dir);
+    }
+    cmd.stdin(Stdio::piped()).stdout(Stdio::piped());
+    cmd.stderr(match command.stderr {
+        StderrMode::Capture => Stdio::piped(),
+        StderrMode::Inherit => Stdio::inherit(),
+        StderrMode::Discard => Stdio::null(),
+    });
+    // If everything else fails, Tokio kills the direct child when the
+    // supervisor is dropped and reaps it in the background.
+    cmd.kill_on_drop(true);
+    #[cfg(unix)]
+    cmd.process_group(0);
+    #[cfg(windows)]
+    {
+        const CREATE_NO_WINDOW: u32 = 0x0800_0000;
+        cmd.creation_flags(CREATE_NO_WINDOW);
+    }
+
+    let mut child = cmd.spawn().map_err(|source| SpawnError::Io {
+        program: command.program.clone(),
+        source,
+    })?;
+    let pid = child.id();
+    let (stdin, stdout) = match (child.stdin.take(), child.stdout.take()) {
+        (Some(stdin), Some(stdout)) => (stdin, stdout),
+        _ => {
+            return Err(SpawnError::Io {
+                program: command.program.clone(),
+                source: io::Error::other("the child's pipes were not created"),
+            });
+        }
+    };
+    let stderr = child.stderr.take();
+    let sink = StderrSink::new(command.stderr_tail_lines, command.on_stderr.clone(), pid);
+    let (state_tx, state_rx) = watch::channel(ProcState {
+        exit: None,
+        stderr_done: stderr.is_none(),
+        tree_gone: false,
+    });
+    let guard = KillGuard::new(pid, state_rx.clone());
+    let (kill_tx, kill_rx) = watch::channel(false);
+    let supervisor = tokio::spawn(supervise(
+        child,
+        pid,
+        stderr,
+        sink.clone(),
+        state_tx,
+        kill_rx,
+    ));
+    tracing::debug!(pid, program = ?program, "started server process");
+
+    let sender = Sender::new(stdin);
+    let mut receiver = Receiver::with_max_line_length(stdout, command.max_line_length);
+    receiver.attach_process(ProcessLink {
+        state: state_rx.clone(),
+        stderr: sink.clone(),
+        exited: false,
+    });
+    let process = ServerProcess {
+        inner: Some(ProcessInner {
+            pid,
+            state: state_rx,
+            kill: kill_tx,
+            supervisor,
+            stdin: sender.clone(),
+            stderr: sink,
+            timeouts: command.shutdown,
+            guard,
+        }),
+    };
+    Ok(Spawned {
+        sender,
+        receiver,
+        process,
+    })
+}
+
+/// Owns the child: reaps it, drains stderr, and obeys kill requests.
+async fn supervise(
+    mut child: Child,
+    pid: Option<u32>,
+    mut stderr: Option<ChildStderr>,
+    sink: StderrSink,
+    state: watch::Sender<ProcState>,
+    mut kill: watch::Receiver<bool>,
+) {
+    let mut lines = StderrLines::default();
+    let mut buf = vec![0u8; 8192];
+    let mut exited = false;
+    let mut listen_kill = true;
+    loop {
+        tokio::select! {
+            status = child.wait(), if !exited => {
+                exited = true;
+                let status = status.ok();
+                tracing::debug!(status = ?status, "server process exited");
+                let tree_gone = !crate::shutdown::group_alive(pid);
+                state.send_modify(|s| {
+                    s.exit = Some(status);
+                    s.tree_gone = tree_gone;
+                });
+            }
+            read = read_opt(&mut stderr, &mut buf) => match read {
+                Ok(n) if n > 0 => lines.push(&buf[..n], &mut |l| sink.line(l)),
+                _ => {
+                    lines.finish(&mut |l| sink.line(l));
+                    stderr = None;
+                    state.send_modify(|s| s.stderr_done = true);
+                }
+            },
+            changed = kill.changed(), if listen_kill && !exited => {
+                if changed.is_err() {
+                    listen_kill = false;
+                } else if *kill.borrow_and_update() {
+                    listen_kill = false;
+                    // The group is signalled elsewhere; this reaches the
+                    // direct child on every platform.
+                    let _ = child.start_kill();
+                }
+            }
+            else => break,
+        }
+        if exited && stderr.is_none() {
+            break;
+        }
+    }
+}
+
+async fn read_opt(stderr: &mut Option<ChildStderr>, buf: &mut [u8]) -> io::Result<usize> {
+    match stderr {
+        Some(s) => s.read(buf).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// The receiver's view of the child, to report how the connection ended.
+#[derive(Debug)]
+pub(crate) struct ProcessLink {
+    state: watch::Receiver<ProcState>,
+    stderr: StderrSink,
+    exited: bool,
+}
+
+impl ProcessLink {
+    /// Reads stdout; once the child has exited, a silent stdout counts as
+    /// ended even if a grandchild still holds it open. Cancel-safe.
+    pub(crate) async fn read(
+        &mut self,
+        reader: &mut (impl AsyncRead + Unpin + ?Sized),
+        buf: &mut [u8],
+    ) -> io::Result<usize> {
+        loop {
+            if self.exited {
+                return match tokio::time::timeout(EXIT_DRAIN_IDLE, reader.read(buf)).await {
+                    Ok(read) => read,
+                    Err(_) => Ok(0),
+                };
+            }
+            tokio::select! {
+                biased;
+                read = reader.read(&mut *buf) => return read,
+                _ = self.state.wait_for(|s| s.exit.is_some()) => self.exited = true,
+            }
+        }
+    }
+
+    /// The error that ends the receiver once stdout has ended.
+    pub(crate) async fn end_error(&mut self, messages_received: u64) -> RecvError {
+        let state = &mut self.state;
+        let exited = tokio::time::timeout(EXIT_STATUS_WAIT, async {
+            state
+                .wait_for(|s| s.exit.is_some())
+                .await
+                .map(|s| s.exit.flatten())
+        })
+        .await;
+        let _ = tokio::time::timeout(STDERR_DRAIN_WAIT, async {
+            let _ = state.wait_for(|s| s.stderr_done).await;
+        })
+        .await;
+        let stderr_tail = self.stderr.tail();
+        match exited {
+            Ok(Ok(status)) => RecvError::ProcessExited(ProcessExited {
+                status,
+                stderr_tail,
+                messages_received,
+            }),
+            // The supervisor is gone: the process was shut down.
+            Ok(Err(_)) => RecvError::ProcessExited(ProcessExited {
+                status: self.state.borrow().exit.flatten(),
+                stderr_tail,
+                messages_received,
+            }),
+            Err(_) => RecvError::StdoutClosed {
+                stderr_tail,
+                messages_received,
+            },
+        }
+    }
+}
+
+/// The running server process: its id, its stderr, its exit, its
+/// shutdown.
+///
+/// Dropping it without calling [`shutdown`](Self::shutdown) runs the same
+/// staged shutdown in the background (on the current Tokio runtime); if no
+/// runtime is running, the process group is killed at once.
+#[derive(Debug)]
+pub struct ServerProcess {
+    inner: Option<ProcessInner>,
+}
+
+#[derive(Debug)]
+pub(crate) struct ProcessInner {
+    pub(crate) pid: Option<u32>,
+    pub(crate) state: watch::Receiver<ProcState>,
+    pub(crate) kill: watch::Sender<bool>,
+    pub(crate) supervisor: JoinHandle<()>,
+    pub(crate) stdin: Sender,
+    pub(crate) stderr: StderrSink,
+    pub(crate) timeouts: ShutdownTimeouts,
+    /// Kills the process group if dropped before the tree is known dead.
+    pub(crate) guard: KillGuard,
+}
+
+impl ServerProcess {
+    /// The operating-system process id of the server (also its process
+    /// group id on Unix), if it was known at spawn.
+    pub fn id(&self) -> Option<u32> {
+        self.inner.as_ref().and_then(|i| i.pid)
+    }
+
+    /// The last lines the server wrote to stderr, oldest first (empty
+    /// unless stderr is captured).
+    pub fn stderr_tail(&self) -> Vec<String> {
+        self.inner
+            .as_ref()
+            .map(|i| i.stderr.tail())
+            .unwrap_or_default()
+    }
+
+    /// True once the server process has exited and was reaped.
+    pub fn has_exited(&self) -> bool {
+        self.inner
+            .as_ref()
+            .is_none_or(|i| i.state.borrow().exit.is_some())
+    }
+
+    /// The exit status, once the process has exited.
+    pub fn exit_status(&self) -> Option<ExitStatus> {
+        self.inner
+            .as_ref()
+            .and_then(|i| i.state.borrow().exit.flatten())
+    }
+
+    /// Waits until the process exits on its own, without stopping it.
+    /// Returns its status (`None` if it could not be waited for).
+    pub async fn wait(&self) -> Option<ExitStatus> {
+        let inner = self.inner.as_ref()?;
+        let mut state = inner.state.clone();
+        let s = state.wait_for(|s| s.exit.is_some()).await.ok()?;
+        s.exit.flatten()
+    }
+
+    /// Stops the server in stages and reaps it: closes stdin, waits, sends
+    /// SIGTERM to the process group, waits, sends SIGKILL, waits. Bounded by
+    /// [`ShutdownTimeouts::total`]. Survivors of the group (grandchildren)
+    /// are stopped the same way after the server itself has exited.
+    pub async fn shutdown(mut self) -> crate::ExitInfo {
+        match self.inner.take() {
+            Some(inner) => crate::shutdown::staged(inner).await,
+            // `inner` is only taken by `shutdown` (which consumes `self`)
+            // and `drop`, so this is never reached.
+            None => crate::shutdown::ExitInfo {
+                status: None,
+                outcome: crate::ShutdownOutcome::Exited,
+                stderr_tail: Vec::new(),
+                elapsed: std::time::Duration::ZERO,
+            },
+        }
+    }
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        let Some(inner) = self.inner.take() else {
+            return;
+        };
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => {
+                // If the runtime drops this task unfinished, the guard inside
+                // kills the group synchronously.
+                drop(runtime.spawn(crate::shutdown::staged(inner)));
+            }
+            Err(_) => drop(inner),
+        }
+    }
+}

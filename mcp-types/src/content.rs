@@ -1,0 +1,335 @@
+//! Content blocks: text, image, audio, resource link, embedded resource,
+//! tool use and tool result. A block of an unknown `type` is kept as data.
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::Value;
+
+use crate::common::{Annotations, JsonObject};
+use crate::meta::Meta;
+use crate::resources::{Resource, ResourceContents};
+
+/// One content block, tagged by `type`.
+///
+/// A block whose `type` this crate does not know is kept verbatim in
+/// [`ContentBlock::Unknown`] rather than failing the whole message; a block
+/// of a known `type` with a malformed body is an error.
+///
+/// ```
+/// use mcp_types::content::ContentBlock;
+/// let block: ContentBlock = serde_json::from_str(r#"{"type":"hologram","frames":3}"#).unwrap();
+/// assert!(matches!(block, ContentBlock::Unknown(_)));
+/// assert!(serde_json::from_str::<ContentBlock>(r#"{"type":"text"}"#).is_err());
+/// assert_eq!(ContentBlock::text("hi").as_text(), Some("hi"));
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
+#[serde(tag = "type")]
+#[non_exhaustive]
+pub enum ContentBlock {
+    /// `text`.
+    #[serde(rename = "text")]
+    Text(TextContent),
+    /// `image`.
+    #[serde(rename = "image")]
+    Image(ImageContent),
+    /// `audio`.
+    #[serde(rename = "audio")]
+    Audio(AudioContent),
+    /// `resource_link`: a pointer to a resource, not its contents.
+    #[serde(rename = "resource_link")]
+    ResourceLink(Resource),
+    /// `resource`: an embedded resource with its contents.
+    #[serde(rename = "resource")]
+    Resource(EmbeddedResource),
+    /// `tool_use` (sampling only).
+    #[serde(rename = "tool_use")]
+    ToolUse(ToolUseContent),
+    /// `tool_result` (sampling only).
+    #[serde(rename = "tool_result")]
+    ToolResult(ToolResultContent),
+    /// Any other block, kept as received (including its `type`).
+    #[serde(untagged)]
+    Unknown(JsonObject),
+}
+
+impl<'de> Deserialize<'de> for ContentBlock {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let mut object = JsonObject::deserialize(deserializer)?;
+        let Some(Value::String(kind)) = object.get("type") else {
+            return Err(D::Error::custom("a content block needs a string `type`"));
+        };
+        fn body<T: DeserializeOwned, E: Error>(object: JsonObject) -> Result<T, E> {
+            T::deserialize(Value::Object(object)).map_err(E::custom)
+        }
+        let known = matches!(
+            kind.as_str(),
+            "text" | "image" | "audio" | "resource_link" | "resource" | "tool_use" | "tool_result"
+        );
+        if !known {
+            return Ok(ContentBlock::Unknown(object));
+        }
+        let kind = kind.clone();
+        object.remove("type");
+        Ok(match kind.as_str() {
+            "text" => ContentBlock::Text(body(object)?),
+            "image" => ContentBlock::Image(body(object)?),
+            "audio" => ContentBlock::Audio(body(object)?),
+            "resource_link" => ContentBlock::ResourceLink(body(object)?),
+            "resource" => ContentBlock::Resource(body(object)?),
+            "tool_use" => ContentBlock::ToolUse(body(object)?),
+            _ => ContentBlock::ToolResult(body(object)?),
+        })
+    }
+}
+
+impl ContentBlock {
+    /// A text block.
+    pub fn text(text: impl Into<String>) -> Self {
+        ContentBlock::Text(TextContent::new(text))
+    }
+
+    /// An image block from base64 data.
+    pub fn image(data: impl Into<String>, mime_type: impl Into<String>) -> Self {
+        ContentBlock::Image(ImageContent::new(data, mime_type))
+    }
+
+    /// An audio block from base64 data.
+    pub fn audio(data: impl Into<String>, mime_type: impl Into<String>) -> Self {
+        ContentBlock::Audio(AudioContent::new(data, mime_type))
+    }
+
+    /// A resource link.
+    pub fn resource_link(resource: Resource) -> Self {
+        ContentBlock::ResourceLink(resource)
+    }
+
+    /// An embedded resource.
+    pub fn embedded(contents: ResourceContents) -> Self {
+        ContentBlock::Resource(EmbeddedResource::new(contents))
+    }
+
+    /// A tool-use block.
+    pub fn tool_use(id: impl Into<String>, name: impl Into<String>, input: JsonObject) -> Self {
+        ContentBlock::ToolUse(ToolUseContent::new(id, name, input))
+    }
+
+    /// A tool-result block.
+    pub fn tool_result(tool_use_id: impl Into<String>, content: Vec<ContentBlock>) -> Self {
+        ContentBlock::ToolResult(ToolResultContent::new(tool_use_id, content))
+    }
+
+    /// The text, for a text block.
+    pub fn as_text(&self) -> Option<&str> {
+        match self {
+            ContentBlock::Text(t) => Some(&t.text),
+            _ => None,
+        }
+    }
+
+    /// The wire `type` of this block.
+    pub fn type_name(&self) -> &str {
+        match self {
+            ContentBlock::Text(_) => "text",
+            ContentBlock::Image(_) => "image",
+            ContentBlock::Audio(_) => "audio",
+            ContentBlock::ResourceLink(_) => "resource_link",
+            ContentBlock::Resource(_) => "resource",
+            ContentBlock::ToolUse(_) => "tool_use",
+            ContentBlock::ToolResult(_) => "tool_result",
+            ContentBlock::Unknown(o) => o.get("type").and_then(Value::as_str).unwrap_or(""),
+        }
+    }
+}
+
+/// Text content.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct TextContent {
+    /// The text.
+    pub text: String,
+    /// Display hints.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<Annotations>,
+    /// `_meta`.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Meta::is_empty")]
+    pub meta: Meta,
+}
+
+impl TextContent {
+    /// Text content.
+    pub fn new(text: impl Into<String>) -> Self {
+        TextContent {
+            text: text.into(),
+            annotations: None,
+            meta: Meta::new(),
+        }
+    }
+
+    /// Sets the annotations.
+    #[must_use]
+    pub fn with_annotations(mut self, annotations: Annotations) -> Self {
+        self.annotations = Some(annotations);
+        self
+    }
+}
+
+/// Image content (base64 data).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ImageContent {
+    /// Base64-encoded image data.
+    pub data: String,
+    /// The image MIME type.
+    pub mime_type: String,
+    /// Display hints.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<Annotations>,
+    /// `_meta`.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Meta::is_empty")]
+    pub meta: Meta,
+}
+
+impl ImageContent {
+    /// Image content.
+    pub fn new(data: impl Into<String>, mime_type: impl Into<String>) -> Self {
+        ImageContent {
+            data: data.into(),
+            mime_type: mime_type.into(),
+            annotations: None,
+            meta: Meta::new(),
+        }
+    }
+
+    /// Sets the annotations.
+    #[must_use]
+    pub fn with_annotations(mut self, annotations: Annotations) -> Self {
+        self.annotations = Some(annotations);
+        self
+    }
+}
+
+/// Audio content (base64 data).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct AudioContent {
+    /// Base64-encoded audio data.
+    pub data: String,
+    /// The audio MIME type.
+    pub mime_type: String,
+    /// Display hints.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<Annotations>,
+    /// `_meta`.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Meta::is_empty")]
+    pub meta: Meta,
+}
+
+impl AudioContent {
+    /// Audio content.
+    pub fn new(data: impl Into<String>, mime_type: impl Into<String>) -> Self {
+        AudioContent {
+            data: data.into(),
+            mime_type: mime_type.into(),
+            annotations: None,
+            meta: Meta::new(),
+        }
+    }
+}
+
+/// A resource embedded with its contents.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct EmbeddedResource {
+    /// The contents.
+    pub resource: ResourceContents,
+    /// Display hints.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<Annotations>,
+    /// `_meta`.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Meta::is_empty")]
+    pub meta: Meta,
+}
+
+impl EmbeddedResource {
+    /// An embedded resource.
+    pub fn new(resource: ResourceContents) -> Self {
+        EmbeddedResource {
+            resource,
+            annotations: None,
+            meta: Meta::new(),
+        }
+    }
+}
+
+/// A model's request to use a tool (sampling).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ToolUseContent {
+    /// The id the matching `tool_result` refers to.
+    pub id: String,
+    /// The tool name.
+    pub name: String,
+    /// The tool arguments.
+    pub input: JsonObject,
+    /// `_meta`.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Meta::is_empty")]
+    pub meta: Meta,
+}
+
+impl ToolUseContent {
+    /// A tool use.
+    pub fn new(id: impl Into<String>, name: impl Into<String>, input: JsonObject) -> Self {
+        ToolUseContent {
+            id: id.into(),
+            name: name.into(),
+            input,
+            meta: Meta::new(),
+        }
+    }
+}
+
+/// The result of a tool use (sampling).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ToolResultContent {
+    /// The `id` of the `tool_use` this answers.
+    pub tool_use_id: String,
+    /// Unstructured result.
+    pub content: Vec<ContentBlock>,
+    /// Structured result (2025-11-25: an object; 2026-07-28: any JSON).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structured_content: Option<Value>,
+    /// Whether the tool use failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub is_error: Option<bool>,
+    /// `_meta`.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Meta::is_empty")]
+    pub meta: Meta,
+}
+
+impl ToolResultContent {
+    /// A tool result.
+    pub fn new(tool_use_id: impl Into<String>, content: Vec<ContentBlock>) -> Self {
+        ToolResultContent {
+            tool_use_id: tool_use_id.into(),
+            content,
+            structured_content: None,
+            is_error: None,
+            meta: Meta::new(),
+        }
+    }
+
+    /// Marks the result as an error.
+    #[must_use]
+    pub fn with_error(mut self, is_error: bool) -> Self {
+        self.is_error = Some(is_error);
+        self
+    }
+}

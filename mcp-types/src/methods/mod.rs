@@ -1,0 +1,52 @@
+//! Marker types tying each method of each revision to its params and result
+//! types (see [`RequestMethod`](crate::RequestMethod) and
+//! [`NotificationMethod`](crate::NotificationMethod)).
+//!
+//! * [`v2025_11_25`]: the legacy revision, including server-to-client
+//!   requests and the core tasks.
+//! * [`v2026_07_28`]: the modern revision, including the embedded input
+//!   requests of multi-round-trip results.
+//! * [`ext_tasks`]: the tasks extension on 2026-07-28.
+//!
+//! Shapes that are the same in both revisions share one type; where they
+//! differ the markers point at different types (for example
+//! `v2025_11_25::CallTool` takes [`TaskAugmented`](crate::tasks::legacy::TaskAugmented)
+//! params, and `v2025_11_25::Elicit` the legacy URL-mode params).
+//!
+//! ```
+//! use mcp_types::methods::{v2025_11_25, v2026_07_28};
+//! use mcp_types::RequestMethod;
+//! assert_eq!(v2026_07_28::CallTool::METHOD, "tools/call");
+//! assert_eq!(<v2025_11_25::Initialize as RequestMethod>::METHOD, "initialize");
+//! ```
+
+macro_rules! request {
+    ($(#[$m:meta])* $name:ident = $method:literal, $params:ty => $result:ty) => {
+        $(#[$m])*
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+        pub struct $name;
+
+        impl $crate::method::RequestMethod for $name {
+            const METHOD: &'static str = $method;
+            type Params = $params;
+            type Result = $result;
+        }
+    };
+}
+
+macro_rules! notification {
+    ($(#[$m:meta])* $name:ident = $method:literal, $params:ty) => {
+        $(#[$m])*
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+        pub struct $name;
+
+        impl $crate::method::NotificationMethod for $name {
+            const METHOD: &'static str = $method;
+            type Params = $params;
+        }
+    };
+}
+
+pub mod ext_tasks;
+pub mod v2025_11_25;
+pub mod v2026_07_28;
