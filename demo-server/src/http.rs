@@ -384,6 +384,7 @@ async fn post(server: Arc<Server>, req: hyper::Request<HyperBody>) -> Response<B
             }
         }
         Message::Notification(n) => {
+            server.count_notification(&n.method);
             if let Some(s) = &session {
                 let params = n
                     .params

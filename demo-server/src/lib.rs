@@ -358,6 +358,12 @@ impl DemoServer {
             .load(std::sync::atomic::Ordering::Relaxed)
     }
 
+    /// How many notifications named `method` (e.g.
+    /// `notifications/roots/list_changed`) clients have sent.
+    pub fn notifications_received(&self, method: &str) -> u64 {
+        self.inner.notifications_received(method)
+    }
+
     /// Ends every open subscription gracefully and stops background work.
     pub fn shutdown(&self) {
         self.inner.shutdown.cancel();

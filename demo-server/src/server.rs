@@ -38,6 +38,7 @@ pub(crate) struct Server {
     ids: std::hash::RandomState,
     counter: AtomicU64,
     pub(crate) in_flight: AtomicUsize,
+    notifications: Mutex<HashMap<String, u64>>,
     pub(crate) cancelled: AtomicU64,
 }
 
@@ -69,6 +70,7 @@ impl Server {
             ids: std::hash::RandomState::new(),
             counter: AtomicU64::new(1),
             in_flight: AtomicUsize::new(0),
+            notifications: Mutex::new(HashMap::new()),
             cancelled: AtomicU64::new(0),
         }
     }
@@ -97,6 +99,22 @@ impl Server {
         let mut h2 = self.ids.build_hasher();
         h2.write_u64(h.finish());
         format!("{:016x}{:016x}", h.finish(), h2.finish())
+    }
+
+    /// Counts a notification received from a client (bounded: unknown
+    /// methods beyond 256 distinct names are not counted).
+    pub(crate) fn count_notification(&self, method: &str) {
+        let mut counts = lock(&self.notifications);
+        if let Some(n) = counts.get_mut(method) {
+            *n += 1;
+        } else if counts.len() < 256 {
+            counts.insert(method.to_owned(), 1);
+        }
+    }
+
+    /// How many notifications named `method` clients sent.
+    pub(crate) fn notifications_received(&self, method: &str) -> u64 {
+        lock(&self.notifications).get(method).copied().unwrap_or(0)
     }
 
     /// Publishes an event to every listener (none listening is fine).
@@ -130,16 +148,20 @@ impl Server {
 
     /// Closes every legacy HTTP session.
     pub(crate) fn close_sessions(&self) {
-        for (_, s) in lock(&self.sessions).drain() {
+        let sessions: Vec<_> = lock(&self.sessions).drain().collect();
+        for (id, s) in sessions {
             s.close();
+            self.tasks.cancel_owned(&id);
         }
     }
 
     /// Removes a legacy HTTP session, closing it.
     pub(crate) fn remove_session(&self, id: &str) -> bool {
-        match lock(&self.sessions).remove(id) {
+        let removed = lock(&self.sessions).remove(id);
+        match removed {
             Some(s) => {
                 s.close();
+                self.tasks.cancel_owned(id);
                 true
             }
             None => false,

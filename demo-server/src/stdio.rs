@@ -84,6 +84,7 @@ where
     }
     if let Some(s) = conn.legacy.take() {
         s.close();
+        conn.server.tasks.cancel_owned(&s.id);
     }
     drop(conn);
     match writer_task.await {
@@ -139,6 +140,7 @@ impl Conn {
                 }
             },
             Message::Notification(n) => {
+                self.server.count_notification(&n.method);
                 let params: Value = n
                     .params
                     .and_then(|p| serde_json::from_str(p.get()).ok())

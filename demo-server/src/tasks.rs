@@ -244,6 +244,18 @@ impl TaskStore {
         Ok(())
     }
 
+    /// Cancels every unfinished task of a legacy session that ended.
+    pub(crate) fn cancel_owned(&self, owner: &str) {
+        let ids: Vec<String> = lock(&self.tasks)
+            .iter()
+            .filter(|(_, e)| e.owner.as_deref() == Some(owner) && !e.status.is_terminal())
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in ids {
+            let _ = self.cancel(&id, Era::Legacy);
+        }
+    }
+
     /// A watch that turns `true` when the task is terminal.
     pub(crate) fn done(&self, id: &str) -> Option<watch::Receiver<bool>> {
         self.with(id, |e| e.done.subscribe())

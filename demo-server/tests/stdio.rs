@@ -20,7 +20,18 @@ async fn legacy_handshake_ping_and_lists() {
     assert_eq!(init["protocolVersion"], "2025-11-25");
     assert_eq!(init["serverInfo"]["name"], "demo-server");
     assert!(init["capabilities"]["tasks"]["requests"]["tools"]["call"].is_object());
+    c.send(json!({ "jsonrpc": "2.0", "method": "notifications/roots/list_changed" }))
+        .await;
     let (_, pong) = c.call(json!(1), "ping", json!(null)).await;
+    assert_eq!(
+        c.server.notifications_received("notifications/initialized"),
+        1
+    );
+    assert_eq!(
+        c.server
+            .notifications_received("notifications/roots/list_changed"),
+        1
+    );
     assert_eq!(pong["result"], json!({}));
 
     let mut names = Vec::new();

@@ -103,10 +103,18 @@ fn pem_private_key(pem: &str) -> Result<(String, Vec<u8>), KeyError> {
 impl SigningKey {
     /// Generates a fresh ES256 key (for DPoP).
     pub fn generate_es256() -> Result<Self, KeyError> {
+        Ok(Self::generate_es256_pkcs8()?.0)
+    }
+
+    /// Generates a fresh ES256 key and returns its PKCS#8 DER too, so the host can
+    /// persist a DPoP key next to the DPoP-bound tokens it stores (a bound token is
+    /// useless without its key). Load it again with [`SigningKey::es256_from_pkcs8`].
+    pub fn generate_es256_pkcs8() -> Result<(Self, Vec<u8>), KeyError> {
         let rng = SystemRandom::new();
         let pkcs8 = EcdsaKeyPair::generate_pkcs8(&signature::ECDSA_P256_SHA256_FIXED_SIGNING, &rng)
             .map_err(|_| KeyError::Random)?;
-        Self::es256_from_pkcs8(pkcs8.as_ref())
+        let der = pkcs8.as_ref().to_vec();
+        Ok((Self::es256_from_pkcs8(&der)?, der))
     }
 
     /// An ES256 key from PKCS#8 DER.

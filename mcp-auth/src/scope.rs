@@ -7,7 +7,12 @@ use std::collections::HashMap;
 /// token may be issued.
 pub const OFFLINE_ACCESS: &str = "offline_access";
 
-/// An ordered set of scope tokens (first occurrence wins the position).
+/// The most scopes a [`ScopeSet`] keeps. Scope lists come from servers; a longer
+/// list is truncated so that set operations stay cheap.
+pub const MAX_SCOPES: usize = 512;
+
+/// An ordered set of scope tokens (first occurrence wins the position), at most
+/// [`MAX_SCOPES`] of them.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct ScopeSet(Vec<String>);
 
@@ -35,9 +40,13 @@ impl ScopeSet {
         out
     }
 
-    /// Adds a scope unless present (tokens containing whitespace are split).
+    /// Adds a scope unless present (tokens containing whitespace are split). Scopes
+    /// beyond [`MAX_SCOPES`] are dropped.
     pub fn insert(&mut self, scope: &str) {
         for t in scope.split_ascii_whitespace() {
+            if self.0.len() >= MAX_SCOPES {
+                return;
+            }
             if !self.0.iter().any(|s| s == t) {
                 self.0.push(t.to_owned());
             }
@@ -233,6 +242,15 @@ mod tests {
         assert!(t.step_up("resources/read", None).is_ok());
         t.succeeded("tools/call");
         assert!(t.step_up("tools/call", None).is_ok());
+    }
+
+    #[test]
+    fn huge_server_lists_are_bounded() {
+        let many: Vec<String> = (0..100_000).map(|i| format!("s{i}")).collect();
+        let set = ScopeSet::from_list(&many);
+        assert_eq!(set.iter().count(), MAX_SCOPES);
+        let joined = many.join(" ");
+        assert_eq!(ScopeSet::parse(&joined).iter().count(), MAX_SCOPES);
     }
 
     #[test]

@@ -33,6 +33,10 @@ pub enum TokenError {
     /// The access token is empty.
     #[error("empty access token")]
     Empty,
+    /// A token holds characters that cannot travel in an HTTP header (only visible
+    /// ASCII is accepted, which also rules out header injection).
+    #[error("token contains characters not allowed in a header")]
+    InvalidCharacters,
 }
 
 /// Access token, optional refresh token, and absolute expiry.
@@ -90,6 +94,11 @@ impl TokenSet {
     ) -> Result<Self, TokenError> {
         if resp.access_token.is_empty() {
             return Err(TokenError::Empty);
+        }
+        let visible = |t: &Secret| t.expose().bytes().all(|b| b.is_ascii_graphic());
+        if !visible(&resp.access_token) || resp.refresh_token.as_ref().is_some_and(|r| !visible(r))
+        {
+            return Err(TokenError::InvalidCharacters);
         }
         let scheme = TokenScheme::from_token_type(&resp.token_type)
             .ok_or_else(|| TokenError::UnsupportedTokenType(resp.token_type.clone()))?;
@@ -233,6 +242,16 @@ mod tests {
             ),
             Err(TokenError::Empty)
         );
+        for bad in [
+            r#"{"access_token":"a\r\nX-Evil: 1","token_type":"Bearer"}"#,
+            r#"{"access_token":"a b","token_type":"Bearer"}"#,
+            r#"{"access_token":"ok","refresh_token":"r\u0000","token_type":"Bearer"}"#,
+        ] {
+            assert_eq!(
+                r(bad, TokenScheme::Bearer),
+                Err(TokenError::InvalidCharacters)
+            );
+        }
         let t = r(
             r#"{"access_token":"a","token_type":"DPoP","expires_in":18446744073709551615}"#,
             TokenScheme::Dpop,

@@ -189,3 +189,14 @@ fn nonce_challenge_detection() {
     assert!(is_rs_nonce_challenge(401, &ch));
     assert!(!is_rs_nonce_challenge(403, &ch));
 }
+
+#[test]
+fn persisted_dpop_key_keeps_its_thumbprint() {
+    let (key, der) = SigningKey::generate_es256_pkcs8().unwrap();
+    let again = SigningKey::es256_from_pkcs8(&der).unwrap();
+    assert_eq!(key.jwk_thumbprint(), again.jwk_thumbprint());
+    assert_eq!(
+        DpopProver::new(again).thumbprint(),
+        DpopProver::new(key).thumbprint()
+    );
+}

@@ -781,3 +781,20 @@ async fn headless_handler_follows_the_authorization_redirect() {
     );
     assert_eq!(log.grants[0]["grant_type"], "authorization_code");
 }
+
+#[tokio::test]
+async fn insecure_redirect_uri_is_refused() {
+    let fake = Fake::new(Knobs::default());
+    let flow = Flow::AuthorizationCode {
+        handler: Arc::new(Browser(fake.clone())),
+        registration: RegistrationConfig::new(vec!["http://app.example.com/cb".into()])
+            .with_client_metadata_url("https://app.example/client.json"),
+    };
+    let client = OAuthClient::builder(Url::parse(MCP).unwrap(), fake.clone(), flow).build();
+    let err = client.authorize().await.unwrap_err();
+    assert!(
+        matches!(err, AuthError::Registration(_) | AuthError::Security(_)),
+        "{err}"
+    );
+    assert!(fake.log.lock().unwrap().authorize_queries.is_empty());
+}

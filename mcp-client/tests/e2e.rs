@@ -378,3 +378,105 @@ async fn tasks_run_to_completion() {
         client.close().await;
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn task_handles_get_status_and_answer_input() {
+    for via in ALL {
+        let server = Server::start(via).await;
+        let client = connect(&server).await;
+        let opts = CallOptions::new().with_poll_interval(Duration::from_millis(50));
+        // Modern task input (`tasks/update`) is left out until mcp-core
+        // sends its `inputResponses` (its OutParams drops them today).
+        let args = json!({"steps": 4, "step_ms": 30, "confirm": !via.modern()});
+        let mut task = client
+            .call_tool_as_task("long_task", args, opts)
+            .await
+            .expect("task");
+        let id = task.task_id().expect("a task");
+        let snapshot = task.get().await.expect("tasks/get");
+        assert_eq!(snapshot.task_id, id, "{via:?}");
+        assert!(
+            task.get_detailed()
+                .await
+                .expect("detailed")
+                .get("taskId")
+                .is_some()
+                || via.modern()
+        );
+        let result = task
+            .wait_timeout(Duration::from_secs(10))
+            .await
+            .unwrap_or_else(|e| panic!("{via:?}: {e}"));
+        assert_eq!(
+            text(&result.content),
+            "long_task finished 4 steps",
+            "{via:?}: the handler confirmed"
+        );
+        assert_eq!(
+            task.result().await.expect("cached result").content,
+            result.content
+        );
+        client.close().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn many_concurrent_calls_share_one_connection() {
+    for via in ALL {
+        let server = Server::start(via).await;
+        let client = server
+            .observable_builder()
+            .connect()
+            .await
+            .expect("connect");
+        let calls = (0..500).map(|i| {
+            let client = client.clone();
+            async move {
+                client
+                    .call_tool("echo", json!({"text": i.to_string()}))
+                    .await
+            }
+        });
+        let results = futures::future::join_all(calls).await;
+        for (i, r) in results.into_iter().enumerate() {
+            assert_eq!(text(&r.expect("echo").content), i.to_string(), "{via:?}");
+        }
+        client.close().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn per_request_options_and_legacy_roots_notification() {
+    for via in ALL {
+        let server = Server::start(via).await;
+        let client = connect(&server).await;
+        let opts = CallOptions::new()
+            .with_meta("com.example/request", json!("r-1"))
+            .with_trace_context(
+                "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+                Some("k=v"),
+            )
+            .with_header("X-Demo", "1")
+            .expect("valid header")
+            .without_cache();
+        let r = client
+            .call_tool_with("echo", json!({"text": "meta"}), opts)
+            .await
+            .expect("echo");
+        assert_eq!(text(&r.content), "meta");
+        if via.modern() {
+            assert!(client.notify_roots_list_changed().await.is_err());
+        } else {
+            client
+                .notify_roots_list_changed()
+                .await
+                .expect("roots/list_changed");
+            let roots = client
+                .call_tool("list_roots", json!({}))
+                .await
+                .expect("roots still served");
+            assert!(text(&roots.content).contains("file:///work"));
+        }
+        client.close().await;
+    }
+}

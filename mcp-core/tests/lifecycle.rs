@@ -465,3 +465,22 @@ fn requests_before_ready_are_refused() {
         Err(UsageError::AlreadyConnecting)
     ));
 }
+
+#[test]
+fn client_notifications_respect_the_era() {
+    let mut h = legacy(config().with_features(ClientFeatures::default().with_roots(true)));
+    h.conn
+        .notify(h.now, "notifications/roots/list_changed", None)
+        .unwrap();
+    assert_eq!(
+        h.drain()[0],
+        json!({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"})
+    );
+    let mut h = modern(config());
+    assert!(matches!(
+        h.conn
+            .notify(h.now, "notifications/roots/list_changed", None),
+        Err(UsageError::RetiredMethod { .. })
+    ));
+    assert!(h.drain().is_empty());
+}

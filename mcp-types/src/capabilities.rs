@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::common::JsonObject;
+use crate::version::Era;
 
 /// Capabilities a client declares.
 ///
@@ -261,6 +262,32 @@ impl ClientCapabilities {
     /// Whether the extension `id` is declared.
     pub fn has_extension(&self, id: &str) -> bool {
         self.extensions.as_ref().is_some_and(|e| e.contains_key(id))
+    }
+
+    /// These capabilities in the shape of `era`: modern drops `tasks` and
+    /// `roots.listChanged`; legacy drops `extensions`.
+    ///
+    /// ```
+    /// use mcp_types::capabilities::ClientCapabilities;
+    /// use mcp_types::Era;
+    /// let caps = ClientCapabilities::new().with_roots_list_changed().with_extension("x.y/z", Default::default());
+    /// assert_eq!(serde_json::to_value(caps.for_era(Era::Modern)).unwrap(),
+    ///     serde_json::json!({"roots": {}, "extensions": {"x.y/z": {}}}));
+    /// assert_eq!(serde_json::to_value(caps.for_era(Era::Legacy)).unwrap(),
+    ///     serde_json::json!({"roots": {"listChanged": true}}));
+    /// ```
+    pub fn for_era(&self, era: Era) -> ClientCapabilities {
+        let mut caps = self.clone();
+        match era {
+            Era::Modern => {
+                caps.tasks = None;
+                if let Some(roots) = &mut caps.roots {
+                    roots.list_changed = None;
+                }
+            }
+            Era::Legacy => caps.extensions = None,
+        }
+        caps
     }
 }
 

@@ -32,6 +32,9 @@ pub mod keys {
     pub const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
     /// 2025-11-25 tasks: `{ "taskId": ... }` on every message tied to a task.
     pub const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
+    /// 2025-11-25 tasks: on a `CreateTaskResult`, a string a host may hand
+    /// the model as an interim tool result.
+    pub const MODEL_IMMEDIATE_RESPONSE: &str = "io.modelcontextprotocol/model-immediate-response";
     /// Both revisions, request `_meta`: the token progress notifications carry.
     pub const PROGRESS_TOKEN: &str = "progressToken";
     /// 2026-07-28: W3C Trace Context `traceparent` (exempt from the prefix rule).
@@ -280,6 +283,11 @@ impl Meta {
     pub fn with_progress_token(mut self, token: impl Into<ProgressToken>) -> Self {
         self.set(keys::PROGRESS_TOKEN, &token.into());
         self
+    }
+
+    /// `io.modelcontextprotocol/model-immediate-response` (2025-11-25 tasks).
+    pub fn model_immediate_response(&self) -> Option<&str> {
+        self.get_str(keys::MODEL_IMMEDIATE_RESPONSE)
     }
 
     /// `traceparent` (W3C Trace Context).

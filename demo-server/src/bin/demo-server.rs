@@ -71,6 +71,10 @@ fn parse_args() -> Result<(Mode, DemoOptions), ServeError> {
 
 async fn run() -> Result<(), ServeError> {
     let (mode, opts) = parse_args()?;
+    eprintln!(
+        "demo-server: eras {:?}, page size {}",
+        opts.eras, opts.page_size
+    );
     let server = DemoServer::new(opts);
     match mode {
         Mode::Stdio => server.serve_stdio().await,

@@ -313,6 +313,7 @@ impl OAuthClient {
                     .first()
                     .cloned()
                     .ok_or(AuthError::MissingConfiguration("redirect URI"))?;
+                security::check_redirect_uri(&redirect_uri)?;
                 let params = AuthorizationParams::new(
                     auth_url,
                     &creds.client_id,

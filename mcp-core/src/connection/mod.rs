@@ -424,6 +424,42 @@ impl Connection {
         self.send_response(id.clone(), result)
     }
 
+    /// Sends a client notification, e.g. `notifications/roots/list_changed`
+    /// (2025-11-25, when roots change and `roots.listChanged` was declared).
+    /// Cancellation goes through [`Connection::cancel`] instead.
+    ///
+    /// # Errors
+    /// [`UsageError::NotReady`] before the lifecycle is ready;
+    /// [`UsageError::RetiredMethod`] for a notification 2026-07-28 removed;
+    /// [`UsageError::ParamsNotObject`].
+    pub fn notify(
+        &mut self,
+        now: Instant,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<(), UsageError> {
+        let _ = now;
+        match self.state {
+            State::Ready => {}
+            State::Closed => return Err(UsageError::Closed),
+            _ => return Err(UsageError::NotReady),
+        }
+        if self.era == Some(Era::Modern)
+            && let Some(replacement) = crate::lifecycle::modern::retired(method)
+        {
+            return Err(UsageError::RetiredMethod {
+                method: method.to_owned(),
+                replacement,
+            });
+        }
+        let params = into_object(params)?;
+        self.send_notification(
+            method,
+            (!params.is_empty()).then_some(Value::Object(params)),
+        );
+        Ok(())
+    }
+
     /// Cancels a call: the request fails with `RequestError::Cancelled`, the
     /// server is told (`notifications/cancelled`, a closed stream, or
     /// `tasks/cancel` for a task) and a late reply is absorbed.

@@ -25,7 +25,7 @@ const MODERN_ONLY: [&str; 3] = ["server/discover", "subscriptions/listen", "task
 struct OutParams<'a> {
     base: &'a Map<String, Value>,
     extras: &'a RetryExtras,
-    meta: Option<&'a Map<String, Value>>,
+    meta: Option<modern::RequestMeta<'a>>,
 }
 
 impl Serialize for OutParams<'_> {
@@ -42,7 +42,7 @@ impl Serialize for OutParams<'_> {
         if let Some(state) = &self.extras.request_state {
             map.serialize_entry("requestState", state)?;
         }
-        if let Some(meta) = self.meta {
+        if let Some(meta) = &self.meta {
             map.serialize_entry("_meta", meta)?;
         }
         map.end()
@@ -223,22 +223,19 @@ impl Connection {
             .calls
             .get(&key)
             .ok_or_else(|| serde::ser::Error::custom("call vanished while encoding"))?;
-        let mut meta = c.opts.meta.clone();
-        if c.opts.progress {
-            meta.insert("progressToken".into(), json!(key));
-        }
         let modern = self.era == Some(Era::Modern) || matches!(c.kind, CallKind::Probe);
-        let version = self.version.clone();
-        let meta = match (&version, modern) {
-            (Some(v), true) => Some(modern::request_meta(
-                v,
-                self.modern_capabilities.clone(),
-                &self.client_info,
-                self.config.log_level.as_deref(),
-                &meta,
-            )),
-            _ => (!meta.is_empty()).then_some(meta),
+        let version = self.version.as_ref();
+        let meta = modern::RequestMeta {
+            user: &c.opts.meta,
+            progress_token: c.opts.progress.then_some(key),
+            modern: version.filter(|_| modern).map(|v| modern::ModernMeta {
+                version: v,
+                capabilities: &self.modern_capabilities,
+                client_info: &self.client_info,
+                log_level: self.config.log_level.as_deref(),
+            }),
         };
+        let meta = (!meta.is_empty()).then_some(meta);
         let has_params = !c.params.is_empty() || meta.is_some() || c.extras.is_retry();
         let out = OutRequest {
             jsonrpc: "2.0",
@@ -247,11 +244,11 @@ impl Connection {
             params: has_params.then_some(OutParams {
                 base: &c.params,
                 extras: &c.extras,
-                meta: meta.as_ref(),
+                meta,
             }),
         };
         let bytes = serde_json::to_vec(&out)?;
-        let mut routing = match (&version, matches!(c.kind, CallKind::Initialize)) {
+        let mut routing = match (version, matches!(c.kind, CallKind::Initialize)) {
             (Some(v), false) => HttpRouting::new(v.clone()),
             _ => HttpRouting::default(),
         };
@@ -293,16 +290,22 @@ impl Connection {
         params.insert("taskId".into(), json!(task.snapshot.task_id));
         let id = self.wires.insert(Wire { call: key, role });
         let modern = self.era == Some(Era::Modern);
-        let meta = match (&self.version, modern) {
-            (Some(v), true) => Some(modern::request_meta(
-                v,
-                self.modern_capabilities.clone(),
-                &self.client_info,
-                None,
-                &Map::new(),
-            )),
-            _ => None,
+        let no_user_meta = Map::new();
+        let meta = modern::RequestMeta {
+            user: &no_user_meta,
+            progress_token: None,
+            modern: self
+                .version
+                .as_ref()
+                .filter(|_| modern)
+                .map(|v| modern::ModernMeta {
+                    version: v,
+                    capabilities: &self.modern_capabilities,
+                    client_info: &self.client_info,
+                    log_level: None,
+                }),
         };
+        let meta = (!meta.is_empty()).then_some(meta);
         let extras = RetryExtras::default();
         let out = OutRequest {
             jsonrpc: "2.0",
@@ -311,7 +314,7 @@ impl Connection {
             params: Some(OutParams {
                 base: &params,
                 extras: &extras,
-                meta: meta.as_ref(),
+                meta,
             }),
         };
         let Ok(bytes) = serde_json::to_vec(&out) else {

@@ -2,7 +2,9 @@
 //! `resultType` dispatch and capability gating from `server/discover`.
 
 use mcp_types::ProtocolVersion;
-use serde_json::{Map, Value, json};
+use serde::Serialize;
+use serde::ser::SerializeMap;
+use serde_json::{Map, Value};
 
 use crate::error::PeerMisbehaved;
 use crate::mrtr::allows_input_required;
@@ -36,23 +38,71 @@ pub fn retired(method: &str) -> Option<&'static str> {
     })
 }
 
-/// The `_meta` every modern request carries (M-01 to M-04), merged over
-/// the caller's own members.
-pub fn request_meta(
-    version: &ProtocolVersion,
-    capabilities: Value,
-    client_info: &Value,
-    log_level: Option<&str>,
-    user: &Map<String, Value>,
-) -> Map<String, Value> {
-    let mut m = user.clone();
-    m.insert(META_PROTOCOL_VERSION.into(), json!(version.as_str()));
-    m.insert(META_CLIENT_CAPABILITIES.into(), capabilities);
-    m.insert(META_CLIENT_INFO.into(), client_info.clone());
-    if let Some(level) = log_level {
-        m.insert(META_LOG_LEVEL.into(), json!(level));
+/// The members the client adds to a 2026-07-28 request's `_meta`
+/// (M-01 to M-04).
+#[derive(Clone, Copy, Debug)]
+pub struct ModernMeta<'a> {
+    /// `io.modelcontextprotocol/protocolVersion`.
+    pub version: &'a ProtocolVersion,
+    /// `io.modelcontextprotocol/clientCapabilities`.
+    pub capabilities: &'a Value,
+    /// `io.modelcontextprotocol/clientInfo`.
+    pub client_info: &'a Value,
+    /// `io.modelcontextprotocol/logLevel`, when logs are wanted.
+    pub log_level: Option<&'a str>,
+}
+
+/// A request's `_meta`, serialized straight from borrowed parts (no copy):
+/// the caller's members, the progress token, and in 2026-07-28 the
+/// required members, which win over caller members of the same name.
+#[derive(Clone, Copy, Debug)]
+pub struct RequestMeta<'a> {
+    /// The caller's members (custom keys, `traceparent`, ...).
+    pub user: &'a Map<String, Value>,
+    /// `progressToken`.
+    pub progress_token: Option<i64>,
+    /// The 2026-07-28 members.
+    pub modern: Option<ModernMeta<'a>>,
+}
+
+impl RequestMeta<'_> {
+    /// Whether the object would be empty (a 2025-11-25 request may then
+    /// omit `_meta`).
+    pub fn is_empty(&self) -> bool {
+        self.user.is_empty() && self.progress_token.is_none() && self.modern.is_none()
     }
-    m
+}
+
+impl Serialize for RequestMeta<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(None)?;
+        let reserved = |k: &str| {
+            (self.progress_token.is_some() && k == "progressToken")
+                || (self.modern.is_some()
+                    && matches!(
+                        k,
+                        META_PROTOCOL_VERSION | META_CLIENT_CAPABILITIES | META_CLIENT_INFO
+                    ))
+                || (self.modern.is_some_and(|m| m.log_level.is_some()) && k == META_LOG_LEVEL)
+        };
+        for (k, v) in self.user {
+            if !reserved(k) {
+                map.serialize_entry(k, v)?;
+            }
+        }
+        if let Some(t) = self.progress_token {
+            map.serialize_entry("progressToken", &t)?;
+        }
+        if let Some(m) = &self.modern {
+            map.serialize_entry(META_PROTOCOL_VERSION, m.version)?;
+            map.serialize_entry(META_CLIENT_CAPABILITIES, m.capabilities)?;
+            map.serialize_entry(META_CLIENT_INFO, m.client_info)?;
+            if let Some(level) = m.log_level {
+                map.serialize_entry(META_LOG_LEVEL, level)?;
+            }
+        }
+        map.end()
+    }
 }
 
 /// The kind of a 2026-07-28 result.
