@@ -309,8 +309,12 @@ async fn progress_logs_and_cancellation() {
     assert_eq!(text(&r), "x");
     assert!(others.iter().all(|m| m.get("id") != Some(&json!(3))));
     assert!(c.recv_within(Duration::from_millis(150)).await.is_none());
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while c.server.cancelled_requests() == 0 || c.server.in_flight() > 0 {
+        assert!(tokio::time::Instant::now() < deadline, "not cancelled");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
     assert_eq!(c.server.cancelled_requests(), 1);
-    assert_eq!(c.server.in_flight(), 0);
     c.close().await;
 }
 
@@ -504,9 +508,17 @@ async fn legacy_progress_logging_and_subscriptions() {
         )
         .await;
     all.extend(more);
-    while let Some(m) = c.recv_within(Duration::from_millis(100)).await {
-        all.push(m);
-    }
+    c.collect_until(&mut all, |all| {
+        let updated = all.iter().any(|m| {
+            m["method"] == "notifications/resources/updated"
+                && m["params"]["uri"] == "demo://item/7"
+        });
+        updated
+            && all
+                .iter()
+                .any(|m| m["method"] == "notifications/tools/list_changed")
+    })
+    .await;
     assert!(
         all.iter()
             .any(|m| m["method"] == "notifications/resources/updated"
@@ -567,9 +579,12 @@ async fn legacy_task_lifecycle() {
         .call(json!(7), "tasks/cancel", json!({ "taskId": id2 }))
         .await;
     assert_eq!(r["result"]["status"], "cancelled");
-    while let Some(m) = c.recv_within(Duration::from_millis(100)).await {
-        notes.push(m);
-    }
+    c.collect_until(&mut notes, |notes| {
+        notes.iter().any(|n| {
+            n["method"] == "notifications/tasks/status" && n["params"]["status"] == "cancelled"
+        })
+    })
+    .await;
     assert!(
         notes
             .iter()
@@ -733,7 +748,13 @@ async fn listen_acknowledges_and_tags_notifications() {
         .call(json!(3), "tools/call", trig("tools_list_changed"))
         .await;
     seen.extend(more);
-    while let Some(m) = c.recv_within(Duration::from_millis(100)).await {
+    c.collect_until(&mut seen, |seen| {
+        let has = |name: &str| seen.iter().any(|m| m["method"] == name);
+        has("notifications/resources/updated") && has("notifications/tools/list_changed")
+    })
+    .await;
+    // A quiet moment to catch anything that should not have been sent.
+    while let Some(m) = c.recv_within(Duration::from_millis(50)).await {
         seen.push(m);
     }
     let methods: Vec<_> = seen

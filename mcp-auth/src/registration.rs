@@ -146,7 +146,7 @@ pub enum RegistrationPlan {
         /// The registration endpoint.
         endpoint: String,
         /// The request body.
-        metadata: ClientMetadata,
+        metadata: Box<ClientMetadata>,
     },
 }
 
@@ -215,7 +215,7 @@ pub fn plan(
         let metadata = dynamic_registration_request(config, as_meta, grant_types)?;
         return Ok(RegistrationPlan::Dynamic {
             endpoint: endpoint.clone(),
-            metadata,
+            metadata: Box::new(metadata),
         });
     }
     if !config.pre_registered.is_empty() {

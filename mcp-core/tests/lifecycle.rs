@@ -484,3 +484,41 @@ fn client_notifications_respect_the_era() {
     ));
     assert!(h.drain().is_empty());
 }
+
+#[test]
+fn http_server_errors_on_the_probe_do_not_downgrade() {
+    let mut h = Harness::new(config().with_transport(TransportKind::Http));
+    h.conn.connect(h.now).unwrap();
+    let probe = h.drain().remove(0);
+    let id = mcp_types::RequestId::Number(probe["id"].as_i64().unwrap());
+    let err = ErrorObject::new(ErrorCode::INTERNAL_ERROR, "gateway");
+    h.conn.handle_http_error(h.now, Some(&id), 502, Some(err));
+    assert!(h.drain().is_empty(), "no initialize after a 502");
+    assert!(h.take_events().iter().any(|e| matches!(
+        e,
+        Event::ConnectFailed(ConnectError::Request(RequestError::HttpStatus(502)))
+    )));
+}
+
+#[test]
+fn legacy_http_session_expiry_allows_reconnecting() {
+    let mut h = legacy(config().with_transport(TransportKind::Http));
+    let call = h
+        .conn
+        .send_request(h.now, "tools/list", None, RequestOptions::default())
+        .unwrap();
+    h.drain();
+    h.conn.handle_http_error(h.now, Some(&call), 404, None);
+    let events = h.take_events();
+    assert!(matches!(
+        &events[0],
+        Event::RequestFailed {
+            error: RequestError::SessionExpired,
+            ..
+        }
+    ));
+    assert!(matches!(&events[1], Event::SessionExpired));
+    assert_eq!(h.conn.state(), State::Idle);
+    h.conn.connect(h.now).unwrap();
+    assert_eq!(h.drain()[0]["method"], "initialize");
+}

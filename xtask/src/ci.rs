@@ -1,4 +1,6 @@
-//! `cargo xtask ci`: every check CI runs, in order, failing fast.
+//! `cargo xtask ci`: every check CI runs, in order, failing fast: format,
+//! clippy, tests, doc tests, rustdoc, tidy, then the official conformance
+//! suite against its expected-failures baseline.
 
 use crate::{tidy, util};
 
@@ -35,6 +37,8 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     )?;
     println!("==> tidy");
     tidy::run()?;
+    println!("==> conformance");
+    crate::conformance::run(&[])?;
     println!("xtask ci: all checks passed");
     Ok(())
 }

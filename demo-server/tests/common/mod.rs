@@ -82,6 +82,13 @@ impl Stdio {
         }
     }
 
+    /// Adds messages to `seen` until `done(seen)` holds (bounded by [`TIMEOUT`]).
+    pub async fn collect_until(&mut self, seen: &mut Vec<Value>, done: impl Fn(&[Value]) -> bool) {
+        while !done(seen) {
+            seen.push(self.recv().await);
+        }
+    }
+
     /// Sends a request and collects messages until its response.
     pub async fn call(&mut self, id: Value, method: &str, params: Value) -> (Vec<Value>, Value) {
         self.send(json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }))
