@@ -8,11 +8,12 @@
 //! up in the [`registry`] and runs it through the public `mcp-client` API.
 //!
 //! Exit codes: see [`exit`]. `conformance/SCENARIOS.md` specifies what every
-//! scenario must do; the registry is empty until the `mcp-client` facade
-//! exists.
+//! scenario must do; the scenario functions live in [`scenarios`], one
+//! module per family.
 
 pub mod invocation;
 pub mod registry;
+pub mod scenarios;
 
 /// The binary's exit codes.
 pub mod exit {

@@ -1,20 +1,19 @@
 //! The scenario registry: one async function per suite scenario, grouped by
 //! family, looked up by the name in `MCP_CONFORMANCE_SCENARIO`.
 //!
-//! A family is a module under `scenarios/` (to be added with the facade:
-//! `lifecycle` for `initialize`; `tools` for `tools_call`,
-//! `json-schema-ref-no-deref`, `json-schema-2020-12-preservation`;
-//! `elicitation` for `elicitation-sep1034-client-defaults`; `http` for
-//! `sse-retry`, `http-standard-headers`, `http-custom-headers`,
+//! A family is a module under [`scenarios`]: `lifecycle` for `initialize`;
+//! `tools` for `tools_call`, `json-schema-ref-no-deref`,
+//! `json-schema-2020-12-preservation`; `elicitation` for
+//! `elicitation-sep1034-client-defaults`; `http` for `sse-retry`,
+//! `http-standard-headers`, `http-custom-headers`,
 //! `http-invalid-tool-headers`; `modern` for `request-metadata` and
-//! `sep-2322-client-request-state`; `auth` for `auth/*`) exporting a
-//! `FAMILY: Family`, listed in [`FAMILIES`]. `conformance/SCENARIOS.md` says
+//! `sep-2322-client-request-state` (the `auth/*` scenarios belong to the
+//! OAuth issue). Each exports a `FAMILY: Family`, listed in [`FAMILIES`]. `conformance/SCENARIOS.md` says
 //! what each scenario must do. Every scenario uses only the public
 //! `mcp-client` API.
 //!
-//! The registry is empty until the `mcp-client` facade exists: no scenario
-//! is faked, so the suite records every one as failing (see
-//! `conformance/expected-failures.yaml`).
+//! No scenario is faked: a scenario the client cannot pass yet is listed,
+//! with the reason, in `conformance/expected-failures.yaml`.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -22,6 +21,7 @@ use std::pin::Pin;
 use mcp_types::ProtocolVersion;
 
 use crate::invocation::Invocation;
+use crate::scenarios;
 
 /// Why a scenario failed (the client's or the server's fault).
 #[derive(Debug, thiserror::Error)]
@@ -78,8 +78,14 @@ impl Family {
     }
 }
 
-/// Every family. Empty until the `mcp-client` facade lands.
-pub const FAMILIES: &[Family] = &[];
+/// Every family.
+pub const FAMILIES: &[Family] = &[
+    scenarios::lifecycle::FAMILY,
+    scenarios::tools::FAMILY,
+    scenarios::elicitation::FAMILY,
+    scenarios::http::FAMILY,
+    scenarios::modern::FAMILY,
+];
 
 /// Why no scenario function could be chosen.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -174,6 +180,39 @@ mod tests {
             Err(LookupError::Unknown("initialize".into()))
         );
         assert_eq!(names(TEST_FAMILY), ["tools_call"]);
+    }
+
+    #[test]
+    fn every_non_auth_scenario_of_the_suite_is_registered_at_its_revisions() {
+        let legacy = ProtocolVersion::V2025_11_25;
+        let modern = ProtocolVersion::V2026_07_28;
+        let runs = [
+            ("initialize", &legacy),
+            ("tools_call", &legacy),
+            ("elicitation-sep1034-client-defaults", &legacy),
+            ("sse-retry", &legacy),
+            ("json-schema-2020-12-preservation", &legacy),
+            ("tools_call", &modern),
+            ("request-metadata", &modern),
+            ("sep-2322-client-request-state", &modern),
+            ("http-standard-headers", &modern),
+            ("http-custom-headers", &modern),
+            ("http-invalid-tool-headers", &modern),
+            ("json-schema-ref-no-deref", &modern),
+            ("json-schema-2020-12-preservation", &modern),
+        ];
+        for (name, version) in runs {
+            assert_eq!(
+                lookup(FAMILIES, name, Some(version)).map(|s| s.name),
+                Ok(name),
+                "{name} at {version}"
+            );
+        }
+        assert!(matches!(
+            lookup(FAMILIES, "initialize", Some(&modern)),
+            Err(LookupError::WrongVersion { .. })
+        ));
+        assert_eq!(names(FAMILIES).len(), 11);
     }
 
     #[test]

@@ -19,6 +19,8 @@ pub enum Method {
     Get,
     /// `POST` (token, registration, MCP requests).
     Post,
+    /// `DELETE` (closing a 2025-11-25 MCP session; a DPoP proof names it).
+    Delete,
 }
 
 impl Method {
@@ -27,6 +29,7 @@ impl Method {
         match self {
             Self::Get => "GET",
             Self::Post => "POST",
+            Self::Delete => "DELETE",
         }
     }
 }

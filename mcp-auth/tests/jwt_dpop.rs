@@ -200,3 +200,26 @@ fn persisted_dpop_key_keeps_its_thumbprint() {
         DpopProver::new(key).thumbprint()
     );
 }
+
+/// The conformance suite hands `private_key_jwt` clients a PKCS#8 key exported
+/// by WebCrypto (`exportPKCS8`); such a key must load and sign.
+#[test]
+fn webcrypto_pkcs8_ec_key_loads_and_signs() {
+    let key = SigningKey::from_pem(
+        include_str!("fixtures/node-webcrypto-ec.pem"),
+        Algorithm::Es256,
+    )
+    .unwrap();
+    let jwt = client_assertion(
+        &key,
+        "svc",
+        "http://localhost:1",
+        1000,
+        300,
+        &SeededRandom::new(4),
+    )
+    .unwrap();
+    let (h, c, _, _) = split(&jwt);
+    assert_eq!(h["alg"], "ES256");
+    assert_eq!(c["aud"], "http://localhost:1");
+}

@@ -303,6 +303,8 @@ impl ClientBuilder {
             last_transport_error: None,
             get_stream,
             closed: false,
+            timer: Box::pin(tokio::time::sleep(Duration::from_secs(86_400 * 365))),
+            timer_at: None,
         };
         tokio::spawn(driver.run(rx));
         let client = Client::from_parts(tx, shared);

@@ -52,11 +52,8 @@ impl Shared {
             .closed = true;
     }
 
-    fn read(&self) -> Facts {
-        self.facts
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
+    fn with<R>(&self, f: impl FnOnce(&Facts) -> R) -> R {
+        f(&self.facts.read().unwrap_or_else(PoisonError::into_inner))
     }
 }
 
@@ -97,10 +94,10 @@ pub struct Client {
 
 impl std::fmt::Debug for Client {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let facts = self.inner.shared.read();
+        let (version, closed) = self.inner.shared.with(|f| (f.version.clone(), f.closed));
         f.debug_struct("Client")
-            .field("version", &facts.version)
-            .field("closed", &facts.closed)
+            .field("version", &version)
+            .field("closed", &closed)
             .finish_non_exhaustive()
     }
 }
@@ -124,6 +121,15 @@ impl CancelGuard {
 
     pub(crate) fn disarm(&mut self) {
         self.armed = false;
+    }
+}
+
+impl std::fmt::Debug for CancelGuard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CancelGuard")
+            .field("token", &self.token)
+            .field("armed", &self.armed)
+            .finish()
     }
 }
 
@@ -160,38 +166,38 @@ impl Client {
 
     /// The server's `Implementation` (`serverInfo`).
     pub fn server_info(&self) -> Option<Implementation> {
-        self.inner.shared.read().server_info
+        self.inner.shared.with(|f| f.server_info.clone())
     }
 
     /// The server's capabilities.
     pub fn server_capabilities(&self) -> Option<ServerCapabilities> {
-        self.inner.shared.read().capabilities
+        self.inner.shared.with(|f| f.capabilities.clone())
     }
 
     /// The server's instructions for the model, if it gave any.
     pub fn instructions(&self) -> Option<String> {
-        self.inner.shared.read().instructions
+        self.inner.shared.with(|f| f.instructions.clone())
     }
 
     /// The negotiated protocol version.
     pub fn protocol_version(&self) -> Option<ProtocolVersion> {
-        self.inner.shared.read().version
+        self.inner.shared.with(|f| f.version.clone())
     }
 
     /// The negotiated era: [`Era::Legacy`] (2025-11-25 and older, sessions)
     /// or [`Era::Modern`] (2026-07-28, stateless).
     pub fn era(&self) -> Option<Era> {
-        self.inner.shared.read().era
+        self.inner.shared.with(|f| f.era)
     }
 
     /// How the era was decided (probe, fallback, cache ...).
     pub fn era_outcome(&self) -> Option<EraOutcome> {
-        self.inner.shared.read().outcome
+        self.inner.shared.with(|f| f.outcome.clone())
     }
 
     /// Whether the connection is closed.
     pub fn is_closed(&self) -> bool {
-        self.inner.shared.read().closed || self.inner.commands.is_closed()
+        self.inner.shared.with(|f| f.closed) || self.inner.commands.is_closed()
     }
 
     // ---- the call machinery ----
@@ -230,9 +236,6 @@ impl Client {
     }
 
     fn add_log_level(&self, opts: &mut CallOptions) {
-        if self.era() != Some(Era::Modern) {
-            return;
-        }
         let level = self
             .inner
             .log_level
@@ -240,6 +243,7 @@ impl Client {
             .unwrap_or_else(PoisonError::into_inner)
             .clone();
         if let Some(level) = level
+            && self.era() == Some(Era::Modern)
             && !opts
                 .core
                 .meta
@@ -298,9 +302,10 @@ impl Client {
         self.request_as(M::METHOD, Some(value), opts).await
     }
 
-    /// Sends a request and returns its raw outcome without running the
-    /// multi round-trip loop's handlers when the client is in manual input
-    /// mode: the manual variant. See [`RawOutcome`].
+    /// Sends a request of any method and returns its raw outcome. With
+    /// [`ClientBuilder::manual_input`] this is the manual variant of the
+    /// multi round-trip loop: an `input_required` result comes back as
+    /// [`RawOutcome::InputRequired`] instead of going to the handlers.
     ///
     /// # Errors
     /// See [`Error`].
@@ -399,13 +404,18 @@ pub enum RawOutcome {
 }
 
 pub(crate) fn unexpected(method: &str, outcome: &Outcome) -> Error {
-    let what = match outcome {
+    let outcome = match outcome {
+        Outcome::InputRequired(_) => {
+            return Error::new(crate::error::ErrorKind::InputUnanswered {
+                method: method.to_owned(),
+            });
+        }
         Outcome::Done(_) => "a result",
         Outcome::List(_) => "a listing",
-        Outcome::InputRequired(_) => "input_required (manual input mode)",
         Outcome::Acknowledged(_) => "a subscription acknowledgement",
     };
-    Error::new(crate::error::ErrorKind::Transport(format!(
-        "`{method}` ended with {what}, which this method cannot return"
-    )))
+    Error::new(crate::error::ErrorKind::UnexpectedOutcome {
+        method: method.to_owned(),
+        outcome,
+    })
 }

@@ -12,8 +12,8 @@ use std::collections::{HashMap, VecDeque};
 use std::time::Instant;
 
 use bytes::Bytes;
-use futures::StreamExt;
 use futures::stream::FuturesUnordered;
+use futures::{FutureExt, StreamExt};
 use http::HeaderMap;
 use mcp_core::{CloseReason, Connection};
 use mcp_transport_http::{HttpError, HttpTransport, Reply, ResponseStream};
@@ -129,52 +129,128 @@ pub(crate) struct Driver {
     pub(crate) last_transport_error: Option<String>,
     pub(crate) get_stream: bool,
     pub(crate) closed: bool,
+    /// The one timer, re-armed only when the core's deadline changes.
+    pub(crate) timer: std::pin::Pin<Box<tokio::time::Sleep>>,
+    pub(crate) timer_at: Option<Instant>,
 }
+
+/// The most ready items handled in one turn before waiting again.
+const READY_BATCH: usize = 64;
 
 impl Driver {
     /// Runs until the client is closed or every handle is gone.
     pub(crate) async fn run(mut self, mut commands: mpsc::UnboundedReceiver<Command>) {
-        let mut close_done: Option<oneshot::Sender<()>> = None;
-        loop {
+        let close_done = loop {
             self.flush();
             let wake = self.wait(&mut commands).await;
             let now = Instant::now();
-            match wake {
-                Wake::Command(Some(Command::Close { done })) => {
-                    close_done = Some(done);
-                    break;
-                }
-                Wake::Command(None) => break,
-                Wake::Command(Some(c)) => self.on_command(now, c),
-                Wake::Inbound(Some(Ok(m))) => self.conn.handle_message(now, m),
-                Wake::Inbound(Some(Err(e))) => self.transport_ended(now, Some(e)),
-                Wake::Inbound(None) => self.transport_ended(now, None),
-                Wake::Skipped => {}
-                Wake::Wrote(Ok(())) => self.writing = None,
-                Wake::Wrote(Err(e)) => {
-                    self.writing = None;
-                    self.outbox.clear();
-                    self.transport_ended(now, Some(e));
-                }
-                Wake::Http(io) => self.on_http(now, io),
-                Wake::Handler(target, served) => self.on_served(now, target, served),
-                Wake::Timer => self.conn.handle_timeout(now),
+            if let Err(done) = self.on_wake(now, wake) {
+                break done;
             }
-        }
+            // Work that is already waiting is handled in the same turn (the
+            // queues are still drained after each input), so a burst costs
+            // one wake-up and one timer re-arm instead of one per message.
+            if let Err(done) = self.take_ready(now, &mut commands) {
+                break done;
+            }
+        };
         self.shut_down().await;
         if let Some(done) = close_done {
             let _ = done.send(());
         }
     }
 
+    /// Handles one wake-up; `Err` ends the loop (with the closer to notify).
+    fn on_wake(&mut self, now: Instant, wake: Wake) -> Result<(), Option<oneshot::Sender<()>>> {
+        match wake {
+            Wake::Command(Some(Command::Close { done })) => return Err(Some(done)),
+            Wake::Command(None) => return Err(None),
+            Wake::Command(Some(c)) => self.on_command(now, c),
+            Wake::Inbound(Some(Ok(m))) => self.conn.handle_message(now, m),
+            Wake::Inbound(Some(Err(e))) => self.transport_ended(now, Some(e)),
+            Wake::Inbound(None) => self.transport_ended(now, None),
+            Wake::Skipped => {}
+            Wake::Wrote(Ok(())) => self.writing = None,
+            Wake::Wrote(Err(e)) => {
+                self.writing = None;
+                self.outbox.clear();
+                if matches!(
+                    &self.link,
+                    Some(Link::Stream {
+                        process: Some(_),
+                        ..
+                    })
+                ) {
+                    // The receiver reports how the child ended (exit status,
+                    // stderr tail), which says more than a broken pipe.
+                    tracing::debug!(error = %e, "writing to the server failed");
+                    self.last_transport_error = Some(e);
+                } else {
+                    self.transport_ended(now, Some(e));
+                }
+            }
+            Wake::Http(io) => self.on_http(now, io),
+            Wake::Handler(target, served) => self.on_served(now, target, served),
+            Wake::Timer => {
+                self.timer_at = None;
+                self.conn.handle_timeout(now);
+            }
+        }
+        Ok(())
+    }
+
+    /// Handles commands and stdio messages that are ready without waiting.
+    fn take_ready(
+        &mut self,
+        now: Instant,
+        commands: &mut mpsc::UnboundedReceiver<Command>,
+    ) -> Result<(), Option<oneshot::Sender<()>>> {
+        for _ in 0..READY_BATCH {
+            let mut more = false;
+            if let Ok(c) = commands.try_recv() {
+                more = true;
+                self.drain_queues();
+                self.on_wake(now, Wake::Command(Some(c)))?;
+            }
+            if self.link_open
+                && let Some(Link::Stream { receiver, .. }) = &mut self.link
+                && let Some(item) = receiver.recv().now_or_never()
+            {
+                more = true;
+                self.drain_queues();
+                let wake = match item {
+                    Some(Ok(Inbound::Message(m))) => Wake::Inbound(Some(Ok(m))),
+                    Some(Ok(_)) => Wake::Skipped,
+                    Some(Err(e)) => Wake::Inbound(Some(Err(e.to_string()))),
+                    None => Wake::Inbound(None),
+                };
+                self.on_wake(now, wake)?;
+            }
+            if !more {
+                break;
+            }
+        }
+        Ok(())
+    }
+
     async fn wait(&mut self, commands: &mut mpsc::UnboundedReceiver<Command>) -> Wake {
-        let timer = self.conn.poll_timeout().map(|(at, _)| at);
+        let at = self.conn.poll_timeout().map(|(at, _)| at);
+        if at != self.timer_at
+            && let Some(at) = at
+        {
+            self.timer
+                .as_mut()
+                .reset(tokio::time::Instant::from_std(at));
+        }
+        self.timer_at = at;
         let recv_open = self.link_open;
+        let armed = at.is_some();
         let Driver {
             link,
             writing,
             http_io,
             handler_io,
+            timer,
             ..
         } = self;
         let inbound = async {
@@ -196,23 +272,30 @@ impl Driver {
                 _ => std::future::pending().await,
             }
         };
+        let write = async {
+            match writing {
+                Some(w) => w.await,
+                None => std::future::pending().await,
+            }
+        };
         tokio::select! {
             c = commands.recv() => Wake::Command(c),
             w = inbound => w,
-            r = async { match writing { Some(w) => w.await, None => std::future::pending().await } } => Wake::Wrote(r),
+            r = write => Wake::Wrote(r),
             Some(io) = http_io.next(), if !http_io.is_empty() => Wake::Http(io),
             Some((t, s)) = handler_io.next(), if !handler_io.is_empty() => Wake::Handler(t, s),
-            () = async {
-                match timer {
-                    Some(at) => tokio::time::sleep_until(tokio::time::Instant::from_std(at)).await,
-                    None => std::future::pending().await,
-                }
-            } => Wake::Timer,
+            () = timer.as_mut(), if armed => Wake::Timer,
         }
     }
 
-    /// The drain rule: transmits, then events, until both are empty.
+    /// The drain rule, then start writing what it produced.
     fn flush(&mut self) {
+        self.drain_queues();
+        self.start_write();
+    }
+
+    /// The drain rule: transmits, then events, until both are empty.
+    fn drain_queues(&mut self) {
         loop {
             let mut progressed = false;
             while let Some(t) = self.conn.poll_transmit() {
@@ -227,7 +310,6 @@ impl Driver {
                 break;
             }
         }
-        self.start_write();
     }
 
     fn transmit(&mut self, t: mcp_core::Transmit) {
@@ -304,6 +386,9 @@ impl Driver {
 
     fn on_command(&mut self, now: Instant, c: Command) {
         match c {
+            Command::Start { reply, .. } if self.closed => {
+                let _ = reply.send(Err(Error::closed()));
+            }
             Command::Start { token, spec, reply } => self.start(now, token, *spec, reply),
             Command::Cancel { token } => {
                 if let Some(id) = self.tokens.remove(&token) {
@@ -325,8 +410,8 @@ impl Driver {
                         .conn
                         .answer_task_input(now, id, responses)
                         .map_err(Error::from),
-                    None => Err(Error::from(mcp_core::UsageError::UnknownCall(
-                        RequestId::Number(0),
+                    None => Err(Error::new(crate::error::ErrorKind::NotInProgress(
+                        "the task's call is over",
                     ))),
                 };
                 let _ = reply.send(r);
@@ -351,7 +436,11 @@ impl Driver {
             opts,
             kind,
         } = spec;
-        let core_opts = opts.core.clone();
+        let crate::options::CallOptions {
+            core: core_opts,
+            progress,
+            headers,
+        } = opts;
         let started = match &kind {
             SpecKind::ListAll => self.conn.list_all(now, &method, params, core_opts),
             SpecKind::Listen(_) => {
@@ -370,7 +459,7 @@ impl Driver {
                     SpecKind::Task(tx) => Sink::Task(tx),
                 };
                 self.tokens.insert(token, id.clone());
-                let pending = Pending::new(token, method, reply, opts, sink);
+                let pending = Pending::new(token, &method, reply, progress, headers, sink);
                 self.pending.insert(id, pending);
             }
             Err(e) => {

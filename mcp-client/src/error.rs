@@ -65,11 +65,14 @@ pub enum ErrorKind {
         /// What was wrong.
         reason: String,
     },
-    /// The server asked for input that no registered handler can give
-    /// (register one, or use the manual variant of the call).
-    #[error("the server asked for `{method}` input and no handler is registered for it")]
+    /// The server asked for input that was not given: no registered
+    /// handler serves it, or the client is in manual input mode and a typed
+    /// method got an `input_required` result (use
+    /// [`Client::send_request`](crate::Client::send_request) there).
+    #[error("the server asked for input (`{method}`) that no handler answered")]
     InputUnanswered {
-        /// The input request's method (`elicitation/create`, ...).
+        /// The input request's method (`elicitation/create`, ...), or the
+        /// call's method in manual input mode.
         method: String,
     },
     /// A registered handler refused or failed an input request of a
@@ -89,6 +92,26 @@ pub enum ErrorKind {
         tool: String,
         /// The text of the error content.
         message: String,
+    },
+    /// A header given for a request is not a valid HTTP header.
+    #[error("invalid HTTP header {name:?}")]
+    InvalidHeader {
+        /// The header name as given.
+        name: String,
+    },
+    /// The call or task this handle refers to is no longer in progress
+    /// (or the server answered without creating a task).
+    #[error("{0}")]
+    NotInProgress(&'static str),
+    /// The call ended in a way this method cannot return (for example a
+    /// listing where a single result was expected). Not expected to
+    /// happen; reported rather than hidden.
+    #[error("`{method}` ended with {outcome}, which this method cannot return")]
+    UnexpectedOutcome {
+        /// The request method.
+        method: String,
+        /// What it ended with.
+        outcome: &'static str,
     },
     /// The client is closed (or its driver task ended).
     #[error("the client is closed")]
@@ -258,7 +281,10 @@ impl Error {
 
     /// The caller misused the API (nothing was sent).
     pub fn is_usage(&self) -> bool {
-        matches!(&*self.kind, ErrorKind::Usage(_))
+        matches!(
+            &*self.kind,
+            ErrorKind::Usage(_) | ErrorKind::InvalidHeader { .. } | ErrorKind::NotInProgress(_)
+        )
     }
 
     /// The tool reported an error (`isError: true`) on a typed call.

@@ -68,15 +68,8 @@ pub struct Subscription {
     rx: mpsc::UnboundedReceiver<ListenItem>,
     granted: Option<Box<RawValue>>,
     done: bool,
-    _guard: GuardHolder,
-}
-
-struct GuardHolder(#[allow(dead_code, reason = "held for its Drop")] CancelGuard);
-
-impl std::fmt::Debug for GuardHolder {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("CancelOnDrop")
-    }
+    /// Cancels the subscription when the stream is dropped.
+    _guard: CancelGuard,
 }
 
 impl Subscription {
@@ -133,7 +126,7 @@ impl Client {
                 rx,
                 granted,
                 done: false,
-                _guard: GuardHolder(CancelGuard::new(token, self.inner.commands.clone())),
+                _guard: CancelGuard::new(token, self.inner.commands.clone()),
             }),
             other => Err(unexpected("subscriptions/listen", &other)),
         }

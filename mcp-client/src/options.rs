@@ -101,6 +101,15 @@ impl CallOptions {
         self
     }
 
+    /// Asks for server logs at `level` and above for this request only
+    /// (2026-07-28 `io.modelcontextprotocol/logLevel`; in 2025-11-25 use
+    /// [`Client::set_log_level`](crate::Client::set_log_level)).
+    #[must_use]
+    pub fn with_log_level(self, level: mcp_types::logging::LoggingLevel) -> Self {
+        let value = serde_json::to_value(level).unwrap_or(Value::Null);
+        self.with_meta(mcp_types::meta::keys::LOG_LEVEL, value)
+    }
+
     /// Carries W3C trace context (`traceparent`, optional `tracestate`) in
     /// the request's `_meta`.
     #[must_use]
@@ -114,14 +123,16 @@ impl CallOptions {
 
     /// Adds an HTTP header to this request's POST (HTTP transports only;
     /// ignored on stdio). The transport's own headers take precedence.
+    /// It travels on the call's first POST; retries of a multi round-trip
+    /// call and task polls do not carry it yet.
     ///
     /// # Errors
     /// When the name or value is not a valid HTTP header.
     pub fn with_header(mut self, name: &str, value: &str) -> Result<Self, Error> {
         let invalid = || {
-            Error::new(ErrorKind::Transport(format!(
-                "invalid header {name:?}: not a valid HTTP header"
-            )))
+            Error::new(ErrorKind::InvalidHeader {
+                name: name.to_owned(),
+            })
         };
         let name = HeaderName::try_from(name).map_err(|_| invalid())?;
         let value = HeaderValue::try_from(value).map_err(|_| invalid())?;

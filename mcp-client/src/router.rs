@@ -13,7 +13,7 @@ use crate::driver::{Driver, Target};
 use crate::error::{Error, ErrorKind};
 use crate::handlers::{HandlerError, Served};
 use crate::listen::ListenItem;
-use crate::options::{CallOptions, Progress, ProgressCallback};
+use crate::options::{Progress, ProgressCallback};
 
 /// How a call ended (or, for a subscription, was acknowledged).
 #[derive(Debug)]
@@ -51,17 +51,18 @@ pub(crate) struct Pending {
 impl Pending {
     pub(crate) fn new(
         token: u64,
-        method: String,
+        method: &str,
         reply: oneshot::Sender<Result<Outcome, Error>>,
-        opts: CallOptions,
+        progress: Option<ProgressCallback>,
+        headers: http::HeaderMap,
         sink: Sink,
     ) -> Self {
         let span = tracing::debug_span!("mcp.request", method = %method, token);
         Pending {
             token,
             reply: Some(reply),
-            progress: opts.progress,
-            headers: opts.headers,
+            progress,
+            headers,
             sink,
             override_error: None,
             cancelled_by_drop: false,

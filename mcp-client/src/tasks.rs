@@ -43,12 +43,6 @@ pub struct TaskHandle {
     guard: CancelGuard,
 }
 
-impl std::fmt::Debug for CancelGuard {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("CancelGuard")
-    }
-}
-
 impl Client {
     /// Calls a tool as a task: in 2025-11-25 the request is task-augmented
     /// (`params.task`); in 2026-07-28 the server decides. Returns once the
@@ -261,7 +255,7 @@ impl TaskHandle {
 }
 
 fn no_task() -> Error {
-    Error::new(crate::error::ErrorKind::Transport(
-        "the server answered without creating a task".into(),
+    Error::new(crate::error::ErrorKind::NotInProgress(
+        "the server answered without creating a task",
     ))
 }

@@ -315,7 +315,25 @@ async fn legacy_subscribe_and_modern_listen() {
                 .expect("stream open")
                 .expect("event");
             assert_eq!(event.method, "notifications/resources/updated", "{via:?}");
+            // Over HTTP the server counts the open listen stream.
+            let open = server.demo.in_flight();
+            assert!(
+                !via.http() || open >= 1,
+                "{via:?}: the listen stream is open"
+            );
             drop(sub);
+            let mut closed = false;
+            for _ in 0..250 {
+                if server.demo.in_flight() == 0 {
+                    closed = true;
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            assert!(
+                closed,
+                "{via:?}: dropping the subscription ends it on the server"
+            );
         } else {
             client.subscribe("demo://item/1").await.expect("subscribe");
             let args = json!({"event": "resource_updated", "uri": "demo://item/1"});
@@ -476,6 +494,76 @@ async fn per_request_options_and_legacy_roots_notification() {
                 .await
                 .expect("roots still served");
             assert!(text(&roots.content).contains("file:///work"));
+        }
+        client.close().await;
+    }
+}
+
+#[derive(Default)]
+struct Logs(Mutex<Vec<String>>);
+
+impl NotificationHandler for Logs {
+    fn on_log(&self, params: mcp_client::mcp_types::logging::LoggingMessageNotificationParams) {
+        self.0
+            .lock()
+            .expect("lock")
+            .push(format!("{:?}", params.level));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn log_levels_reach_the_server_and_logs_the_handler() {
+    for via in ALL {
+        let server = Server::start(via).await;
+        let logs = Arc::new(Logs::default());
+        let client = server
+            .builder()
+            .notifications(logs.clone())
+            .connect()
+            .await
+            .expect("connect");
+        let args = json!({"count": 2, "delay_ms": 1});
+        client
+            .call_tool("slow_count", args.clone())
+            .await
+            .expect("no level set");
+        assert!(
+            logs.0.lock().expect("lock").is_empty(),
+            "{via:?}: no level, no logs"
+        );
+        client
+            .set_log_level(LoggingLevel::Info)
+            .await
+            .expect("set level");
+        client
+            .call_tool("slow_count", args.clone())
+            .await
+            .expect("info level");
+        let mut seen = false;
+        for _ in 0..100 {
+            if logs.0.lock().expect("lock").len() >= 2 {
+                seen = true;
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert!(seen, "{via:?}: info logs arrive");
+        assert!(
+            logs.0.lock().expect("lock").iter().all(|l| l == "Info"),
+            "{via:?}: no debug logs"
+        );
+        if via.modern() {
+            logs.0.lock().expect("lock").clear();
+            let opts = CallOptions::new().with_log_level(LoggingLevel::Debug);
+            client
+                .call_tool_with("slow_count", args, opts)
+                .await
+                .expect("debug level");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            assert!(
+                logs.0.lock().expect("lock").iter().any(|l| l == "Debug"),
+                "{via:?}"
+            );
         }
         client.close().await;
     }

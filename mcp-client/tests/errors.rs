@@ -146,6 +146,15 @@ async fn closed_clients_and_dead_servers_are_transport_errors() {
     assert!(err.is_transport(), "{err:?}");
     assert!(err.to_string().contains("exit"), "{err}");
 
+    let started = std::time::Instant::now();
+    let err = Client::builder()
+        .http("http://127.0.0.1:9/mcp")
+        .connect()
+        .await
+        .expect_err("nothing listens there");
+    assert!(err.is_transport(), "{err:?}");
+    assert!(started.elapsed() < Duration::from_secs(10));
+
     let missing = ServerCommand::new("/nonexistent/mcp-server");
     let err = Client::builder()
         .stdio(missing)

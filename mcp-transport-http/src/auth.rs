@@ -156,8 +156,11 @@ pub enum AuthDecision {
     Fail,
 }
 
-/// How many times one request is re-sent on [`AuthDecision::Retry`].
-pub const MAX_AUTH_RETRIES: u32 = 2;
+/// How many times one request is re-sent on [`AuthDecision::Retry`]: enough
+/// for the worst OAuth sequence on a first request (authorize on `401`,
+/// present a DPoP nonce on the next `401`, step up on `403`); the provider
+/// bounds its own attempts beyond that.
+pub const MAX_AUTH_RETRIES: u32 = 3;
 
 /// Supplies credentials and reacts to refusals.
 ///

@@ -31,8 +31,12 @@
 //! by default ([`ProxyConfig`]); a proxied connection is a `CONNECT` tunnel
 //! (for `http://` endpoints too).
 //!
+//! OAuth 2.1 ([`oauth`]): [`HttpConfig::with_oauth`] plugs an
+//! [`mcp_auth::OAuthClient`] into the authorization hook, with every OAuth
+//! request sent through the same HTTP stack as MCP traffic.
+//!
 //! Modules: [`sse`] is a pure event-stream parser; [`headers`] renders
-//! routing; [`auth`] is the authorization hook.
+//! routing; [`auth`] is the authorization hook; [`oauth`] its OAuth provider.
 
 mod body;
 mod client;
@@ -44,6 +48,7 @@ mod transport;
 
 pub mod auth;
 pub mod headers;
+pub mod oauth;
 pub mod sse;
 
 pub use config::{

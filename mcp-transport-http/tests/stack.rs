@@ -215,7 +215,9 @@ async fn an_auth_provider_gets_the_challenge_and_may_retry() {
     assert!(
         matches!(err, HttpError::Unauthorized { status, .. } if status == StatusCode::FORBIDDEN)
     );
-    assert_eq!(server.state.seen().len(), 6);
+    // The three of the first request, then one plus each re-send.
+    let budget = mcp_transport_http::auth::MAX_AUTH_RETRIES as usize;
+    assert_eq!(server.state.seen().len(), 3 + 1 + budget);
 }
 
 #[tokio::test]

@@ -18,8 +18,11 @@
 //! | `MCP_INTEROP_PYTHON` | the virtualenv's `python` (has the `mcp` SDK) |
 //! | `MCP_INTEROP_PYTHON_SERVER` | `interop/python/server.py` (run as `python <it> stdio` or `python <it> http --port P`) |
 //!
-//! Until `mcp-client/tests/interop.rs` exists, the last step is reported as
-//! not available rather than silently passing.
+//! The tests live in `conformance/tests/interop.rs`, built only with the
+//! `interop` feature (so a plain `cargo test` never builds them without the
+//! peers). The step fails when the tests fail **or when none ran**: the
+//! test harness's `test result:` line is read and must count at least one
+//! passed test.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
@@ -51,30 +54,58 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
             .arg(&peers.python_server)
             .arg("stdio"),
     )?;
-    let test = util::root()
-        .join("mcp-client")
-        .join("tests")
-        .join("interop.rs");
-    if !test.is_file() {
-        return Err(format!(
-            "peers installed and answering, but {} does not exist yet: no interop test ran",
-            test.display()
-        ));
+    let mut cmd = util::cargo();
+    cmd.args([
+        "test",
+        "-p",
+        "conformance",
+        "--features",
+        "interop",
+        "--test",
+        "interop",
+    ])
+    .envs(env(&peers)?);
+    let passed = run_counting("interop tests", &mut cmd)?;
+    if passed == 0 {
+        return Err("interop tests: no test ran".into());
     }
-    util::run(
-        "interop tests",
-        util::cargo()
-            .args([
-                "test",
-                "-p",
-                "mcp-client",
-                "--features",
-                "interop-tests",
-                "--test",
-                "interop",
-            ])
-            .envs(env(&peers)?),
-    )
+    println!("interop: {passed} tests passed");
+    Ok(())
+}
+
+/// Runs a `cargo test` command, echoing its standard output, and returns
+/// how many tests passed according to its `test result:` lines. Fails when
+/// the command fails.
+fn run_counting(step: &str, cmd: &mut Command) -> Result<usize, String> {
+    println!("==> {step}: {cmd:?}");
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("{step}: cannot start: {e}"))?;
+    let stdout = child.stdout.take().ok_or("no stdout")?;
+    let mut passed = 0;
+    for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+        println!("{line}");
+        passed += passed_count(&line);
+    }
+    let status = child
+        .wait()
+        .map_err(|e| format!("{step}: cannot wait: {e}"))?;
+    if status.success() {
+        Ok(passed)
+    } else {
+        Err(format!("{step} failed ({status})"))
+    }
+}
+
+/// The `N passed` of a libtest `test result: ok. N passed; ...` line; 0 for
+/// any other line.
+fn passed_count(line: &str) -> usize {
+    line.strip_prefix("test result: ")
+        .and_then(|rest| rest.split_once(". "))
+        .and_then(|(_, counts)| counts.split(" passed").next())
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or(0)
 }
 
 /// The environment the interop tests read.
@@ -158,4 +189,24 @@ fn probe(label: &str, cmd: &mut Command, request: &str) -> Result<serde_json::Va
     let _ = child.wait();
     sent.map_err(|e| format!("{label}: cannot write to the server: {e}"))?;
     reply.map_err(|_| format!("{label}: no reply within {STARTUP:?}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::passed_count;
+
+    #[test]
+    fn reads_the_passed_count_of_a_test_result_line() {
+        assert_eq!(
+            passed_count("test result: ok. 7 passed; 0 failed; 0 ignored; 0 measured"),
+            7
+        );
+        assert_eq!(
+            passed_count("test result: FAILED. 2 passed; 1 failed; 0 ignored"),
+            2
+        );
+        assert_eq!(passed_count("test result: ok. 0 passed; 0 failed"), 0);
+        assert_eq!(passed_count("running 7 tests"), 0);
+        assert_eq!(passed_count("test foo ... ok"), 0);
+    }
 }

@@ -10,6 +10,7 @@
 //! * `cargo xtask interop`: the interop tests against real servers (see [`interop`]).
 
 mod baseline;
+mod bench;
 mod ci;
 mod conformance;
 mod install;
@@ -24,6 +25,7 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("ci") => ci::run(&args[1..]),
         Some("tidy") => tidy::run(),
+        Some("bench") => bench::run(&args[1..]),
         Some("install") => install::run(&args[1..]),
         Some("conformance") => conformance::run(&args[1..]),
         Some("interop") => interop::run(&args[1..]),
@@ -52,6 +54,7 @@ fn print_help() {
         "conformance  [--revision R] [--scenario S] [--timeout-ms N]: the official client suite",
         "             at 2025-11-25 and 2026-07-28, judged by conformance/expected-failures.yaml",
         "interop      install, smoke-check the peer servers, run mcp-client's interop tests",
+        "bench        [--quick]: tools/call throughput, latency and CPU vs. a floor client",
     ] {
         println!("{line}");
     }

@@ -442,6 +442,21 @@ impl OAuthClient {
         }
     }
 
+    /// Records a `DPoP-Nonce` the MCP server sent on a successful response (RFC
+    /// 9449 §9: a resource server may rotate its nonce at any time), so the next
+    /// proof carries it. A no-op without DPoP. Returns whether the nonce changed.
+    pub fn record_dpop_nonce(&self, response: &HttpResponse) -> bool {
+        self.inner
+            .dpop
+            .as_ref()
+            .is_some_and(|p| p.record_nonce(&self.inner.server_url, response))
+    }
+
+    /// The MCP server URL this client authorizes for.
+    pub fn server_url(&self) -> &Url {
+        &self.inner.server_url
+    }
+
     /// Obtains a token now (without waiting for a 401), e.g. for machine-to-machine
     /// flows that authenticate before connecting.
     pub async fn authorize(&self) -> Result<(), AuthError> {

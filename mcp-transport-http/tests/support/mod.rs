@@ -33,6 +33,8 @@ pub struct Seen {
     pub body: Bytes,
     pub version: Version,
     pub path: String,
+    /// The query string, without `?` (empty when there is none).
+    pub query: String,
 }
 
 impl Seen {
@@ -174,6 +176,7 @@ async fn handle(req: Request<Incoming>, handler: &Handler, st: &Arc<State>) -> R
         body,
         version: parts.version,
         path: parts.uri.path().to_owned(),
+        query: parts.uri.query().unwrap_or_default().to_owned(),
     };
     let now = st.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
     st.max_in_flight.fetch_max(now, Ordering::SeqCst);
