@@ -117,12 +117,19 @@ fn python_stdio() -> ServerCommand {
 }
 
 fn python_http() -> HttpPeer {
+    python_http_with(&[])
+}
+
+/// The Python peer over HTTP with extra options (`--json-response`,
+/// `--stateless`).
+fn python_http_with(options: &[&str]) -> HttpPeer {
     let port = free_port();
     let mut command = Command::new(env_path("MCP_INTEROP_PYTHON"));
     command
         .arg(env_path("MCP_INTEROP_PYTHON_SERVER"))
         .args(["http", "--host", "127.0.0.1", "--port"])
-        .arg(port.to_string());
+        .arg(port.to_string())
+        .args(options);
     HttpPeer::start(command, port)
 }
 
@@ -436,6 +443,30 @@ async fn python_http_auto_negotiates_modern() {
     assert_eq!(client.era(), Some(Era::Modern));
     assert_eq!(call(&client, "add", json!({"a": 1, "b": 1})).await, "2");
     client.close().await;
+}
+
+/// Plain JSON answers instead of SSE, and no session: the basic features
+/// in both eras.
+#[tokio::test]
+async fn python_http_json_stateless() {
+    let peer = python_http_with(&["--json-response", "--stateless"]);
+    for (era, expected) in [
+        (EraPreference::LegacyOnly, Era::Legacy),
+        (EraPreference::ModernOnly, Era::Modern),
+    ] {
+        let client = base(era).http(&peer.url).connect().await.expect("connect");
+        assert_eq!(client.era(), Some(expected));
+        assert_eq!(client.list_all_tools().await.expect("tools").len(), 20);
+        assert_eq!(call(&client, "add", json!({"a": 40, "b": 2})).await, "42");
+        let prompts = client.list_all_prompts().await.expect("prompts");
+        assert_eq!(prompts.len(), 9);
+        let readme = client
+            .read_resource("interop://static/readme")
+            .await
+            .expect("read");
+        assert_eq!(readme.contents.len(), 1);
+        client.close().await;
+    }
 }
 
 // ---- server-everything ----------------------------------------------------

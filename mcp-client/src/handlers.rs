@@ -55,9 +55,8 @@ impl HandlerError {
         }
     }
 
-    /// The user or the host refused the request (`-32600`-class
-    /// "invalid request" is reserved for malformed input; refusals use
-    /// `-1` as the TypeScript and Python SDKs do).
+    /// The user or the host refused the request (code `-1`, the code the
+    /// TypeScript and Python SDKs use for a refusal).
     pub fn rejected(message: impl Into<String>) -> Self {
         HandlerError::new(ErrorCode(-1), message)
     }

@@ -79,3 +79,11 @@ pub use mcp_core::{EraOutcome, EraPreference};
 pub use mcp_transport_http::HttpConfig;
 pub use mcp_transport_stdio::ServerCommand;
 pub use mcp_types;
+
+/// OAuth 2.1 for Streamable HTTP: configure it with
+/// [`HttpConfig::with_oauth`] and pass the config to
+/// [`ClientBuilder::http_config`].
+pub mod oauth {
+    pub use mcp_auth::*;
+    pub use mcp_transport_http::oauth::*;
+}

@@ -343,3 +343,56 @@ async fn capabilities_not_offered_fail_locally_over_a_custom_transport() {
     assert!(err.is_input_required(), "{err}");
     client.close().await;
 }
+
+/// A modern server that answers discovery, then drops the connection when
+/// a tool is called.
+struct Dying {
+    replies: mpsc::UnboundedSender<Option<Message>>,
+    inbox: mpsc::UnboundedReceiver<Option<Message>>,
+}
+
+impl Transport for Dying {
+    fn send(&self, message: Vec<u8>) -> TransportFuture<'static, std::io::Result<()>> {
+        let req: serde_json::Value = serde_json::from_slice(&message).unwrap_or_default();
+        match (req.get("id"), req.get("method").and_then(|m| m.as_str())) {
+            (Some(id), Some("server/discover")) => {
+                let reply = json!({"jsonrpc": "2.0", "id": id, "result": {
+                    "resultType": "complete", "supportedVersions": ["2026-07-28"],
+                    "capabilities": {"tools": {}}}});
+                let _ = self
+                    .replies
+                    .send(Message::from_slice(reply.to_string().as_bytes()).ok());
+            }
+            (Some(_), Some("tools/call")) => {
+                let _ = self.replies.send(None);
+            }
+            _ => {}
+        }
+        Box::pin(std::future::ready(Ok(())))
+    }
+
+    fn recv(&mut self) -> TransportFuture<'_, Option<std::io::Result<Message>>> {
+        Box::pin(async move { self.inbox.recv().await.flatten().map(Ok) })
+    }
+}
+
+#[tokio::test]
+async fn a_connection_lost_mid_call_fails_the_call_as_transport() {
+    let (replies, inbox) = mpsc::unbounded_channel();
+    let client = Client::builder()
+        .transport(Dying { replies, inbox })
+        .connect()
+        .await
+        .expect("connect");
+    let err = tokio::time::timeout(Duration::from_secs(5), client.call_tool("echo", json!({})))
+        .await
+        .expect("no hang")
+        .expect_err("connection lost");
+    assert!(err.is_transport() && !err.is_timeout(), "{err:?}");
+    assert!(client.is_closed());
+    let again = client
+        .call_tool("echo", json!({}))
+        .await
+        .expect_err("closed");
+    assert!(again.is_closed(), "{again:?}");
+}

@@ -22,6 +22,11 @@ pub enum Transmit {
         bytes: Vec<u8>,
         /// Routing data for HTTP.
         routing: HttpRouting,
+        /// The call this message belongs to (the id returned when the call
+        /// was started), for every request of the call: the first send,
+        /// resends with a fresh wire id (multi round-trip, version retry),
+        /// pages and task requests. `None` for notifications and responses.
+        call: Option<RequestId>,
     },
     /// HTTP, 2026-07-28: close the response stream of this request; closing
     /// is the cancellation (M-53). stdio transports never see this.
@@ -36,6 +41,14 @@ impl Transmit {
     pub fn bytes(&self) -> Option<&[u8]> {
         match self {
             Transmit::Message { bytes, .. } => Some(bytes),
+            Transmit::CloseStream { .. } => None,
+        }
+    }
+
+    /// The call a message transmit belongs to (see [`Transmit::Message`]).
+    pub fn call(&self) -> Option<&RequestId> {
+        match self {
+            Transmit::Message { call, .. } => call.as_ref(),
             Transmit::CloseStream { .. } => None,
         }
     }

@@ -274,3 +274,50 @@ fn manual_retry_echoes_the_state_verbatim() {
     );
     assert!(matches!(&h.take_events()[0], Event::Response(c) if c.id == id));
 }
+
+/// Every wire request of a call names the call it belongs to, so a
+/// transport can apply per-call settings (extra headers) to each of them.
+#[test]
+fn every_round_of_a_call_names_its_call() {
+    use mcp_core::Transmit;
+    let mut h = modern(config());
+    let id = h
+        .conn
+        .send_request(
+            h.now,
+            "prompts/get",
+            Some(json!({"name": "p"})),
+            RequestOptions::default(),
+        )
+        .unwrap();
+    let t = h.conn.poll_transmit().unwrap();
+    assert_eq!(t.call(), Some(&id), "first send");
+    let Transmit::Message { bytes, .. } = t else {
+        panic!("a message")
+    };
+    let r1: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+    h.reply(
+        &r1,
+        json!({"resultType": "input_required", "inputRequests": {"k": {"method": "roots/list"}}, "requestState": "s1"}),
+    );
+    while h.conn.poll_event().is_some() {}
+    h.conn
+        .answer_input(h.now, &id, "k", json!({"roots": []}))
+        .unwrap();
+    let t = h.conn.poll_transmit().unwrap();
+    let Transmit::Message { bytes, call, .. } = &t else {
+        panic!("a message")
+    };
+    let r2: serde_json::Value = serde_json::from_slice(bytes).unwrap();
+    assert_ne!(r2["id"], r1["id"], "a fresh wire id");
+    assert_eq!(call.as_ref(), Some(&id), "the retry names the same call");
+    // Notifications belong to no call.
+    h.conn.cancel(h.now, &id).unwrap();
+    while let Some(t) = h.conn.poll_transmit() {
+        if let Transmit::Message { call, bytes, .. } = &t
+            && bytes.starts_with(br#"{"jsonrpc":"2.0","method""#)
+        {
+            assert!(call.is_none());
+        }
+    }
+}

@@ -59,6 +59,12 @@ fn extension_task_polls_surfaces_input_and_completes() {
     h.conn.answer_task_input(h.now, &id, answers).unwrap();
     let u = h.drain().remove(0);
     assert_eq!(u["method"], "tasks/update");
+    assert_eq!(u["params"]["taskId"], "t-1");
+    assert_eq!(
+        u["params"]["inputResponses"],
+        json!({"q": {"action": "accept", "content": {}}}),
+        "tasks/update carries the answers"
+    );
     h.reply(&u, json!({"resultType": "complete"}));
     h.advance(Duration::from_millis(500));
     let g2 = h.drain().remove(0);

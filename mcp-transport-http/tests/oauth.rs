@@ -337,6 +337,29 @@ async fn dpop_bound_tokens_with_server_nonces() {
 }
 
 #[tokio::test]
+async fn a_nonce_rotated_on_a_success_is_used_without_a_new_challenge() {
+    let knobs = Knobs {
+        dpop: true,
+        rs_nonce: Some("rs-nonce-1".into()),
+        rotate_rs_nonce: Some("rs-nonce-2".into()),
+        ..Knobs::default()
+    };
+    let world = OAuthWorld::start(knobs).await;
+    let prover = Arc::new(DpopProver::generate().unwrap());
+    let t = transport(&world, headless().with_dpop(prover));
+    call(&t, 1, "tools/list").await.unwrap();
+    call(&t, 2, "tools/list").await.unwrap();
+    let record = world.record.lock().unwrap();
+    let nonces: Vec<Option<&str>> = record
+        .rs_proof_nonces
+        .iter()
+        .map(Option::as_deref)
+        .collect();
+    assert_eq!(nonces, [None, Some("rs-nonce-1"), Some("rs-nonce-2")]);
+    assert_eq!(record.mcp_calls.len(), 4, "no 401 after the rotation");
+}
+
+#[tokio::test]
 async fn one_request_may_authorize_learn_a_nonce_and_step_up() {
     let knobs = Knobs {
         dpop: true,

@@ -3,10 +3,12 @@
 //! Installs the peers (see [`crate::install`]), prints their versions, checks
 //! that each one starts and answers `initialize` over stdio and reports
 //! whether it also answers the modern `server/discover` (so a broken peer
-//! install is reported as such, not as a client bug), then runs
+//! install is reported as such, not as a client bug), lints the interop
+//! target with clippy (the workspace-wide clippy of `cargo xtask ci` does
+//! not enable its feature), then runs
 //!
 //! ```text
-//! cargo test -p mcp-client --features interop-tests --test interop
+//! cargo test -p conformance --features interop --test interop
 //! ```
 //!
 //! with the peers' locations in the environment:
@@ -53,6 +55,22 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         Command::new(&peers.python)
             .arg(&peers.python_server)
             .arg("stdio"),
+    )?;
+    // `cargo xtask ci`'s workspace clippy does not enable the feature, so
+    // the feature-gated target is linted here.
+    util::run(
+        "interop clippy",
+        util::cargo().args([
+            "clippy",
+            "-p",
+            "conformance",
+            "--features",
+            "interop",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ]),
     )?;
     let mut cmd = util::cargo();
     cmd.args([

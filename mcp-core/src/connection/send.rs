@@ -190,8 +190,11 @@ impl Connection {
         );
         match self.encode_call(id, key) {
             Ok((bytes, routing)) => {
-                self.transmits
-                    .push_back(Transmit::Message { bytes, routing });
+                self.transmits.push_back(Transmit::Message {
+                    bytes,
+                    routing,
+                    call: Some(RequestId::Number(key)),
+                });
                 if let Some(c) = self.calls.get_mut(&key) {
                     c.wire = Some(id);
                 }
@@ -306,7 +309,12 @@ impl Connection {
                 }),
         };
         let meta = (!meta.is_empty()).then_some(meta);
-        let extras = RetryExtras::default();
+        // `tasks/update` carries its answers in `inputResponses`, which
+        // `OutParams` writes from the extras only.
+        let mut extras = RetryExtras::default();
+        if let Some(Value::Object(r)) = params.remove("inputResponses") {
+            extras.input_responses = Some(r);
+        }
         let out = OutRequest {
             jsonrpc: "2.0",
             id,
@@ -329,8 +337,11 @@ impl Connection {
                     params.get("taskId").and_then(Value::as_str).unwrap_or(""),
                 ));
         }
-        self.transmits
-            .push_back(Transmit::Message { bytes, routing });
+        self.transmits.push_back(Transmit::Message {
+            bytes,
+            routing,
+            call: Some(RequestId::Number(key)),
+        });
         if role != Role::TaskAck {
             if let Some(c) = self.calls.get_mut(&key) {
                 c.wire = Some(id);
@@ -360,8 +371,11 @@ impl Connection {
         if self.era == Some(Era::Modern) {
             routing = routing.with_method(method);
         }
-        self.transmits
-            .push_back(Transmit::Message { bytes, routing });
+        self.transmits.push_back(Transmit::Message {
+            bytes,
+            routing,
+            call: None,
+        });
     }
 
     pub(super) fn send_response(
@@ -381,8 +395,11 @@ impl Connection {
         };
         let bytes = msg.to_vec()?;
         let routing = self.base_routing();
-        self.transmits
-            .push_back(Transmit::Message { bytes, routing });
+        self.transmits.push_back(Transmit::Message {
+            bytes,
+            routing,
+            call: None,
+        });
         Ok(())
     }
 

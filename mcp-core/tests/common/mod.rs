@@ -37,7 +37,7 @@ impl Harness {
         let mut out = Vec::new();
         while let Some(t) = self.conn.poll_transmit() {
             match t {
-                Transmit::Message { bytes, routing } => {
+                Transmit::Message { bytes, routing, .. } => {
                     let text = String::from_utf8(bytes).unwrap();
                     self.transcript.push(format!("C->S {text}"));
                     if !routing.params.is_empty() || routing.name.is_some() {

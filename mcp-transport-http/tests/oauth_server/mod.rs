@@ -39,6 +39,9 @@ pub struct Knobs {
     pub basic_client: Option<(String, String)>,
     /// The scope every token gets, whatever was asked.
     pub grant_scope: Option<String>,
+    /// A nonce the resource server rotates to on its first success (sent in
+    /// `DPoP-Nonce` on that 200, required from then on).
+    pub rotate_rs_nonce: Option<String>,
 }
 
 impl Default for Knobs {
@@ -55,6 +58,7 @@ impl Default for Knobs {
             rs_nonce: None,
             basic_client: None,
             grant_scope: None,
+            rotate_rs_nonce: None,
         }
     }
 }
@@ -76,6 +80,8 @@ pub struct Record {
     pub mcp_calls: Vec<(String, Option<String>)>,
     /// Discovery GETs, by path.
     pub metadata_gets: Vec<String>,
+    /// The `nonce` of every DPoP proof the resource server saw.
+    pub rs_proof_nonces: Vec<Option<String>>,
 }
 
 struct Code {
@@ -100,6 +106,8 @@ pub struct OAuthWorld {
     pub knobs: Knobs,
     pub record: Mutex<Record>,
     issued: Mutex<Issued>,
+    /// The nonce the resource server currently demands.
+    rs_nonce: Mutex<Option<String>>,
     pub rs: TestServer,
     pub as_: TestServer,
 }
@@ -151,6 +159,7 @@ impl OAuthWorld {
         })
         .await;
         let world = Arc::new(OAuthWorld {
+            rs_nonce: Mutex::new(knobs.rs_nonce.clone()),
             knobs,
             record: Mutex::default(),
             issued: Mutex::default(),
@@ -232,7 +241,7 @@ impl OAuthWorld {
             .header("www-authenticate", value);
         // As the conformance suite does: the nonce only comes with the
         // `use_dpop_nonce` challenge, not with the first 401.
-        if let Some(n) = &self.knobs.rs_nonce
+        if let Some(n) = self.rs_nonce.lock().unwrap().as_deref()
             && extra.contains("use_dpop_nonce")
         {
             builder = builder.header("dpop-nonce", n);
@@ -305,9 +314,14 @@ impl OAuthWorld {
                 claims["ath"].is_string(),
                 "a resource proof is bound to the token"
             );
-            if let Some(n) = &self.knobs.rs_nonce
-                && claims["nonce"].as_str() != Some(n)
-            {
+            let nonce = claims["nonce"].as_str().map(str::to_owned);
+            self.record
+                .lock()
+                .unwrap()
+                .rs_proof_nonces
+                .push(nonce.clone());
+            let wanted = self.rs_nonce.lock().unwrap().clone();
+            if wanted.is_some() && nonce != wanted {
                 return self.challenge(401, r#"error="use_dpop_nonce""#);
             }
         }
@@ -321,10 +335,17 @@ impl OAuthWorld {
             }
         }
         let id = body["id"].clone();
-        json(
+        let mut response = json(
             200,
             &serde_json::json!({"jsonrpc": "2.0", "id": id, "result": {"tools": []}}),
-        )
+        );
+        if let Some(next) = &self.knobs.rotate_rs_nonce {
+            *self.rs_nonce.lock().unwrap() = Some(next.clone());
+            response
+                .headers_mut()
+                .insert("dpop-nonce", next.parse().unwrap());
+        }
+        response
     }
 
     // ---- the authorization server ----
