@@ -22,9 +22,18 @@ impl Schemas {
     fn load() -> Schemas {
         let mut compiler = boon::Compiler::new();
         for (url, text) in [
-            (R25, include_str!("../../mcp-types/tests/schema/2025-11-25.json")),
-            (R26, include_str!("../../mcp-types/tests/schema/2026-07-28.json")),
-            (TASKS, include_str!("../../mcp-types/tests/schema/ext-tasks.json")),
+            (
+                R25,
+                include_str!("../../mcp-types/tests/schema/2025-11-25.json"),
+            ),
+            (
+                R26,
+                include_str!("../../mcp-types/tests/schema/2026-07-28.json"),
+            ),
+            (
+                TASKS,
+                include_str!("../../mcp-types/tests/schema/ext-tasks.json"),
+            ),
         ] {
             compiler
                 .add_resource(url, serde_json::from_str(text).unwrap())

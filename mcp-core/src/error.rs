@@ -183,8 +183,13 @@ pub enum RequestError {
     /// HTTP 401 or 403: authorization is needed (never a reason to downgrade).
     #[error("HTTP {0}: authorization required")]
     Unauthorized(u16),
-    /// The legacy session expired (HTTP 404); reconnect.
-    #[error("the session expired; reconnect")]
+    /// The legacy session expired (HTTP 404 on a request that carried the
+    /// session id). A new session is started at once; this request was not
+    /// replayed (it may or may not have taken effect), so retry it if that is
+    /// safe.
+    #[error(
+        "the server ended the session; a new session was started and the request was not replayed"
+    )]
     SessionExpired,
     /// The task ended as `cancelled`.
     #[error("the task was cancelled")]

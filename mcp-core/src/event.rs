@@ -252,7 +252,9 @@ pub enum Event {
         /// The JSON-RPC error body, if any.
         error: Option<ErrorObject>,
     },
-    /// The legacy HTTP session expired (404): call `connect` again.
+    /// The legacy HTTP session expired (404): the failed request was not
+    /// replayed, and a fresh `initialize` is under way (`Connected` follows
+    /// when the new session is ready, or `ConnectFailed`).
     SessionExpired,
     /// The connection is closed; nothing more will happen.
     Closed,

@@ -1,6 +1,7 @@
 //! `cargo xtask ci`: every check CI runs, in order, failing fast: format,
 //! clippy, tests, doc tests, rustdoc, tidy, then the official conformance
-//! suite against its expected-failures baseline.
+//! suite against its expected-failures baseline, and the interop tests
+//! against real servers (server-everything, the Python SDK).
 
 use crate::{tidy, util};
 
@@ -39,6 +40,8 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     tidy::run()?;
     println!("==> conformance");
     crate::conformance::run(&[])?;
+    println!("==> interop");
+    crate::interop::run(&[])?;
     println!("xtask ci: all checks passed");
     Ok(())
 }

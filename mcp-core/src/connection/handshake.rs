@@ -300,6 +300,7 @@ impl Connection {
         };
         self.era = Some(era);
         self.state = State::Ready;
+        self.recovering = false;
         let outcome = EraOutcome {
             version: version.clone(),
             era,
@@ -311,6 +312,28 @@ impl Connection {
         let parked = std::mem::take(&mut self.parked);
         for key in parked {
             self.send_main(now, key);
+        }
+    }
+
+    /// Replaces an expired 2025-11-25 session with a fresh `initialize` at
+    /// the negotiated version; nothing happens when no legacy session is
+    /// ready (a recovery already under way, or another era).
+    pub(super) fn recover_session(&mut self, now: Instant) {
+        if self.state != State::Ready || self.era != Some(Era::Legacy) {
+            return;
+        }
+        let Some(version) = self.version.clone() else {
+            return;
+        };
+        self.events.push_back(Event::SessionExpired);
+        let decision = self
+            .outcome
+            .as_ref()
+            .map_or(Decision::Configured, |o| o.decided_by);
+        self.recovering = true;
+        if let Err(e) = self.start_initialize(now, version, decision) {
+            self.recovering = false;
+            self.connect_failed(ConnectError::Usage(e));
         }
     }
 

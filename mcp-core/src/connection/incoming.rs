@@ -361,15 +361,31 @@ impl Connection {
         let _ = self.take_wire(id);
         if status == 404 && self.era == Some(Era::Legacy) {
             self.fail_call(key, RequestError::SessionExpired);
-            self.events.push_back(Event::SessionExpired);
-            self.state = State::Idle;
-            self.era = None;
-            return;
+            return self.recover_session(now);
         }
         if is_probe {
             return self.probe_undecided(key, RequestError::HttpStatus(status));
         }
         self.fail_call(key, RequestError::HttpStatus(status));
+    }
+
+    /// HTTP, 2025-11-25: a request that carried the `Mcp-Session-Id` got
+    /// `404`, so the server ended the session (the transport has already
+    /// forgotten the stale id). The request fails with
+    /// [`RequestError::SessionExpired`] and is not replayed; unless a
+    /// recovery is already under way, [`Event::SessionExpired`] follows and
+    /// exactly one fresh `initialize` (then `notifications/initialized`)
+    /// starts a new session. Calls started meanwhile wait for it and go out
+    /// in the new session; `Event::Connected` reports it ready again.
+    /// `request_id` is the id of the POSTed request, or `None` for a POSTed
+    /// notification or response.
+    pub fn handle_session_expired(&mut self, now: Instant, request_id: Option<&RequestId>) {
+        if let Some(id) = request_id
+            && let Some((_, key, _)) = self.take_wire(id)
+        {
+            self.fail_call(key, RequestError::SessionExpired);
+        }
+        self.recover_session(now);
     }
 
     /// HTTP: the response stream of one request ended without its response.

@@ -155,6 +155,9 @@ pub struct Connection {
     transmits: VecDeque<Transmit>,
     events: VecDeque<Event>,
     parked: Vec<i64>,
+    /// A fresh `initialize` replaces an expired 2025-11-25 session; calls
+    /// started meanwhile wait in `parked`.
+    recovering: bool,
 }
 
 impl Connection {
@@ -183,6 +186,7 @@ impl Connection {
             transmits: VecDeque::new(),
             events: VecDeque::new(),
             parked: Vec::new(),
+            recovering: false,
         }
     }
 

@@ -68,10 +68,13 @@ impl Connection {
         kind: CallKind,
     ) -> Result<RequestId, UsageError> {
         let handshake = matches!(kind, CallKind::Probe | CallKind::Initialize);
+        // While a fresh `initialize` replaces an expired session, calls wait
+        // for the new session instead of failing.
+        let park = !handshake && self.recovering && self.state == State::Initializing;
         match self.state {
             State::Closed => return Err(UsageError::Closed),
             State::Ready => {}
-            _ if handshake => {}
+            _ if handshake || park => {}
             _ => return Err(UsageError::NotReady),
         }
         let mut opts = opts;
@@ -113,7 +116,11 @@ impl Connection {
             sends: 0,
         };
         self.calls.insert(key, call);
-        self.send_main(now, key);
+        if park {
+            self.parked.push(key);
+        } else {
+            self.send_main(now, key);
+        }
         Ok(RequestId::Number(key))
     }
 
@@ -557,6 +564,7 @@ impl Connection {
         self.wires.drain();
         self.server_requests.clear();
         self.parked.clear();
+        self.recovering = false;
         self.timers = crate::timers::TimerTable::default();
         self.events.push_back(Event::Closed);
     }
