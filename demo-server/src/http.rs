@@ -42,6 +42,9 @@ use crate::support::RpcError;
 /// Largest accepted request body.
 const MAX_BODY: usize = 16 * 1024 * 1024;
 const SESSION_HEADER: &str = "mcp-session-id";
+/// A header tests put on their requests to count the POSTs of one call
+/// (see `DemoServer::tagged_posts`).
+const TAG_HEADER: &str = "x-demo-tag";
 
 /// A running HTTP server.
 #[derive(Debug)]
@@ -348,6 +351,9 @@ async fn post(server: Arc<Server>, req: hyper::Request<HyperBody>) -> Response<B
         }
     };
     let headers = parts.headers;
+    if let Some(tag) = headers.get(TAG_HEADER).and_then(|v| v.to_str().ok()) {
+        server.count_tag(tag);
+    }
     let eras = server.opts.eras;
     let session = match session_id(&headers).filter(|_| eras.legacy()) {
         Some(sid) => match server.session(&sid) {

@@ -364,6 +364,25 @@ impl DemoServer {
         self.inner.notifications_received(method)
     }
 
+    /// How many HTTP POSTs carried the header `X-Demo-Tag: tag`, a test aid:
+    /// a client that puts a per-call header on every POST of a call (retries,
+    /// multi round-trip rounds, pages, task requests) can be checked with
+    /// it. Values over 64 bytes and more than 256 distinct values are not
+    /// counted.
+    pub fn tagged_posts(&self, tag: &str) -> u64 {
+        self.inner.tagged_posts(tag)
+    }
+
+    /// Ends every legacy (2025-11-25) HTTP session at once, as a restarted
+    /// server would: their GET streams close, their tasks are cancelled, and
+    /// later requests carrying one of the old `Mcp-Session-Id`s get
+    /// `404 Not Found`, so clients must start a new session. Returns how many
+    /// sessions ended. Modern (2026-07-28) traffic has no sessions and is
+    /// unaffected.
+    pub fn expire_sessions(&self) -> usize {
+        self.inner.close_sessions()
+    }
+
     /// Ends every open subscription gracefully and stops background work.
     pub fn shutdown(&self) {
         self.inner.shutdown.cancel();

@@ -39,6 +39,7 @@ pub(crate) struct Server {
     counter: AtomicU64,
     pub(crate) in_flight: AtomicUsize,
     notifications: Mutex<HashMap<String, u64>>,
+    tagged: Mutex<HashMap<String, u64>>,
     pub(crate) cancelled: AtomicU64,
 }
 
@@ -71,6 +72,7 @@ impl Server {
             counter: AtomicU64::new(1),
             in_flight: AtomicUsize::new(0),
             notifications: Mutex::new(HashMap::new()),
+            tagged: Mutex::new(HashMap::new()),
             cancelled: AtomicU64::new(0),
         }
     }
@@ -112,6 +114,25 @@ impl Server {
         }
     }
 
+    /// Counts an HTTP POST that carried the `X-Demo-Tag` header (bounded:
+    /// values over 64 bytes and more than 256 distinct values are ignored).
+    pub(crate) fn count_tag(&self, tag: &str) {
+        if tag.len() > 64 {
+            return;
+        }
+        let mut counts = lock(&self.tagged);
+        if let Some(n) = counts.get_mut(tag) {
+            *n += 1;
+        } else if counts.len() < 256 {
+            counts.insert(tag.to_owned(), 1);
+        }
+    }
+
+    /// How many HTTP POSTs carried `X-Demo-Tag: tag`.
+    pub(crate) fn tagged_posts(&self, tag: &str) -> u64 {
+        lock(&self.tagged).get(tag).copied().unwrap_or(0)
+    }
+
     /// How many notifications named `method` clients sent.
     pub(crate) fn notifications_received(&self, method: &str) -> u64 {
         lock(&self.notifications).get(method).copied().unwrap_or(0)
@@ -146,13 +167,15 @@ impl Server {
         lock(&self.sessions).get(id).cloned()
     }
 
-    /// Closes every legacy HTTP session.
-    pub(crate) fn close_sessions(&self) {
+    /// Closes every legacy HTTP session; returns how many there were.
+    pub(crate) fn close_sessions(&self) -> usize {
         let sessions: Vec<_> = lock(&self.sessions).drain().collect();
+        let n = sessions.len();
         for (id, s) in sessions {
             s.close();
             self.tasks.cancel_owned(&id);
         }
+        n
     }
 
     /// Removes a legacy HTTP session, closing it.

@@ -647,3 +647,45 @@ async fn legacy_streams_resume_with_last_event_id() {
     assert_eq!(bad.status, 400);
     h.stop().await;
 }
+
+#[tokio::test]
+async fn expired_sessions_answer_404_and_a_new_session_works() {
+    let h = Http::start(DemoOptions::default()).await;
+    let old = h.initialize(json!({})).await;
+    let ping = json!({ "jsonrpc": "2.0", "id": 1, "method": "ping" });
+    assert_eq!(h.legacy(Some(&old), ping.clone()).await.status, 200);
+    assert_eq!(h.server.expire_sessions(), 1);
+    assert_eq!(
+        h.legacy(Some(&old), ping.clone()).await.status,
+        404,
+        "the old session id is unknown now"
+    );
+    assert_eq!(h.server.expire_sessions(), 0, "nothing left to expire");
+    let new = h.initialize(json!({})).await;
+    assert_ne!(new, old);
+    let r = h.legacy(Some(&new), ping).await;
+    assert_eq!(r.json().await["result"], json!({}));
+}
+
+#[tokio::test]
+async fn posts_with_a_demo_tag_are_counted() {
+    let h = Http::start(DemoOptions::default()).await;
+    let sid = h.initialize(json!({})).await;
+    assert_eq!(h.server.tagged_posts("t-1"), 0);
+    for id in 1..=2 {
+        let r = h
+            .send(
+                http::Method::POST,
+                &[
+                    ("mcp-protocol-version", "2025-11-25".to_owned()),
+                    ("mcp-session-id", sid.clone()),
+                    ("x-demo-tag", "t-1".to_owned()),
+                ],
+                Some(json!({ "jsonrpc": "2.0", "id": id, "method": "ping" })),
+            )
+            .await;
+        assert_eq!(r.status, 200);
+    }
+    assert_eq!(h.server.tagged_posts("t-1"), 2);
+    assert_eq!(h.server.tagged_posts("t-2"), 0);
+}

@@ -21,6 +21,21 @@ use crate::router::Outcome;
 #[derive(Debug, Default)]
 pub(crate) struct Shared {
     facts: RwLock<Facts>,
+    /// 2025-11-25 session state the server forgets with its session, put
+    /// back after a session is recovered.
+    restore: Mutex<Restore>,
+    /// Output schemas by tool name, from `tools/list`; `None` until first
+    /// needed and after a tool list change.
+    #[cfg(feature = "output-schema")]
+    pub(crate) output_schemas: Mutex<Option<std::collections::HashMap<String, Option<Value>>>>,
+}
+
+/// What a new 2025-11-25 session gets back: resource subscriptions and the
+/// log level.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Restore {
+    pub(crate) subscriptions: std::collections::BTreeSet<String>,
+    pub(crate) log_level: Option<LoggingLevel>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -43,6 +58,11 @@ impl Shared {
         f.server_info = conn.server_info().cloned();
         f.capabilities = conn.server_capabilities().cloned();
         f.instructions = conn.instructions().map(str::to_owned);
+    }
+
+    /// Edits the state a recovered session gets back.
+    pub(crate) fn restore<R>(&self, f: impl FnOnce(&mut Restore) -> R) -> R {
+        f(&mut self.restore.lock().unwrap_or_else(PoisonError::into_inner))
     }
 
     pub(crate) fn set_closed(&self) {
@@ -341,6 +361,7 @@ impl Client {
         let _: Value = self
             .request_as("logging/setLevel", Some(params), CallOptions::new())
             .await?;
+        self.inner.shared.restore(|r| r.log_level = Some(level));
         Ok(())
     }
 
@@ -359,15 +380,9 @@ impl Client {
     ///
     /// # Errors
     /// [`Error::is_closed`]; [`Error::is_retired_method`] in the modern era
-    /// (roots travel in `input_required` results there).
+    /// (roots travel in `input_required` results there; the core refuses
+    /// the notification locally and names that replacement).
     pub async fn notify_roots_list_changed(&self) -> Result<(), Error> {
-        if self.era() == Some(Era::Modern) {
-            return Err(mcp_core::UsageError::RetiredMethod {
-                method: "notifications/roots/list_changed".into(),
-                replacement: "nothing: roots are requested per call in 2026-07-28",
-            }
-            .into());
-        }
         let (reply, rx) = oneshot::channel();
         self.inner
             .commands

@@ -14,7 +14,6 @@ use std::time::Instant;
 use bytes::Bytes;
 use futures::stream::FuturesUnordered;
 use futures::{FutureExt, StreamExt};
-use http::HeaderMap;
 use mcp_core::{CloseReason, Connection};
 use mcp_transport_http::{HttpError, HttpTransport, Reply, ResponseStream};
 use mcp_transport_stdio::Inbound;
@@ -314,9 +313,19 @@ impl Driver {
 
     fn transmit(&mut self, t: mcp_core::Transmit) {
         match (&self.link, t) {
-            (Some(Link::Http(http)), mcp_core::Transmit::Message { bytes, routing }) => {
-                let headers = routing
-                    .request_id
+            (
+                Some(Link::Http(http)),
+                mcp_core::Transmit::Message {
+                    bytes,
+                    routing,
+                    call,
+                    ..
+                },
+            ) => {
+                // The call's extra headers go on every POST of the call:
+                // retries with a fresh id, multi round-trip rounds, pages and
+                // task requests.
+                let headers = call
                     .as_ref()
                     .and_then(|id| self.pending.get(id))
                     .map(|p| p.headers.clone())
@@ -362,28 +371,6 @@ impl Driver {
         }
     }
 
-    /// Sends a notification the core has no command for (legacy
-    /// `notifications/roots/list_changed`) straight to the transport.
-    fn notify(&mut self, method: &str) -> Result<(), Error> {
-        let bytes = serde_json::to_vec(&serde_json::json!({"jsonrpc": "2.0", "method": method}))
-            .map_err(|e| Error::decode(method, e))?;
-        match &self.link {
-            Some(Link::Http(http)) => {
-                let version = self
-                    .conn
-                    .protocol_version()
-                    .cloned()
-                    .ok_or_else(Error::closed)?;
-                let routing = HttpRouting::new(version).with_method(method);
-                self.http_io
-                    .push(post(http.clone(), bytes, routing, HeaderMap::new()));
-            }
-            Some(_) => self.outbox.push_back(bytes),
-            None => return Err(Error::closed()),
-        }
-        Ok(())
-    }
-
     fn on_command(&mut self, now: Instant, c: Command) {
         match c {
             Command::Start { reply, .. } if self.closed => {
@@ -417,7 +404,9 @@ impl Driver {
                 let _ = reply.send(r);
             }
             Command::Notify { method, reply } => {
-                let _ = reply.send(self.notify(method));
+                // The core refuses notifications the negotiated era retired.
+                let r = self.conn.notify(now, method, None).map_err(Error::from);
+                let _ = reply.send(r);
             }
             Command::Close { .. } => {}
         }
@@ -440,6 +429,7 @@ impl Driver {
             core: core_opts,
             progress,
             headers,
+            ..
         } = opts;
         let started = match &kind {
             SpecKind::ListAll => self.conn.list_all(now, &method, params, core_opts),
@@ -508,7 +498,9 @@ impl Driver {
         };
         match &e {
             HttpError::Cancelled => {}
-            HttpError::SessionExpired => self.conn.handle_http_error(now, id, 404, None),
+            // The transport forgot the stale id; the core fails the request
+            // (not replayed) and starts one fresh `initialize`.
+            HttpError::SessionExpired => self.conn.handle_session_expired(now, id),
             HttpError::Status { status, .. } | HttpError::Unauthorized { status, .. } => {
                 let error = body_error(e.jsonrpc_message());
                 self.conn.handle_http_error(now, id, status.as_u16(), error);
@@ -570,7 +562,7 @@ fn post(
     http: HttpTransport,
     bytes: Vec<u8>,
     routing: HttpRouting,
-    headers: HeaderMap,
+    headers: http::HeaderMap,
 ) -> BoxFuture<HttpIo> {
     Box::pin(async move {
         let result = http.send_with(Bytes::from(bytes), &routing, &headers).await;

@@ -225,6 +225,15 @@ impl Error {
         }
     }
 
+    /// The server ended the legacy (2025-11-25) HTTP session (404 on a
+    /// request that carried the session id). The client started a new
+    /// session at once; this request was NOT replayed (it may or may not
+    /// have taken effect), so retry it if that is safe. Later requests use
+    /// the new session. Also [`Error::is_transport`].
+    pub fn is_session_recovered(&self) -> bool {
+        matches!(self.request(), Some(RequestError::SessionExpired))
+    }
+
     /// The client (or its connection) is closed.
     pub fn is_closed(&self) -> bool {
         matches!(

@@ -125,7 +125,7 @@ impl Client {
     }
 
     /// Calls a tool with per-request options (timeout, progress, `_meta`,
-    /// headers).
+    /// headers, output validation).
     ///
     /// ```no_run
     /// # async fn run(client: mcp_client::Client) -> Result<(), mcp_client::Error> {
@@ -147,6 +147,12 @@ impl Client {
         opts: CallOptions,
     ) -> Result<CallToolResult, Error> {
         let params = json!({ "name": name, "arguments": arguments });
+        #[cfg(feature = "output-schema")]
+        if opts.validate_output {
+            let result: CallToolResult = self.request_as("tools/call", Some(params), opts).await?;
+            self.check_output(name, &result).await?;
+            return Ok(result);
+        }
         self.request_as("tools/call", Some(params), opts).await
     }
 
@@ -218,7 +224,9 @@ impl Client {
 
     /// `resources/subscribe` (2025-11-25): updates arrive through
     /// [`NotificationHandler::on_resource_updated`](crate::NotificationHandler::on_resource_updated).
-    /// In 2026-07-28 use [`Client::listen`].
+    /// In 2026-07-28 use [`Client::listen`]. When the server ends the HTTP
+    /// session and the client starts a new one, the subscription is sent
+    /// again in the new session.
     ///
     /// # Errors
     /// See [`Error`]; [`Error::is_retired_method`] in the modern era.
@@ -230,6 +238,9 @@ impl Client {
                 CallOptions::new(),
             )
             .await?;
+        self.inner
+            .shared
+            .restore(|r| r.subscriptions.insert(uri.to_owned()));
         Ok(())
     }
 
@@ -242,6 +253,7 @@ impl Client {
         let _: Value = self
             .request_as("resources/unsubscribe", Some(params), CallOptions::new())
             .await?;
+        self.inner.shared.restore(|r| r.subscriptions.remove(uri));
         Ok(())
     }
 }

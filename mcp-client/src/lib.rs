@@ -42,6 +42,24 @@
 //! predicates ([`Error::is_timeout`], [`Error::is_cancelled`],
 //! [`Error::remote_error`], [`Error::is_transport`], ...).
 //!
+//! # Sessions and reconnection
+//!
+//! When a 2025-11-25 HTTP server ends its session (`404` on a request that
+//! carried the `Mcp-Session-Id`), the client starts exactly one new session
+//! (`initialize`, `notifications/initialized`) without the stale id. The
+//! request that met the `404` fails with [`Error::is_session_recovered`]
+//! and is not replayed; requests made meanwhile wait for the new session,
+//! and resource subscriptions and the log level are sent again in it. A
+//! 2026-07-28 connection has no session and nothing to reconnect: a
+//! [`Subscription`] whose stream ends yields its end and then `None`.
+//!
+//! # Features
+//!
+//! `output-schema` (default): [`CallOptions::validate_output`] checks a
+//! tool's `structuredContent` against its `outputSchema` with `boon`
+//! (about a dozen small crates, `regex` among them). Turn default features
+//! off to leave it out.
+//!
 //! # Modules
 //!
 //! [`handlers`] (what the server may ask of the client), [`Transport`]
@@ -58,6 +76,8 @@ pub mod handlers;
 mod listen;
 mod options;
 mod router;
+#[cfg(feature = "output-schema")]
+mod schema;
 mod tasks;
 mod transport;
 

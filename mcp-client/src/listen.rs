@@ -49,9 +49,20 @@ impl SubscriptionEvent {
 
 /// An open `subscriptions/listen` stream (2026-07-28).
 ///
-/// Yields the notifications the filter selected, then ends (`None`) when
-/// the server closes the subscription, or yields one error when it fails.
-/// Dropping it cancels the subscription.
+/// Yields the notifications the filter selected, then ends, never hanging:
+///
+/// * the server ends the subscription gracefully (its result): `None`;
+/// * the stream breaks (an HTTP response stream closed without the result,
+///   the stdio server exited) or the client is closed: one `Err` (see
+///   [`Error::is_transport`], [`Error::is_closed`]), then `None`;
+/// * the connection's driver is gone: `None`.
+///
+/// After it ends it yields `None` forever. A 2026-07-28 connection has no
+/// sessions, so the client has nothing to reconnect and does not reopen a
+/// subscription by itself: call [`Client::listen`] again for a new one
+/// (with a fresh id), and re-read any state (e.g. `tools/list`) that may
+/// have changed while no subscription was open. Dropping it cancels the
+/// subscription.
 ///
 /// ```no_run
 /// # async fn run(client: mcp_client::Client) -> Result<(), mcp_client::Error> {

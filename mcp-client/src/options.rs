@@ -45,6 +45,7 @@ pub struct CallOptions {
     pub(crate) core: RequestOptions,
     pub(crate) progress: Option<ProgressCallback>,
     pub(crate) headers: HeaderMap,
+    pub(crate) validate_output: bool,
 }
 
 impl fmt::Debug for CallOptions {
@@ -53,6 +54,7 @@ impl fmt::Debug for CallOptions {
             .field("core", &self.core)
             .field("progress", &self.progress.is_some())
             .field("headers", &self.headers.keys().collect::<Vec<_>>())
+            .field("validate_output", &self.validate_output)
             .finish()
     }
 }
@@ -138,6 +140,24 @@ impl CallOptions {
         let value = HeaderValue::try_from(value).map_err(|_| invalid())?;
         self.headers.insert(name, value);
         Ok(self)
+    }
+
+    /// `tools/call`: validates the result's `structuredContent` against the
+    /// tool's `outputSchema` (JSON Schema, 2020-12 unless the schema names
+    /// another draft) before returning it. The schema comes from
+    /// `tools/list` (fetched once and kept until the server announces a
+    /// changed tool list). A result that does not match, or that lacks
+    /// `structuredContent` while the tool declares a schema, fails with
+    /// [`Error::is_protocol_violation`]; a result with `isError: true` is
+    /// returned unchecked. Schema references are resolved only within the
+    /// schema: nothing is loaded from files or the network.
+    ///
+    /// Needs the `output-schema` feature (on by default).
+    #[cfg(feature = "output-schema")]
+    #[must_use]
+    pub fn validate_output(mut self) -> Self {
+        self.validate_output = true;
+        self
     }
 
     /// Bypasses the result cache (2026-07-28 `ttlMs`) for this request.

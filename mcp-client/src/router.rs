@@ -78,6 +78,27 @@ impl Pending {
 }
 
 impl Driver {
+    /// Sends a recovered 2025-11-25 session what the old one had:
+    /// `resources/subscribe` per subscribed URI and `logging/setLevel`.
+    /// Their answers go to no caller; a failure is logged (`warn`).
+    fn restore_session(&mut self) {
+        let restore = self.shared.restore(|r| r.clone());
+        let now = std::time::Instant::now();
+        let level = restore
+            .log_level
+            .map(|level| ("logging/setLevel", serde_json::json!({ "level": level })));
+        let subscriptions = restore
+            .subscriptions
+            .into_iter()
+            .map(|uri| ("resources/subscribe", serde_json::json!({ "uri": uri })));
+        for (method, params) in level.into_iter().chain(subscriptions) {
+            let opts = mcp_core::RequestOptions::default();
+            if let Err(e) = self.conn.send_request(now, method, Some(params), opts) {
+                tracing::warn!(method, error = %e, "could not restore session state");
+            }
+        }
+    }
+
     fn finish(&mut self, id: &RequestId, r: Result<Outcome, Error>) {
         if let Some(mut p) = self.pending.remove(id) {
             self.tokens.remove(&p.token);
@@ -99,6 +120,9 @@ impl Driver {
                 }
                 _ => p.reply(r),
             }
+        } else if let Err(e) = r {
+            // A call the driver started itself (session restore).
+            tracing::warn!(%id, error = %e, "an internal request failed");
         }
     }
 
@@ -107,8 +131,14 @@ impl Driver {
             Event::Connected { version, era } => {
                 tracing::debug!(%version, ?era, "connected");
                 self.shared.update(&self.conn);
-                if let Some(tx) = self.connect_reply.take() {
-                    let _ = tx.send(Ok(()));
+                match self.connect_reply.take() {
+                    Some(tx) => {
+                        let _ = tx.send(Ok(()));
+                    }
+                    // A recovered 2025-11-25 session: the server forgot the
+                    // old session's subscriptions and log level.
+                    None if era == mcp_types::Era::Legacy => self.restore_session(),
+                    None => {}
                 }
                 if era == mcp_types::Era::Legacy {
                     self.open_server_stream();
@@ -198,6 +228,10 @@ impl Driver {
                 }
             }
             Event::SubscriptionNotification { id, method, params } => {
+                #[cfg(feature = "output-schema")]
+                if method == "notifications/tools/list_changed" {
+                    self.shared.forget_output_schemas();
+                }
                 if let Some(Pending {
                     sink: Sink::Listen(tx),
                     ..
@@ -281,6 +315,10 @@ impl Driver {
     }
 
     fn on_notification(&mut self, method: &str, params: Option<Box<RawValue>>) {
+        #[cfg(feature = "output-schema")]
+        if method == "notifications/tools/list_changed" {
+            self.shared.forget_output_schemas();
+        }
         let Some(h) = self.handlers.notifications.clone() else {
             return;
         };

@@ -573,3 +573,39 @@ async fn log_levels_reach_the_server_and_logs_the_handler() {
         client.close().await;
     }
 }
+
+#[cfg(feature = "output-schema")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn structured_content_is_validated_against_the_output_schema_on_request() {
+    for via in ALL {
+        let server = Server::start(via).await;
+        let client = connect(&server).await;
+        let check = || CallOptions::new().validate_output();
+        let r = client
+            .call_tool_with("add", json!({"a": 2, "b": 3}), check())
+            .await
+            .unwrap_or_else(|e| panic!("{via:?}: {e}"));
+        assert_eq!(r.structured_content, Some(json!({"sum": 5.0})));
+        // The sum overflows to infinity, which JSON carries as null: the
+        // result no longer matches `{"sum": {"type": "number"}}`.
+        let huge = json!({"a": 1e308, "b": 1e308});
+        let e = client
+            .call_tool_with("add", huge.clone(), check())
+            .await
+            .expect_err("null is not a number");
+        assert!(e.is_protocol_violation(), "{via:?}: {e}");
+        assert!(e.to_string().contains("outputSchema"), "{via:?}: {e}");
+        // Without the option the same result is returned as is.
+        let r = client
+            .call_tool_with("add", huge, CallOptions::new())
+            .await
+            .expect("unchecked");
+        assert_eq!(r.structured_content, Some(json!({"sum": null})));
+        // A tool without an outputSchema passes.
+        client
+            .call_tool_with("echo", json!({"text": "x"}), check())
+            .await
+            .expect("no schema, nothing to check");
+        client.close().await;
+    }
+}

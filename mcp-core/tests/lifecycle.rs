@@ -501,14 +501,18 @@ fn http_server_errors_on_the_probe_do_not_downgrade() {
 }
 
 #[test]
-fn legacy_http_session_expiry_allows_reconnecting() {
+fn legacy_http_session_expiry_starts_one_fresh_session() {
     let mut h = legacy(config().with_transport(TransportKind::Http));
-    let call = h
+    let first = h
         .conn
         .send_request(h.now, "tools/list", None, RequestOptions::default())
         .unwrap();
-    h.drain();
-    h.conn.handle_http_error(h.now, Some(&call), 404, None);
+    let second = h
+        .conn
+        .send_request(h.now, "tools/list", None, RequestOptions::default())
+        .unwrap();
+    assert_eq!(h.drain().len(), 2);
+    h.conn.handle_session_expired(h.now, Some(&first));
     let events = h.take_events();
     assert!(matches!(
         &events[0],
@@ -518,7 +522,50 @@ fn legacy_http_session_expiry_allows_reconnecting() {
         }
     ));
     assert!(matches!(&events[1], Event::SessionExpired));
-    assert_eq!(h.conn.state(), State::Idle);
-    h.conn.connect(h.now).unwrap();
-    assert_eq!(h.drain()[0]["method"], "initialize");
+    assert!(h.conn.is_recovering_session());
+    let sent = h.sent.clone();
+    let init = sent.last().unwrap().clone();
+    assert_eq!(init["method"], "initialize", "one fresh initialize");
+    assert_eq!(init["params"]["protocolVersion"], "2025-11-25");
+    // The other request of the old session expires too: no second initialize.
+    h.conn.handle_session_expired(h.now, Some(&second));
+    assert!(h.drain().is_empty(), "exactly one initialize");
+    assert!(h.take_events().iter().any(|e| matches!(
+        e,
+        Event::RequestFailed { id, error: RequestError::SessionExpired, .. } if *id == second
+    )));
+    // A call started during the recovery waits for the new session.
+    let third = h
+        .conn
+        .send_request(h.now, "tools/list", None, RequestOptions::default())
+        .unwrap();
+    assert!(h.drain().is_empty(), "parked until the session is ready");
+    h.reply(&init, initialize_result("2025-11-25"));
+    let sent = h.drain();
+    assert_eq!(sent[0]["method"], "notifications/initialized");
+    assert_eq!(sent[1]["method"], "tools/list");
+    assert_eq!(sent[1]["id"], json!(third.as_number().unwrap()));
+    assert!(h.take_events().iter().any(|e| matches!(
+        e,
+        Event::Connected {
+            era: Era::Legacy,
+            ..
+        }
+    )));
+    assert_eq!(h.conn.state(), State::Ready);
+    assert!(!h.conn.is_recovering_session());
+}
+
+#[test]
+fn legacy_404_through_handle_http_error_also_recovers() {
+    let mut h = legacy(config().with_transport(TransportKind::Http));
+    let call = h
+        .conn
+        .send_request(h.now, "tools/list", None, RequestOptions::default())
+        .unwrap();
+    h.drain();
+    h.conn.handle_http_error(h.now, Some(&call), 404, None);
+    let events = h.take_events();
+    assert!(matches!(&events[1], Event::SessionExpired));
+    assert_eq!(h.sent.last().unwrap()["method"], "initialize");
 }

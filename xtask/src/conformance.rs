@@ -2,8 +2,9 @@
 //! the official MCP conformance suite against our client binary.
 //!
 //! For each revision in [`REVISIONS`], the scenarios the suite itself lists
-//! for it (`list --client --spec-version R`, which leaves out extensions) each
-//! run once at that revision's wire version:
+//! for it (`list --client --spec-version R`, which leaves out extensions),
+//! plus the `auth/*` extension scenarios (run with `--force`), each run once
+//! at that revision's wire version:
 //!
 //! ```text
 //! node <suite> client --command <target>/debug/conformance --scenario S \
@@ -114,7 +115,9 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         if options.revision.as_deref().is_some_and(|r| r != revision) {
             continue;
         }
-        for scenario in list_scenarios(&peers, revision)? {
+        let mut scenarios = list_scenarios(&peers, revision)?;
+        scenarios.extend(list_auth_extensions(&peers)?);
+        for scenario in scenarios {
             if options.scenario.as_deref().is_none_or(|s| s == scenario) {
                 planned.push(Key {
                     revision: revision.to_owned(),
@@ -257,6 +260,28 @@ fn list_scenarios(peers: &Peers, revision: &str) -> Result<Vec<String>, String> 
     Ok(names)
 }
 
+/// The suite's `auth/*` extension scenarios (OAuth client credentials,
+/// enterprise-managed authorization, DPoP, workload identity federation).
+/// `list` tags them `[extension]` and leaves them out of every revision, so
+/// they run at each revision with `--force` (the suite then speaks that
+/// revision's wire).
+fn list_auth_extensions(peers: &Peers) -> Result<Vec<String>, String> {
+    let out = install::capture(
+        Command::new(&peers.node)
+            .arg(&peers.conformance)
+            .args(["list", "--client"])
+            .env("PATH", peers.path_env()?),
+    )?;
+    Ok(out
+        .lines()
+        .filter(|line| line.contains("[extension]"))
+        .filter_map(|line| line.trim_start().strip_prefix("- "))
+        .filter_map(|rest| rest.split_whitespace().next())
+        .filter(|name| name.starts_with("auth/"))
+        .map(str::to_owned)
+        .collect())
+}
+
 /// Runs one scenario and judges it from the exit code and `checks.json`.
 fn run_one(
     peers: &Peers,
@@ -282,6 +307,10 @@ fn run_one(
         .arg("--command")
         .arg(client)
         .args(["--scenario", &key.scenario, "--spec-version", &key.revision])
+        // Every planned run applies at its revision (the suite listed it, or
+        // it is an extension we chose to run there), so `--force` only lifts
+        // the suite's "not on the spec timeline" skip for the extensions.
+        .arg("--force")
         .args(["--timeout", &timeout_ms.to_string(), "-o"])
         .arg(out_dir)
         .current_dir(out_dir)

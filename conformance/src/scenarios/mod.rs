@@ -11,6 +11,7 @@ use mcp_types::ProtocolVersion;
 use crate::invocation::Invocation;
 use crate::registry::ScenarioError;
 
+pub mod auth;
 pub mod elicitation;
 pub mod http;
 pub mod lifecycle;

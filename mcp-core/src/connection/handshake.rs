@@ -331,9 +331,10 @@ impl Connection {
             .as_ref()
             .map_or(Decision::Configured, |o| o.decided_by);
         self.recovering = true;
-        if let Err(e) = self.start_initialize(now, version, decision) {
+        if self.start_initialize(now, version, decision).is_err() {
+            // Only a closed connection or unserializable params get here.
             self.recovering = false;
-            self.connect_failed(ConnectError::Usage(e));
+            self.connect_failed(ConnectError::Request(RequestError::Closed));
         }
     }
 

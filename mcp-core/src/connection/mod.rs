@@ -202,6 +202,12 @@ impl Connection {
         self.state
     }
 
+    /// Whether a fresh `initialize` is replacing an expired 2025-11-25
+    /// session (see [`Connection::handle_session_expired`]).
+    pub fn is_recovering_session(&self) -> bool {
+        self.recovering
+    }
+
     /// The negotiated era, once decided.
     pub fn era(&self) -> Option<Era> {
         self.era
