@@ -557,15 +557,24 @@ fn legacy_http_session_expiry_starts_one_fresh_session() {
 }
 
 #[test]
-fn legacy_404_through_handle_http_error_also_recovers() {
+fn a_plain_404_is_not_an_expired_session() {
     let mut h = legacy(config().with_transport(TransportKind::Http));
     let call = h
         .conn
         .send_request(h.now, "tools/list", None, RequestOptions::default())
         .unwrap();
     h.drain();
+    // The transport saw no session id on the request: only a status.
     h.conn.handle_http_error(h.now, Some(&call), 404, None);
     let events = h.take_events();
-    assert!(matches!(&events[1], Event::SessionExpired));
-    assert_eq!(h.sent.last().unwrap()["method"], "initialize");
+    assert!(matches!(
+        &events[0],
+        Event::RequestFailed {
+            error: RequestError::HttpStatus(404),
+            ..
+        }
+    ));
+    assert!(!events.iter().any(|e| matches!(e, Event::SessionExpired)));
+    assert!(h.drain().is_empty(), "no initialize");
+    assert_eq!(h.conn.state(), State::Ready);
 }

@@ -306,8 +306,12 @@ impl Connection {
     /// POSTed notification or response.
     ///
     /// 401 and 403 fail the request and never cause an era downgrade; a 400
-    /// (or 404/405) answering the era probe decides the era from its body;
-    /// a 404 without a body on a 2025-11-25 session means the session expired.
+    /// (or 404/405) answering the era probe decides the era from its body.
+    /// A `404` is only a status here: whether it ended a 2025-11-25 session
+    /// depends on whether the request carried the session id, which the
+    /// transport knows; it reports that case with
+    /// [`Connection::handle_session_expired`] instead (a 404 before any
+    /// session is not an expired session).
     pub fn handle_http_error(
         &mut self,
         now: Instant,
@@ -359,10 +363,6 @@ impl Connection {
             return self.on_error(now, id, e);
         }
         let _ = self.take_wire(id);
-        if status == 404 && self.era == Some(Era::Legacy) {
-            self.fail_call(key, RequestError::SessionExpired);
-            return self.recover_session(now);
-        }
         if is_probe {
             return self.probe_undecided(key, RequestError::HttpStatus(status));
         }
