@@ -51,7 +51,7 @@ enum Target {
 pub struct ClientBuilder {
     target: Target,
     config: Config,
-    handlers: Handlers,
+    pub(crate) handlers: Handlers,
     era_cache: Option<EraCache>,
     server_key: Option<String>,
     get_stream: bool,
@@ -169,6 +169,16 @@ impl ClientBuilder {
         self
     }
 
+    /// Fills the fields a form handler omitted from their schema `default`
+    /// before an accepted form is sent (SEP-1034; on by default). What the
+    /// handler submitted always wins, a field without a default stays
+    /// absent, declined and cancelled answers are untouched. Turn it off to
+    /// send exactly what the handler returned.
+    pub fn apply_elicitation_defaults(mut self, apply: bool) -> Self {
+        self.handlers.form_defaults = apply;
+        self
+    }
+
     /// Serves URL-mode elicitation (advertises `elicitation.url`).
     pub fn url_elicitation(mut self, handler: impl UrlElicitationHandler) -> Self {
         self.handlers.url = Some(Arc::new(handler));
@@ -204,6 +214,9 @@ impl ClientBuilder {
     }
 
     /// How long a stdio era probe waits before falling back to `initialize`.
+    /// Silence decides nothing when no legacy version is acceptable
+    /// ([`EraPreference::ModernOnly`]): the probe then waits for its answer
+    /// until the request timeout.
     pub fn probe_timeout(mut self, timeout: Duration) -> Self {
         self.config = self.config.with_probe_timeout(timeout);
         self
@@ -301,6 +314,7 @@ impl ClientBuilder {
             connect_reply: Some(connect_tx),
             era_cache: era_cache.zip(key),
             last_transport_error: None,
+            last_http_error: None,
             get_stream,
             closed: false,
             timer: Box::pin(tokio::time::sleep(Duration::from_secs(86_400 * 365))),

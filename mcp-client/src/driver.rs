@@ -126,6 +126,10 @@ pub(crate) struct Driver {
     pub(crate) connect_reply: Option<oneshot::Sender<Result<(), Error>>>,
     pub(crate) era_cache: Option<(EraCache, String)>,
     pub(crate) last_transport_error: Option<String>,
+    /// The typed HTTP failure behind `last_transport_error`, when it ended
+    /// no pending call (the handshake's requests): attached to the connect
+    /// error.
+    pub(crate) last_http_error: Option<HttpError>,
     pub(crate) get_stream: bool,
     pub(crate) closed: bool,
     /// The one timer, re-armed only when the core's deadline changes.
@@ -485,6 +489,9 @@ impl Driver {
             },
             HttpIo::ServerStream(Ok(Some(s))) => self.http_io.push(read_next(None, s)),
             HttpIo::ServerStream(Ok(None)) => tracing::debug!("the server offers no GET stream"),
+            HttpIo::ServerStream(Err(HttpError::SessionExpired)) => {
+                self.conn.handle_session_expired(now, None);
+            }
             HttpIo::ServerStream(Err(e)) => tracing::debug!(error = %e, "GET stream failed"),
         }
     }
@@ -508,6 +515,12 @@ impl Driver {
             _ => {
                 tracing::debug!(error = %e, "HTTP exchange failed");
                 self.last_transport_error = Some(e.to_string());
+                // Keep the typed error: the core only learns that the
+                // stream closed, the caller gets this as the cause.
+                match id.and_then(|id| self.pending.get_mut(id)) {
+                    Some(p) => p.cause = Some(e),
+                    None => self.last_http_error = Some(e),
+                }
                 if let Some(id) = id {
                     self.conn.handle_stream_closed(now, id);
                 }

@@ -143,12 +143,37 @@ fn context_suffix(context: &Option<String>) -> String {
 /// ```
 pub struct Error {
     kind: Box<ErrorKind>,
+    /// The transport error behind `kind`, when `kind` only summarizes it
+    /// (for example an authorization provider failure that closed the
+    /// request's stream). Returned by [`std::error::Error::source`].
+    cause: Option<Box<mcp_transport_http::HttpError>>,
 }
 
 impl Error {
     pub(crate) fn new(kind: ErrorKind) -> Self {
         Error {
             kind: Box::new(kind),
+            cause: None,
+        }
+    }
+
+    /// Attaches the transport error behind this one (kept when `cause` is
+    /// `None` or a cause is already attached).
+    pub(crate) fn with_cause(mut self, cause: Option<mcp_transport_http::HttpError>) -> Self {
+        if self.cause.is_none() {
+            self.cause = cause.map(Box::new);
+        }
+        self
+    }
+
+    /// The HTTP transport error behind this error, if one is known: the
+    /// error itself ([`ErrorKind::Http`]) or the failure that ended the
+    /// request or the connection (the kind then only summarizes it, for
+    /// example as a closed transport).
+    pub fn http_error(&self) -> Option<&mcp_transport_http::HttpError> {
+        match &*self.kind {
+            ErrorKind::Http(e) => Some(e),
+            _ => self.cause.as_deref(),
         }
     }
 
@@ -279,6 +304,24 @@ impl Error {
         ) || matches!(self.request(), Some(RequestError::Peer(_)))
     }
 
+    /// Authorization failed: the server answered 401/403 and the
+    /// authorization provider could not resolve it, or the provider itself
+    /// failed (for example an OAuth check refused the server's metadata:
+    /// a wrong `iss`, a `resource` or `issuer` mismatch). The provider's
+    /// error stays reachable in the [`std::error::Error::source`] chain
+    /// (downcast to `mcp_transport_http::auth::AuthError`, and to
+    /// `mcp_auth::AuthError` for the OAuth provider).
+    pub fn is_authorization_failed(&self) -> bool {
+        self.is_unauthorized()
+            || matches!(
+                self.http_error(),
+                Some(
+                    mcp_transport_http::HttpError::Auth(_)
+                        | mcp_transport_http::HttpError::Unauthorized { .. }
+                )
+            )
+    }
+
     /// HTTP 401/403: authorization is needed.
     pub fn is_unauthorized(&self) -> bool {
         matches!(self.request(), Some(RequestError::Unauthorized(_)))
@@ -315,8 +358,14 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {
+    /// The attached transport error when there is one (so its own chain,
+    /// down to an authorization provider's error, can be walked), else the
+    /// source of [`ErrorKind`].
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        self.kind.source()
+        match &self.cause {
+            Some(cause) => Some(&**cause),
+            None => self.kind.source(),
+        }
     }
 }
 
@@ -340,5 +389,65 @@ from_kind!(
 impl From<ErrorKind> for Error {
     fn from(kind: ErrorKind) -> Self {
         Error::new(kind)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mcp_transport_http::HttpError;
+    use mcp_transport_http::auth::AuthError;
+
+    fn oauth_failure() -> HttpError {
+        let cause = mcp_auth::AuthError::NoResourceMetadata("http://127.0.0.1/".into());
+        HttpError::Auth(AuthError::with_source("OAuth authorization failed", cause))
+    }
+
+    fn finds_oauth_cause(e: &Error) -> bool {
+        let mut next = std::error::Error::source(e);
+        while let Some(s) = next {
+            if s.downcast_ref::<mcp_auth::AuthError>().is_some() {
+                return true;
+            }
+            next = s.source();
+        }
+        false
+    }
+
+    #[test]
+    fn unresolved_401_and_403_are_authorization_failures() {
+        for status in [401, 403] {
+            let e = Error::from(RequestError::Unauthorized(status));
+            assert!(e.is_authorization_failed() && e.is_unauthorized());
+        }
+        assert!(!Error::from(RequestError::TransportClosed).is_authorization_failed());
+    }
+
+    #[test]
+    fn a_provider_failure_keeps_its_type_under_a_summary() {
+        let connect = ErrorKind::Connect {
+            error: ConnectError::Request(RequestError::TransportClosed),
+            context: Some("authorization provider failed".into()),
+        };
+        let e = Error::new(connect).with_cause(Some(oauth_failure()));
+        assert!(e.is_authorization_failed());
+        assert!(!e.is_unauthorized(), "no 401/403 was seen");
+        assert!(matches!(e.http_error(), Some(HttpError::Auth(_))));
+        assert!(finds_oauth_cause(&e));
+
+        let direct = Error::from(oauth_failure());
+        assert!(direct.is_authorization_failed() && finds_oauth_cause(&direct));
+    }
+
+    #[test]
+    fn a_first_cause_is_kept_and_none_attaches_nothing() {
+        let e = Error::from(RequestError::TransportClosed)
+            .with_cause(None)
+            .with_cause(Some(oauth_failure()))
+            .with_cause(Some(HttpError::Closed));
+        assert!(matches!(e.http_error(), Some(HttpError::Auth(_))));
+        let plain = Error::from(RequestError::TransportClosed);
+        assert!(plain.http_error().is_none());
+        assert!(std::error::Error::source(&plain).is_none());
     }
 }

@@ -230,13 +230,28 @@ impl<T: NotificationHandler> NotificationHandler for Arc<T> {
 }
 
 /// The registered handlers, type-erased.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub(crate) struct Handlers {
     pub(crate) sampling: Option<Arc<dyn DynSampling>>,
     pub(crate) form: Option<Arc<dyn DynForm>>,
+    /// Fill omitted form fields from their schema `default` (SEP-1034).
+    pub(crate) form_defaults: bool,
     pub(crate) url: Option<Arc<dyn DynUrl>>,
     pub(crate) roots: Option<Arc<dyn DynRoots>>,
     pub(crate) notifications: Option<Arc<dyn NotificationHandler>>,
+}
+
+impl Default for Handlers {
+    fn default() -> Self {
+        Handlers {
+            sampling: None,
+            form: None,
+            form_defaults: true,
+            url: None,
+            roots: None,
+            notifications: None,
+        }
+    }
 }
 
 pub(crate) trait DynSampling: Send + Sync {
@@ -340,9 +355,17 @@ impl Handlers {
                     Some(Box::pin(async move { finish(h.call(request).await) }))
                 } else {
                     let h = self.form.clone()?;
+                    let defaults = self.form_defaults;
                     Some(
                         match serde_json::from_value::<ElicitRequestFormParams>(value) {
-                            Ok(p) => Box::pin(async move { finish(h.call(p).await) }),
+                            Ok(p) => Box::pin(async move {
+                                let schema = defaults.then(|| p.clone());
+                                let mut answer = h.call(p).await;
+                                if let (Some(p), Ok(result)) = (&schema, &mut answer) {
+                                    crate::form_defaults::apply(p, result);
+                                }
+                                finish(answer)
+                            }),
                             Err(e) => {
                                 Box::pin(std::future::ready(Err(HandlerError::invalid_params(
                                     format!("malformed form elicitation: {e}"),

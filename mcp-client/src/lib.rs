@@ -72,6 +72,7 @@ mod driver;
 mod era_cache;
 mod error;
 mod features;
+mod form_defaults;
 pub mod handlers;
 mod listen;
 mod options;

@@ -44,6 +44,8 @@ pub(crate) struct Pending {
     sink: Sink,
     /// Replaces the core's `Cancelled` (an input no handler could answer).
     override_error: Option<Error>,
+    /// The HTTP failure that ended this call, attached to its error.
+    pub(crate) cause: Option<mcp_transport_http::HttpError>,
     pub(crate) cancelled_by_drop: bool,
     span: tracing::Span,
 }
@@ -65,6 +67,7 @@ impl Pending {
             headers,
             sink,
             override_error: None,
+            cause: None,
             cancelled_by_drop: false,
             span,
         }
@@ -109,6 +112,7 @@ impl Driver {
             }
             let r = match (r, p.override_error.take()) {
                 (Err(_), Some(e)) => Err(e),
+                (Err(e), None) => Err(e.with_cause(p.cause.take())),
                 (r, _) => r,
             };
             match (&p.sink, p.reply.is_some()) {
@@ -130,6 +134,9 @@ impl Driver {
         match e {
             Event::Connected { version, era } => {
                 tracing::debug!(%version, ?era, "connected");
+                // An HTTP failure the handshake survived (a notification's
+                // POST, say) is no cause of anything later.
+                self.last_http_error = None;
                 self.shared.update(&self.conn);
                 match self.connect_reply.take() {
                     Some(tx) => {
@@ -151,8 +158,10 @@ impl Driver {
             }
             Event::ConnectFailed(error) => {
                 let context = self.last_transport_error.take();
+                let cause = self.last_http_error.take();
                 if let Some(tx) = self.connect_reply.take() {
-                    let _ = tx.send(Err(Error::new(ErrorKind::Connect { error, context })));
+                    let kind = ErrorKind::Connect { error, context };
+                    let _ = tx.send(Err(Error::new(kind).with_cause(cause)));
                 }
             }
             Event::Response(c) => {
@@ -261,11 +270,12 @@ impl Driver {
                 }
                 if let Some(tx) = self.connect_reply.take() {
                     let context = self.last_transport_error.take();
+                    let cause = self.last_http_error.take();
                     let kind = match context {
                         Some(c) => ErrorKind::Transport(c),
                         None => ErrorKind::Closed,
                     };
-                    let _ = tx.send(Err(Error::new(kind)));
+                    let _ = tx.send(Err(Error::new(kind).with_cause(cause)));
                 }
             }
             other => tracing::debug!(event = ?other, "unhandled event"),

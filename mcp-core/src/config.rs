@@ -158,6 +158,8 @@ pub struct Config {
     /// Restart the timeout when progress arrives.
     pub reset_timeout_on_progress: bool,
     /// How long a stdio probe waits before falling back to `initialize`.
+    /// Unused when no legacy version is acceptable: the probe then waits for
+    /// its answer until `request_timeout`.
     pub probe_timeout: Duration,
     /// The page cap of listings.
     pub max_pages: u32,

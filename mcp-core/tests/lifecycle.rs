@@ -578,3 +578,58 @@ fn a_plain_404_is_not_an_expired_session() {
     assert!(h.drain().is_empty(), "no initialize");
     assert_eq!(h.conn.state(), State::Ready);
 }
+
+/// With no acceptable legacy version, silence after the stdio probe timeout
+/// decides nothing: the client keeps waiting for the probe's answer until
+/// the request timeout, then fails with a timeout.
+#[test]
+fn stdio_silence_never_decides_legacy_for_a_modern_only_client() {
+    for era in [
+        EraPreference::ModernOnly,
+        EraPreference::Versions(vec![ProtocolVersion::V2026_07_28]),
+    ] {
+        let mut h = Harness::new(
+            config()
+                .with_era(era.clone())
+                .with_probe_timeout(Duration::from_secs(2))
+                .with_request_timeout(Some(Duration::from_secs(10))),
+        );
+        h.conn.connect(h.now).unwrap();
+        h.drain();
+        h.advance(Duration::from_secs(2));
+        assert!(h.drain().is_empty(), "{era:?}: no initialize");
+        assert!(h.take_events().is_empty(), "{era:?}: nothing decided");
+        assert_eq!(h.conn.state(), State::Probing);
+        h.advance(Duration::from_secs(8) - Duration::from_millis(1));
+        assert!(h.take_events().is_empty(), "{era:?}: still waiting");
+        h.advance(Duration::from_millis(1));
+        assert!(h.drain().is_empty(), "{era:?}: no initialize");
+        let events = h.take_events();
+        assert!(
+            events.iter().any(|e| matches!(
+                e,
+                Event::ConnectFailed(ConnectError::Request(RequestError::Timeout(_)))
+            )),
+            "{era:?}: {events:?}"
+        );
+        assert_eq!(h.conn.state(), State::Closed);
+    }
+}
+
+/// ... and a late answer within the request timeout still connects.
+#[test]
+fn stdio_modern_only_probe_answered_after_the_probe_timeout_connects() {
+    let mut h = Harness::new(
+        config()
+            .with_era(EraPreference::ModernOnly)
+            .with_probe_timeout(Duration::from_secs(2))
+            .with_request_timeout(Some(Duration::from_secs(10))),
+    );
+    h.conn.connect(h.now).unwrap();
+    let probe = h.drain().remove(0);
+    h.advance(Duration::from_secs(5));
+    h.reply(&probe, discover_result());
+    assert_eq!(h.conn.state(), State::Ready);
+    assert_eq!(h.conn.era(), Some(Era::Modern));
+    assert_eq!(h.conn.era_outcome().unwrap().decided_by, Decision::Discover);
+}

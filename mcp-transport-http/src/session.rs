@@ -6,6 +6,13 @@
 //! request, forgotten when a request that carried it gets `404` (the server
 //! ended the session) and on [`crate::HttpTransport::clear_session`].
 //! Modern-era requests neither send nor adopt an id.
+//!
+//! A session that expired stays *lost* until a new one is adopted: a later
+//! legacy request that is not `initialize` fails with
+//! [`crate::HttpError::SessionExpired`] without being sent, rather than
+//! going out without an id (which a server would read as a request from no
+//! session at all). This closes the race between an expiry seen on one
+//! exchange (the GET stream, say) and requests already on their way.
 
 use std::fmt;
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -36,6 +43,8 @@ impl fmt::Debug for SessionId {
 struct State {
     id: Option<HeaderValue>,
     version: Option<ProtocolVersion>,
+    /// The last session expired and no new one has been adopted yet.
+    lost: bool,
 }
 
 /// The session of one transport.
@@ -67,6 +76,7 @@ impl Session {
             let mut value = received.clone();
             value.set_sensitive(true);
             state.id = Some(value);
+            state.lost = false;
             true
         } else {
             false
@@ -78,12 +88,20 @@ impl Session {
         let mut state = self.lock();
         if state.id.as_ref() == Some(sent) {
             state.id = None;
+            state.lost = true;
         }
     }
 
-    /// Forgets the id, whatever it is; returns the old one.
+    /// Whether the last session expired and none replaces it yet.
+    pub(crate) fn is_lost(&self) -> bool {
+        self.lock().lost
+    }
+
+    /// Forgets the id, whatever it is, and any expiry; returns the old id.
     pub(crate) fn clear(&self) -> Option<HeaderValue> {
-        self.lock().id.take()
+        let mut state = self.lock();
+        state.lost = false;
+        state.id.take()
     }
 
     /// Remembers the version a legacy request carried.

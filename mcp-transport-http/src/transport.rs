@@ -322,6 +322,15 @@ impl Inner {
             operation: routing.method.clone(),
         };
         let session = if legacy { self.session.id() } else { None };
+        // A legacy request other than `initialize` (which alone has no
+        // version yet) must not go out sessionless after an expiry.
+        if legacy
+            && session.is_none()
+            && routing.protocol_version.is_some()
+            && self.session.is_lost()
+        {
+            return Err(HttpError::SessionExpired);
+        }
         let (mut response, sent_session) = self.execute(&spec, session).await?;
         if legacy && let Some(received) = response.headers().get(headers::SESSION_ID) {
             if !headers::valid_session_id(received) {

@@ -132,6 +132,52 @@ async fn session_expiry_404_clears_the_id_and_a_fresh_initialize_starts_anew() {
 }
 
 #[tokio::test]
+async fn after_an_expiry_no_request_goes_out_sessionless_until_initialize() {
+    let server = serve(|seen, _| {
+        let method = seen.json()["method"].as_str().unwrap_or("").to_owned();
+        match (method.as_str(), seen.header("mcp-session-id")) {
+            ("initialize", None) => {
+                let n = if seen.json()["id"] == 0 { "s1" } else { "s2" };
+                with_session(json(200, &result(request_id(seen), "{}")), n)
+            }
+            (_, Some("s1")) => status(404),
+            (_, Some("s2")) => json(200, &result(request_id(seen), "{}")),
+            _ => status(400),
+        }
+    })
+    .await;
+    let t = HttpTransport::new(config(&server.url)).unwrap();
+    t.send(request(0, "initialize"), &legacy(0, None))
+        .await
+        .unwrap();
+    let err = t
+        .send(request(1, "tools/list"), &legacy(1, Some(V)))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, HttpError::SessionExpired), "{err:?}");
+    // A request already on its way when the expiry was seen fails the same
+    // way, without reaching the server sessionless.
+    let err = t
+        .send(request(2, "tools/call"), &legacy(2, Some(V)))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, HttpError::SessionExpired), "{err:?}");
+    assert_eq!(
+        server.state.seen().len(),
+        2,
+        "nothing sent without a session"
+    );
+    t.send(request(10, "initialize"), &legacy(10, None))
+        .await
+        .unwrap();
+    let reply = t
+        .send(request(11, "tools/list"), &legacy(11, Some(V)))
+        .await
+        .unwrap();
+    assert!(matches!(reply, Reply::Message(m) if is_response(&m, 11)));
+}
+
+#[tokio::test]
 async fn a_404_before_any_session_is_not_session_expiry() {
     let server = serve(|_, _| status(404)).await;
     let t = HttpTransport::new(config(&server.url)).unwrap();

@@ -203,8 +203,22 @@ impl Connection {
         }
     }
 
-    /// The stdio probe got no answer in time: a legacy server (M-23).
+    /// Whether the preferences hold any legacy (2025-11-25 era) version.
+    pub(super) fn accepts_legacy(&self) -> bool {
+        self.config
+            .era
+            .versions()
+            .iter()
+            .any(|v| v.era() == Some(Era::Legacy))
+    }
+
+    /// The stdio probe got no answer in time: a legacy server (M-23). Only
+    /// armed when a legacy version is acceptable; without one, silence
+    /// decides nothing and the probe runs to the request timeout.
     pub(super) fn on_probe_silence(&mut self, now: Instant) {
+        if !self.accepts_legacy() {
+            return;
+        }
         let probe = self
             .calls
             .iter()

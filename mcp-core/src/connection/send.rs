@@ -484,7 +484,12 @@ impl Connection {
         if matches!(c.kind, CallKind::Listen { .. }) {
             return;
         }
-        if matches!(c.kind, CallKind::Probe) && self.config.transport == TransportKind::Stdio {
+        // Silence decides "legacy" only when a legacy version is acceptable;
+        // otherwise the probe waits for its answer like any request.
+        if matches!(c.kind, CallKind::Probe)
+            && self.config.transport == TransportKind::Stdio
+            && self.accepts_legacy()
+        {
             self.timers
                 .set(Timer::Probe, now + self.config.probe_timeout);
             return;
