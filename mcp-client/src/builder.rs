@@ -186,8 +186,15 @@ impl ClientBuilder {
     }
 
     /// Serves `roots/list` (advertises `roots`, with `listChanged` in
-    /// 2025-11-25). A `Vec<Root>` is a fixed list.
+    /// 2025-11-25). A `Vec<Root>` is a list that
+    /// [`Client::set_roots`](crate::Client::set_roots) can later replace;
+    /// register one (even empty) to advertise roots if you mean to set them
+    /// at runtime.
     pub fn roots(mut self, handler: impl RootsHandler) -> Self {
+        let any: &dyn std::any::Any = &handler;
+        self.handlers.roots_list = any
+            .downcast_ref::<Vec<mcp_types::roots::Root>>()
+            .map(|list| Arc::new(crate::runtime::normalize_roots(list.clone())));
         self.handlers.roots = Some(Arc::new(handler));
         self
     }
@@ -280,11 +287,12 @@ impl ClientBuilder {
         let ClientBuilder {
             target,
             mut config,
-            handlers,
+            mut handlers,
             era_cache,
             server_key,
             get_stream,
         } = self;
+        handlers.freeze_advertised();
         let features = honest_features(config.features.clone(), &handlers);
         let (link, kind, default_key) = open(target)?;
         let key = server_key.or(default_key);
@@ -297,6 +305,7 @@ impl ClientBuilder {
         let mut conn = Connection::new(config);
         conn.connect(Instant::now())?;
         let shared = Arc::new(Shared::default());
+        shared.set_handlers(|h| *h = handlers);
         let (tx, rx) = mpsc::unbounded_channel();
         let (connect_tx, connect_rx) = oneshot::channel();
         let driver = Driver {
@@ -307,7 +316,6 @@ impl ClientBuilder {
             writing: None,
             http_io: FuturesUnordered::new(),
             handler_io: FuturesUnordered::new(),
-            handlers,
             pending: HashMap::new(),
             tokens: HashMap::new(),
             shared: shared.clone(),

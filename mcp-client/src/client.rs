@@ -14,6 +14,7 @@ use tokio::sync::{mpsc, oneshot};
 use crate::builder::ClientBuilder;
 use crate::driver::{CallSpec, Command, SpecKind};
 use crate::error::Error;
+use crate::handlers::Handlers;
 use crate::options::CallOptions;
 use crate::router::Outcome;
 
@@ -24,6 +25,8 @@ pub(crate) struct Shared {
     /// 2025-11-25 session state the server forgets with its session, put
     /// back after a session is recovered.
     restore: Mutex<Restore>,
+    /// The handlers, replaceable at runtime (`Client::set_*_handler`).
+    handlers: RwLock<Handlers>,
     /// Output schemas by tool name, from `tools/list`; `None` until first
     /// needed and after a tool list change.
     #[cfg(feature = "output-schema")]
@@ -72,6 +75,23 @@ impl Shared {
             .closed = true;
     }
 
+    /// A snapshot of the handlers (cheap: a few `Arc`s). Taken, not
+    /// borrowed, so a handler may replace handlers while it runs.
+    pub(crate) fn handlers(&self) -> Handlers {
+        self.handlers
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Edits the handlers.
+    pub(crate) fn set_handlers<R>(&self, f: impl FnOnce(&mut Handlers) -> R) -> R {
+        f(&mut self
+            .handlers
+            .write()
+            .unwrap_or_else(PoisonError::into_inner))
+    }
+
     fn with<R>(&self, f: impl FnOnce(&Facts) -> R) -> R {
         f(&self.facts.read().unwrap_or_else(PoisonError::into_inner))
     }
@@ -94,6 +114,15 @@ pub(crate) struct Inner {
 ///
 /// Dropping the future of a call before it finishes cancels the request
 /// on the wire (`notifications/cancelled`, or closing its HTTP stream).
+///
+/// # Changing handlers at runtime
+///
+/// [`Client::set_sampling_handler`], [`Client::set_form_elicitation_handler`],
+/// [`Client::set_url_elicitation_handler`], [`Client::set_notification_handler`]
+/// and [`Client::set_roots`] replace what the builder registered, for every
+/// clone. Capabilities were advertised at connect: installing a handler for
+/// a capability that was not advertised then has no effect until a client
+/// connects with it (the setters return whether the handler is live).
 ///
 /// ```no_run
 /// # async fn run() -> Result<(), mcp_client::Error> {
@@ -255,7 +284,7 @@ impl Client {
         r?
     }
 
-    fn add_log_level(&self, opts: &mut CallOptions) {
+    pub(crate) fn add_log_level(&self, opts: &mut CallOptions) {
         let level = self
             .inner
             .log_level

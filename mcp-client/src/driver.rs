@@ -26,7 +26,7 @@ use tokio::sync::{mpsc, oneshot};
 use crate::client::Shared;
 use crate::era_cache::EraCache;
 use crate::error::Error;
-use crate::handlers::{BoxFuture, Handlers, Served};
+use crate::handlers::{BoxFuture, Served};
 use crate::options::CallOptions;
 use crate::router::{Outcome, Pending, Sink};
 use crate::transport::Link;
@@ -56,6 +56,16 @@ pub(crate) enum Command {
     },
     Cancel {
         token: u64,
+    },
+    /// Cancels a call by its JSON-RPC id.
+    CancelId {
+        id: RequestId,
+        reply: oneshot::Sender<Result<(), Error>>,
+    },
+    /// The id of the call a token started, while it is in flight.
+    IdOf {
+        token: u64,
+        reply: oneshot::Sender<Option<RequestId>>,
     },
     TaskInput {
         token: u64,
@@ -119,7 +129,6 @@ pub(crate) struct Driver {
     pub(crate) writing: Option<BoxFuture<Result<(), String>>>,
     pub(crate) http_io: FuturesUnordered<BoxFuture<HttpIo>>,
     pub(crate) handler_io: FuturesUnordered<BoxFuture<(Target, Served)>>,
-    pub(crate) handlers: Handlers,
     pub(crate) pending: HashMap<RequestId, Pending>,
     pub(crate) tokens: HashMap<u64, RequestId>,
     pub(crate) shared: std::sync::Arc<Shared>,
@@ -391,6 +400,12 @@ impl Driver {
                     }
                 }
             }
+            Command::CancelId { id, reply } => {
+                let _ = reply.send(self.conn.cancel(now, &id).map_err(Error::from));
+            }
+            Command::IdOf { token, reply } => {
+                let _ = reply.send(self.tokens.get(&token).cloned());
+            }
             Command::TaskInput {
                 token,
                 responses,
@@ -489,8 +504,8 @@ impl Driver {
             },
             HttpIo::ServerStream(Ok(Some(s))) => self.http_io.push(read_next(None, s)),
             HttpIo::ServerStream(Ok(None)) => tracing::debug!("the server offers no GET stream"),
-            HttpIo::ServerStream(Err(HttpError::SessionExpired)) => {
-                self.conn.handle_session_expired(now, None);
+            HttpIo::ServerStream(Err(e @ HttpError::SessionExpired)) => {
+                self.http_failed(now, None, e);
             }
             HttpIo::ServerStream(Err(e)) => tracing::debug!(error = %e, "GET stream failed"),
         }
@@ -507,7 +522,17 @@ impl Driver {
             HttpError::Cancelled => {}
             // The transport forgot the stale id; the core fails the request
             // (not replayed) and starts one fresh `initialize`.
-            HttpError::SessionExpired => self.conn.handle_session_expired(now, id),
+            HttpError::SessionExpired => {
+                // A 404 for an old session while a newer one is live is a late
+                // answer: fail that request, do not start another session.
+                let replaced =
+                    matches!(&self.link, Some(Link::Http(h)) if h.session_id().is_some());
+                match id {
+                    Some(id) if replaced => self.conn.handle_stale_session(now, id),
+                    None if replaced => {}
+                    _ => self.conn.handle_session_expired(now, id),
+                }
+            }
             HttpError::Status { status, .. } | HttpError::Unauthorized { status, .. } => {
                 let error = body_error(e.jsonrpc_message());
                 self.conn.handle_http_error(now, id, status.as_u16(), error);

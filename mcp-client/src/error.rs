@@ -99,6 +99,15 @@ pub enum ErrorKind {
         /// The header name as given.
         name: String,
     },
+    /// A root given to [`Client::set_roots`](crate::Client::set_roots) is
+    /// not an absolute `file://` URI.
+    #[error("invalid root {uri:?}: {reason}")]
+    InvalidRoot {
+        /// The URI as given.
+        uri: String,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
     /// The call or task this handle refers to is no longer in progress
     /// (or the server answered without creating a task).
     #[error("{0}")]
@@ -335,7 +344,10 @@ impl Error {
     pub fn is_usage(&self) -> bool {
         matches!(
             &*self.kind,
-            ErrorKind::Usage(_) | ErrorKind::InvalidHeader { .. } | ErrorKind::NotInProgress(_)
+            ErrorKind::Usage(_)
+                | ErrorKind::InvalidHeader { .. }
+                | ErrorKind::InvalidRoot { .. }
+                | ErrorKind::NotInProgress(_)
         )
     }
 

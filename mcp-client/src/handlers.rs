@@ -229,7 +229,8 @@ impl<T: NotificationHandler> NotificationHandler for Arc<T> {
     }
 }
 
-/// The registered handlers, type-erased.
+/// The registered handlers, type-erased. Lives behind a lock in the
+/// client's shared state so `Client::set_*_handler` can replace them.
 #[derive(Clone)]
 pub(crate) struct Handlers {
     pub(crate) sampling: Option<Arc<dyn DynSampling>>,
@@ -239,6 +240,34 @@ pub(crate) struct Handlers {
     pub(crate) url: Option<Arc<dyn DynUrl>>,
     pub(crate) roots: Option<Arc<dyn DynRoots>>,
     pub(crate) notifications: Option<Arc<dyn NotificationHandler>>,
+    /// The normalized root list when the roots come from a list (the
+    /// builder's `Vec<Root>` or `Client::set_roots`), to tell a real change
+    /// from a repeat.
+    pub(crate) roots_list: Option<Arc<Vec<Root>>>,
+    /// What the handlers present at connect advertised; later changes do
+    /// not alter it.
+    pub(crate) advertised: Advertised,
+}
+
+/// The client capabilities advertised at connect, one per handler kind.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Advertised {
+    pub(crate) sampling: bool,
+    pub(crate) form: bool,
+    pub(crate) url: bool,
+    pub(crate) roots: bool,
+}
+
+impl std::fmt::Debug for Handlers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Handlers")
+            .field("sampling", &self.sampling.is_some())
+            .field("form", &self.form.is_some())
+            .field("url", &self.url.is_some())
+            .field("roots", &self.roots.is_some())
+            .field("notifications", &self.notifications.is_some())
+            .finish_non_exhaustive()
+    }
 }
 
 impl Default for Handlers {
@@ -250,6 +279,8 @@ impl Default for Handlers {
             url: None,
             roots: None,
             notifications: None,
+            roots_list: None,
+            advertised: Advertised::default(),
         }
     }
 }
@@ -316,6 +347,16 @@ fn finish<T: serde::Serialize>(r: HandlerResult<T>) -> Served {
 }
 
 impl Handlers {
+    /// Records what the registered handlers advertise (at connect).
+    pub(crate) fn freeze_advertised(&mut self) {
+        self.advertised = Advertised {
+            sampling: self.sampling.is_some(),
+            form: self.form.is_some(),
+            url: self.url.is_some(),
+            roots: self.roots.is_some(),
+        };
+    }
+
     /// Starts serving one request (`sampling/createMessage`,
     /// `elicitation/create`, `roots/list`, `ping`). `None` when no handler
     /// serves it.

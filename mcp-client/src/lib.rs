@@ -64,7 +64,16 @@
 //!
 //! [`handlers`] (what the server may ask of the client), [`Transport`]
 //! (bring your own), [`CallOptions`] (per request), [`EraCache`],
-//! [`Subscription`] (2026-07-28 `subscriptions/listen`), [`TaskHandle`].
+//! [`Subscription`] (2026-07-28 `subscriptions/listen`), [`TaskHandle`],
+//! [`RequestHandle`] (a request started now, awaited or cancelled later).
+//!
+//! # Changing things after connect
+//!
+//! [`Client::set_roots`] replaces the root list (and tells a 2025-11-25
+//! server when it really changed); `Client::set_*_handler` replaces the
+//! sampling, elicitation and notification handlers for every clone. See
+//! [Changing handlers at runtime](Client#changing-handlers-at-runtime) for
+//! what capabilities advertised at connect mean for them.
 
 mod builder;
 mod client;
@@ -76,7 +85,10 @@ mod form_defaults;
 pub mod handlers;
 mod listen;
 mod options;
+mod prompt_args;
+mod request_handle;
 mod router;
+mod runtime;
 #[cfg(feature = "output-schema")]
 mod schema;
 mod tasks;
@@ -92,6 +104,7 @@ pub use handlers::{
 };
 pub use listen::{Subscription, SubscriptionEvent};
 pub use options::{CallOptions, Progress, ProgressCallback};
+pub use request_handle::RequestHandle;
 pub use tasks::TaskHandle;
 pub use transport::{Transport, TransportFuture};
 

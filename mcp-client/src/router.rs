@@ -187,7 +187,7 @@ impl Driver {
                 match self.pending.get(&id).and_then(|c| c.progress.clone()) {
                     Some(cb) => cb(p),
                     None => {
-                        if let Some(h) = &self.handlers.notifications {
+                        if let Some(h) = self.shared.handlers().notifications {
                             h.on_progress(&id, p);
                         }
                     }
@@ -219,7 +219,7 @@ impl Driver {
                 }
             }
             Event::ServerRequest { id, method, params } => {
-                match self.handlers.serve(&method, params.as_deref()) {
+                match self.shared.handlers().serve(&method, params.as_deref()) {
                     Some(fut) => self.serve(Target::ServerRequest(id), fut),
                     None => {
                         let e = HandlerError::not_supported(&method).into_error_object();
@@ -289,7 +289,7 @@ impl Driver {
         method: &str,
         params: Option<&RawValue>,
     ) {
-        match self.handlers.serve(method, params) {
+        match self.shared.handlers().serve(method, params) {
             Some(fut) => self.serve(target, fut),
             None => {
                 if let Some(p) = self.pending.get_mut(&call) {
@@ -329,7 +329,7 @@ impl Driver {
         if method == "notifications/tools/list_changed" {
             self.shared.forget_output_schemas();
         }
-        let Some(h) = self.handlers.notifications.clone() else {
+        let Some(h) = self.shared.handlers().notifications else {
             return;
         };
         let raw = params.as_deref();

@@ -557,6 +557,24 @@ fn legacy_http_session_expiry_starts_one_fresh_session() {
 }
 
 #[test]
+fn a_late_expiry_from_a_replaced_session_starts_no_initialize() {
+    let mut h = legacy(config().with_transport(TransportKind::Http));
+    let call = h
+        .conn
+        .send_request(h.now, "tools/list", None, RequestOptions::default())
+        .unwrap();
+    assert_eq!(h.drain().len(), 1);
+    h.conn.handle_stale_session(h.now, &call);
+    assert!(h.drain().is_empty(), "no initialize for a replaced session");
+    assert!(h.take_events().iter().any(|e| matches!(
+        e,
+        Event::RequestFailed { id, error: RequestError::SessionExpired, .. } if *id == call
+    )));
+    assert_eq!(h.conn.state(), State::Ready);
+    assert!(!h.conn.is_recovering_session());
+}
+
+#[test]
 fn a_plain_404_is_not_an_expired_session() {
     let mut h = legacy(config().with_transport(TransportKind::Http));
     let call = h

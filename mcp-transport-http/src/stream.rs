@@ -156,8 +156,10 @@ impl ResponseStream {
         let (tx, rx) = mpsc::channel(inner.config.stream_buffer);
         let shared = Arc::new(Shared::default());
         let request_id = cancel.request_id().cloned();
+        let session = inner.session.id();
         let pump = Pump {
             parser: SseParser::new(inner.config.limits.max_event_bytes),
+            session,
             inner,
             body,
             tx,
@@ -227,6 +229,9 @@ struct Pump {
     kind: StreamKind,
     request_id: Option<RequestId>,
     last_id: Option<String>,
+    /// The 2025-11-25 session the stream was opened in: it is resumed only
+    /// in that session, never in one that replaced it.
+    session: Option<http::HeaderValue>,
     retry: Option<Duration>,
     /// Set when the reply arrives: the stream is read until its end or
     /// this instant, whichever comes first.
@@ -401,6 +406,12 @@ impl Pump {
                 biased;
                 err = self.cancel.cancelled() => return Err(err),
                 () = sleep(delay) => {}
+            }
+            // Events belong to their session: once it expired or was
+            // replaced, there is nothing to resume (and resuming with the new
+            // id would make the server end the new session).
+            if self.inner.session.id() != self.session {
+                return Err(HttpError::StreamEnded);
             }
             let inner = self.inner.clone();
             let attempt = inner.open_get(self.last_id.as_deref(), version);

@@ -388,6 +388,17 @@ impl Connection {
         self.recover_session(now);
     }
 
+    /// HTTP, 2025-11-25: a request failed because the session it carried had
+    /// expired, but a newer session is already live (a late answer from the
+    /// old session). The request fails as expired, not replayed; no fresh
+    /// `initialize` starts, since the session was already replaced.
+    pub fn handle_stale_session(&mut self, now: Instant, request_id: &RequestId) {
+        let _ = now;
+        if let Some((_, key, _)) = self.take_wire(request_id) {
+            self.fail_call(key, RequestError::SessionExpired);
+        }
+    }
+
     /// HTTP: the response stream of one request ended without its response.
     /// The request is lost (M-54); a subscription ends.
     pub fn handle_stream_closed(&mut self, now: Instant, request_id: &RequestId) {

@@ -1,0 +1,234 @@
+//! [`RequestHandle`]: a request started now and awaited (or cancelled)
+//! later.
+
+use std::future::{Future, IntoFuture};
+use std::pin::Pin;
+use std::time::Duration;
+
+use mcp_core::RequestError;
+use mcp_types::RequestId;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use tokio::sync::oneshot;
+
+use crate::client::{CancelGuard, Client, unexpected};
+use crate::driver::Command;
+use crate::error::Error;
+use crate::options::CallOptions;
+use crate::router::Outcome;
+
+/// A request already sent to the server, whose result is collected later.
+///
+/// Await it (it implements [`IntoFuture`]) or call
+/// [`result_as`](RequestHandle::result_as); bound the wait with
+/// [`with_timeout`](RequestHandle::with_timeout); stop it with
+/// [`cancel`](RequestHandle::cancel) or by dropping the handle. A cancelled
+/// request is cancelled on the wire (`notifications/cancelled`, or its HTTP
+/// stream closed) and a response that arrives after that is ignored.
+///
+/// ```no_run
+/// # async fn run(client: mcp_client::Client) -> Result<(), mcp_client::Error> {
+/// use std::time::Duration;
+/// use serde_json::json;
+/// let slow = client.start_request(
+///     "tools/call",
+///     Some(json!({"name": "slow_count", "arguments": {"count": 3}})),
+/// );
+/// let quick = client.call_tool("echo", json!({"text": "meanwhile"})).await?;
+/// let result = slow.with_timeout(Duration::from_secs(10)).await?;
+/// println!("{quick:?} then {result}");
+///
+/// let unwanted = client.start_request("tools/list", None);
+/// unwanted.cancel();
+/// # Ok(()) }
+/// ```
+#[must_use = "dropping a RequestHandle cancels the request"]
+pub struct RequestHandle {
+    method: String,
+    token: u64,
+    commands: tokio::sync::mpsc::UnboundedSender<Command>,
+    reply: oneshot::Receiver<Result<Outcome, Error>>,
+    guard: CancelGuard,
+    timeout: Option<Duration>,
+}
+
+impl std::fmt::Debug for RequestHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RequestHandle")
+            .field("method", &self.method)
+            .field("timeout", &self.timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RequestHandle {
+    /// The request's method.
+    pub fn method(&self) -> &str {
+        &self.method
+    }
+
+    /// The request's JSON-RPC id while it is in flight (`None` once it
+    /// has ended or when the client is closed); pass it to
+    /// [`Client::cancel_request`] from anywhere.
+    pub async fn id(&self) -> Option<RequestId> {
+        let (reply, rx) = oneshot::channel();
+        let ask = Command::IdOf {
+            token: self.token,
+            reply,
+        };
+        self.commands.send(ask).ok()?;
+        rx.await.ok().flatten()
+    }
+
+    /// Bounds the wait for the result: when `timeout` passes first, the
+    /// request is cancelled and the result is an error for which
+    /// [`Error::is_timeout`] holds. The time counts from the first poll.
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Cancels the request (dropping the handle does the same).
+    pub fn cancel(self) {
+        drop(self);
+    }
+
+    /// Waits for the result and decodes it as `T`.
+    ///
+    /// # Errors
+    /// See [`Error`]; [`Error::is_timeout`] after
+    /// [`with_timeout`](RequestHandle::with_timeout) ran out.
+    pub async fn result_as<T: DeserializeOwned>(self) -> Result<T, Error> {
+        let RequestHandle {
+            method,
+            token: _,
+            commands: _,
+            reply,
+            mut guard,
+            timeout,
+        } = self;
+        let outcome = match timeout {
+            None => reply.await,
+            Some(limit) => match tokio::time::timeout(limit, reply).await {
+                Ok(r) => r,
+                // Dropping the armed guard cancels the request.
+                Err(_) => return Err(RequestError::Timeout(limit).into()),
+            },
+        };
+        guard.disarm();
+        match outcome.map_err(|_| Error::closed())?? {
+            Outcome::Done(c) => c.decode().map_err(|e| Error::decode(&method, e)),
+            other => Err(unexpected(&method, &other)),
+        }
+    }
+
+    /// Waits for the result as JSON (what `.await` on the handle does).
+    ///
+    /// # Errors
+    /// As [`result_as`](RequestHandle::result_as).
+    pub async fn result(self) -> Result<Value, Error> {
+        self.result_as().await
+    }
+}
+
+impl IntoFuture for RequestHandle {
+    type Output = Result<Value, Error>;
+    type IntoFuture = Pin<Box<dyn Future<Output = Self::Output> + Send>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.result())
+    }
+}
+
+impl Client {
+    /// Sends a request of any method now and returns a handle to its
+    /// result, without waiting. See [`RequestHandle`].
+    pub fn start_request(&self, method: &str, params: Option<Value>) -> RequestHandle {
+        self.start_request_with(method, params, CallOptions::new())
+    }
+
+    /// [`Client::start_request`] typed by a method marker of
+    /// `mcp_types::methods`; collect the typed result with
+    /// [`RequestHandle::result_as`].
+    ///
+    /// ```no_run
+    /// # async fn run(client: mcp_client::Client) -> Result<(), mcp_client::Error> {
+    /// use mcp_client::mcp_types::common::PaginatedRequestParams;
+    /// use mcp_client::mcp_types::methods::v2026_07_28::ListTools;
+    /// use mcp_client::mcp_types::RequestMethod;
+    /// let handle = client.start_request_typed::<ListTools>(&PaginatedRequestParams::new())?;
+    /// let page: <ListTools as RequestMethod>::Result = handle.result_as().await?;
+    /// # let _ = page; Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// A usage error when the params do not serialize (nothing is sent).
+    pub fn start_request_typed<M: mcp_types::RequestMethod>(
+        &self,
+        params: &M::Params,
+    ) -> Result<RequestHandle, Error> {
+        let value = serde_json::to_value(params).map_err(mcp_core::UsageError::from)?;
+        Ok(self.start_request(M::METHOD, Some(value)))
+    }
+
+    /// [`Client::start_request`] with per-request options (the options'
+    /// timeout is the core's deadline; [`RequestHandle::with_timeout`]
+    /// bounds the wait on top of it).
+    pub fn start_request_with(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        opts: CallOptions,
+    ) -> RequestHandle {
+        let token = self.token();
+        let mut spec = Client::spec(method, params, opts);
+        self.add_log_level(&mut spec.opts);
+        let (tx, reply) = oneshot::channel();
+        // When the driver is gone, `tx` is dropped and the handle resolves
+        // to a closed error.
+        let _ = self.inner.commands.send(Command::Start {
+            token,
+            spec: Box::new(spec),
+            reply: tx,
+        });
+        RequestHandle {
+            method: method.to_owned(),
+            token,
+            commands: self.inner.commands.clone(),
+            reply,
+            guard: CancelGuard::new(token, self.inner.commands.clone()),
+            timeout: None,
+        }
+    }
+
+    /// Cancels any call of this client that is in flight, by its JSON-RPC
+    /// id (from [`RequestHandle::id`], or the `call` given to
+    /// [`NotificationHandler::on_progress`](crate::NotificationHandler::on_progress)).
+    /// The server is told (`notifications/cancelled`, or the call's HTTP
+    /// stream is closed), the caller waiting for the call gets an error for
+    /// which [`Error::is_cancelled`] holds, and a late response is ignored.
+    ///
+    /// ```no_run
+    /// # async fn run(client: mcp_client::Client) -> Result<(), mcp_client::Error> {
+    /// let handle = client.start_request("tools/list", None);
+    /// if let Some(id) = handle.id().await {
+    ///     client.cancel_request(&id).await?;
+    /// }
+    /// assert!(handle.await.is_err());
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::is_usage`] when no call with this id is in flight (it
+    /// ended, or it is the `initialize` request, which cannot be
+    /// cancelled); [`Error::is_closed`].
+    pub async fn cancel_request(&self, id: &RequestId) -> Result<(), Error> {
+        let (reply, rx) = oneshot::channel();
+        let id = id.clone();
+        self.inner
+            .commands
+            .send(Command::CancelId { id, reply })
+            .map_err(|_| Error::closed())?;
+        rx.await.map_err(|_| Error::closed())?
+    }
+}
