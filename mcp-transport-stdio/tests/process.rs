@@ -52,6 +52,15 @@ async fn banners_before_and_between_messages_are_skipped() {
     let (between, second) = until_message(&mut t).await;
     assert!(matches!(second, Message::Response(ref r) if r.id == RequestId::Number(2)));
     assert!(matches!(&between[..], [Inbound::Skipped(s)] if s.excerpt == "log: handled a request"));
+    // The server logs once more after its last reply: read that line before
+    // shutting down, so the server never writes into a closed pipe (it would
+    // then exit with an error, which is not what this test is about).
+    let trailing = tokio::time::timeout(TIMEOUT, t.recv())
+        .await
+        .expect("the trailing log line")
+        .expect("stream open")
+        .expect("no error");
+    assert!(matches!(trailing, Inbound::Skipped(ref s) if s.excerpt == "log: handled a request"));
     let exit = t.shutdown().await;
     assert_eq!(exit.outcome, ShutdownOutcome::Exited);
     assert_eq!(exit.status.and_then(|s| s.code()), Some(0));
