@@ -27,6 +27,8 @@
 //!
 //! # Run loop
 //!
+//! (`tests/run_loop.rs` runs this very loop against a scripted server.)
+//!
 //! ```
 //! use std::time::{Duration, Instant};
 //! use mcp_core::{Config, Connection, Event, Transmit};
@@ -42,8 +44,10 @@
 //!     Message::from_slice(reply.to_string().as_bytes()).ok()
 //! }
 //!
+//! // `start` comes from the caller's clock: the core never reads one.
+//! fn run(start: Instant) {
+//! let mut now = start;
 //! let mut conn = Connection::new(Config::new("example", "1.0"));
-//! let mut now = Instant::now(); // the facade reads the clock; the core never does
 //! conn.connect(now).unwrap();
 //! let mut connected = false;
 //! for _ in 0..10 {
@@ -75,6 +79,7 @@
 //! let id = conn.call_tool(now, "echo", serde_json::json!({"text": "hi"}), Default::default()).unwrap();
 //! assert_eq!(conn.in_flight(), 1);
 //! # let _ = id;
+//! }
 //! ```
 //!
 //! # Modules

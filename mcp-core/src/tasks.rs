@@ -14,10 +14,12 @@
 //! ```
 //! use std::time::{Duration, Instant};
 //! use mcp_core::tasks::{decide, PollDecision, PollOptions, TaskSnapshot, TaskStatus};
-//! let now = Instant::now();
+//! // `now` comes from the caller's clock (or a virtual one in tests).
+//! fn check(now: Instant) {
 //! let task = TaskSnapshot::new("t1", TaskStatus::Working).with_poll_interval(Duration::from_millis(10));
 //! let d = decide(&task, now, &PollOptions::default());
 //! assert_eq!(d, PollDecision::PollAt(now + Duration::from_millis(50)));
+//! }
 //! ```
 
 use std::time::{Duration, Instant};
