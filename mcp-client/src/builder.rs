@@ -271,6 +271,11 @@ impl ClientBuilder {
     }
 
     /// Open the optional 2025-11-25 HTTP GET stream (on by default).
+    ///
+    /// When on, `connect` returns once the server has answered the GET (or
+    /// after two seconds at most), so a request the server sends right after
+    /// the handshake finds the stream open: SDK servers drop server-initiated
+    /// messages while no GET stream exists.
     pub fn get_stream(mut self, open: bool) -> Self {
         self.get_stream = open;
         self

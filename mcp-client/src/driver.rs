@@ -108,7 +108,13 @@ pub(crate) enum HttpIo {
         item: Option<Result<Message, HttpError>>,
     },
     ServerStream(Result<Option<ResponseStream>, HttpError>),
+    /// [`GET_STREAM_WAIT`] passed since the first GET went out.
+    StreamWaitOver,
 }
+
+/// How long `connect` waits for the 2025-11-25 GET stream's answer before
+/// returning anyway (a server that holds its response headers back).
+const GET_STREAM_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 
 enum Wake {
     Command(Option<Command>),
@@ -502,12 +508,20 @@ impl Driver {
                     }
                 }
             },
-            HttpIo::ServerStream(Ok(Some(s))) => self.http_io.push(read_next(None, s)),
-            HttpIo::ServerStream(Ok(None)) => tracing::debug!("the server offers no GET stream"),
-            HttpIo::ServerStream(Err(e @ HttpError::SessionExpired)) => {
-                self.http_failed(now, None, e);
+            HttpIo::StreamWaitOver => self.release_connect(),
+            HttpIo::ServerStream(r) => {
+                self.release_connect();
+                self.on_server_stream(now, r);
             }
-            HttpIo::ServerStream(Err(e)) => tracing::debug!(error = %e, "GET stream failed"),
+        }
+    }
+
+    fn on_server_stream(&mut self, now: Instant, r: Result<Option<ResponseStream>, HttpError>) {
+        match r {
+            Ok(Some(s)) => self.http_io.push(read_next(None, s)),
+            Ok(None) => tracing::debug!("the server offers no GET stream"),
+            Err(e @ HttpError::SessionExpired) => self.http_failed(now, None, e),
+            Err(e) => tracing::debug!(error = %e, "GET stream failed"),
         }
     }
 
@@ -566,14 +580,34 @@ impl Driver {
         self.conn.handle_transport_closed(now, reason);
     }
 
-    pub(crate) fn open_server_stream(&mut self) {
-        if let Some(Link::Http(http)) = &self.link
-            && self.get_stream
-        {
-            let http = http.clone();
-            self.http_io.push(Box::pin(async move {
-                HttpIo::ServerStream(http.open_server_stream().await)
-            }));
+    /// Opens the 2025-11-25 GET stream when this is an HTTP link that wants
+    /// one; returns whether it did.
+    pub(crate) fn open_server_stream(&mut self) -> bool {
+        match &self.link {
+            Some(Link::Http(http)) if self.get_stream => {
+                let http = http.clone();
+                self.http_io.push(Box::pin(async move {
+                    HttpIo::ServerStream(http.open_server_stream().await)
+                }));
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Holds `connect`'s answer until the GET stream answers, for at most
+    /// [`GET_STREAM_WAIT`].
+    pub(crate) fn wait_for_server_stream(&mut self) {
+        self.http_io.push(Box::pin(async {
+            tokio::time::sleep(GET_STREAM_WAIT).await;
+            HttpIo::StreamWaitOver
+        }));
+    }
+
+    /// Tells `connect` it succeeded, if it still waits.
+    pub(crate) fn release_connect(&mut self) {
+        if let Some(tx) = self.connect_reply.take() {
+            let _ = tx.send(Ok(()));
         }
     }
 

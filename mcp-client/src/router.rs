@@ -138,17 +138,23 @@ impl Driver {
                 // POST, say) is no cause of anything later.
                 self.last_http_error = None;
                 self.shared.update(&self.conn);
-                match self.connect_reply.take() {
-                    Some(tx) => {
-                        let _ = tx.send(Ok(()));
+                let legacy = era == mcp_types::Era::Legacy;
+                // A 2025-11-25 server may send its first request on the GET
+                // stream right after the handshake, and a stream that is not
+                // open yet loses it (the SDK servers drop such messages). So
+                // `connect` returns once the GET has an answer (or after
+                // `GET_STREAM_WAIT`), not before.
+                let stream_opened = legacy && self.open_server_stream();
+                if self.connect_reply.is_some() {
+                    if stream_opened {
+                        self.wait_for_server_stream();
+                    } else {
+                        self.release_connect();
                     }
+                } else if legacy {
                     // A recovered 2025-11-25 session: the server forgot the
                     // old session's subscriptions and log level.
-                    None if era == mcp_types::Era::Legacy => self.restore_session(),
-                    None => {}
-                }
-                if era == mcp_types::Era::Legacy {
-                    self.open_server_stream();
+                    self.restore_session();
                 }
             }
             Event::EraDecided(outcome) => {
