@@ -11,14 +11,11 @@
 use std::collections::{HashMap, VecDeque};
 use std::time::Instant;
 
-use bytes::Bytes;
 use futures::stream::FuturesUnordered;
 use futures::{FutureExt, StreamExt};
 use mcp_core::{CloseReason, Connection};
-use mcp_transport_http::{HttpError, HttpTransport, Reply, ResponseStream};
+use mcp_transport_http::HttpError;
 use mcp_transport_stdio::Inbound;
-use mcp_types::jsonrpc::ErrorObject;
-use mcp_types::routing::HttpRouting;
 use mcp_types::{Message, RequestId};
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
@@ -27,6 +24,7 @@ use crate::client::Shared;
 use crate::era_cache::EraCache;
 use crate::error::Error;
 use crate::handlers::{BoxFuture, Served};
+use crate::http_io::{HttpIo, post};
 use crate::options::CallOptions;
 use crate::router::{Outcome, Pending, Sink};
 use crate::transport::Link;
@@ -95,26 +93,6 @@ pub(crate) enum Target {
         method: String,
     },
 }
-
-/// One finished HTTP step.
-pub(crate) enum HttpIo {
-    Posted {
-        id: Option<RequestId>,
-        result: Result<Reply, HttpError>,
-    },
-    Item {
-        id: Option<RequestId>,
-        stream: ResponseStream,
-        item: Option<Result<Message, HttpError>>,
-    },
-    ServerStream(Result<Option<ResponseStream>, HttpError>),
-    /// [`GET_STREAM_WAIT`] passed since the first GET went out.
-    StreamWaitOver,
-}
-
-/// How long `connect` waits for the 2025-11-25 GET stream's answer before
-/// returning anyway (a server that holds its response headers back).
-const GET_STREAM_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 
 enum Wake {
     Command(Option<Command>),
@@ -483,90 +461,6 @@ impl Driver {
         }
     }
 
-    fn on_http(&mut self, now: Instant, io: HttpIo) {
-        match io {
-            HttpIo::Posted { id, result } => match result {
-                Ok(Reply::Accepted) => {
-                    if let Some(id) = id {
-                        self.conn.handle_stream_closed(now, &id);
-                    }
-                }
-                Ok(Reply::Message(m)) => self.conn.handle_message(now, *m),
-                Ok(Reply::Stream(s)) => self.http_io.push(read_next(id, s)),
-                Ok(_) => {}
-                Err(e) => self.http_failed(now, id.as_ref(), e),
-            },
-            HttpIo::Item { id, stream, item } => match item {
-                Some(Ok(m)) => {
-                    self.conn.handle_message(now, m);
-                    self.http_io.push(read_next(id, stream));
-                }
-                Some(Err(e)) => self.http_failed(now, id.as_ref(), e),
-                None => {
-                    if let Some(id) = id {
-                        self.conn.handle_stream_closed(now, &id);
-                    }
-                }
-            },
-            HttpIo::StreamWaitOver => self.release_connect(),
-            HttpIo::ServerStream(r) => {
-                self.release_connect();
-                self.on_server_stream(now, r);
-            }
-        }
-    }
-
-    fn on_server_stream(&mut self, now: Instant, r: Result<Option<ResponseStream>, HttpError>) {
-        match r {
-            Ok(Some(s)) => self.http_io.push(read_next(None, s)),
-            Ok(None) => tracing::debug!("the server offers no GET stream"),
-            Err(e @ HttpError::SessionExpired) => self.http_failed(now, None, e),
-            Err(e) => tracing::debug!(error = %e, "GET stream failed"),
-        }
-    }
-
-    fn http_failed(&mut self, now: Instant, id: Option<&RequestId>, e: HttpError) {
-        let body_error = |m: Option<&Message>| -> Option<ErrorObject> {
-            match m {
-                Some(Message::Error(e)) => Some(e.error.clone()),
-                _ => None,
-            }
-        };
-        match &e {
-            HttpError::Cancelled => {}
-            // The transport forgot the stale id; the core fails the request
-            // (not replayed) and starts one fresh `initialize`.
-            HttpError::SessionExpired => {
-                // A 404 for an old session while a newer one is live is a late
-                // answer: fail that request, do not start another session.
-                let replaced =
-                    matches!(&self.link, Some(Link::Http(h)) if h.session_id().is_some());
-                match id {
-                    Some(id) if replaced => self.conn.handle_stale_session(now, id),
-                    None if replaced => {}
-                    _ => self.conn.handle_session_expired(now, id),
-                }
-            }
-            HttpError::Status { status, .. } | HttpError::Unauthorized { status, .. } => {
-                let error = body_error(e.jsonrpc_message());
-                self.conn.handle_http_error(now, id, status.as_u16(), error);
-            }
-            _ => {
-                tracing::debug!(error = %e, "HTTP exchange failed");
-                self.last_transport_error = Some(e.to_string());
-                // Keep the typed error: the core only learns that the
-                // stream closed, the caller gets this as the cause.
-                match id.and_then(|id| self.pending.get_mut(id)) {
-                    Some(p) => p.cause = Some(e),
-                    None => self.last_http_error = Some(e),
-                }
-                if let Some(id) = id {
-                    self.conn.handle_stream_closed(now, id);
-                }
-            }
-        }
-    }
-
     fn transport_ended(&mut self, now: Instant, error: Option<String>) {
         self.link_open = false;
         let reason = match &error {
@@ -578,37 +472,6 @@ impl Driver {
             self.last_transport_error = Some(e);
         }
         self.conn.handle_transport_closed(now, reason);
-    }
-
-    /// Opens the 2025-11-25 GET stream when this is an HTTP link that wants
-    /// one; returns whether it did.
-    pub(crate) fn open_server_stream(&mut self) -> bool {
-        match &self.link {
-            Some(Link::Http(http)) if self.get_stream => {
-                let http = http.clone();
-                self.http_io.push(Box::pin(async move {
-                    HttpIo::ServerStream(http.open_server_stream().await)
-                }));
-                true
-            }
-            _ => false,
-        }
-    }
-
-    /// Holds `connect`'s answer until the GET stream answers, for at most
-    /// [`GET_STREAM_WAIT`].
-    pub(crate) fn wait_for_server_stream(&mut self) {
-        self.http_io.push(Box::pin(async {
-            tokio::time::sleep(GET_STREAM_WAIT).await;
-            HttpIo::StreamWaitOver
-        }));
-    }
-
-    /// Tells `connect` it succeeded, if it still waits.
-    pub(crate) fn release_connect(&mut self) {
-        if let Some(tx) = self.connect_reply.take() {
-            let _ = tx.send(Ok(()));
-        }
     }
 
     pub(crate) fn serve(&mut self, target: Target, fut: BoxFuture<Served>) {
@@ -628,26 +491,4 @@ impl Driver {
             link.close().await;
         }
     }
-}
-
-fn post(
-    http: HttpTransport,
-    bytes: Vec<u8>,
-    routing: HttpRouting,
-    headers: http::HeaderMap,
-) -> BoxFuture<HttpIo> {
-    Box::pin(async move {
-        let result = http.send_with(Bytes::from(bytes), &routing, &headers).await;
-        HttpIo::Posted {
-            id: routing.request_id,
-            result,
-        }
-    })
-}
-
-fn read_next(id: Option<RequestId>, mut stream: ResponseStream) -> BoxFuture<HttpIo> {
-    Box::pin(async move {
-        let item = stream.next().await;
-        HttpIo::Item { id, stream, item }
-    })
 }

@@ -83,6 +83,7 @@ mod error;
 mod features;
 mod form_defaults;
 pub mod handlers;
+mod http_io;
 mod listen;
 mod options;
 mod prompt_args;
