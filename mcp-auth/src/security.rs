@@ -3,13 +3,16 @@
 //!
 //! - Authorization server endpoints must be HTTPS, except on loopback (development).
 //! - A remote HTTPS resource cannot send discovery to loopback or plain HTTP (SSRF and
-//!   downgrade protection).
+//!   downgrade protection), nor to a private, link-local (cloud metadata), shared or
+//!   unspecified IP address unless the resource itself lives on such an address.
+//!   Host names are not resolved here: the rule covers IP literals, the form an
+//!   attacker-controlled metadata document uses to reach internal services.
 //! - A `resource_metadata` URL from a challenge must pass the same rule, and with
 //!   [`SecurityPolicy::same_origin_resource_metadata`] must share the resource's origin.
 //! - Redirect URIs are loopback or HTTPS.
 //! - Tokens travel only in the `Authorization` header (see [`authorization_header`]).
 
-use std::net::IpAddr;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use url::{Host, Url};
 
@@ -91,6 +94,37 @@ pub fn is_loopback(url: &Url) -> bool {
     }
 }
 
+/// Whether the URL's host is an IP literal in a non-public range: private
+/// (10/8, 172.16/12, 192.168/16), link-local (169.254/16, the cloud metadata
+/// range, and `fe80::/10`), shared address space (100.64/10), unspecified
+/// (`0.0.0.0`, `::`), unique-local IPv6 (`fc00::/7`), or an IPv4-mapped IPv6
+/// address in any of those. Loopback is reported by [`is_loopback`] instead.
+pub fn is_private_network(url: &Url) -> bool {
+    match url.host() {
+        Some(Host::Ipv4(ip)) => private_v4(ip),
+        Some(Host::Ipv6(ip)) => private_v6(ip),
+        Some(Host::Domain(_)) | None => false,
+    }
+}
+
+fn private_v4(ip: Ipv4Addr) -> bool {
+    let [a, b, ..] = ip.octets();
+    ip.is_private()
+        || ip.is_link_local()
+        || ip.is_unspecified()
+        || ip.is_broadcast()
+        || (a == 100 && (64..128).contains(&b))
+        || a == 0
+}
+
+fn private_v6(ip: Ipv6Addr) -> bool {
+    if let Some(v4) = ip.to_ipv4_mapped() {
+        return private_v4(v4) || v4.is_loopback();
+    }
+    let first = ip.segments()[0];
+    ip.is_unspecified() || (first & 0xfe00) == 0xfc00 || (first & 0xffc0) == 0xfe80
+}
+
 /// Parses an absolute `http`/`https` URL without userinfo or fragment.
 pub fn parse_http_url(s: &str) -> Result<Url, SecurityError> {
     let url = Url::parse(s).map_err(|_| SecurityError::InvalidUrl(s.to_owned()))?;
@@ -117,7 +151,10 @@ pub fn check_as_endpoint(url: &Url, policy: &SecurityPolicy) -> Result<(), Secur
 ///
 /// A remote (non-loopback) resource may only lead to remote HTTPS targets: never to
 /// loopback (SSRF into the user's machine) and never to plain HTTP (downgrade). A
-/// loopback resource (development) may lead to loopback or HTTPS targets.
+/// public resource may not lead to a private or link-local IP literal either (see
+/// [`is_private_network`]); a resource on a private address (an internal
+/// deployment) may. A loopback resource (development) may lead to loopback or
+/// HTTPS targets.
 pub fn check_discovery_target(
     resource: &Url,
     target: &Url,
@@ -131,7 +168,8 @@ pub fn check_discovery_target(
     let ok = if is_loopback(resource) {
         target.scheme() == "https" || (target_loopback && policy.allow_http_loopback)
     } else {
-        target.scheme() == "https" && !target_loopback
+        let private_ok = is_private_network(resource) || !is_private_network(target);
+        target.scheme() == "https" && !target_loopback && private_ok
     };
     if ok { Ok(()) } else { Err(refused()) }
 }

@@ -249,3 +249,44 @@ proptest::proptest! {
         }
     }
 }
+
+#[test]
+fn public_resource_cannot_discover_into_private_or_metadata_addresses() {
+    let p = SecurityPolicy::default();
+    let remote = u("https://mcp.example.com/mcp");
+    for bad in [
+        "https://10.0.0.5/x",
+        "https://172.16.3.4/x",
+        "https://192.168.1.1/x",
+        "https://169.254.169.254/latest/meta-data",
+        "https://100.64.0.1/x",
+        "https://0.0.0.0/x",
+        "https://[fd00::1]/x",
+        "https://[fe80::1]/x",
+        "https://[::]/x",
+        "https://[::ffff:10.0.0.1]/x",
+        "https://[::ffff:127.0.0.1]/x",
+    ] {
+        assert!(
+            check_discovery_target(&remote, &u(bad), &p).is_err(),
+            "{bad}"
+        );
+    }
+    // Public literals and the neighbours of the private ranges pass.
+    for good in [
+        "https://8.8.8.8/x",
+        "https://172.32.0.1/x",
+        "https://100.128.0.1/x",
+        "https://[2001:db8::1]/x",
+    ] {
+        assert!(
+            check_discovery_target(&remote, &u(good), &p).is_ok(),
+            "{good}"
+        );
+    }
+    // An internal deployment may use internal authorization servers.
+    let internal = u("https://10.1.2.3/mcp");
+    assert!(check_discovery_target(&internal, &u("https://10.9.9.9/as"), &p).is_ok());
+    assert!(check_discovery_target(&internal, &u("https://127.0.0.1/as"), &p).is_err());
+    assert!(check_resource_metadata_url(&remote, "https://169.254.169.254/prm", &p).is_err());
+}
