@@ -1,4 +1,5 @@
-//! Internal macros: open string enums that keep unknown values as data.
+//! Internal macros: open string enums that keep unknown values as data, and
+//! the one shape every cacheable list result shares.
 
 /// Declares a string enum whose unknown wire values are kept in an
 /// `Unknown(String)` variant instead of failing to parse.
@@ -79,3 +80,74 @@ macro_rules! open_enum {
 }
 
 pub(crate) use open_enum;
+
+/// Declares a cacheable list result (`tools/list`, `prompts/list`,
+/// `resources/list`, `resources/templates/list`): `_meta`, `resultType`, the
+/// page's items, `nextCursor`, `ttlMs` and `cacheScope`, with a `new`
+/// constructor for a complete page and `with_cache` / `with_next_cursor`.
+macro_rules! list_result {
+    (
+        $(#[$meta:meta])*
+        pub struct $name:ident {
+            $(#[$fmeta:meta])*
+            pub $field:ident: Vec<$item:ty>,
+        }
+        $(#[$new_meta:meta])*
+        fn new;
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize, ::schemars::JsonSchema)]
+        #[serde(rename_all = "camelCase")]
+        #[non_exhaustive]
+        pub struct $name {
+            /// `_meta`.
+            #[serde(rename = "_meta", default, skip_serializing_if = "Meta::is_empty")]
+            pub meta: Meta,
+            /// 2026-07-28: `resultType`.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub result_type: Option<ResultType>,
+            $(#[$fmeta])*
+            pub $field: Vec<$item>,
+            /// The cursor of the next page.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub next_cursor: Option<Cursor>,
+            /// 2026-07-28: cache lifetime in milliseconds.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub ttl_ms: Option<u64>,
+            /// 2026-07-28: cache scope.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub cache_scope: Option<CacheScope>,
+        }
+
+        impl $name {
+            $(#[$new_meta])*
+            pub fn new($field: Vec<$item>) -> Self {
+                $name {
+                    meta: Meta::new(),
+                    result_type: complete(),
+                    $field,
+                    next_cursor: None,
+                    ttl_ms: None,
+                    cache_scope: None,
+                }
+            }
+
+            /// Sets the caching fields.
+            #[must_use]
+            pub fn with_cache(mut self, ttl_ms: u64, scope: CacheScope) -> Self {
+                self.ttl_ms = Some(ttl_ms);
+                self.cache_scope = Some(scope);
+                self
+            }
+
+            /// Sets the next cursor.
+            #[must_use]
+            pub fn with_next_cursor(mut self, cursor: impl Into<Cursor>) -> Self {
+                self.next_cursor = Some(cursor.into());
+                self
+            }
+        }
+    };
+}
+
+pub(crate) use list_result;

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::common::{Cursor, Icon, Role};
 use crate::content::ContentBlock;
+use crate::macros::list_result;
 use crate::meta::Meta;
 use crate::results::{CacheScope, InputResponses, ResultType, complete};
 
@@ -84,42 +85,14 @@ impl PromptArgument {
     }
 }
 
-/// Result of `prompts/list`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase")]
-#[non_exhaustive]
-pub struct ListPromptsResult {
-    /// `_meta`.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Meta::is_empty")]
-    pub meta: Meta,
-    /// 2026-07-28: `resultType`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub result_type: Option<ResultType>,
-    /// The prompts on this page.
-    pub prompts: Vec<Prompt>,
-    /// The cursor of the next page.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub next_cursor: Option<Cursor>,
-    /// 2026-07-28: cache lifetime in milliseconds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ttl_ms: Option<u64>,
-    /// 2026-07-28: cache scope.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cache_scope: Option<CacheScope>,
-}
-
-impl ListPromptsResult {
-    /// A page of prompts, `resultType: "complete"`.
-    pub fn new(prompts: Vec<Prompt>) -> Self {
-        ListPromptsResult {
-            meta: Meta::new(),
-            result_type: complete(),
-            prompts,
-            next_cursor: None,
-            ttl_ms: None,
-            cache_scope: None,
-        }
+list_result! {
+    /// Result of `prompts/list`.
+    pub struct ListPromptsResult {
+        /// The prompts on this page.
+        pub prompts: Vec<Prompt>,
     }
+    /// A page of prompts, `resultType: "complete"`.
+    fn new;
 }
 
 /// Params of `prompts/get`.

@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::common::{Annotations, Cursor, Icon};
+use crate::macros::list_result;
 use crate::meta::Meta;
 use crate::results::{CacheScope, InputResponses, ResultType, complete};
 
@@ -208,80 +209,24 @@ impl BlobResourceContents {
     }
 }
 
-/// Result of `resources/list`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase")]
-#[non_exhaustive]
-pub struct ListResourcesResult {
-    /// `_meta`.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Meta::is_empty")]
-    pub meta: Meta,
-    /// 2026-07-28: `resultType`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub result_type: Option<ResultType>,
-    /// The resources on this page.
-    pub resources: Vec<Resource>,
-    /// The cursor of the next page.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub next_cursor: Option<Cursor>,
-    /// 2026-07-28: cache lifetime in milliseconds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ttl_ms: Option<u64>,
-    /// 2026-07-28: cache scope.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cache_scope: Option<CacheScope>,
-}
-
-impl ListResourcesResult {
+list_result! {
+    /// Result of `resources/list`.
+    pub struct ListResourcesResult {
+        /// The resources on this page.
+        pub resources: Vec<Resource>,
+    }
     /// A page of resources, `resultType: "complete"`.
-    pub fn new(resources: Vec<Resource>) -> Self {
-        ListResourcesResult {
-            meta: Meta::new(),
-            result_type: complete(),
-            resources,
-            next_cursor: None,
-            ttl_ms: None,
-            cache_scope: None,
-        }
+    fn new;
+}
+
+list_result! {
+    /// Result of `resources/templates/list`.
+    pub struct ListResourceTemplatesResult {
+        /// The templates on this page.
+        pub resource_templates: Vec<ResourceTemplate>,
     }
-}
-
-/// Result of `resources/templates/list`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase")]
-#[non_exhaustive]
-pub struct ListResourceTemplatesResult {
-    /// `_meta`.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Meta::is_empty")]
-    pub meta: Meta,
-    /// 2026-07-28: `resultType`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub result_type: Option<ResultType>,
-    /// The templates on this page.
-    pub resource_templates: Vec<ResourceTemplate>,
-    /// The cursor of the next page.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub next_cursor: Option<Cursor>,
-    /// 2026-07-28: cache lifetime in milliseconds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ttl_ms: Option<u64>,
-    /// 2026-07-28: cache scope.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cache_scope: Option<CacheScope>,
-}
-
-impl ListResourceTemplatesResult {
     /// A page of templates, `resultType: "complete"`.
-    pub fn new(resource_templates: Vec<ResourceTemplate>) -> Self {
-        ListResourceTemplatesResult {
-            meta: Meta::new(),
-            result_type: complete(),
-            resource_templates,
-            next_cursor: None,
-            ttl_ms: None,
-            cache_scope: None,
-        }
-    }
+    fn new;
 }
 
 /// Params of `resources/read`.

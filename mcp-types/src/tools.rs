@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::common::{Cursor, Icon, JsonObject};
 use crate::content::ContentBlock;
-use crate::macros::open_enum;
+use crate::macros::{list_result, open_enum};
 use crate::meta::Meta;
 use crate::results::{CacheScope, InputResponses, ResultType, complete};
 
@@ -233,57 +233,14 @@ pub struct ToolExecution {
     pub task_support: Option<TaskSupport>,
 }
 
-/// Result of `tools/list`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase")]
-#[non_exhaustive]
-pub struct ListToolsResult {
-    /// `_meta`.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Meta::is_empty")]
-    pub meta: Meta,
-    /// 2026-07-28: `resultType`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub result_type: Option<ResultType>,
-    /// The tools on this page.
-    pub tools: Vec<Tool>,
-    /// The cursor of the next page.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub next_cursor: Option<Cursor>,
-    /// 2026-07-28: cache lifetime in milliseconds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ttl_ms: Option<u64>,
-    /// 2026-07-28: cache scope.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cache_scope: Option<CacheScope>,
-}
-
-impl ListToolsResult {
+list_result! {
+    /// Result of `tools/list`.
+    pub struct ListToolsResult {
+        /// The tools on this page.
+        pub tools: Vec<Tool>,
+    }
     /// A page of tools, `resultType: "complete"`.
-    pub fn new(tools: Vec<Tool>) -> Self {
-        ListToolsResult {
-            meta: Meta::new(),
-            result_type: complete(),
-            tools,
-            next_cursor: None,
-            ttl_ms: None,
-            cache_scope: None,
-        }
-    }
-
-    /// Sets the caching fields.
-    #[must_use]
-    pub fn with_cache(mut self, ttl_ms: u64, scope: CacheScope) -> Self {
-        self.ttl_ms = Some(ttl_ms);
-        self.cache_scope = Some(scope);
-        self
-    }
-
-    /// Sets the next cursor.
-    #[must_use]
-    pub fn with_next_cursor(mut self, cursor: impl Into<Cursor>) -> Self {
-        self.next_cursor = Some(cursor.into());
-        self
-    }
+    fn new;
 }
 
 /// Params of `tools/call`.
