@@ -75,7 +75,7 @@ pub const FAMILY: Family = Family::new(
             authorization_code
         ),
         scenario!("auth/scope-step-up", BOTH, authorization_code),
-        scenario!("auth/scope-retry-limit", BOTH, scope_retry_limit),
+        scenario!("auth/scope-retry-limit", BOTH, refusal),
         scenario!("auth/token-endpoint-auth-basic", BOTH, authorization_code),
         scenario!("auth/token-endpoint-auth-post", BOTH, authorization_code),
         scenario!("auth/token-endpoint-auth-none", BOTH, authorization_code),
@@ -138,12 +138,9 @@ fn context_secret(invocation: &Invocation, key: &str) -> Result<Secret, Scenario
 /// A failed run, and whether it ended in an authorization refusal: the
 /// server still answered 401/403 ([`mcp_client::Error::is_unauthorized`]) or
 /// an OAuth error ([`AuthError`]) is in the error's source chain.
-///
 /// A refusal by the client's own OAuth checks (a wrong `iss`, a mismatched
-/// `resource`) currently reaches the facade as "the transport closed" with
-/// the reason only in text, so it is not recognized here: those runs exit 1,
-/// which the suite allows for them (`allowClientError`), and the suite's
-/// checks decide.
+/// `resource`) arrives as a typed [`AuthError`] in that chain too
+/// ([`mcp_client::Error::is_authorization_failed`]).
 #[derive(Debug)]
 struct Failure {
     error: ScenarioError,
@@ -222,15 +219,11 @@ fn headless() -> OAuthConfig {
     OAuthConfig::headless_authorization_code(registration())
 }
 
-/// `scope-retry-limit`: the server answers 403 `insufficient_scope` forever.
-/// The transport re-authorizes a bounded number of times and then gives up
-/// with an OAuth error; the scenario passes when it gave up that way.
-async fn scope_retry_limit(invocation: &Invocation) -> Result<(), ScenarioError> {
-    expect_auth_error(run_with(invocation, headless()).await)
-}
-
 /// Scenarios in which a correct client refuses to authorize: the run
-/// fails if the client got through.
+/// fails if the client got through. This includes `scope-retry-limit`, where
+/// the server answers 403 `insufficient_scope` forever: the transport
+/// re-authorizes a bounded number of times and then gives up with an OAuth
+/// error.
 async fn refusal(invocation: &Invocation) -> Result<(), ScenarioError> {
     expect_auth_error(run_with(invocation, headless()).await)
 }
