@@ -180,6 +180,7 @@ fn tools(era: Era) -> Vec<Value> {
             "Always returns a tool execution error (isError: true) with `message`.",
             object(json!({ "message": { "type": "string" } }), &[]),
         ),
+        crate::callbacks::definition(),
     ];
     for i in 1..=FILLER_TOOLS {
         out.push(tool(

@@ -137,6 +137,53 @@ impl Session {
         out
     }
 
+    /// Sends a request and, when no answer came within `after`, cancels it
+    /// with `notifications/cancelled`, then listens for `grace` more.
+    /// `Ok` is an answer in time; `Err(late)` says whether the client
+    /// answered the cancelled request anyway (it should not).
+    pub(crate) async fn request_then_cancel(
+        &self,
+        method: &str,
+        params: Value,
+        sink: &Sink,
+        after: Duration,
+        grace: Duration,
+    ) -> Result<Result<Value, ErrorObject>, bool> {
+        let id = RequestId::String(format!(
+            "srv-{}",
+            self.next_id.fetch_add(1, Ordering::Relaxed)
+        ));
+        let (tx, mut rx) = oneshot::channel();
+        lock(&self.pending).insert(id.clone(), tx);
+        let msg = Message::Request(Request {
+            id: id.clone(),
+            method: method.to_owned(),
+            params: mcp_types::jsonrpc::to_raw(&params).ok(),
+        });
+        if sink.send(Frame::Notice(msg)).is_err() {
+            lock(&self.pending).remove(&id);
+            return Err(false);
+        }
+        tokio::select! {
+            r = &mut rx => {
+                lock(&self.pending).remove(&id);
+                return Ok(r.unwrap_or_else(|_| Err(ErrorObject::new(ErrorCode::INTERNAL_ERROR, "session closed"))));
+            }
+            () = tokio::time::sleep(after) => {}
+        }
+        let cancel = notification(
+            "notifications/cancelled",
+            json!({ "requestId": id, "reason": "the demo server gave up waiting" }),
+        );
+        let _ = sink.send(Frame::Notice(cancel));
+        let late = tokio::select! {
+            r = &mut rx => r.is_ok(),
+            () = tokio::time::sleep(grace) => false,
+        };
+        lock(&self.pending).remove(&id);
+        Err(late)
+    }
+
     /// Routes a response from the client; `false` when nothing waited for it.
     pub(crate) fn deliver(&self, id: &RequestId, answer: Result<Value, ErrorObject>) -> bool {
         match lock(&self.pending).remove(id) {
@@ -278,6 +325,8 @@ pub(crate) async fn handle(
         "prompts/list" => paginate(&server.catalog.prompts, "prompts", p, page).map(Value::Object),
         "prompts/get" => prompts::get(p),
         "completion/complete" => prompts::complete(p),
+        // The LLM-server pattern (llm.rs): the client asks the server's model.
+        "sampling/createMessage" => crate::llm::create_message(p),
         "logging/setLevel" => required_str(p, "level").and_then(|level| {
             let rank = log_rank(level)
                 .ok_or_else(|| RpcError::invalid_params(format!("Invalid log level {level:?}")))?;
@@ -471,7 +520,8 @@ pub(crate) fn notify(session: &Session, method: &str, params: &Value) {
     {
         t.cancel();
     }
-    // notifications/initialized, roots/list_changed and progress need no action.
+    crate::callbacks::observe(method, params);
+    // notifications/initialized and roots/list_changed need no action.
 }
 
 /// Errors of the legacy era before `initialize`.

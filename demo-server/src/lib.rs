@@ -65,6 +65,7 @@
 //!
 //! See [`DemoServer`] for the catalogue of tools, resources and prompts.
 
+mod callbacks;
 mod catalog;
 mod dispatch;
 mod http;
@@ -72,6 +73,7 @@ mod http_validate;
 mod interact;
 mod legacy;
 mod listen;
+mod llm;
 mod modern;
 mod prompts;
 mod resources;
@@ -267,6 +269,14 @@ pub enum ServeError {
 ///   `prompts_list_changed`, `resources_list_changed` or `resource_updated`
 ///   (an item URI also changes the item's value).
 /// * `fail {message}`: `isError: true`.
+/// * `callback_task {kind, task=true, ttl_ms, cancel, progress,
+///   expect_progress}` (2025-11-25): asks the client for sampling or form
+///   elicitation as a client-side task (needs the client's
+///   `tasks.requests.*` capability), optionally cancels it, then reports
+///   `tasks/result`, `tasks/get`, whether `tasks/list` lists it, the error
+///   for an unknown id, and the `notifications/tasks/status` and
+///   `notifications/progress` the client sent (`structuredContent`). With
+///   `task: false` the request is plain (progress only).
 /// * `filler_01` to `filler_12`.
 ///
 /// # Resources, prompts, completion
@@ -282,6 +292,14 @@ pub enum ServeError {
 /// prompt arguments `name`, `style`, `language` and the template variable
 /// `id`. Modern cacheable results carry `ttlMs` ([`DemoOptions::cache_ttl`])
 /// and `cacheScope: "public"`.
+///
+/// # A model for the client (the LLM-server pattern)
+///
+/// The server also serves `sampling/createMessage` sent by the client, in
+/// both eras: a deterministic fake model (`demo-echo-model`) answers
+/// `"Echo: <last user message>"`, cut to `maxTokens` words. Neither
+/// revision lists this client-to-server request; it is the inverse of host
+/// sampling, an extension the demo offers for clients to exercise.
 ///
 /// Cloning is cheap; clones share the same state.
 #[derive(Clone)]

@@ -183,6 +183,10 @@ pub(crate) async fn handle(
         "prompts/list" => listed(&server.catalog.prompts, "prompts"),
         "prompts/get" => prompts::get(p).map(|v| complete(server, v, false)),
         "completion/complete" => prompts::complete(p).map(|v| complete(server, v, false)),
+        // The LLM-server pattern (llm.rs): the client asks the server's model.
+        "sampling/createMessage" => {
+            crate::llm::create_message(p).map(|v| complete(server, v, false))
+        }
         "subscriptions/listen" => return listen::listen(server, meta, req, sink, cancel).await,
         "tasks/get" => task_id(server, p).and_then(|id| {
             let t = server.tasks.modern_json(&id).ok_or_else(|| unknown(&id))?;

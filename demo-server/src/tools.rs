@@ -170,6 +170,7 @@ async fn run(
             Ok(text_result(format!("ran {query:?} in {region}{priority}")))
         }
         "trigger" => trigger(ctx, args)?,
+        "callback_task" => crate::callbacks::callback_task(ctx, args).await,
         "authorize" => authorize(ctx, bool_arg(args, "via_error")).await,
         "fail" => {
             let message = args

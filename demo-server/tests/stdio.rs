@@ -55,7 +55,7 @@ async fn legacy_handshake_ping_and_lists() {
         }
     }
     assert_eq!(pages, 3);
-    assert_eq!(names.len(), 25);
+    assert_eq!(names.len(), 26);
     assert!(names.contains(&"long_task".to_owned()));
 
     let (_, r) = c
@@ -133,7 +133,7 @@ async fn modern_discover_and_paginated_lists() {
             modern(json!({}), json!({ "cursor": p2["result"]["nextCursor"] })),
         )
         .await;
-    assert_eq!(p3["result"]["tools"].as_array().unwrap().len(), 5);
+    assert_eq!(p3["result"]["tools"].as_array().unwrap().len(), 6);
     assert!(p3["result"].get("nextCursor").is_none());
     let long = p1["result"]["tools"]
         .as_array()

@@ -55,6 +55,8 @@ pub struct ClientBuilder {
     era_cache: Option<EraCache>,
     server_key: Option<String>,
     get_stream: bool,
+    /// Notification queue bound and debouncing (throughput.rs).
+    pub(crate) throughput: crate::throughput::ThroughputConfig,
 }
 
 impl std::fmt::Debug for ClientBuilder {
@@ -83,6 +85,7 @@ impl ClientBuilder {
             era_cache: None,
             server_key: None,
             get_stream: true,
+            throughput: Default::default(),
         }
     }
 
@@ -254,6 +257,28 @@ impl ClientBuilder {
         self
     }
 
+    /// Strict mode (off by default): every response is checked as a
+    /// complete JSON-RPC envelope and its result validated against the
+    /// negotiated revision's schema; a violation fails the request with an
+    /// error whose [`strict_violation`](crate::Error::strict_violation)
+    /// names the method, the id and the failed paths. See
+    /// [`crate::strict`].
+    ///
+    /// ```no_run
+    /// # async fn run() -> Result<(), mcp_client::Error> {
+    /// use mcp_client::{Client, ServerCommand};
+    /// let client = Client::builder()
+    ///     .stdio(ServerCommand::new("my-mcp-server"))
+    ///     .strict(true)
+    ///     .connect()
+    ///     .await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn strict(mut self, strict: bool) -> Self {
+        self.config = self.config.with_strict(strict);
+        self
+    }
+
     /// Return `input_required` results as values
     /// ([`RawOutcome::InputRequired`](crate::RawOutcome::InputRequired))
     /// instead of answering them through the handlers.
@@ -289,6 +314,17 @@ impl ClientBuilder {
     /// [`Error`] when the transport cannot start or the lifecycle fails
     /// (with the server's exit status and stderr tail for stdio servers).
     pub async fn connect(self) -> Result<Client, Error> {
+        let (client, connected) = self.launch(true)?;
+        connected.await.map_err(|_| Error::closed())??;
+        Ok(client)
+    }
+
+    /// Starts the transport and the driver; runs the lifecycle only when
+    /// `initialize` (else `Client::initialize` does, session_control.rs).
+    pub(crate) fn launch(
+        self,
+        initialize: bool,
+    ) -> Result<(Client, oneshot::Receiver<Result<(), Error>>), Error> {
         let ClientBuilder {
             target,
             mut config,
@@ -296,6 +332,7 @@ impl ClientBuilder {
             era_cache,
             server_key,
             get_stream,
+            throughput,
         } = self;
         handlers.freeze_advertised();
         let features = honest_features(config.features.clone(), &handlers);
@@ -308,7 +345,9 @@ impl ClientBuilder {
         }
         config = config.with_transport(kind).with_features(features);
         let mut conn = Connection::new(config);
-        conn.connect(Instant::now())?;
+        if initialize {
+            conn.connect(Instant::now())?;
+        }
         let shared = Arc::new(Shared::default());
         shared.set_handlers(|h| *h = handlers);
         let (tx, rx) = mpsc::unbounded_channel();
@@ -321,10 +360,11 @@ impl ClientBuilder {
             writing: None,
             http_io: FuturesUnordered::new(),
             handler_io: FuturesUnordered::new(),
+            serving: HashMap::new(),
             pending: HashMap::new(),
             tokens: HashMap::new(),
             shared: shared.clone(),
-            connect_reply: Some(connect_tx),
+            connect_reply: initialize.then_some(connect_tx),
             era_cache: era_cache.zip(key),
             last_transport_error: None,
             last_http_error: None,
@@ -332,11 +372,13 @@ impl ClientBuilder {
             closed: false,
             timer: Box::pin(tokio::time::sleep(Duration::from_secs(86_400 * 365))),
             timer_at: None,
+            served: Default::default(),
+            session_ctl: crate::session_control::SessionControl::new(!initialize),
+            notifier: crate::throughput::Notifier::new(throughput),
         };
         tokio::spawn(driver.run(rx));
         let client = Client::from_parts(tx, shared);
-        connect_rx.await.map_err(|_| Error::closed())??;
-        Ok(client)
+        Ok((client, connect_rx))
     }
 }
 
@@ -346,6 +388,8 @@ fn honest_features(mut f: ClientFeatures, h: &Handlers) -> ClientFeatures {
     f.elicitation_url = h.url.is_some();
     f.roots = h.roots.is_some();
     f.roots_list_changed = h.roots.is_some();
+    f.task_sampling = h.advertised.task_sampling;
+    f.task_elicitation = h.advertised.task_elicitation;
     f
 }
 

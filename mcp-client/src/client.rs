@@ -27,6 +27,8 @@ pub(crate) struct Shared {
     restore: Mutex<Restore>,
     /// The handlers, replaceable at runtime (`Client::set_*_handler`).
     handlers: RwLock<Handlers>,
+    /// Notification queue counters (throughput.rs).
+    pub(crate) notify_stats: crate::throughput::NotifyStats,
     /// Output schemas by tool name, from `tools/list`; `None` until first
     /// needed and after a tool list change.
     #[cfg(feature = "output-schema")]
@@ -49,6 +51,8 @@ struct Facts {
     server_info: Option<Implementation>,
     capabilities: Option<ServerCapabilities>,
     instructions: Option<String>,
+    /// The 2025-11-25 HTTP session, once the handshake adopted one.
+    session: Option<mcp_transport_http::SessionId>,
     closed: bool,
 }
 
@@ -61,6 +65,14 @@ impl Shared {
         f.server_info = conn.server_info().cloned();
         f.capabilities = conn.server_capabilities().cloned();
         f.instructions = conn.instructions().map(str::to_owned);
+    }
+
+    /// Records the HTTP session the handshake adopted (`None` elsewhere).
+    pub(crate) fn set_session(&self, session: Option<mcp_transport_http::SessionId>) {
+        self.facts
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .session = session;
     }
 
     /// Edits the state a recovered session gets back.
@@ -237,6 +249,22 @@ impl Client {
     /// or [`Era::Modern`] (2026-07-28, stateless).
     pub fn era(&self) -> Option<Era> {
         self.inner.shared.with(|f| f.era)
+    }
+
+    /// The 2025-11-25 HTTP session id (`Mcp-Session-Id`) of the current
+    /// session; `None` over stdio, in the 2026-07-28 era (stateless) and when
+    /// the server issued none. A recovered session has a new id. The id is a
+    /// credential of sorts: its `Debug` output is redacted.
+    ///
+    /// ```no_run
+    /// # async fn f(client: mcp_client::Client) {
+    /// if let Some(id) = client.session_id() {
+    ///     println!("session {}", id.as_str());
+    /// }
+    /// # }
+    /// ```
+    pub fn session_id(&self) -> Option<mcp_transport_http::SessionId> {
+        self.inner.shared.with(|f| f.session.clone())
     }
 
     /// How the era was decided (probe, fallback, cache ...).

@@ -42,7 +42,7 @@ pub(crate) enum SpecKind {
     Plain,
     ListAll,
     Listen(mpsc::UnboundedSender<crate::listen::ListenItem>),
-    Task(tokio::sync::watch::Sender<Option<mcp_core::tasks::TaskSnapshot>>),
+    Task(crate::task_inputs::TaskSink),
 }
 
 /// A command from a handle.
@@ -77,6 +77,8 @@ pub(crate) enum Command {
     Close {
         done: oneshot::Sender<()>,
     },
+    /// Initialize, the GET stream, HTTP headers and credentials.
+    Session(crate::session_control::SessionCommand),
 }
 
 /// Whom a handler's answer goes to.
@@ -92,6 +94,12 @@ pub(crate) enum Target {
         key: String,
         method: String,
     },
+    /// Served callback tasks and outgoing progress (served_serve.rs).
+    Local(crate::served_serve::LocalWake),
+    /// A server request's handler stopped because the server cancelled the
+    /// request: nothing is answered (the cancellation page: "not send a
+    /// response for the cancelled request").
+    Abandoned,
 }
 
 enum Wake {
@@ -113,6 +121,9 @@ pub(crate) struct Driver {
     pub(crate) writing: Option<BoxFuture<Result<(), String>>>,
     pub(crate) http_io: FuturesUnordered<BoxFuture<HttpIo>>,
     pub(crate) handler_io: FuturesUnordered<BoxFuture<(Target, Served)>>,
+    /// Stops the handler of each server request still being served, for
+    /// `notifications/cancelled`.
+    pub(crate) serving: HashMap<RequestId, futures::future::AbortHandle>,
     pub(crate) pending: HashMap<RequestId, Pending>,
     pub(crate) tokens: HashMap<u64, RequestId>,
     pub(crate) shared: std::sync::Arc<Shared>,
@@ -128,7 +139,17 @@ pub(crate) struct Driver {
     /// The one timer, re-armed only when the core's deadline changes.
     pub(crate) timer: std::pin::Pin<Box<tokio::time::Sleep>>,
     pub(crate) timer_at: Option<Instant>,
+    /// Callback tasks served for the server (2025-11-25).
+    pub(crate) served: crate::served_serve::ServedState,
+    /// Deferred initialize and the GET stream on demand.
+    pub(crate) session_ctl: crate::session_control::SessionControl,
+    /// The bounded queue to the notification handler.
+    pub(crate) notifier: crate::throughput::Notifier,
 }
+
+/// Other calls in flight from which the driver lets runnable callers queue
+/// their requests before writing, so that they share one write.
+const CONCURRENT_BATCHING: usize = 4;
 
 /// The most ready items handled in one turn before waiting again.
 const READY_BATCH: usize = 64;
@@ -149,6 +170,22 @@ impl Driver {
             if let Err(done) = self.take_ready(now, &mut commands) {
                 break done;
             }
+            // Requests are about to be written while several other calls
+            // are in flight: first let the callers that are already runnable
+            // (woken by replies just delivered) queue theirs, so a burst goes
+            // out in one write and one wake-up. With little concurrency the
+            // requests are written at once.
+            self.drain_queues();
+            if false
+                && self.writing.is_none()
+                && !self.outbox.is_empty()
+                && self.conn.in_flight() >= self.outbox.len() + CONCURRENT_BATCHING
+            {
+                tokio::task::yield_now().await;
+                if let Err(done) = self.take_ready(Instant::now(), &mut commands) {
+                    break done;
+                }
+            }
         };
         self.shut_down().await;
         if let Some(done) = close_done {
@@ -162,7 +199,7 @@ impl Driver {
             Wake::Command(Some(Command::Close { done })) => return Err(Some(done)),
             Wake::Command(None) => return Err(None),
             Wake::Command(Some(c)) => self.on_command(now, c),
-            Wake::Inbound(Some(Ok(m))) => self.conn.handle_message(now, m),
+            Wake::Inbound(Some(Ok(m))) => self.receive(now, m),
             Wake::Inbound(Some(Err(e))) => self.transport_ended(now, Some(e)),
             Wake::Inbound(None) => self.transport_ended(now, None),
             Wake::Skipped => {}
@@ -348,11 +385,9 @@ impl Driver {
         match &self.link {
             Some(Link::Stream { sender, .. }) => {
                 let sender = sender.clone();
+                // One write for the whole burst, not one per message.
                 self.writing = Some(Box::pin(async move {
-                    for m in batch {
-                        sender.send(&m).await.map_err(|e| e.to_string())?;
-                    }
-                    Ok(())
+                    sender.send_batch(&batch).await.map_err(|e| e.to_string())
                 }));
             }
             Some(Link::Custom(t)) => {
@@ -373,6 +408,13 @@ impl Driver {
             Command::Start { reply, .. } if self.closed => {
                 let _ = reply.send(Err(Error::closed()));
             }
+            Command::Start { reply, .. } if self.session_ctl.uninitialized => {
+                let _ = reply.send(Err(Error::new(crate::error::ErrorKind::NotInitialized)));
+            }
+            Command::Notify { reply, .. } if self.session_ctl.uninitialized => {
+                let _ = reply.send(Err(Error::new(crate::error::ErrorKind::NotInitialized)));
+            }
+            Command::Session(c) => self.on_session_command(now, c),
             Command::Start { token, spec, reply } => self.start(now, token, *spec, reply),
             Command::Cancel { token } => {
                 if let Some(id) = self.tokens.remove(&token) {
@@ -475,8 +517,28 @@ impl Driver {
     }
 
     pub(crate) fn serve(&mut self, target: Target, fut: BoxFuture<Served>) {
+        if let Target::ServerRequest(id) = &target {
+            let (abort, registration) = futures::future::AbortHandle::new_pair();
+            self.serving.insert(id.clone(), abort);
+            let fut = futures::future::Abortable::new(fut, registration);
+            self.handler_io.push(Box::pin(async move {
+                match fut.await {
+                    Ok(served) => (target, served),
+                    Err(futures::future::Aborted) => (Target::Abandoned, Ok(Value::Null)),
+                }
+            }));
+            return;
+        }
         self.handler_io
             .push(Box::pin(async move { (target, fut.await) }));
+    }
+
+    /// The server cancelled a request it sent: its handler stops (its future
+    /// is dropped) and no answer goes out.
+    pub(crate) fn abandon(&mut self, id: &RequestId) {
+        if let Some(abort) = self.serving.remove(id) {
+            abort.abort();
+        }
     }
 
     async fn shut_down(&mut self) {

@@ -112,6 +112,21 @@ pub enum ErrorKind {
     /// (or the server answered without creating a task).
     #[error("{0}")]
     NotInProgress(&'static str),
+    /// [`Client::call_tool_and_poll`](crate::Client::call_tool_and_poll)
+    /// polled the task `max_polls` times and it was still open; the task
+    /// was cancelled.
+    #[error("the task was still open after {max_polls} polls")]
+    TaskPollCap {
+        /// The cap that was reached.
+        max_polls: u32,
+    },
+    /// The task ended in a state outside the set the caller waited for
+    /// ([`TaskHandle::wait_for`](crate::TaskHandle::wait_for)).
+    #[error("the task ended as {status:?}, outside the awaited states")]
+    TaskEnded {
+        /// The terminal state.
+        status: mcp_core::tasks::TaskStatus,
+    },
     /// The call ended in a way this method cannot return (for example a
     /// listing where a single result was expected). Not expected to
     /// happen; reported rather than hidden.
@@ -122,6 +137,16 @@ pub enum ErrorKind {
         /// What it ended with.
         outcome: &'static str,
     },
+    /// The client was connected without initializing
+    /// ([`ClientBuilder::connect_uninitialized`](crate::ClientBuilder::connect_uninitialized))
+    /// and [`Client::initialize`](crate::Client::initialize) has not been
+    /// called yet; nothing was sent.
+    #[error("the client is not initialized yet: call `Client::initialize` first")]
+    NotInitialized,
+    /// The operation does not apply to this connection (for example the
+    /// GET stream on a stdio or 2026-07-28 connection); nothing was sent.
+    #[error("not available on this connection: {0}")]
+    NotApplicable(&'static str),
     /// The client is closed (or its driver task ended).
     #[error("the client is closed")]
     Closed,
@@ -348,7 +373,16 @@ impl Error {
                 | ErrorKind::InvalidHeader { .. }
                 | ErrorKind::InvalidRoot { .. }
                 | ErrorKind::NotInProgress(_)
+                | ErrorKind::NotInitialized
+                | ErrorKind::NotApplicable(_)
         )
+    }
+
+    /// The client has not been initialized yet (see
+    /// [`ClientBuilder::connect_uninitialized`](crate::ClientBuilder::connect_uninitialized)).
+    /// Also [`Error::is_usage`].
+    pub fn is_not_initialized(&self) -> bool {
+        matches!(&*self.kind, ErrorKind::NotInitialized)
     }
 
     /// The tool reported an error (`isError: true`) on a typed call.

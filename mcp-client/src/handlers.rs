@@ -23,6 +23,31 @@
 //!
 //! Notifications go to one [`NotificationHandler`] whose methods all
 //! default to doing nothing.
+//!
+//! What a handler returns is checked before it is written, in both eras:
+//! an accepted form must satisfy the form's `requestedSchema` (types,
+//! `required`, `enum`/`oneOf` options, `minimum`/`maximum`, lengths,
+//! `email`/`uri`/`date`/`date-time` formats), and a sampling answer must be
+//! a complete `CreateMessageResult` (a model name, sampling content kinds
+//! only). Invalid output is answered with JSON-RPC `-32603` instead:
+//!
+//! ```
+//! use mcp_client::{Client, HandlerError};
+//! use mcp_types::elicitation::{ElicitRequestFormParams, ElicitResult};
+//! // Accepting without the form's required fields would be refused with
+//! // -32603; declining is always valid.
+//! let builder = Client::builder().form_elicitation(|_p: ElicitRequestFormParams| async {
+//!     Ok::<_, HandlerError>(ElicitResult::decline())
+//! });
+//! # let _ = builder;
+//! ```
+//!
+//! A handler serving a 2025-11-25 server request that carries a progress
+//! token can report progress with
+//! [`ProgressReporter::current`](crate::ProgressReporter::current), and
+//! with [`ClientBuilder::serve_tasks`](crate::ClientBuilder::serve_tasks)
+//! a server may run sampling and elicitation as client-side tasks
+//! ([`ServedTaskOptions`](crate::ServedTaskOptions)).
 
 use std::future::Future;
 use std::pin::Pin;
@@ -180,7 +205,10 @@ impl RootsHandler for Vec<Root> {
 }
 
 /// Receives the server's notifications. Every method defaults to doing
-/// nothing; called on the driver task, so keep them short.
+/// nothing. Called one at a time, in arrival order, on the client's
+/// notification thread behind a bounded queue, never on the driver: a slow
+/// handler delays no response (see [`throughput`](crate::throughput) for
+/// the queue bound, drops and debouncing).
 pub trait NotificationHandler: Send + Sync + 'static {
     /// `notifications/message`: a log message.
     fn on_log(&self, params: LoggingMessageNotificationParams) {
@@ -247,6 +275,8 @@ pub(crate) struct Handlers {
     /// What the handlers present at connect advertised; later changes do
     /// not alter it.
     pub(crate) advertised: Advertised,
+    /// Task-augmented callbacks are served within these limits (2025-11-25).
+    pub(crate) served_tasks: Option<crate::served_tasks::ServedTaskOptions>,
 }
 
 /// The client capabilities advertised at connect, one per handler kind.
@@ -256,6 +286,10 @@ pub(crate) struct Advertised {
     pub(crate) form: bool,
     pub(crate) url: bool,
     pub(crate) roots: bool,
+    /// Task-augmented `sampling/createMessage` is served.
+    pub(crate) task_sampling: bool,
+    /// Task-augmented `elicitation/create` is served.
+    pub(crate) task_elicitation: bool,
 }
 
 impl std::fmt::Debug for Handlers {
@@ -281,6 +315,7 @@ impl Default for Handlers {
             notifications: None,
             roots_list: None,
             advertised: Advertised::default(),
+            served_tasks: None,
         }
     }
 }
@@ -346,6 +381,30 @@ fn finish<T: serde::Serialize>(r: HandlerResult<T>) -> Served {
     }
 }
 
+/// An invalid handler answer: `-32603`, with the reason.
+fn invalid_output(what: &str, why: &str) -> ErrorObject {
+    tracing::warn!(what, why, "a handler's answer failed validation");
+    HandlerError::internal(format!("the client's {what} answer is invalid: {why}"))
+        .into_error_object()
+}
+
+/// A sampling answer, checked before it is written.
+fn finish_sampling(r: HandlerResult<CreateMessageResult>) -> Served {
+    let result = r.map_err(HandlerError::into_error_object)?;
+    crate::output_check::check_sampling(&result).map_err(|why| invalid_output("sampling", &why))
+}
+
+/// A form answer, checked against the form's `requestedSchema` before it
+/// is written.
+fn finish_form(form: &ElicitRequestFormParams, r: HandlerResult<ElicitResult>) -> Served {
+    let result = r.map_err(HandlerError::into_error_object)?;
+    let schema = serde_json::to_value(&form.requested_schema)
+        .map_err(|e| invalid_output("elicitation", &e.to_string()))?;
+    crate::output_check::check_form(&schema, &result)
+        .map_err(|why| invalid_output("elicitation", &why))?;
+    finish(Ok(result))
+}
+
 impl Handlers {
     /// Records what the registered handlers advertise (at connect).
     pub(crate) fn freeze_advertised(&mut self) {
@@ -354,6 +413,9 @@ impl Handlers {
             form: self.form.is_some(),
             url: self.url.is_some(),
             roots: self.roots.is_some(),
+            task_sampling: self.served_tasks.is_some() && self.sampling.is_some(),
+            task_elicitation: self.served_tasks.is_some()
+                && (self.form.is_some() || self.url.is_some()),
         };
     }
 
@@ -370,7 +432,7 @@ impl Handlers {
             "sampling/createMessage" => {
                 let h = self.sampling.clone()?;
                 Some(match params_of(params) {
-                    Ok(p) => Box::pin(async move { finish(h.call(p).await) }),
+                    Ok(p) => Box::pin(async move { finish_sampling(h.call(p).await) }),
                     Err(e) => Box::pin(std::future::ready(Err(e))),
                 })
             }
@@ -400,12 +462,12 @@ impl Handlers {
                     Some(
                         match serde_json::from_value::<ElicitRequestFormParams>(value) {
                             Ok(p) => Box::pin(async move {
-                                let schema = defaults.then(|| p.clone());
+                                let form = p.clone();
                                 let mut answer = h.call(p).await;
-                                if let (Some(p), Ok(result)) = (&schema, &mut answer) {
-                                    crate::form_defaults::apply(p, result);
+                                if let (true, Ok(result)) = (defaults, &mut answer) {
+                                    crate::form_defaults::apply(&form, result);
                                 }
-                                finish(answer)
+                                finish_form(&form, answer)
                             }),
                             Err(e) => {
                                 Box::pin(std::future::ready(Err(HandlerError::invalid_params(

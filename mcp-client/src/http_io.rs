@@ -25,7 +25,8 @@ pub(crate) enum HttpIo {
         stream: ResponseStream,
         item: Option<Result<Message, HttpError>>,
     },
-    ServerStream(Result<Option<ResponseStream>, HttpError>),
+    /// A step of the 2025-11-25 GET stream (session_control.rs).
+    Session(crate::session_control::GetIo),
     /// [`GET_STREAM_WAIT`] passed since the first GET went out.
     StreamWaitOver,
 }
@@ -43,14 +44,14 @@ impl Driver {
                         self.conn.handle_stream_closed(now, &id);
                     }
                 }
-                Ok(Reply::Message(m)) => self.conn.handle_message(now, *m),
+                Ok(Reply::Message(m)) => self.receive(now, *m),
                 Ok(Reply::Stream(s)) => self.http_io.push(read_next(id, s)),
                 Ok(_) => {}
                 Err(e) => self.http_failed(now, id.as_ref(), e),
             },
             HttpIo::Item { id, stream, item } => match item {
                 Some(Ok(m)) => {
-                    self.conn.handle_message(now, m);
+                    self.receive(now, m);
                     self.http_io.push(read_next(id, stream));
                 }
                 Some(Err(e)) => self.http_failed(now, id.as_ref(), e),
@@ -61,19 +62,7 @@ impl Driver {
                 }
             },
             HttpIo::StreamWaitOver => self.release_connect(),
-            HttpIo::ServerStream(r) => {
-                self.release_connect();
-                self.on_server_stream(now, r);
-            }
-        }
-    }
-
-    fn on_server_stream(&mut self, now: Instant, r: Result<Option<ResponseStream>, HttpError>) {
-        match r {
-            Ok(Some(s)) => self.http_io.push(read_next(None, s)),
-            Ok(None) => tracing::debug!("the server offers no GET stream"),
-            Err(e @ HttpError::SessionExpired) => self.http_failed(now, None, e),
-            Err(e) => tracing::debug!(error = %e, "GET stream failed"),
+            HttpIo::Session(io) => self.on_get_io(now, io),
         }
     }
 
@@ -99,6 +88,13 @@ impl Driver {
                     _ => self.conn.handle_session_expired(now, id),
                 }
             }
+            // A broken reply fails its request at once, as the peer's
+            // protocol fault (in either mode).
+            HttpError::InvalidEnvelope { id, violations } => {
+                tracing::warn!(error = %e, "the server broke the JSON-RPC envelope");
+                self.conn
+                    .handle_envelope_violation(now, id.as_ref(), violations.clone());
+            }
             HttpError::Status { status, .. } | HttpError::Unauthorized { status, .. } => {
                 let error = body_error(e.jsonrpc_message());
                 self.conn.handle_http_error(now, id, status.as_u16(), error);
@@ -116,21 +112,6 @@ impl Driver {
                     self.conn.handle_stream_closed(now, id);
                 }
             }
-        }
-    }
-
-    /// Opens the 2025-11-25 GET stream when this is an HTTP link that wants
-    /// one; returns whether it did.
-    pub(crate) fn open_server_stream(&mut self) -> bool {
-        match &self.link {
-            Some(Link::Http(http)) if self.get_stream => {
-                let http = http.clone();
-                self.http_io.push(Box::pin(async move {
-                    HttpIo::ServerStream(http.open_server_stream().await)
-                }));
-                true
-            }
-            _ => false,
         }
     }
 

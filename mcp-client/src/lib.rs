@@ -64,8 +64,16 @@
 //!
 //! [`handlers`] (what the server may ask of the client), [`Transport`]
 //! (bring your own), [`CallOptions`] (per request), [`EraCache`],
-//! [`Subscription`] (2026-07-28 `subscriptions/listen`), [`TaskHandle`],
-//! [`RequestHandle`] (a request started now, awaited or cancelled later).
+//! [`Subscription`] (2026-07-28 `subscriptions/listen`), [`TaskHandle`]
+//! (status callback, [`TaskHandle::wait_for`] chosen [`TaskStates`],
+//! [`TaskHandle::wait_for_task_with_inputs`], cached results, typed
+//! results, [`Client::call_tool_and_poll`], [`Client::attach_task`]),
+//! [`RequestHandle`] (a request started now, awaited or cancelled later),
+//! [`throughput`] (the bounded, debounced notification queue),
+//! [`llm_server`] (asking a server's model: the inverse of host sampling).
+//! [`ClientBuilder::connect_uninitialized`] and [`Client::initialize`]
+//! split connecting from the handshake; [`Client::close_server_stream`] and
+//! [`Client::open_server_stream`] control the 2025-11-25 GET stream.
 //!
 //! # Changing things after connect
 //!
@@ -85,14 +93,33 @@ mod form_defaults;
 pub mod handlers;
 mod http_io;
 mod listen;
+pub mod llm_server;
+mod notify_queue;
 mod options;
+mod output_check;
+mod progress_out;
 mod prompt_args;
 mod request_handle;
 mod router;
 mod runtime;
 #[cfg(feature = "output-schema")]
 mod schema;
+mod served_serve;
+mod served_store;
+mod served_tasks;
+mod session_control;
+pub mod strict;
+mod task_attach;
+mod task_inputs;
+mod task_typed;
+mod task_wait;
 mod tasks;
+pub mod throughput;
+
+/// Coming from pmcp or FastestMCP: each client function of theirs mapped to
+/// its counterpart here.
+#[doc = include_str!("../docs/parity.md")]
+pub mod parity {}
 mod transport;
 
 pub use builder::ClientBuilder;
@@ -105,13 +132,19 @@ pub use handlers::{
 };
 pub use listen::{Subscription, SubscriptionEvent};
 pub use options::{CallOptions, Progress, ProgressCallback};
+pub use progress_out::{ProgressError, ProgressReporter};
 pub use request_handle::RequestHandle;
+pub use served_tasks::{ServedTaskError, ServedTaskOptions};
+pub use task_inputs::TaskInputRequest;
 pub use tasks::TaskHandle;
 pub use transport::{Transport, TransportFuture};
 
-pub use mcp_core::tasks::{TaskSnapshot, TaskStatus};
+pub use mcp_core::tasks::{TaskSnapshot, TaskStates, TaskStatus};
 pub use mcp_core::{EraOutcome, EraPreference};
-pub use mcp_transport_http::HttpConfig;
+pub use mcp_transport_http::{HttpConfig, SessionId};
+/// The HTTP authorization hook ([`auth::AuthProvider`], [`auth::BearerToken`]),
+/// for [`Client::set_auth_provider`] and `HttpConfig::with_auth`.
+pub use mcp_transport_http::auth;
 pub use mcp_transport_stdio::ServerCommand;
 pub use mcp_types;
 

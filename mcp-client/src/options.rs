@@ -23,8 +23,11 @@ pub struct Progress {
     pub message: Option<String>,
 }
 
-/// A progress callback: called on the client's driver task, so keep it
-/// short (send to a channel for heavy work).
+/// A progress callback: called on the client's driver task, before the
+/// call's result is returned, so keep it short (send to a channel for heavy
+/// work). When `notifications/progress` is debounced
+/// ([`ClientBuilder::debounce_notifications`](crate::ClientBuilder::debounce_notifications))
+/// it runs on the notification thread instead.
 pub type ProgressCallback = Arc<dyn Fn(Progress) + Send + Sync>;
 
 /// Options of one request.
@@ -54,6 +57,13 @@ impl fmt::Debug for CallOptions {
             .field("core", &self.core)
             .field("progress", &self.progress.is_some())
             .field("headers", &self.headers.keys().collect::<Vec<_>>())
+            .field(
+                "access_token",
+                &self
+                    .headers
+                    .contains_key(http::header::AUTHORIZATION)
+                    .then_some("<redacted>"),
+            )
             .field("validate_output", &self.validate_output)
             .finish()
     }
@@ -123,10 +133,11 @@ impl CallOptions {
         }
     }
 
-    /// Adds an HTTP header to this request's POST (HTTP transports only;
-    /// ignored on stdio). The transport's own headers take precedence.
-    /// It travels on the call's first POST; retries of a multi round-trip
-    /// call and task polls do not carry it yet.
+    /// Adds an HTTP header to this request's POSTs (HTTP transports only;
+    /// ignored on stdio). The transport's own headers take precedence. It
+    /// travels on every POST of the call (retries, multi round-trip rounds,
+    /// pages, task requests). An `Authorization` header here is the call's
+    /// own credential, as with [`CallOptions::with_access_token`].
     ///
     /// # Errors
     /// When the name or value is not a valid HTTP header.
@@ -139,6 +150,32 @@ impl CallOptions {
         let name = HeaderName::try_from(name).map_err(|_| invalid())?;
         let value = HeaderValue::try_from(value).map_err(|_| invalid())?;
         self.headers.insert(name, value);
+        Ok(self)
+    }
+
+    /// Sends this call's POSTs with `Authorization: Bearer <token>` instead
+    /// of the connection's credentials: the configured authorization
+    /// provider (OAuth included) is not consulted for them, and a `401` or
+    /// `403` fails the call without a retry. HTTP transports only (ignored
+    /// on stdio). The token is kept out of logs and `Debug` output.
+    ///
+    /// ```
+    /// use mcp_client::CallOptions;
+    /// let opts = CallOptions::new().with_access_token("per-user-token")?;
+    /// assert!(!format!("{opts:?}").contains("per-user-token"));
+    /// # Ok::<(), mcp_client::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// When the token cannot travel in a header (control characters).
+    pub fn with_access_token(mut self, token: &str) -> Result<Self, Error> {
+        let mut value = HeaderValue::try_from(format!("Bearer {token}")).map_err(|_| {
+            Error::new(ErrorKind::InvalidHeader {
+                name: "authorization".into(),
+            })
+        })?;
+        value.set_sensitive(true);
+        self.headers.insert(http::header::AUTHORIZATION, value);
         Ok(self)
     }
 

@@ -7,7 +7,7 @@ use mcp_core::{Completed, Event, RequestError};
 use mcp_types::RequestId;
 use mcp_types::jsonrpc::ErrorObject;
 use serde_json::value::RawValue;
-use tokio::sync::{mpsc, oneshot, watch};
+use tokio::sync::{mpsc, oneshot};
 
 use crate::driver::{Driver, Target};
 use crate::error::{Error, ErrorKind};
@@ -32,7 +32,7 @@ pub(crate) enum Outcome {
 pub(crate) enum Sink {
     Plain,
     Listen(mpsc::UnboundedSender<ListenItem>),
-    Task(watch::Sender<Option<mcp_core::tasks::TaskSnapshot>>),
+    Task(crate::task_inputs::TaskSink),
 }
 
 /// A call the driver tracks for its caller.
@@ -138,6 +138,10 @@ impl Driver {
                 // POST, say) is no cause of anything later.
                 self.last_http_error = None;
                 self.shared.update(&self.conn);
+                self.shared.set_session(match &self.link {
+                    Some(crate::transport::Link::Http(h)) => h.session_id(),
+                    _ => None,
+                });
                 let legacy = era == mcp_types::Era::Legacy;
                 // A 2025-11-25 server may send its first request on the GET
                 // stream right after the handshake, and a stream that is not
@@ -190,14 +194,9 @@ impl Driver {
                     total,
                     message,
                 };
-                match self.pending.get(&id).and_then(|c| c.progress.clone()) {
-                    Some(cb) => cb(p),
-                    None => {
-                        if let Some(h) = self.shared.handlers().notifications {
-                            h.on_progress(&id, p);
-                        }
-                    }
-                }
+                // The call's callback, or the handler's queue (throughput.rs).
+                let callback = self.pending.get(&id).and_then(|c| c.progress.clone());
+                self.deliver_progress(id, p, callback);
             }
             Event::InputRequested { id, request } => {
                 let target = Target::Input {
@@ -221,12 +220,29 @@ impl Driver {
                     ..
                 }) = self.pending.get(&id)
                 {
-                    tx.send_replace(Some(task));
+                    tx.status.send_replace(Some(task));
                 }
             }
             Event::ServerRequest { id, method, params } => {
-                match self.shared.handlers().serve(&method, params.as_deref()) {
-                    Some(fut) => self.serve(Target::ServerRequest(id), fut),
+                // Task-augmented callbacks and `tasks/*` (served_serve.rs).
+                if self.serve_as_task(&id, &method, params.as_deref()) {
+                    return;
+                }
+                let task = crate::task_inputs::related_task_of(params.as_deref());
+                let sink = task.and_then(|t| self.task_sink(None, Some(&t)));
+                let first = sink.and_then(|s| s.forward_first(&method, params.as_deref()));
+                let serve = match first {
+                    Some(fut) => Some(fut),
+                    None => {
+                        let serve = self.shared.handlers().serve(&method, params.as_deref());
+                        serve.or_else(|| sink?.forward(&method, params.as_deref()))
+                    }
+                };
+                match serve {
+                    Some(fut) => {
+                        let fut = self.with_progress(params.as_deref(), fut);
+                        self.serve(Target::ServerRequest(id), fut);
+                    }
                     None => {
                         let e = HandlerError::not_supported(&method).into_error_object();
                         let _ = self.conn.respond(Instant::now(), &id, Err(e));
@@ -235,6 +251,7 @@ impl Driver {
             }
             Event::ServerRequestCancelled { id, .. } => {
                 tracing::debug!(%id, "the server cancelled its request");
+                self.abandon(&id);
             }
             Event::Notification { method, params } => self.on_notification(&method, params),
             Event::SubscriptionAcknowledged { id, params } => {
@@ -266,7 +283,11 @@ impl Driver {
                 tracing::warn!(violation = %p, "server broke the protocol")
             }
             Event::PostRejected { status, .. } => tracing::warn!(status, "server rejected a POST"),
-            Event::SessionExpired => tracing::warn!("the legacy HTTP session expired"),
+            Event::SessionExpired => {
+                tracing::warn!("the legacy HTTP session expired");
+                // Served callback tasks belonged to the old session.
+                self.served.forget_tasks();
+            }
             Event::Closed => {
                 self.closed = true;
                 self.shared.set_closed();
@@ -295,7 +316,12 @@ impl Driver {
         method: &str,
         params: Option<&RawValue>,
     ) {
-        match self.shared.handlers().serve(method, params) {
+        let sink = self.task_sink(Some(&call), None);
+        let serve = sink
+            .and_then(|s| s.forward_first(method, params))
+            .or_else(|| self.shared.handlers().serve(method, params))
+            .or_else(|| sink?.forward(method, params));
+        match serve {
             Some(fut) => self.serve(target, fut),
             None => {
                 if let Some(p) = self.pending.get_mut(&call) {
@@ -308,10 +334,43 @@ impl Driver {
         }
     }
 
+    /// The task sink of call `call`, or of the call watching `task_id`.
+    fn task_sink(
+        &self,
+        call: Option<&RequestId>,
+        task_id: Option<&str>,
+    ) -> Option<&crate::task_inputs::TaskSink> {
+        fn sink(p: &Pending) -> Option<&crate::task_inputs::TaskSink> {
+            match &p.sink {
+                Sink::Task(s) => Some(s),
+                _ => None,
+            }
+        }
+        match (call, task_id) {
+            (Some(call), _) => self.pending.get(call).and_then(sink),
+            (None, Some(task)) => self
+                .pending
+                .values()
+                .filter_map(sink)
+                .find(|s| s.watches(task)),
+            (None, None) => None,
+        }
+    }
+
     /// A handler finished: hand its answer to the core.
     pub(crate) fn on_served(&mut self, now: Instant, target: Target, served: Served) {
+        // Progress a handler reported goes out before its answer.
+        self.flush_progress(now);
         let r = match target {
-            Target::ServerRequest(id) => self.conn.respond(now, &id, served),
+            Target::ServerRequest(id) => {
+                self.serving.remove(&id);
+                self.conn.respond(now, &id, served)
+            }
+            Target::Abandoned => Ok(()),
+            Target::Local(wake) => {
+                self.on_local(now, wake, served);
+                Ok(())
+            }
             Target::Input { call, key, method } => match served {
                 Ok(value) => self.conn.answer_input(now, &call, &key, value),
                 Err(e) => self.refuse_input(now, &call, &method, e),
@@ -335,31 +394,9 @@ impl Driver {
         if method == "notifications/tools/list_changed" {
             self.shared.forget_output_schemas();
         }
-        let Some(h) = self.shared.handlers().notifications else {
-            return;
-        };
-        let raw = params.as_deref();
-        match method {
-            "notifications/message" => {
-                if let Ok(p) = serde_json::from_str(raw.map_or("{}", RawValue::get)) {
-                    h.on_log(p);
-                }
-            }
-            "notifications/resources/updated" => {
-                #[derive(serde::Deserialize)]
-                struct Updated {
-                    uri: String,
-                }
-                if let Ok(u) = serde_json::from_str::<Updated>(raw.map_or("{}", RawValue::get)) {
-                    h.on_resource_updated(&u.uri);
-                }
-            }
-            "notifications/tools/list_changed" => h.on_list_changed("tools"),
-            "notifications/prompts/list_changed" => h.on_list_changed("prompts"),
-            "notifications/resources/list_changed" => h.on_list_changed("resources"),
-            _ => {}
-        }
-        h.on_notification(method, raw);
+        // The handler runs off the driver, behind a bounded queue
+        // (throughput.rs).
+        self.deliver_notification(method, params);
     }
 }
 

@@ -1,28 +1,41 @@
 //! [`TaskHandle`]: a tool call that runs as a task (the 2025-11-25 core
 //! tasks and the 2026-07-28 tasks extension).
 //!
-//! The core polls the task (`tasks/get`, at the server's interval, never
-//! below 50 ms, within the call's budget) and fetches the outcome; the
-//! handle watches the status, answers input, cancels, and waits.
+//! The core polls the task (`tasks/get`, at the caller's interval, else the
+//! server's, never below 50 ms, within the call's budget) and fetches the
+//! outcome; the handle watches the status, answers input, cancels, and
+//! waits. What the handle has seen is kept in a
+//! [`TaskRecord`](mcp_core::tasks::TaskRecord): the terminal state and the
+//! final result are cached, so a second [`TaskHandle::wait`] or
+//! [`TaskHandle::result`] sends nothing.
+//!
+//! Waiting for chosen states, answering input with a closure and the
+//! status callback live in `task_wait.rs`; typed results and the poll cap in
+//! `task_typed.rs`; handles for a task named by related-task metadata in
+//! `task_attach.rs`.
 
+use std::collections::VecDeque;
 use std::time::Duration;
 
 use mcp_core::RequestError;
-use mcp_core::tasks::TaskSnapshot;
+use mcp_core::tasks::{Observed, TaskRecord, TaskSnapshot, TaskStatus};
+use mcp_types::jsonrpc::ErrorObject;
 use mcp_types::tasks::legacy::ListTasksResult;
 use mcp_types::tools::CallToolResult;
 use serde_json::{Map, Value, json};
-use tokio::sync::{oneshot, watch};
+use tokio::sync::{mpsc, oneshot, watch};
 
 use crate::client::{CancelGuard, Client, unexpected};
 use crate::driver::{CallSpec, Command, SpecKind};
-use crate::error::Error;
+use crate::error::{Error, ErrorKind};
 use crate::options::CallOptions;
 use crate::router::Outcome;
+use crate::task_inputs::{InputItem, InputsFirst, TaskEnds, TaskSink};
 
 /// A tool call running as a task.
 ///
-/// Dropping the handle before the task ends cancels it (`tasks/cancel`).
+/// Dropping the handle before the task ends cancels it (`tasks/cancel`);
+/// a handle from [`Client::attach_task`] only stops watching.
 ///
 /// ```no_run
 /// # async fn run(client: mcp_client::Client) -> Result<(), mcp_client::Error> {
@@ -31,22 +44,151 @@ use crate::router::Outcome;
 ///     .await?;
 /// println!("task {:?} is {:?}", task.task_id(), task.status().map(|s| s.status));
 /// let result = task.wait().await?;
-/// # let _ = result; Ok(()) }
+/// // Cached: no request is sent.
+/// assert_eq!(task.result().await?.content, result.content);
+/// # Ok(()) }
 /// ```
 #[derive(Debug)]
 pub struct TaskHandle {
-    client: Client,
-    token: u64,
-    status: watch::Receiver<Option<TaskSnapshot>>,
-    outcome: Option<oneshot::Receiver<Result<Outcome, Error>>>,
-    finished: Option<Result<CallToolResult, ()>>,
-    guard: CancelGuard,
+    pub(crate) client: Client,
+    /// The tool (for typed results' errors).
+    pub(crate) tool: String,
+    pub(crate) source: Source,
+    pub(crate) status: watch::Receiver<Option<TaskSnapshot>>,
+    status_open: bool,
+    inputs: mpsc::Receiver<InputItem>,
+    /// Whether the handle answers input before the registered handlers.
+    pub(crate) inputs_first: InputsFirst,
+    /// Input requests kept for a later answer (see `task_wait.rs`).
+    pub(crate) held: VecDeque<InputItem>,
+    pub(crate) record: TaskRecord,
+    finished: Option<Finished>,
+    pub(crate) watcher: Option<crate::task_wait::Watcher>,
+}
+
+/// Who drives the task.
+#[derive(Debug)]
+pub(crate) enum Source {
+    /// The call that created it, in the driver.
+    Call {
+        token: u64,
+        outcome: Option<oneshot::Receiver<Result<Outcome, Error>>>,
+        guard: CancelGuard,
+    },
+    /// A poller for a task this client did not start (`task_attach.rs`).
+    Attached {
+        task_id: String,
+        outcome: Option<oneshot::Receiver<Result<CallToolResult, Error>>>,
+        /// Aborts the poller when the handle goes away.
+        _poller: crate::task_attach::PollerGuard,
+    },
+}
+
+impl Source {
+    async fn outcome(&mut self) -> Result<CallToolResult, Error> {
+        match self {
+            Source::Call {
+                outcome: Some(rx), ..
+            } => decode_outcome(rx.await),
+            Source::Attached {
+                outcome: Some(rx), ..
+            } => rx.await.map_err(|_| Error::closed())?,
+            _ => std::future::pending().await,
+        }
+    }
+
+    fn has_outcome(&self) -> bool {
+        match self {
+            Source::Call { outcome, .. } => outcome.is_some(),
+            Source::Attached { outcome, .. } => outcome.is_some(),
+        }
+    }
+
+    fn done(&mut self) {
+        match self {
+            Source::Call { outcome, guard, .. } => {
+                *outcome = None;
+                guard.disarm();
+            }
+            Source::Attached { outcome, .. } => *outcome = None,
+        }
+    }
+}
+
+/// The cached end of the task.
+#[derive(Debug)]
+enum Finished {
+    Ok(CallToolResult),
+    Err(Replay),
+}
+
+/// An error that can be given again to a later wait.
+#[derive(Clone, Debug)]
+enum Replay {
+    Cancelled,
+    Remote(ErrorObject),
+    Timeout(Duration),
+    Handler { method: String, error: ErrorObject },
+    Unanswered { method: String },
+    Gone,
+}
+
+impl Replay {
+    fn of(e: &Error) -> Replay {
+        match e.kind() {
+            ErrorKind::Request(RequestError::Cancelled | RequestError::TaskCancelled) => {
+                Replay::Cancelled
+            }
+            ErrorKind::Request(RequestError::Remote(o)) => Replay::Remote(o.clone()),
+            ErrorKind::Request(RequestError::Timeout(d)) => Replay::Timeout(*d),
+            ErrorKind::Handler { method, error } => Replay::Handler {
+                method: method.clone(),
+                error: error.clone(),
+            },
+            ErrorKind::InputUnanswered { method } => Replay::Unanswered {
+                method: method.clone(),
+            },
+            _ => Replay::Gone,
+        }
+    }
+
+    fn error(&self) -> Error {
+        match self.clone() {
+            Replay::Cancelled => RequestError::TaskCancelled.into(),
+            Replay::Remote(o) => RequestError::Remote(o).into(),
+            Replay::Timeout(d) => RequestError::Timeout(d).into(),
+            Replay::Handler { method, error } => ErrorKind::Handler { method, error }.into(),
+            Replay::Unanswered { method } => ErrorKind::InputUnanswered { method }.into(),
+            Replay::Gone => Error::new(ErrorKind::NotInProgress(
+                "the task's call already failed; the first wait returned its error",
+            )),
+        }
+    }
+
+    fn status(&self) -> Option<TaskStatus> {
+        match self {
+            Replay::Cancelled => Some(TaskStatus::Cancelled),
+            Replay::Remote(_) => Some(TaskStatus::Failed),
+            _ => None,
+        }
+    }
+}
+
+/// One thing that happened to the task.
+pub(crate) enum Step {
+    Status,
+    Input(InputItem),
+    Done,
 }
 
 impl Client {
     /// Calls a tool as a task: in 2025-11-25 the request is task-augmented
     /// (`params.task`); in 2026-07-28 the server decides. Returns once the
     /// server created the task (or already answered).
+    ///
+    /// The poll interval of [`CallOptions::with_poll_interval`] overrides
+    /// the server's `pollInterval` (never below 50 ms); the call's timeout
+    /// bounds the whole task.
     ///
     /// # Errors
     /// See [`Error`].
@@ -61,15 +203,15 @@ impl Client {
         } else {
             opts
         };
-        let (tx, mut status) = watch::channel(None);
+        let (sink, ends) = TaskSink::new();
         let spec = CallSpec {
             method: "tools/call".into(),
             params: Some(json!({ "name": name, "arguments": arguments })),
             opts,
-            kind: SpecKind::Task(tx),
+            kind: SpecKind::Task(sink),
         };
         let token = self.token();
-        let (reply, mut outcome) = oneshot::channel();
+        let (reply, outcome) = oneshot::channel();
         self.inner
             .commands
             .send(Command::Start {
@@ -79,27 +221,20 @@ impl Client {
             })
             .map_err(|_| Error::closed())?;
         let guard = CancelGuard::new(token, self.inner.commands.clone());
-        let mut finished = None;
-        tokio::select! {
-            changed = status.changed() => {
-                if changed.is_err() {
-                    finished = Some(decode_outcome((&mut outcome).await)?);
-                }
-            }
-            r = &mut outcome => finished = Some(decode_outcome(r)?),
-        }
-        let mut handle = TaskHandle {
-            client: self.clone(),
+        let source = Source::Call {
             token,
-            status,
             outcome: Some(outcome),
-            finished: None,
             guard,
         };
-        if let Some(result) = finished {
-            handle.outcome = None;
-            handle.finished = Some(Ok(result));
-            handle.guard.disarm();
+        let mut handle = TaskHandle::new(self.clone(), name, source, ends);
+        // Until the task exists (or the call ended at once).
+        while handle.record.latest().is_none() && handle.finished.is_none() {
+            if let Step::Input(item) = handle.step().await {
+                handle.held.push_back(item);
+            }
+        }
+        if let Some(Finished::Err(e)) = &handle.finished {
+            return Err(e.error());
         }
         Ok(handle)
     }
@@ -126,20 +261,164 @@ fn decode_outcome(
 }
 
 impl TaskHandle {
+    pub(crate) fn new(client: Client, tool: &str, source: Source, ends: TaskEnds) -> Self {
+        TaskHandle {
+            client,
+            tool: tool.to_owned(),
+            source,
+            status: ends.status,
+            status_open: true,
+            inputs: ends.inputs,
+            inputs_first: ends.first,
+            held: VecDeque::new(),
+            record: TaskRecord::new(),
+            finished: None,
+            watcher: None,
+        }
+    }
+
+    /// Records the latest status the driver published.
+    pub(crate) fn absorb(&mut self) -> Observed {
+        match self.status.borrow_and_update().clone() {
+            Some(s) => self.record.observe(s),
+            None => Observed::Unchanged,
+        }
+    }
+
+    /// Waits for the next thing to happen: a status, an input request no
+    /// handler serves, or the end of the call (then cached, error or not).
+    /// Returns `Step::Done` at once when the end is already cached.
+    pub(crate) async fn step(&mut self) -> Step {
+        enum Woke {
+            Status(bool),
+            Input(InputItem),
+            Outcome(Result<CallToolResult, Error>),
+        }
+        if self.finished.is_some() {
+            return Step::Done;
+        }
+        let open = self.status_open;
+        let TaskHandle {
+            status,
+            inputs,
+            source,
+            ..
+        } = self;
+        let woke = tokio::select! {
+            biased;
+            changed = status.changed(), if open => Woke::Status(changed.is_ok()),
+            Some(item) = inputs.recv() => Woke::Input(item),
+            r = source.outcome() => Woke::Outcome(r),
+        };
+        match woke {
+            Woke::Status(still_open) => {
+                self.status_open = still_open;
+                self.absorb();
+                Step::Status
+            }
+            Woke::Input(item) => Step::Input(item),
+            Woke::Outcome(r) => {
+                self.settle(r);
+                Step::Done
+            }
+        }
+    }
+
+    fn settle(&mut self, r: Result<CallToolResult, Error>) {
+        self.source.done();
+        self.absorb();
+        let finished = match r {
+            Ok(v) => {
+                self.record.conclude(TaskStatus::Completed);
+                Finished::Ok(v)
+            }
+            Err(e) => {
+                let replay = Replay::of(&e);
+                if let Some(status) = replay.status() {
+                    self.record.conclude(status);
+                }
+                Finished::Err(replay)
+            }
+        };
+        self.finished = Some(finished);
+        if let (Some(w), Some(t)) = (&self.watcher, self.record.terminal()) {
+            w.report(t.clone());
+        }
+    }
+
+    /// The cached final result, once the call ended.
+    pub(crate) fn cached(&self) -> Option<Result<CallToolResult, Error>> {
+        match self.finished.as_ref()? {
+            Finished::Ok(v) => Some(Ok(v.clone())),
+            Finished::Err(e) => Some(Err(e.error())),
+        }
+    }
+
+    /// Hands the input requests kept for a closure to the registered
+    /// handlers (each on its own Tokio task); those no handler serves are
+    /// refused.
+    pub(crate) fn release_held(&mut self) {
+        let handlers = self.client.inner.shared.handlers();
+        for item in self.held.drain(..) {
+            let params = serde_json::value::to_raw_value(&item.request.params).ok();
+            let params = params.as_deref().filter(|p| p.get() != "null");
+            match handlers.serve(&item.request.method, params) {
+                Some(fut) => {
+                    tokio::spawn(async move { item.reply(fut.await) });
+                }
+                None => item.refuse(),
+            }
+        }
+    }
+
+    /// Whether the call behind the task is over (its outcome is cached).
+    pub(crate) fn is_finished(&self) -> bool {
+        self.finished.is_some() || !self.source.has_outcome()
+    }
+
     /// The task's id (`None` when the server answered without a task).
     pub fn task_id(&self) -> Option<String> {
-        self.status.borrow().as_ref().map(|s| s.task_id.clone())
+        match &self.source {
+            Source::Attached { task_id, .. } => Some(task_id.clone()),
+            Source::Call { .. } => self.status().map(|s| s.task_id),
+        }
     }
 
-    /// The last observed status.
+    /// The last observed status: from polls and (2025-11-25)
+    /// `notifications/tasks/status`; once terminal, it stays.
     pub fn status(&self) -> Option<TaskSnapshot> {
-        self.status.borrow().clone()
+        if let Some(t) = self.record.terminal() {
+            return Some(t.clone());
+        }
+        self.status
+            .borrow()
+            .clone()
+            .or_else(|| self.record.latest().cloned())
     }
 
-    /// Waits for the next status change; `None` once the task is over.
+    /// Waits for the next status change (a different status or status
+    /// message); `None` once the task is over and every change was
+    /// returned. Input requests no handler serves that arrive meanwhile
+    /// are kept for [`TaskHandle::wait_for_task_with_inputs`].
     pub async fn changed(&mut self) -> Option<TaskSnapshot> {
-        self.status.changed().await.ok()?;
-        self.status.borrow_and_update().clone()
+        loop {
+            let before = self.record.latest().cloned();
+            let step = self.step().await;
+            let after = self.record.latest().cloned();
+            if after.is_some() && after != before {
+                let (b, a) = (before.as_ref(), after.as_ref());
+                let moved = b.map(|s| (&s.status, &s.status_message))
+                    != a.map(|s| (&s.status, &s.status_message));
+                if moved {
+                    return after;
+                }
+            }
+            match step {
+                Step::Input(item) => self.held.push_back(item),
+                Step::Status => {}
+                Step::Done => return None,
+            }
+        }
     }
 
     /// Fetches the task's status now (`tasks/get`), decoded.
@@ -177,12 +456,24 @@ impl TaskHandle {
     /// # Errors
     /// See [`Error`]; a usage error in the legacy era.
     pub async fn update(&self, responses: Map<String, Value>) -> Result<(), Error> {
+        let token = match &self.source {
+            Source::Call { token, .. } => *token,
+            Source::Attached { .. } => {
+                let id = self.task_id().ok_or_else(no_task)?;
+                let params = json!({ "taskId": id, "inputResponses": responses });
+                let _: Value = self
+                    .client
+                    .request_as("tasks/update", Some(params), CallOptions::new())
+                    .await?;
+                return Ok(());
+            }
+        };
         let (reply, rx) = oneshot::channel();
         self.client
             .inner
             .commands
             .send(Command::TaskInput {
-                token: self.token,
+                token,
                 responses,
                 reply,
             })
@@ -196,29 +487,51 @@ impl TaskHandle {
     /// The call's error ([`Error::is_cancelled`]), or another one if the
     /// task ended first.
     pub async fn cancel(mut self) -> Result<CallToolResult, Error> {
-        let _ = self
-            .client
-            .inner
-            .commands
-            .send(Command::Cancel { token: self.token });
+        if !self.is_finished() {
+            match &self.source {
+                Source::Call { token, .. } => {
+                    let _ = self
+                        .client
+                        .inner
+                        .commands
+                        .send(Command::Cancel { token: *token });
+                }
+                Source::Attached { .. } => {
+                    let id = self.task_id().ok_or_else(no_task)?;
+                    let params = json!({ "taskId": id });
+                    let _: Result<Value, Error> = self
+                        .client
+                        .request_as("tasks/cancel", Some(params), CallOptions::new())
+                        .await;
+                }
+            }
+        }
         self.wait().await
     }
 
-    /// Waits for the task's result (`wait` and `result` are the same call).
+    /// Waits for the task's result. The registered handlers answer the
+    /// task's input requests (also those an earlier
+    /// [`TaskHandle::wait_for`] kept); requests no handler serves are
+    /// refused (use [`TaskHandle::wait_for_task_with_inputs`] to answer
+    /// them). The result (or the task's failure) is cached: a second call
+    /// sends nothing.
     ///
     /// # Errors
     /// See [`Error`]; [`Error::is_cancelled`] when the task was cancelled.
     pub async fn wait(&mut self) -> Result<CallToolResult, Error> {
-        if let Some(Ok(r)) = &self.finished {
-            return Ok(r.clone());
+        self.inputs_first.set(false);
+        loop {
+            if let Some(r) = self.cached() {
+                return r;
+            }
+            self.release_held();
+            if !self.source.has_outcome() {
+                return Err(Error::closed());
+            }
+            if let Step::Input(item) = self.step().await {
+                item.refuse();
+            }
         }
-        let rx = self.outcome.take().ok_or_else(Error::closed)?;
-        let r = decode_outcome(rx.await);
-        self.guard.disarm();
-        if let Ok(result) = &r {
-            self.finished = Some(Ok(result.clone()));
-        }
-        r
     }
 
     /// Waits at most `budget`; on expiry the task keeps running and the
@@ -227,25 +540,14 @@ impl TaskHandle {
     /// # Errors
     /// [`Error::is_timeout`] when the budget ran out; else as [`TaskHandle::wait`].
     pub async fn wait_timeout(&mut self, budget: Duration) -> Result<CallToolResult, Error> {
-        if let Some(Ok(r)) = &self.finished {
-            return Ok(r.clone());
-        }
-        let rx = self.outcome.as_mut().ok_or_else(Error::closed)?;
-        match tokio::time::timeout(budget, rx).await {
-            Ok(r) => {
-                self.outcome = None;
-                self.guard.disarm();
-                let r = decode_outcome(r);
-                if let Ok(result) = &r {
-                    self.finished = Some(Ok(result.clone()));
-                }
-                r
-            }
+        match tokio::time::timeout(budget, self.wait()).await {
+            Ok(r) => r,
             Err(_) => Err(RequestError::Timeout(budget).into()),
         }
     }
 
-    /// The task's result: the same as [`TaskHandle::wait`].
+    /// The task's result: the same as [`TaskHandle::wait`] (cached once
+    /// seen).
     ///
     /// # Errors
     /// As [`TaskHandle::wait`].
@@ -254,8 +556,8 @@ impl TaskHandle {
     }
 }
 
-fn no_task() -> Error {
-    Error::new(crate::error::ErrorKind::NotInProgress(
+pub(crate) fn no_task() -> Error {
+    Error::new(ErrorKind::NotInProgress(
         "the server answered without creating a task",
     ))
 }

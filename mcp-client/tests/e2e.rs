@@ -104,7 +104,7 @@ async fn lifecycle_and_listings() {
         assert_ne!(page2.tools[0].name, page.tools[0].name);
         assert_eq!(
             client.list_all_tools().await.expect("all tools").len(),
-            25,
+            26,
             "{via:?}"
         );
         assert_eq!(client.list_all_prompts().await.expect("prompts").len(), 3);

@@ -6,60 +6,25 @@
 //! server's first request. A scripted HTTP/1.1 server on loopback that
 //! answers the GET late, and asks something on it at once, shows the order.
 
+mod scripted;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use mcp_client::{ClientBuilder, EraPreference};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc;
+
+use scripted::{read_request, respond};
 
 /// What the scripted server saw.
 struct Seen {
     get_answered: AtomicBool,
     /// JSON-RPC bodies the client POSTed after the handshake.
     posts: mpsc::UnboundedSender<Value>,
-}
-
-/// Reads one request: method, headers (lower-cased), body.
-async fn read_request(
-    reader: &mut BufReader<TcpStream>,
-) -> Option<(String, Vec<(String, String)>, Vec<u8>)> {
-    let mut line = String::new();
-    if reader.read_line(&mut line).await.ok()? == 0 {
-        return None;
-    }
-    let method = line.split_whitespace().next()?.to_owned();
-    let mut headers = Vec::new();
-    loop {
-        line.clear();
-        reader.read_line(&mut line).await.ok()?;
-        let l = line.trim_end();
-        if l.is_empty() {
-            break;
-        }
-        let (k, v) = l.split_once(':')?;
-        headers.push((k.trim().to_ascii_lowercase(), v.trim().to_owned()));
-    }
-    let len = headers
-        .iter()
-        .find(|(k, _)| k == "content-length")
-        .and_then(|(_, v)| v.parse().ok())
-        .unwrap_or(0);
-    let mut body = vec![0; len];
-    reader.read_exact(&mut body).await.ok()?;
-    Some((method, headers, body))
-}
-
-async fn respond(w: &mut BufReader<TcpStream>, status: &str, extra: &str, body: &str) {
-    let head = format!(
-        "HTTP/1.1 {status}\r\ncontent-length: {}\r\n{extra}\r\n",
-        body.len()
-    );
-    let _ = w.get_mut().write_all(head.as_bytes()).await;
-    let _ = w.get_mut().write_all(body.as_bytes()).await;
 }
 
 async fn serve_connection(stream: TcpStream, seen: Arc<Seen>) {

@@ -71,6 +71,8 @@ async fn an_expired_legacy_session_is_replaced_once_and_the_request_not_replayed
     let r = client.call_tool("echo", echo("one")).await.expect("echo");
     assert_eq!(text(&r.content), "one");
     assert_eq!(initialized(&server, 1).await, 1);
+    let first = client.session_id().expect("a legacy HTTP session");
+    assert_eq!(format!("{first:?}"), "SessionId(<redacted>)");
 
     assert_eq!(server.demo.expire_sessions(), 1, "one session to expire");
     let e = client
@@ -92,6 +94,8 @@ async fn an_expired_legacy_session_is_replaced_once_and_the_request_not_replayed
     assert_eq!(text(&r.content), "two");
     let r = client.call_tool("echo", echo("three")).await.expect("echo");
     assert_eq!(text(&r.content), "three");
+    let second = client.session_id().expect("the new session");
+    assert_ne!(first.as_str(), second.as_str(), "a recovered session has a new id");
     assert_eq!(
         initialized(&server, 2).await,
         2,
@@ -121,6 +125,7 @@ async fn modern_http_is_untouched_by_session_expiry() {
         .call_tool("echo", json!({ "text": "x" }))
         .await
         .expect("echo");
+    assert!(client.session_id().is_none(), "stateless: no session id");
     client.close().await;
 }
 

@@ -60,6 +60,14 @@ pub struct ClientFeatures {
     /// 2025-11-25 the client only requests tasks (`RequestOptions::with_task`),
     /// which needs no client capability, so nothing is advertised there.
     pub tasks: bool,
+    /// Task-augmented `sampling/createMessage` is served (2025-11-25:
+    /// advertises `tasks.requests.sampling.createMessage`, with
+    /// `tasks.list` and `tasks.cancel`).
+    pub task_sampling: bool,
+    /// Task-augmented `elicitation/create` is served (2025-11-25:
+    /// advertises `tasks.requests.elicitation.create`, with `tasks.list`
+    /// and `tasks.cancel`).
+    pub task_elicitation: bool,
 }
 
 impl ClientFeatures {
@@ -94,6 +102,14 @@ impl ClientFeatures {
         self
     }
 
+    /// Serves task-augmented sampling and/or elicitation (2025-11-25).
+    #[must_use]
+    pub fn with_task_requests(mut self, sampling: bool, elicitation: bool) -> Self {
+        self.task_sampling = sampling;
+        self.task_elicitation = elicitation;
+        self
+    }
+
     /// The `ClientCapabilities` object for an era.
     pub fn capabilities(&self, modern: bool, extensions: &Map<String, Value>) -> Value {
         let mut caps = Map::new();
@@ -121,6 +137,19 @@ impl ClientFeatures {
                 json!({ "listChanged": true })
             };
             caps.insert("roots".into(), roots);
+        }
+        if !modern && (self.task_sampling || self.task_elicitation) {
+            let mut requests = Map::new();
+            if self.task_sampling {
+                requests.insert("sampling".into(), json!({ "createMessage": {} }));
+            }
+            if self.task_elicitation {
+                requests.insert("elicitation".into(), json!({ "create": {} }));
+            }
+            caps.insert(
+                "tasks".into(),
+                json!({ "list": {}, "cancel": {}, "requests": requests }),
+            );
         }
         if modern {
             let mut ext = extensions.clone();
@@ -171,6 +200,11 @@ pub struct Config {
     pub cache_entries: usize,
     /// `io.modelcontextprotocol/logLevel` put on every modern request.
     pub log_level: Option<String>,
+    /// Strict mode (off by default): a response whose id is the string
+    /// spelling of the numeric id sent fails its request, and the facade
+    /// checks every envelope and validates every result against the
+    /// revision's schema (see [`crate::strict`]).
+    pub strict: bool,
 }
 
 impl Config {
@@ -192,6 +226,7 @@ impl Config {
             input_mode: InputMode::Auto,
             cache_entries: crate::cache::DEFAULT_MAX_ENTRIES,
             log_level: None,
+            strict: false,
         }
     }
 
@@ -290,6 +325,20 @@ impl Config {
     #[must_use]
     pub fn with_cache_entries(mut self, entries: usize) -> Self {
         self.cache_entries = entries;
+        self
+    }
+
+    /// Turns strict mode on or off (see [`Config::strict`]).
+    ///
+    /// ```
+    /// use mcp_core::Config;
+    /// let config = Config::new("my-client", "1.0").with_strict(true);
+    /// assert!(config.strict);
+    /// assert!(!Config::new("my-client", "1.0").strict);
+    /// ```
+    #[must_use]
+    pub fn with_strict(mut self, strict: bool) -> Self {
+        self.strict = strict;
         self
     }
 

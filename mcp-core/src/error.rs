@@ -141,6 +141,23 @@ pub enum PeerMisbehaved {
         /// What was wrong.
         reason: String,
     },
+    /// Strict mode refused a response (see [`crate::strict`]).
+    #[error(transparent)]
+    Strict(crate::strict::StrictViolation),
+    /// A frame broke the JSON-RPC envelope and answers no request in
+    /// flight (a server request, a notification, or an unknown id).
+    #[error("a message broke the JSON-RPC envelope ({})", envelope_codes(.violations))]
+    InvalidEnvelope {
+        /// The frame's id, when readable.
+        id: Option<RequestId>,
+        /// What was wrong.
+        violations: Vec<mcp_types::jsonrpc::EnvelopeViolation>,
+    },
+}
+
+fn envelope_codes(violations: &[mcp_types::jsonrpc::EnvelopeViolation]) -> String {
+    let codes: Vec<&str> = violations.iter().map(|v| v.code()).collect();
+    codes.join(", ")
 }
 
 /// Why one request failed.

@@ -99,12 +99,13 @@ pub mod headers;
 pub mod lifecycle;
 pub mod mrtr;
 pub mod pagination;
+pub mod strict;
 pub mod tasks;
 pub mod timers;
 mod wire;
 
 pub use config::{ClientFeatures, Config, InputMode, RequestOptions, TransportKind};
-pub use connection::{CloseReason, Connection};
+pub use connection::{CloseReason, Connection, ResponseTarget};
 pub use era::{EraOutcome, EraPreference};
 pub use error::{ConnectError, PeerMisbehaved, RequestError, UsageError};
 pub use event::{Completed, Event, SubscriptionEnd, Transmit};

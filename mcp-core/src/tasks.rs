@@ -27,6 +27,10 @@ use std::time::{Duration, Instant};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+mod watch;
+
+pub use watch::{Observed, TaskRecord, TaskStates, WaitStep, related_task_id};
+
 /// The smallest interval between two polls of one task.
 pub const POLL_FLOOR: Duration = Duration::from_millis(50);
 
@@ -88,6 +92,9 @@ pub struct TaskSnapshot {
     pub poll_interval: Option<Duration>,
     /// The task's time to live; `None` is unlimited.
     pub ttl: Option<Duration>,
+    /// How many `tasks/get` polls the client has sent for this task so far
+    /// (kept by the connection; `0` for a snapshot read from the wire).
+    pub polls: u32,
 }
 
 impl TaskSnapshot {
@@ -99,6 +106,7 @@ impl TaskSnapshot {
             status_message: None,
             poll_interval: None,
             ttl: None,
+            polls: 0,
         }
     }
 
@@ -154,6 +162,7 @@ impl From<WireTask> for TaskSnapshot {
             status_message: w.status_message,
             poll_interval: w.poll_interval_ms.map(Duration::from_millis),
             ttl: w.ttl_ms.map(Duration::from_millis),
+            polls: 0,
         }
     }
 }
@@ -168,6 +177,8 @@ pub struct PollOptions {
     pub default_interval: Option<Duration>,
     /// The end of the caller's budget for this task.
     pub deadline: Option<Instant>,
+    /// The most `tasks/get` polls the caller allows (see [`poll_cap_reached`]).
+    pub max_polls: Option<u32>,
 }
 
 impl PollOptions {
@@ -184,6 +195,13 @@ impl PollOptions {
         self.deadline = Some(deadline);
         self
     }
+
+    /// Caps the number of `tasks/get` polls.
+    #[must_use]
+    pub fn with_max_polls(mut self, max_polls: u32) -> Self {
+        self.max_polls = Some(max_polls);
+        self
+    }
 }
 
 /// What to do next about a task.
@@ -197,6 +215,40 @@ pub enum PollDecision {
     InputRequired,
     /// The caller's budget is spent.
     BudgetExhausted,
+    /// The caller's poll cap is reached and the task is not over.
+    PollCapReached,
+}
+
+/// Whether a task that is still open has used its `max_polls` polls: one
+/// more poll would exceed the cap. Terminal tasks never reach the cap.
+///
+/// ```
+/// use mcp_core::tasks::{poll_cap_reached, TaskSnapshot, TaskStatus};
+/// let mut t = TaskSnapshot::new("t", TaskStatus::Working);
+/// t.polls = 3;
+/// assert!(poll_cap_reached(&t, 3));
+/// assert!(!poll_cap_reached(&t, 4));
+/// t.status = TaskStatus::Completed;
+/// assert!(!poll_cap_reached(&t, 3));
+/// ```
+pub fn poll_cap_reached(task: &TaskSnapshot, max_polls: u32) -> bool {
+    !task.status.is_terminal() && task.polls >= max_polls
+}
+
+/// Whether the client will poll `task` again: never once terminal, and
+/// not for a 2025-11-25 task at `input_required` (the client then waits on
+/// `tasks/result`, which carries the server's input requests).
+///
+/// ```
+/// use mcp_core::tasks::{polls_continue, TaskSnapshot, TaskStatus};
+/// use mcp_types::Era;
+/// let t = TaskSnapshot::new("t", TaskStatus::InputRequired);
+/// assert!(!polls_continue(&t, Era::Legacy));
+/// assert!(polls_continue(&t, Era::Modern));
+/// ```
+pub fn polls_continue(task: &TaskSnapshot, era: mcp_types::Era) -> bool {
+    let parked = era == mcp_types::Era::Legacy && task.status == TaskStatus::InputRequired;
+    !(task.status.is_terminal() || parked)
 }
 
 /// Decides the next step for a task (pure).
@@ -209,6 +261,9 @@ pub fn decide(task: &TaskSnapshot, now: Instant, options: &PollOptions) -> PollD
     }
     if options.deadline.is_some_and(|d| now >= d) {
         return PollDecision::BudgetExhausted;
+    }
+    if options.max_polls.is_some_and(|m| poll_cap_reached(task, m)) {
+        return PollDecision::PollCapReached;
     }
     let interval = options
         .interval

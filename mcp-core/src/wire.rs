@@ -5,6 +5,8 @@
 //! outcome members of a task, an elicitation's mode. Full shapes come from
 //! `mcp-types`.
 
+use std::borrow::Cow;
+
 use mcp_types::RequestId;
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -14,13 +16,49 @@ use serde_json::value::RawValue;
 #[serde(rename_all = "camelCase")]
 pub(crate) struct ResultHead {
     #[serde(default)]
-    pub(crate) result_type: Option<String>,
+    pub(crate) result_type: Option<Tag>,
     #[serde(default)]
     pub(crate) next_cursor: Option<String>,
     #[serde(default)]
     pub(crate) ttl_ms: Option<i64>,
     #[serde(default)]
-    pub(crate) cache_scope: Option<String>,
+    pub(crate) cache_scope: Option<Tag>,
+}
+
+/// A string member with a few well-known values (`resultType`,
+/// `cacheScope`), read without allocating when it is one of them: it is
+/// read once per result.
+pub(crate) struct Tag(Cow<'static, str>);
+
+impl std::ops::Deref for Tag {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl<'de> Deserialize<'de> for Tag {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = Tag;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Tag, E> {
+                const KNOWN: [&str; 5] =
+                    ["complete", "input_required", "task", "public", "private"];
+                Ok(Tag(match KNOWN.iter().find(|k| **k == v) {
+                    Some(k) => Cow::Borrowed(k),
+                    None => Cow::Owned(v.to_owned()),
+                }))
+            }
+        }
+        deserializer.deserialize_str(Visitor)
+    }
 }
 
 /// The `_meta` of a notification, for subscription routing.
@@ -68,4 +106,195 @@ pub(crate) fn parse<T: for<'de> Deserialize<'de>>(
     raw: Option<&RawValue>,
 ) -> Result<T, serde_json::Error> {
     serde_json::from_str(raw.map_or("{}", RawValue::get))
+}
+
+impl ResultHead {
+    /// Reads the head of a result: the same as deserializing a
+    /// [`ResultHead`] from it, but the members it does not need (a tool's
+    /// 1 MiB of content, say) are skipped with a byte search instead of being
+    /// parsed. `raw` is already valid JSON; anything unexpected (not an
+    /// object, an escaped or repeated key, a member of the wrong type) is
+    /// handed to `serde_json`, so the outcome and errors are the same.
+    pub(crate) fn peek(raw: &RawValue) -> Result<ResultHead, serde_json::Error> {
+        match peek_members(raw.get()) {
+            Some(head) => Ok(head),
+            None => serde_json::from_str(raw.get()),
+        }
+    }
+}
+
+/// The fast path of [`ResultHead::peek`]; `None` sends the input to serde.
+fn peek_members(text: &str) -> Option<ResultHead> {
+    let s = text.as_bytes();
+    let mut head = ResultHead::default();
+    let mut seen = [false; 4];
+    let mut i = skip_ws(s, 0);
+    if s.get(i) != Some(&b'{') {
+        return None;
+    }
+    i += 1;
+    loop {
+        i = skip_ws(s, i);
+        match s.get(i)? {
+            b'}' => return Some(head),
+            b',' => {
+                i += 1;
+                continue;
+            }
+            b'"' => {}
+            _ => return None,
+        }
+        let key_end = string_end(s, i)?;
+        let key = &s[i + 1..key_end - 1];
+        if memchr::memchr(b'\\', key).is_some() {
+            return None;
+        }
+        i = skip_ws(s, key_end);
+        if s.get(i) != Some(&b':') {
+            return None;
+        }
+        i = skip_ws(s, i + 1);
+        let end = value_end(s, i)?;
+        let value = text.get(i..end)?;
+        let slot = match key {
+            b"resultType" => 0,
+            b"nextCursor" => 1,
+            b"ttlMs" => 2,
+            b"cacheScope" => 3,
+            _ => {
+                i = end;
+                continue;
+            }
+        };
+        if std::mem::replace(&mut seen[slot], true) {
+            return None;
+        }
+        match slot {
+            0 => head.result_type = serde_json::from_str(value).ok()?,
+            1 => head.next_cursor = serde_json::from_str(value).ok()?,
+            2 => head.ttl_ms = serde_json::from_str(value).ok()?,
+            _ => head.cache_scope = serde_json::from_str(value).ok()?,
+        }
+        i = end;
+    }
+}
+
+fn skip_ws(s: &[u8], mut i: usize) -> usize {
+    while s
+        .get(i)
+        .is_some_and(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+    {
+        i += 1;
+    }
+    i
+}
+
+/// The index just past the string starting at `s[i] == b'"'`.
+fn string_end(s: &[u8], i: usize) -> Option<usize> {
+    let mut j = i + 1;
+    loop {
+        let at = j + memchr::memchr2(b'"', b'\\', s.get(j..)?)?;
+        if s[at] == b'\\' {
+            j = at + 2;
+        } else {
+            return Some(at + 1);
+        }
+    }
+}
+
+/// The index just past the JSON value starting at `s[i]`.
+fn value_end(s: &[u8], i: usize) -> Option<usize> {
+    match s.get(i)? {
+        b'"' => string_end(s, i),
+        b'{' | b'[' => {
+            let mut depth = 0usize;
+            let mut j = i;
+            loop {
+                match s.get(j)? {
+                    b'"' => {
+                        j = string_end(s, j)?;
+                        continue;
+                    }
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some(j + 1);
+                        }
+                    }
+                    _ => {}
+                }
+                j += 1;
+            }
+        }
+        _ => {
+            let mut j = i;
+            while s
+                .get(j)
+                .is_some_and(|b| !matches!(b, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r'))
+            {
+                j += 1;
+            }
+            (j > i).then_some(j)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn both(text: &str) -> (Option<String>, Option<String>) {
+        let raw = RawValue::from_string(text.to_owned()).expect("valid JSON");
+        let fast = ResultHead::peek(&raw)
+            .map(|h| render(&h))
+            .map_err(|e| e.to_string());
+        let slow = serde_json::from_str::<ResultHead>(text)
+            .map(|h| render(&h))
+            .map_err(|e| e.to_string());
+        assert_eq!(fast, slow, "peek and serde disagree on {text}");
+        (fast.ok(), peek_members(text).map(|h| render(&h)))
+    }
+
+    fn render(h: &ResultHead) -> String {
+        format!(
+            "{:?} {:?} {:?} {:?}",
+            h.result_type.as_deref(),
+            h.next_cursor,
+            h.ttl_ms,
+            h.cache_scope.as_deref()
+        )
+    }
+
+    #[test]
+    fn peek_reads_what_serde_reads() {
+        let big = "x\\\"y".repeat(1000);
+        let cases = [
+            r#"{}"#.to_owned(),
+            r#"{"resultType":"complete","content":[{"type":"text","text":"a}]\"b"}]}"#.into(),
+            format!(r#"{{"content":[{{"text":"{big}"}}],"nextCursor":"c1","ttlMs":5}}"#),
+            r#" { "cacheScope" : "public" , "isError" : false, "n": -1.5e3, "z": null } "#.into(),
+            r#"{"resultType":"input_required","inputRequests":{"a":{"b":[1,{"c":"]"}]}}}"#.into(),
+            r#"{"resultType":"something_new"}"#.into(),
+        ];
+        for c in &cases {
+            let (serde, fast) = both(c);
+            assert_eq!(fast, serde, "the fast path handles {c}");
+        }
+    }
+
+    #[test]
+    fn odd_input_gets_serde_outcome() {
+        for c in [
+            r#"{"resultType":"complete","resultType":"task"}"#,
+            r#"{"result\u0054ype":"task"}"#,
+            r#"{"ttlMs":"soon"}"#,
+            r#"{"resultType":7}"#,
+            r#"[1,2]"#,
+            r#""text""#,
+        ] {
+            let (_, fast) = both(c);
+            assert!(fast.is_none(), "{c} takes the serde path");
+        }
+    }
 }

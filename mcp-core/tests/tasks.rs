@@ -5,7 +5,10 @@ mod common;
 use std::time::Duration;
 
 use common::*;
-use mcp_core::tasks::{POLL_FLOOR, PollDecision, PollOptions, TaskSnapshot, TaskStatus, decide};
+use mcp_core::tasks::{
+    Observed, POLL_FLOOR, PollDecision, PollOptions, TaskRecord, TaskSnapshot, TaskStates,
+    TaskStatus, WaitStep, decide, related_task_id,
+};
 use mcp_core::{ClientFeatures, Event, RequestError, RequestOptions, Timer, UsageError};
 use proptest::prelude::*;
 use serde_json::json;
@@ -322,4 +325,230 @@ proptest! {
             prop_assert!(at > now);
         }
     }
+}
+
+fn legacy_task(status: &str) -> serde_json::Value {
+    json!({"taskId": "L1", "status": status, "createdAt": "x", "lastUpdatedAt": "x",
+           "ttl": 60000, "pollInterval": 2000})
+}
+
+/// Starts a task-augmented legacy call and answers it with a working task.
+fn legacy_started(h: &mut Harness, opts: RequestOptions) -> mcp_types::RequestId {
+    let id = h
+        .conn
+        .call_tool(h.now, "long", json!({}), opts.with_task(None))
+        .expect("a valid call");
+    let r = h.drain().remove(0);
+    h.reply(&r, json!({"task": legacy_task("working")}));
+    id
+}
+
+fn statuses(events: &[Event]) -> Vec<(String, u32)> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::TaskStatus { task, .. } => Some((format!("{:?}", task.status), task.polls)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn caller_interval_overrides_the_server_in_both_directions() {
+    // Faster than the server: the caller wins.
+    let mut h = legacy(config());
+    legacy_started(
+        &mut h,
+        RequestOptions::default().with_poll_interval(Duration::from_millis(300)),
+    );
+    assert_eq!(
+        h.conn.poll_timeout().unwrap().0,
+        h.now + Duration::from_millis(300)
+    );
+    // Slower than the server: the caller still wins.
+    let mut h = legacy(config());
+    legacy_started(
+        &mut h,
+        RequestOptions::default().with_poll_interval(Duration::from_secs(5)),
+    );
+    assert_eq!(
+        h.conn.poll_timeout().unwrap().0,
+        h.now + Duration::from_secs(5)
+    );
+    // Without a caller interval, the server's 2 s applies.
+    let mut h = legacy(config());
+    legacy_started(&mut h, RequestOptions::default());
+    assert_eq!(
+        h.conn.poll_timeout().unwrap().0,
+        h.now + Duration::from_secs(2)
+    );
+}
+
+#[test]
+fn polls_are_counted_and_pushes_carry_the_count() {
+    let mut h = legacy(config());
+    legacy_started(&mut h, RequestOptions::default());
+    h.take_events();
+    for _ in 0..3 {
+        h.advance(Duration::from_secs(2));
+        let g = h.drain().remove(0);
+        assert_eq!(g["method"], "tasks/get");
+        h.reply(&g, legacy_task("working"));
+    }
+    // A pushed status does not count as a poll and keeps the count.
+    h.feed(
+        json!({"jsonrpc": "2.0", "method": "notifications/tasks/status",
+                  "params": legacy_task("input_required")}),
+    );
+    let seen = statuses(&h.take_events());
+    assert_eq!(
+        seen,
+        vec![
+            ("Working".into(), 1),
+            ("Working".into(), 2),
+            ("Working".into(), 3),
+            ("InputRequired".into(), 3)
+        ]
+    );
+    // The push did not move the poll schedule: polling stays in charge.
+    assert!(h.drain().is_empty());
+    h.advance(Duration::from_secs(2));
+    assert_eq!(h.drain().remove(0)["method"], "tasks/get");
+}
+
+#[test]
+fn pushes_after_a_terminal_poll_are_not_reported() {
+    let mut h = legacy(config());
+    legacy_started(&mut h, RequestOptions::default());
+    h.advance(Duration::from_secs(2));
+    let g = h.drain().remove(0);
+    h.reply(&g, legacy_task("completed"));
+    let res = h.drain().remove(0);
+    assert_eq!(res["method"], "tasks/result");
+    h.take_events();
+    // A stale push while tasks/result is in flight changes nothing.
+    h.feed(
+        json!({"jsonrpc": "2.0", "method": "notifications/tasks/status",
+                  "params": legacy_task("working")}),
+    );
+    assert!(statuses(&h.take_events()).is_empty());
+    h.reply(&res, json!({"content": []}));
+    assert!(matches!(h.take_events().last(), Some(Event::Response(_))));
+}
+
+#[test]
+fn poll_cap_is_a_decision() {
+    let now = origin();
+    let mut t = TaskSnapshot::new("t", TaskStatus::Working);
+    t.polls = 2;
+    let capped = PollOptions::default().with_max_polls(2);
+    assert_eq!(decide(&t, now, &capped), PollDecision::PollCapReached);
+    assert!(matches!(
+        decide(&t, now, &PollOptions::default().with_max_polls(3)),
+        PollDecision::PollAt(_)
+    ));
+    t.status = TaskStatus::Completed;
+    assert_eq!(decide(&t, now, &capped), PollDecision::Terminal);
+    // The budget is checked before the cap.
+    t.status = TaskStatus::Working;
+    assert_eq!(
+        decide(&t, now, &capped.with_deadline(now)),
+        PollDecision::BudgetExhausted
+    );
+}
+
+#[test]
+fn task_records_deduplicate_and_keep_the_terminal_state() {
+    let mut r = TaskRecord::new();
+    let mut w = TaskSnapshot::new("t", TaskStatus::Working);
+    assert_eq!(r.observe(w.clone()), Observed::Changed);
+    w.polls = 4;
+    assert_eq!(r.observe(w.clone()), Observed::Unchanged);
+    assert_eq!(r.latest().unwrap().polls, 4);
+    // An older observation never lowers the poll count.
+    w.polls = 1;
+    r.observe(w.clone());
+    assert_eq!(r.latest().unwrap().polls, 4);
+    let mut msg = w.clone();
+    msg.status_message = Some("half way".into());
+    assert_eq!(r.observe(msg), Observed::Changed);
+    assert_eq!(
+        r.observe(TaskSnapshot::new("other", TaskStatus::Failed)),
+        Observed::Ignored
+    );
+    let until_input = TaskStates::terminal().with(TaskStatus::InputRequired);
+    assert_eq!(r.wait_step(&until_input), WaitStep::Pending);
+    r.observe(TaskSnapshot::new("t", TaskStatus::InputRequired));
+    assert!(
+        matches!(r.wait_step(&until_input), WaitStep::Reached(s) if s.status == TaskStatus::InputRequired)
+    );
+    assert_eq!(r.conclude(TaskStatus::Cancelled), Observed::Changed);
+    assert_eq!(r.conclude(TaskStatus::Completed), Observed::Ignored);
+    assert_eq!(r.terminal().unwrap().status, TaskStatus::Cancelled);
+    let only_completed: TaskStates = [TaskStatus::Completed].into_iter().collect();
+    assert!(
+        matches!(r.wait_step(&only_completed), WaitStep::EndedElsewhere(s) if s.status == TaskStatus::Cancelled)
+    );
+    assert!(TaskStates::terminal().covers_terminal());
+    assert!(!only_completed.covers_terminal());
+    assert!(!TaskStates::terminal().contains(&TaskStatus::Unknown("x".into())));
+}
+
+#[test]
+fn related_task_ids_are_read_from_meta_and_error_data() {
+    let key = "io.modelcontextprotocol/related-task";
+    assert_eq!(
+        related_task_id(&json!({"_meta": {key: {"taskId": "a"}}})),
+        Some("a")
+    );
+    assert_eq!(related_task_id(&json!({key: {"taskId": "b"}})), Some("b"));
+    assert_eq!(related_task_id(&json!({key: {"taskId": 5}})), None);
+    assert_eq!(related_task_id(&json!({key: {"taskId": ""}})), None);
+    let long = "x".repeat(5000);
+    assert_eq!(related_task_id(&json!({key: {"taskId": long}})), None);
+}
+
+proptest! {
+    #[test]
+    fn a_terminal_record_never_changes(
+        seq in proptest::collection::vec(status(), 1..20),
+    ) {
+        let mut r = TaskRecord::new();
+        let mut terminal: Option<TaskStatus> = None;
+        for st in seq {
+            let o = r.observe(TaskSnapshot::new("t", st.clone()));
+            if terminal.is_some() {
+                prop_assert_eq!(o, Observed::Ignored);
+            } else if st.is_terminal() {
+                terminal = Some(st);
+            }
+            prop_assert_eq!(r.terminal().map(|s| s.status.clone()), terminal.clone());
+        }
+    }
+}
+
+#[test]
+fn legacy_input_required_stops_polling_for_tasks_result() {
+    use mcp_core::tasks::polls_continue;
+    use mcp_types::Era;
+    let mut h = legacy(config());
+    legacy_started(&mut h, RequestOptions::default());
+    h.advance(Duration::from_secs(2));
+    let g = h.drain().remove(0);
+    h.reply(&g, legacy_task("input_required"));
+    let res = h.drain().remove(0);
+    assert_eq!(
+        res["method"], "tasks/result",
+        "input_required fetches the result"
+    );
+    // No poll is sent while tasks/result is open, as polls_continue says.
+    h.advance(Duration::from_secs(5));
+    assert!(h.drain().iter().all(|m| m["method"] != "tasks/get"));
+    let t = TaskSnapshot::new("L1", TaskStatus::InputRequired);
+    assert!(!polls_continue(&t, Era::Legacy));
+    assert!(polls_continue(&t, Era::Modern));
+    assert!(!polls_continue(
+        &TaskSnapshot::new("L1", TaskStatus::Failed),
+        Era::Modern
+    ));
 }

@@ -9,7 +9,8 @@
 use std::time::Duration;
 
 use http::StatusCode;
-use mcp_types::Message;
+use mcp_types::jsonrpc::EnvelopeViolation;
+use mcp_types::{Message, RequestId};
 
 use crate::auth::AuthError;
 use crate::sse::SseError;
@@ -144,6 +145,16 @@ pub enum HttpError {
     /// A JSON body that is not one JSON-RPC message.
     #[error("response body is not a JSON-RPC message: {0}")]
     InvalidMessage(#[source] serde_json::Error),
+    /// The reply to a request broke the JSON-RPC envelope rules (both
+    /// `result` and `error`, a wrong `jsonrpc`, ...). It names the request
+    /// and the rules, never the payload.
+    #[error("the reply to request {} broke the JSON-RPC envelope: {violations:?}", display_id(id.as_ref()))]
+    InvalidEnvelope {
+        /// The request the broken reply answers.
+        id: Option<RequestId>,
+        /// The rules it broke.
+        violations: Vec<EnvelopeViolation>,
+    },
     /// The server sent an `Mcp-Session-Id` that is not visible ASCII.
     #[error("the server sent an invalid Mcp-Session-Id")]
     InvalidSessionId,
@@ -158,6 +169,10 @@ pub enum HttpError {
         /// The last delay waited before a reconnection.
         last_delay: Duration,
     },
+}
+
+fn display_id(id: Option<&RequestId>) -> String {
+    id.map_or_else(|| "(none)".to_owned(), ToString::to_string)
 }
 
 fn excerpt(body: &str) -> String {
@@ -188,6 +203,7 @@ impl HttpError {
             | HttpError::BodyTooLarge { .. }
             | HttpError::Sse(_)
             | HttpError::InvalidMessage(_)
+            | HttpError::InvalidEnvelope { .. }
             | HttpError::InvalidSessionId
             | HttpError::StreamEnded => Fault::Server,
         }

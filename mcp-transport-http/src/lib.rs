@@ -25,7 +25,10 @@
 //!
 //! Credentials come from an [`AuthProvider`](auth::AuthProvider)
 //! ([`BearerToken`](auth::BearerToken) for static tokens); they never appear
-//! in URLs, logs or `Debug` output. Redirects are never followed.
+//! in URLs, logs or `Debug` output. Redirects are never followed. The
+//! provider and the headers sent on every request can change after build
+//! ([`HttpTransport::set_auth`], [`HttpTransport::set_header`]), and one
+//! request can carry its own `Authorization` ([`HttpTransport::send_with`]).
 //!
 //! Proxies: `HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY` and `NO_PROXY` are read
 //! by default ([`ProxyConfig`]); a proxied connection is a `CONNECT` tunnel
@@ -42,6 +45,7 @@ mod body;
 mod client;
 mod config;
 mod error;
+mod runtime;
 mod session;
 mod stream;
 mod transport;

@@ -347,6 +347,11 @@ impl Pump {
         let message = match Message::from_slice(&event.data) {
             Ok(message) => message,
             Err(err) => {
+                // A broken reply to this stream's request ends the request
+                // now (with the envelope's faults), not at its deadline.
+                if let Some(broken) = self.broken_reply(&event.data) {
+                    return Err(broken);
+                }
                 tracing::warn!(%err, "ignoring a server-sent event that is not a JSON-RPC message");
                 return Ok(());
             }
@@ -372,6 +377,17 @@ impl Pump {
                 Ok(())
             }
         }
+    }
+
+    /// An event the lenient reader rejected whose `id` is this stream's
+    /// request: the reply is broken, as [`HttpError::InvalidEnvelope`].
+    fn broken_reply(&self, data: &[u8]) -> Option<HttpError> {
+        let expected = self.request_id.as_ref()?;
+        let check = Message::from_slice_checked(data).ok()?;
+        (check.id.as_ref() == Some(expected)).then(|| HttpError::InvalidEnvelope {
+            id: check.id,
+            violations: check.violations,
+        })
     }
 
     fn is_reply(&self, message: &Message) -> bool {

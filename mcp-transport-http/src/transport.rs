@@ -65,13 +65,15 @@ pub enum Reply {
 /// ```
 #[derive(Clone, Debug)]
 pub struct HttpTransport {
-    inner: Arc<Inner>,
+    pub(crate) inner: Arc<Inner>,
 }
 
 pub(crate) struct Inner {
     pub(crate) config: HttpConfig,
     client: PooledClient,
     pub(crate) session: Session,
+    /// Headers and the auth provider, changeable after build.
+    pub(crate) runtime: crate::runtime::Runtime,
     permits: Arc<Semaphore>,
     registry: Mutex<HashMap<RequestId, Arc<watch::Sender<bool>>>>,
     closed: watch::Sender<bool>,
@@ -102,6 +104,7 @@ impl HttpTransport {
         Ok(HttpTransport {
             inner: Arc::new(Inner {
                 permits: Arc::new(Semaphore::new(config.max_concurrent_posts)),
+                runtime: crate::runtime::Runtime::new(&config),
                 config,
                 client,
                 session: Session::default(),
@@ -123,6 +126,13 @@ impl HttpTransport {
     /// The transport's own headers take precedence over them, and extra
     /// headers named `Mcp-*`, `Last-Event-ID`, `Host` or `Content-Length`
     /// are ignored (the transport alone renders those).
+    ///
+    /// An `Authorization` header among them is this request's own
+    /// credential: it replaces the configured one, the
+    /// [`AuthProvider`](crate::auth::AuthProvider) is not consulted for the
+    /// request, and a `401`/`403` answer is returned as
+    /// [`HttpError::Unauthorized`] without a retry. Its value is marked
+    /// sensitive (never logged).
     ///
     /// Requests (`routing.request_id` set) that are not long-lived take one
     /// of the `max_concurrent_posts` permits until their reply arrives (or
@@ -438,8 +448,13 @@ impl Inner {
         session: Option<HeaderValue>,
     ) -> Result<(Response<Incoming>, Option<HeaderValue>), HttpError> {
         let mut retries = 0;
+        // A request carrying its own `Authorization` leaves the provider out.
+        let auth = match spec.headers.contains_key(http::header::AUTHORIZATION) {
+            true => None,
+            false => self.runtime.auth(),
+        };
         loop {
-            let (request, generation) = self.build(spec, session.as_ref()).await?;
+            let (request, generation) = self.build(spec, session.as_ref(), auth.as_deref()).await?;
             let mut response = self
                 .client
                 .request(request)
@@ -447,7 +462,7 @@ impl Inner {
                 .map_err(|e| HttpError::Network(Box::new(e)))?;
             let status = response.status();
             if status.is_success() {
-                if let Some(auth) = &self.config.auth {
+                if let Some(auth) = &auth {
                     auth.on_success(spec.operation.as_deref(), response.headers());
                 }
                 return Ok((response, session));
@@ -473,7 +488,7 @@ impl Inner {
             if status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN {
                 let www_authenticate =
                     header_texts(response.headers(), &WWW_AUTHENTICATE, 8, excerpt_limit);
-                if let Some(auth) = &self.config.auth
+                if let Some(auth) = &auth
                     && retries < MAX_AUTH_RETRIES
                 {
                     let mut challenge = AuthChallenge::new(status, www_authenticate.clone());
@@ -505,6 +520,7 @@ impl Inner {
         &self,
         spec: &Exchange,
         session: Option<&HeaderValue>,
+        auth: Option<&dyn crate::auth::AuthProvider>,
     ) -> Result<(Request<Full<Bytes>>, u64), HttpError> {
         let mut request = Request::builder()
             .method(spec.method.clone())
@@ -512,20 +528,24 @@ impl Inner {
             .body(Full::new(spec.body.clone()))
             .map_err(|e| HttpError::Network(Box::new(e)))?;
         let headers = request.headers_mut();
-        for (name, value) in &self.config.default_headers {
+        for (name, value) in &self.runtime.headers() {
             headers.append(name, value.clone());
         }
         for name in spec.headers.keys() {
             headers.remove(name);
         }
         for (name, value) in &spec.headers {
-            headers.append(name, value.clone());
+            let mut value = value.clone();
+            if crate::runtime::is_credential(name) {
+                value.set_sensitive(true);
+            }
+            headers.append(name, value);
         }
         if let Some(id) = session {
             headers.insert(headers::SESSION_ID, id.clone());
         }
         let mut generation = 0;
-        if let Some(auth) = &self.config.auth {
+        if let Some(auth) = auth {
             let credentials = auth
                 .credentials(AuthRequest {
                     method: &spec.method,

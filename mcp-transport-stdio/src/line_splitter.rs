@@ -10,12 +10,16 @@
 //! Memory is bounded: the buffer never holds more than the maximum line
 //! length plus one read. A line longer than the maximum is dropped as it
 //! arrives, up to its newline, and reported once as [`Frame::Oversized`] with
-//! its full length; the lines after it are unaffected.
+//! its full length; the lines after it are unaffected. A buffer grown for
+//! big lines is kept while big lines keep coming (no re-growing, zeroing and
+//! page-faulting it for each one) and given back to the allocator once a
+//! small line shows it is no longer needed.
 
 /// The smallest free space offered to a read.
 const MIN_READ: usize = 64 * 1024;
 
-/// Above this size, an emptied buffer is given back to the allocator.
+/// Above this size, an emptied buffer is given back to the allocator once
+/// the last line was small (below a quarter of this).
 const SHRINK_ABOVE: usize = 1024 * 1024;
 
 /// One unit of output of the splitter.
@@ -56,6 +60,9 @@ pub struct LineSplitter {
     max_line: usize,
     /// Bytes of an oversized line dropped so far, while looking for its end.
     discarding: Option<u64>,
+    /// Whether the last line taken out was big: a big buffer is kept for the
+    /// next one.
+    last_big: bool,
 }
 
 impl LineSplitter {
@@ -69,6 +76,7 @@ impl LineSplitter {
             scanned: 0,
             max_line,
             discarding: None,
+            last_big: false,
         }
     }
 
@@ -88,7 +96,7 @@ impl LineSplitter {
             self.start = 0;
             self.end = 0;
             self.scanned = 0;
-            if self.buf.len() > SHRINK_ABOVE {
+            if self.buf.len() > SHRINK_ABOVE && !self.last_big {
                 self.buf = Vec::new();
             }
         }
@@ -143,6 +151,7 @@ impl LineSplitter {
                 self.start = line_end + 1;
                 self.scanned = self.start;
                 let len = line_end - line_start;
+                self.last_big = len >= SHRINK_ABOVE / 4;
                 if len > self.max_line {
                     return Some(Frame::Oversized { len: len as u64 });
                 }
@@ -260,7 +269,7 @@ mod tests {
     }
 
     #[test]
-    fn big_buffer_is_released_after_a_big_line() {
+    fn big_buffer_is_kept_for_big_lines_and_released_after_a_small_one() {
         let mut s = LineSplitter::new(usize::MAX);
         let mut out = Vec::new();
         let mut big = vec![b'y'; 4 * SHRINK_ABOVE];
@@ -268,6 +277,14 @@ mod tests {
         feed(&mut s, &big, &mut out);
         assert_eq!(out.len(), 1);
         let _ = s.read_buf();
-        assert!(s.buf.len() <= SHRINK_ABOVE);
+        let grown = s.buf.len();
+        assert!(grown > 4 * SHRINK_ABOVE, "kept for the next big line");
+        feed(&mut s, &big, &mut out);
+        assert_eq!(out.len(), 2);
+        assert_eq!(s.buf.len(), grown, "reused, not grown again");
+        feed(&mut s, b"{}\n", &mut out);
+        assert_eq!(out.len(), 3);
+        let _ = s.read_buf();
+        assert!(s.buf.len() <= SHRINK_ABOVE, "released after a small line");
     }
 }

@@ -105,3 +105,55 @@ async fn junk_blank_crlf_and_unterminated_lines() {
     assert_eq!(kinds, ["NotJson", "InvalidMessage", "a", "b"]);
     assert_eq!(rx.messages_received(), 2);
 }
+
+#[tokio::test]
+async fn a_batch_arrives_as_separate_lines_in_order() {
+    let ((ctx, _crx), (_stx, mut srx)) = memory_pair();
+    let batch: Vec<Vec<u8>> = (1..=5).map(|i| msg(i, i as usize * 7)).collect();
+    ctx.send_batch(&batch).await.unwrap();
+    ctx.send_batch(&[msg(6, 0)]).await.unwrap();
+    ctx.send_batch::<Vec<u8>>(&[]).await.unwrap();
+    for i in 1..=6 {
+        assert_eq!(next_id(&mut srx).await, RequestId::Number(i));
+    }
+}
+
+#[tokio::test]
+async fn a_malformed_batch_writes_nothing() {
+    let (near, far) = tokio::io::duplex(1024);
+    let (_r, w) = tokio::io::split(near);
+    let tx = Sender::new(w);
+    let bad = [msg(1, 0), b"{}\n{}".to_vec()];
+    assert!(matches!(
+        tx.send_batch(&bad).await,
+        Err(SendError::EmbeddedNewline)
+    ));
+    let empty = [msg(1, 0), Vec::new()];
+    assert!(matches!(tx.send_batch(&empty).await, Err(SendError::Empty)));
+    tx.send(&msg(2, 0)).await.unwrap();
+    let (fr, _fw) = tokio::io::split(far);
+    let mut rx = Receiver::new(fr);
+    assert_eq!(next_id(&mut rx).await, RequestId::Number(2));
+}
+
+#[tokio::test]
+async fn a_batch_cancelled_mid_write_is_completed_before_the_next_send() {
+    let (near, far) = tokio::io::duplex(16);
+    let (_r, w) = tokio::io::split(near);
+    let tx = Sender::new(w);
+    let batch = [msg(1, 500), msg(2, 500)];
+    let stalled = tokio::time::timeout(Duration::from_millis(50), tx.send_batch(&batch)).await;
+    assert!(stalled.is_err(), "the batch should have stalled");
+    let (fr, _fw) = tokio::io::split(far);
+    let mut rx = Receiver::new(fr);
+    let reader = tokio::spawn(async move {
+        let mut ids = Vec::new();
+        for _ in 0..3 {
+            ids.push(next_id(&mut rx).await);
+        }
+        ids
+    });
+    tx.send(&msg(3, 10)).await.unwrap();
+    let ids = reader.await.unwrap();
+    assert_eq!(ids, [1, 2, 3].map(RequestId::Number));
+}

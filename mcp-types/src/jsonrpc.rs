@@ -8,6 +8,13 @@
 //! Payloads (`params`, `result`) stay as [`RawValue`] so that a message is
 //! parsed once and its payload is decoded later with the type the request
 //! expects, never through an untagged union.
+//!
+//! The lenient reader forgets some envelope facts (a missing `jsonrpc`, an
+//! `id` member missing rather than `null`) and rejects others without saying
+//! which request they answered (a wrong `jsonrpc`, both `result` and
+//! `error`). [`Message::from_slice_checked`] is the strict reader: in the
+//! same single parse it lists every [`EnvelopeViolation`] and the `id` the
+//! frame carried, next to what the lenient reader makes of it.
 
 use std::fmt;
 
@@ -19,6 +26,10 @@ use serde_json::value::RawValue;
 
 use crate::error::ErrorCode;
 use crate::method::{NotificationMethod, RequestMethod};
+
+mod strict;
+
+pub use strict::{EnvelopeCheck, EnvelopeViolation};
 
 /// The only JSON-RPC version MCP speaks.
 pub const JSONRPC_VERSION: &str = "2.0";
@@ -394,27 +405,32 @@ impl<'de> Deserialize<'de> for Message {
                 "unsupported jsonrpc version {v:?}"
             )));
         }
-        match (w.method, w.id, w.result, w.error) {
-            (Some(method), Some(id), None, None) => Ok(Message::Request(Request {
-                id,
-                method,
-                params: w.params,
-            })),
-            (Some(method), None, None, None) => Ok(Message::Notification(Notification {
-                method,
-                params: w.params,
-            })),
-            (None, Some(id), Some(result), None) => Ok(Message::Response(Response { id, result })),
-            (None, id, None, Some(error)) => Ok(Message::Error(ErrorResponse { id, error })),
-            (None, _, Some(_), Some(_)) => Err(de::Error::custom(
-                "a response carries both result and error",
-            )),
-            (None, None, Some(_), None) => Err(de::Error::custom("a result without an id")),
-            (Some(_), _, _, _) => Err(de::Error::custom("a request carries result or error")),
-            (None, _, None, None) => Err(de::Error::custom(
-                "not a JSON-RPC message: no method, result or error",
-            )),
+        assemble(w.method, w.id, w.params, w.result, w.error).map_err(de::Error::custom)
+    }
+}
+
+/// Classifies the members of an envelope the way the lenient reader does
+/// (shared with the strict reader in [`strict`]).
+fn assemble(
+    method: Option<String>,
+    id: Option<RequestId>,
+    params: Option<Box<RawValue>>,
+    result: Option<Box<RawValue>>,
+    error: Option<ErrorObject>,
+) -> Result<Message, &'static str> {
+    match (method, id, result, error) {
+        (Some(method), Some(id), None, None) => {
+            Ok(Message::Request(Request { id, method, params }))
         }
+        (Some(method), None, None, None) => {
+            Ok(Message::Notification(Notification { method, params }))
+        }
+        (None, Some(id), Some(result), None) => Ok(Message::Response(Response { id, result })),
+        (None, id, None, Some(error)) => Ok(Message::Error(ErrorResponse { id, error })),
+        (None, _, Some(_), Some(_)) => Err("a response carries both result and error"),
+        (None, None, Some(_), None) => Err("a result without an id"),
+        (Some(_), _, _, _) => Err("a request carries result or error"),
+        (None, _, None, None) => Err("not a JSON-RPC message: no method, result or error"),
     }
 }
 

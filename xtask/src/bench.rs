@@ -2,14 +2,19 @@
 //!
 //! Runs `mcp-client/benches/calls.rs` in release mode: sequential and
 //! 32-way concurrent `tools/call` over stdio and HTTP against the demo
-//! server, and 1 MiB results, printing calls/s, p50 and p99 latency and
-//! client CPU per call next to a hand-written floor client; then 10,000
-//! calls in flight on one connection, the memory of an idle connection and
-//! the peak RSS. `--quick` runs fewer calls.
+//! server (a separate process), and 1 MiB results, printing calls/s, p50
+//! and p99 latency, client CPU per call and RSS growth next to hand-written
+//! floor clients (stdio: lines and `serde_json`; HTTP: a bare hyper POST
+//! client), each figure the median of several paired runs; then 10,000
+//! calls in flight on one connection and the memory of an idle stdio and
+//! HTTP connection, measured over 100 clients in a fresh process.
+//! `--quick` runs fewer calls; `--only TEXT` and `--no-floor` narrow a run
+//! for profiling.
 
 use crate::util;
 
-/// Runs the benchmark, passing `args` through (`--quick`).
+/// Runs the benchmark, passing `args` through (`--quick`, `--only TEXT`,
+/// `--no-floor`).
 pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let mut cmd = util::cargo();
     cmd.args(["bench", "-p", "mcp-client", "--bench", "calls", "--"]);

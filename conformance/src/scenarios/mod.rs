@@ -36,7 +36,8 @@ pub(crate) const MODERN: &[ProtocolVersion] = &[ProtocolVersion::V2026_07_28];
 /// A builder for the suite's server: HTTP to the invocation's URL, our
 /// client identity, a bounded request timeout, and the era pinned to exactly
 /// the revision the suite asked for (never negotiated up or down). Without a
-/// revision (a run by hand) the client negotiates.
+/// revision (a run by hand) the client negotiates. Strict mode is on:
+/// every response's envelope and result are checked against the schema.
 pub fn builder(invocation: &Invocation) -> ClientBuilder {
     let era = match &invocation.protocol_version {
         Some(version) => EraPreference::Versions(vec![version.clone()]),
@@ -47,6 +48,7 @@ pub fn builder(invocation: &Invocation) -> ClientBuilder {
         .client_info(CLIENT_NAME, env!("CARGO_PKG_VERSION"))
         .request_timeout(Some(REQUEST_TIMEOUT))
         .era(era)
+        .strict(true)
 }
 
 /// Connects `builder`, naming the step on failure.

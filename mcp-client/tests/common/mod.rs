@@ -95,7 +95,10 @@ impl Server {
     /// A builder for this server: stdio runs a child process, HTTP the
     /// in-process server.
     pub fn builder(&self) -> ClientBuilder {
-        let b = mcp_client::Client::builder().era(self.via.era());
+        // Every e2e test runs in strict mode (issue 9).
+        let b = mcp_client::Client::builder()
+            .era(self.via.era())
+            .strict(true);
         match &self.http {
             Some(h) => b.http(&h.url()),
             None => b.stdio(ServerCommand::new(demo_exe()).arg("--serve-stdio")),
@@ -105,7 +108,10 @@ impl Server {
     /// A builder whose stdio variant runs the server in this process over
     /// an in-memory pipe, so tests can observe the server's counters.
     pub fn observable_builder(&self) -> ClientBuilder {
-        let b = mcp_client::Client::builder().era(self.via.era());
+        // Every e2e test runs in strict mode (issue 9).
+        let b = mcp_client::Client::builder()
+            .era(self.via.era())
+            .strict(true);
         match &self.http {
             Some(h) => b.http(&h.url()),
             None => {

@@ -340,6 +340,9 @@ impl Connection {
             return;
         };
         self.events.push_back(Event::SessionExpired);
+        // Server request ids are per session: the old session's requests
+        // can no longer be answered, and their ids may be reused.
+        self.server_requests.clear();
         let decision = self
             .outcome
             .as_ref()

@@ -24,6 +24,9 @@ impl Connection {
         if self.state == State::Closed {
             return;
         }
+        if self.config.strict && self.strict_id_check(now, &message) {
+            return;
+        }
         match message {
             Message::Request(r) => self.on_server_request(r),
             Message::Notification(n) => self.on_notification(now, n),
@@ -55,7 +58,7 @@ impl Connection {
     }
 
     /// Matches a response id; reports unknown and duplicate ids.
-    fn take_wire(&mut self, id: &RequestId) -> Option<(i64, i64, Role)> {
+    pub(super) fn take_wire(&mut self, id: &RequestId) -> Option<(i64, i64, Role)> {
         match self.wires.take(id) {
             Lookup::Found(wire, w) => {
                 if let Some(c) = self.calls.get_mut(&w.call)
@@ -102,7 +105,12 @@ impl Connection {
             let _ = self.send_response(r.id, Err(e));
             return;
         }
-        self.server_requests.insert(r.id.clone());
+        // A live id is never replaced, and the live set is capped.
+        if let Err(refusal) = self.server_requests.admit(&r.id) {
+            let error = refusal.into_error(&r.id);
+            let _ = self.send_response(r.id, Err(error));
+            return;
+        }
         self.events.push_back(Event::ServerRequest {
             id: r.id,
             method: r.method,

@@ -21,10 +21,14 @@
 //! from `poll_timeout`.
 
 mod handshake;
+mod inbound;
 mod incoming;
 mod results;
 mod send;
+mod strict;
 mod task_drive;
+
+pub use strict::ResponseTarget;
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::time::Instant;
@@ -147,7 +151,7 @@ pub struct Connection {
     server: ServerFacts,
     wires: Correlation<Wire>,
     calls: HashMap<i64, Call>,
-    server_requests: HashSet<RequestId>,
+    server_requests: inbound::InboundRequests,
     tools: HashMap<String, HeaderBindings>,
     cache: Cache,
     principal: String,
@@ -178,7 +182,7 @@ impl Connection {
             server: ServerFacts::default(),
             wires: Correlation::default(),
             calls: HashMap::new(),
-            server_requests: HashSet::new(),
+            server_requests: inbound::InboundRequests::default(),
             tools: HashMap::new(),
             cache,
             principal: String::new(),

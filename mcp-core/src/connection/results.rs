@@ -34,7 +34,6 @@ impl Connection {
         let Some(c) = self.calls.get(&key) else {
             return;
         };
-        let method = c.method.clone();
         match c.kind {
             CallKind::Probe => return self.on_discover(now, key, raw),
             CallKind::Initialize => return self.on_initialize(now, key, &raw),
@@ -44,35 +43,36 @@ impl Connection {
             _ => {}
         }
         let task_augmented = c.params.contains_key("task");
+        let is_list = matches!(c.kind, CallKind::List { .. });
         if self.era == Some(Era::Modern) {
-            let head: ResultHead = match serde_json::from_str(raw.get()) {
-                Ok(h) => h,
-                Err(e) => return self.fail_call(key, invalid(&method, e)),
-            };
-            let kind = modern::classify_result(
-                &method,
-                head.result_type.as_deref(),
-                self.config.features.tasks,
-            );
+            let kind = ResultHead::peek(&raw).map(|head| {
+                let kind = modern::classify_result(
+                    &c.method,
+                    head.result_type.as_deref(),
+                    self.config.features.tasks,
+                );
+                (head, kind)
+            });
             match kind {
-                Ok(ResultKind::Complete) => self.on_complete(now, key, raw, &head),
-                Ok(ResultKind::InputRequired) => self.on_input_required(now, key, raw),
-                Ok(ResultKind::Task) => match TaskSnapshot::from_flat(&raw) {
+                Err(e) => self.fail_invalid(key, e),
+                Ok((head, Ok(ResultKind::Complete))) => self.on_complete(now, key, raw, &head),
+                Ok((_, Ok(ResultKind::InputRequired))) => self.on_input_required(now, key, raw),
+                Ok((_, Ok(ResultKind::Task))) => match TaskSnapshot::from_flat(&raw) {
                     Ok(t) => self.on_task_created(now, key, t, false),
-                    Err(e) => self.fail_call(key, invalid(&method, e)),
+                    Err(e) => self.fail_invalid(key, e),
                 },
-                Err(p) => self.fail_call(key, RequestError::Peer(p)),
+                Ok((_, Err(p))) => self.fail_call(key, RequestError::Peer(p)),
             }
         } else if task_augmented {
             match TaskSnapshot::from_legacy_create(&raw) {
                 Ok(t) => self.on_task_created(now, key, t, true),
-                Err(e) => self.fail_call(key, invalid(&method, e)),
+                Err(e) => self.fail_invalid(key, e),
             }
         } else {
-            let head = if matches!(c.kind, CallKind::List { .. }) {
-                match serde_json::from_str(raw.get()) {
+            let head = if is_list {
+                match ResultHead::peek(&raw) {
                     Ok(h) => h,
-                    Err(e) => return self.fail_call(key, invalid(&method, e)),
+                    Err(e) => return self.fail_invalid(key, e),
                 }
             } else {
                 ResultHead::default()
@@ -81,16 +81,26 @@ impl Connection {
         }
     }
 
+    /// Fails a call whose result does not have the expected shape (the
+    /// method is copied only here, on the error path).
+    fn fail_invalid(&mut self, key: i64, reason: impl ToString) {
+        let method = self
+            .calls
+            .get(&key)
+            .map(|c| c.method.clone())
+            .unwrap_or_default();
+        self.fail_call(key, invalid(&method, reason));
+    }
+
     fn on_complete(&mut self, now: Instant, key: i64, mut raw: Box<RawValue>, head: &ResultHead) {
         let Some(c) = self.calls.get(&key) else {
             return;
         };
-        let method = c.method.clone();
-        if method == "tools/list" && !c.cached {
+        if c.method == "tools/list" && !c.cached {
             match self.filter_tools(&raw) {
                 Ok(Some(filtered)) => raw = filtered,
                 Ok(None) => {}
-                Err(e) => return self.fail_call(key, invalid(&method, e)),
+                Err(e) => return self.fail_invalid(key, e),
             }
         }
         let Some(c) = self.calls.get(&key) else {
@@ -100,11 +110,11 @@ impl Connection {
             && !c.cached
             && !c.extras.is_retry()
             && self.config.cache_entries > 0
-            && crate::cache::is_cacheable(&method)
+            && crate::cache::is_cacheable(&c.method)
         {
             self.cache.insert(
                 now,
-                &method,
+                &c.method,
                 &c.params,
                 &self.principal,
                 head.ttl_ms,
@@ -125,7 +135,7 @@ impl Connection {
         };
         self.events.push_back(Event::Response(Completed {
             id: RequestId::Number(key),
-            method,
+            method: c.method,
             result: raw,
             cached: c.cached,
         }));

@@ -257,7 +257,9 @@ impl Connection {
                 meta,
             }),
         };
-        let bytes = serde_json::to_vec(&out)?;
+        // Sized for a typical request with its `_meta`: no regrowth.
+        let mut bytes = Vec::with_capacity(512);
+        serde_json::to_writer(&mut bytes, &out)?;
         let mut routing = match (version, matches!(c.kind, CallKind::Initialize)) {
             (Some(v), false) => HttpRouting::new(v.clone()),
             _ => HttpRouting::default(),

@@ -61,7 +61,8 @@ impl Connection {
                 let elapsed = now.saturating_duration_since(c.started);
                 self.fail_call(key, RequestError::Timeout(elapsed));
             }
-            PollDecision::Terminal | PollDecision::InputRequired => {}
+            PollDecision::Terminal | PollDecision::InputRequired | PollDecision::PollCapReached => {
+            }
         }
     }
 
@@ -86,6 +87,8 @@ impl Connection {
         let Some(w) = c.task.as_mut() else {
             return;
         };
+        let mut snapshot = snapshot;
+        snapshot.polls = w.snapshot.polls.saturating_add(1);
         w.snapshot = snapshot.clone();
         let legacy = w.legacy;
         self.events.push_back(Event::TaskStatus {
@@ -172,19 +175,24 @@ impl Connection {
     }
 
     /// A pushed task status (`notifications/tasks/status`, `notifications/tasks`):
-    /// reported as `Event::TaskStatus` when it matches a watched task;
-    /// polling stays in charge of the outcome.
+    /// reported as `Event::TaskStatus` when it matches a watched task that
+    /// is not yet known to be terminal; polling stays in charge of the
+    /// outcome and of the poll schedule. The snapshot carries the poll count
+    /// so far.
     pub(super) fn on_task_notification(&mut self, params: Option<&RawValue>) {
-        let Some(snapshot) = params.and_then(|p| TaskSnapshot::from_flat(p).ok()) else {
+        let Some(mut snapshot) = params.and_then(|p| TaskSnapshot::from_flat(p).ok()) else {
             return;
         };
         let key = self.calls.iter().find_map(|(k, c)| {
             c.task
                 .as_ref()
-                .filter(|w| w.snapshot.task_id == snapshot.task_id)
-                .map(|_| *k)
+                .filter(|w| {
+                    w.snapshot.task_id == snapshot.task_id && !w.snapshot.status.is_terminal()
+                })
+                .map(|w| (*k, w.snapshot.polls))
         });
-        if let Some(key) = key {
+        if let Some((key, polls)) = key {
+            snapshot.polls = polls;
             self.events.push_back(Event::TaskStatus {
                 id: RequestId::Number(key),
                 task: snapshot,

@@ -1,0 +1,230 @@
+//! Where a task's status and its unserved input requests go.
+//!
+//! The driver keeps one [`TaskSink`] per call that runs as a task. Status
+//! snapshots go to a watch the [`TaskHandle`](crate::TaskHandle) reads.
+//! An input request of the task that no registered handler serves (a
+//! 2026-07-28 `inputRequests` entry, or a 2025-11-25 server request whose
+//! `_meta` names the task in `io.modelcontextprotocol/related-task`) is
+//! handed to the handle, which answers it with the caller's closure
+//! ([`TaskHandle::wait_for_task_with_inputs`](crate::TaskHandle::wait_for_task_with_inputs))
+//! or refuses it.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use mcp_core::tasks::TaskSnapshot;
+use serde_json::Value;
+use serde_json::value::RawValue;
+use tokio::sync::{mpsc, oneshot, watch};
+
+use crate::handlers::{BoxFuture, HandlerError, Served};
+
+/// The most unanswered input requests one task may queue for its handle;
+/// beyond that they are refused.
+const MAX_QUEUED_INPUTS: usize = 32;
+
+/// The largest input request params accepted for a handle, in bytes.
+const MAX_INPUT_BYTES: usize = 1 << 20;
+
+/// An input request of a task that no registered handler serves.
+///
+/// ```
+/// use mcp_client::TaskInputRequest;
+/// fn describe(r: &TaskInputRequest) -> String {
+///     format!("{} {}", r.method, r.params)
+/// }
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct TaskInputRequest {
+    /// The request method (`elicitation/create`, `sampling/createMessage`,
+    /// `roots/list`).
+    pub method: String,
+    /// Its params (`null` when absent).
+    pub params: Value,
+}
+
+/// One forwarded input request and where its answer goes.
+#[derive(Debug)]
+pub(crate) struct InputItem {
+    pub(crate) request: TaskInputRequest,
+    pub(crate) reply: oneshot::Sender<Served>,
+}
+
+impl InputItem {
+    /// Answers the request.
+    pub(crate) fn answer(self, answer: Result<Value, HandlerError>) {
+        let _ = self
+            .reply
+            .send(answer.map_err(HandlerError::into_error_object));
+    }
+
+    /// Answers with what a registered handler gave.
+    pub(crate) fn reply(self, served: Served) {
+        let _ = self.reply.send(served);
+    }
+
+    /// Refuses the request: nobody answers it.
+    pub(crate) fn refuse(self) {
+        let method = self.request.method.clone();
+        self.answer(Err(HandlerError::not_supported(&method)));
+    }
+}
+
+/// The driver's end of a task call.
+pub(crate) struct TaskSink {
+    pub(crate) status: watch::Sender<Option<TaskSnapshot>>,
+    inputs: mpsc::Sender<InputItem>,
+    first: InputsFirst,
+}
+
+/// Whether the handle answers the task's input before the registered
+/// handlers (set while it waits with a closure or for `input_required`).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct InputsFirst(Arc<AtomicBool>);
+
+impl InputsFirst {
+    pub(crate) fn set(&self, on: bool) {
+        self.0.store(on, Ordering::Relaxed);
+    }
+
+    fn get(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// The handle's end of a task call.
+pub(crate) struct TaskEnds {
+    pub(crate) status: watch::Receiver<Option<TaskSnapshot>>,
+    pub(crate) inputs: mpsc::Receiver<InputItem>,
+    pub(crate) first: InputsFirst,
+}
+
+impl TaskSink {
+    /// A sink and the handle's receivers.
+    pub(crate) fn new() -> (TaskSink, TaskEnds) {
+        let (status, status_rx) = watch::channel(None);
+        let (inputs, inputs_rx) = mpsc::channel(MAX_QUEUED_INPUTS);
+        let first = InputsFirst::default();
+        let ends = TaskEnds {
+            status: status_rx,
+            inputs: inputs_rx,
+            first: first.clone(),
+        };
+        (
+            TaskSink {
+                status,
+                inputs,
+                first,
+            },
+            ends,
+        )
+    }
+
+    /// Forwards to the handle when it asked to answer before the handlers.
+    pub(crate) fn forward_first(
+        &self,
+        method: &str,
+        params: Option<&RawValue>,
+    ) -> Option<BoxFuture<Served>> {
+        if self.first.get() {
+            self.forward(method, params)
+        } else {
+            None
+        }
+    }
+
+    /// Whether this sink's task is `task_id`.
+    pub(crate) fn watches(&self, task_id: &str) -> bool {
+        self.status
+            .borrow()
+            .as_ref()
+            .is_some_and(|s| s.task_id == task_id)
+    }
+
+    /// Hands an input request to the handle; the future resolves with its
+    /// answer. `None` when the handle is gone or its queue is full.
+    pub(crate) fn forward(
+        &self,
+        method: &str,
+        params: Option<&RawValue>,
+    ) -> Option<BoxFuture<Served>> {
+        let params = match params {
+            Some(p) if p.get().len() > MAX_INPUT_BYTES => return None,
+            Some(p) => serde_json::from_str(p.get()).ok()?,
+            None => Value::Null,
+        };
+        let (reply, answer) = oneshot::channel();
+        let request = TaskInputRequest {
+            method: method.to_owned(),
+            params,
+        };
+        self.inputs.try_send(InputItem { request, reply }).ok()?;
+        Some(Box::pin(async move {
+            answer.await.unwrap_or_else(|_| {
+                Err(HandlerError::internal("the task handle is gone").into_error_object())
+            })
+        }))
+    }
+}
+
+/// The task a server request belongs to (`_meta` related-task), if any.
+pub(crate) fn related_task_of(params: Option<&RawValue>) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct WithMeta {
+        #[serde(rename = "_meta", default)]
+        meta: Option<Value>,
+    }
+    let p: WithMeta = serde_json::from_str(params?.get()).ok()?;
+    let meta = p.meta?;
+    mcp_core::tasks::related_task_id(&meta).map(str::to_owned)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw(v: &Value) -> Box<RawValue> {
+        serde_json::value::to_raw_value(v).unwrap()
+    }
+
+    #[tokio::test]
+    async fn forwards_only_when_asked_and_within_bounds() {
+        let (sink, mut ends) = TaskSink::new();
+        let p = raw(&serde_json::json!({"message": "ok?"}));
+        assert!(sink.forward_first("elicitation/create", Some(&p)).is_none());
+        ends.first.set(true);
+        let answer = sink
+            .forward_first("elicitation/create", Some(&p))
+            .expect("forwarded");
+        let item = ends.inputs.recv().await.expect("item");
+        assert_eq!(item.request.params["message"], "ok?");
+        item.answer(Ok(serde_json::json!({"action": "decline"})));
+        assert_eq!(
+            answer.await.unwrap(),
+            serde_json::json!({"action": "decline"})
+        );
+        // Oversized params and a full queue are refused, not buffered.
+        let big = raw(&Value::String("x".repeat(MAX_INPUT_BYTES)));
+        assert!(sink.forward("sampling/createMessage", Some(&big)).is_none());
+        let mut queued: Vec<_> = (0..MAX_QUEUED_INPUTS)
+            .map(|_| sink.forward("roots/list", None).expect("room"))
+            .collect();
+        assert!(sink.forward("roots/list", None).is_none());
+        // An item the handle drops is answered with an error.
+        let first = queued.remove(0);
+        drop(ends.inputs.recv().await.expect("item"));
+        assert!(first.await.is_err());
+    }
+
+    #[test]
+    fn related_task_is_read_from_params_meta() {
+        let p = raw(&serde_json::json!({
+            "message": "m",
+            "_meta": {"io.modelcontextprotocol/related-task": {"taskId": "t9"}}
+        }));
+        assert_eq!(related_task_of(Some(&p)).as_deref(), Some("t9"));
+        assert_eq!(related_task_of(Some(&raw(&serde_json::json!({})))), None);
+        assert_eq!(related_task_of(None), None);
+    }
+}

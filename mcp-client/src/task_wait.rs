@@ -1,0 +1,236 @@
+//! Waiting on a [`TaskHandle`]: until chosen states, answering input with a
+//! closure, and a callback on every status change.
+//!
+//! The decisions are the core's ([`TaskRecord::wait_step`] for state sets,
+//! [`TaskRecord::observe`] for what counts as a change); this module only
+//! awaits.
+
+use std::future::Future;
+use std::sync::{Arc, Mutex};
+
+use mcp_core::tasks::{Observed, TaskRecord, TaskSnapshot, TaskStates, TaskStatus, WaitStep};
+use mcp_types::tools::CallToolResult;
+use serde_json::Value;
+
+use crate::error::{Error, ErrorKind};
+use crate::handlers::HandlerResult;
+use crate::task_inputs::TaskInputRequest;
+use crate::tasks::{Step, TaskHandle, no_task};
+
+impl TaskHandle {
+    /// Waits until the task is in one of `states` and returns that status.
+    ///
+    /// Any terminal state: [`TaskStates::terminal`]; also pausing on input:
+    /// `TaskStates::terminal().with(TaskStatus::InputRequired)`. A state
+    /// already reached (or the cached terminal state) returns at once.
+    /// When the set holds `input_required`, the task's input requests go
+    /// to the handle before the registered handlers (until
+    /// [`TaskHandle::wait`]) and are kept for
+    /// [`TaskHandle::wait_for_task_with_inputs`]; otherwise the handlers
+    /// answer (also requests kept earlier) and what they do not serve is
+    /// refused.
+    ///
+    /// ```no_run
+    /// use mcp_client::{TaskStates, TaskStatus};
+    /// # async fn run(client: mcp_client::Client) -> Result<(), mcp_client::Error> {
+    /// let args = serde_json::json!({"steps": 4, "confirm": true});
+    /// let mut task = client.call_tool_as_task("long_task", args, Default::default()).await?;
+    /// let seen = task
+    ///     .wait_for(TaskStates::terminal().with(TaskStatus::InputRequired))
+    ///     .await?;
+    /// if seen.status == TaskStatus::InputRequired {
+    ///     println!("the task waits for input: {:?}", seen.status_message);
+    /// }
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// [`ErrorKind::TaskEnded`] when the task ended in a state outside
+    /// `states`; the call's error when it failed otherwise (timeout,
+    /// connection lost); a usage error when the server created no task.
+    pub async fn wait_for(&mut self, states: TaskStates) -> Result<TaskSnapshot, Error> {
+        let hold = states.contains(&TaskStatus::InputRequired);
+        self.inputs_first.set(hold);
+        loop {
+            self.absorb();
+            match self.record.wait_step(&states) {
+                WaitStep::Reached(s) => return Ok(s),
+                WaitStep::EndedElsewhere(s) => {
+                    return Err(ErrorKind::TaskEnded { status: s.status }.into());
+                }
+                WaitStep::Pending => {}
+            }
+            if !hold {
+                self.release_held();
+            }
+            if self.is_finished() {
+                // Over without reaching (or without knowing) a state.
+                return match self.cached() {
+                    Some(Err(e)) => Err(e),
+                    _ if self.record.latest().is_none() => Err(no_task()),
+                    _ => Err(Error::new(ErrorKind::NotInProgress(
+                        "the task's call ended before its state was known",
+                    ))),
+                };
+            }
+            match self.step().await {
+                Step::Input(item) if hold => self.held.push_back(item),
+                Step::Input(item) => item.refuse(),
+                Step::Status | Step::Done => {}
+            }
+        }
+    }
+
+    /// Waits for the result, answering every input request of the task
+    /// with `answer` (requests kept by an earlier
+    /// [`TaskHandle::wait_for`] first), then resuming.
+    ///
+    /// While this waits, `answer` goes before the registered handlers (the
+    /// client must still advertise the capability, by registering a handler
+    /// on the builder, for a server to ask); [`TaskHandle::wait`] lets the
+    /// registered handlers answer instead. 2025-11-25: the server sends its requests while the client waits on
+    /// `tasks/result`, naming the task in
+    /// `_meta["io.modelcontextprotocol/related-task"]`; the answer is the
+    /// response. 2026-07-28: `tasks/get` lists `inputRequests`; each answer
+    /// goes back in `tasks/update` and polling resumes.
+    ///
+    /// ```no_run
+    /// # async fn run(client: mcp_client::Client) -> Result<(), mcp_client::Error> {
+    /// let args = serde_json::json!({"steps": 4, "confirm": true});
+    /// let mut task = client.call_tool_as_task("long_task", args, Default::default()).await?;
+    /// let result = task
+    ///     .wait_for_task_with_inputs(|request| async move {
+    ///         assert_eq!(request.method, "elicitation/create");
+    ///         Ok(serde_json::json!({"action": "accept", "content": {"confirm": true}}))
+    ///     })
+    ///     .await?;
+    /// # let _ = result; Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// As [`TaskHandle::wait`]; an answer that is an error is sent as the
+    /// JSON-RPC error (2025-11-25) or ends the call with
+    /// [`ErrorKind::Handler`] (2026-07-28).
+    pub async fn wait_for_task_with_inputs<F, Fut>(
+        &mut self,
+        mut answer: F,
+    ) -> Result<CallToolResult, Error>
+    where
+        F: FnMut(TaskInputRequest) -> Fut,
+        Fut: Future<Output = HandlerResult<Value>>,
+    {
+        self.inputs_first.set(true);
+        loop {
+            if let Some(r) = self.cached() {
+                while let Some(item) = self.held.pop_front() {
+                    item.refuse();
+                }
+                return r;
+            }
+            if let Some(item) = self.held.pop_front() {
+                let reply = answer(item.request.clone()).await;
+                item.answer(reply);
+                continue;
+            }
+            if self.is_finished() {
+                return Err(Error::closed());
+            }
+            if let Step::Input(item) = self.step().await {
+                self.held.push_back(item);
+            }
+        }
+    }
+
+    /// Calls `callback` with every status change the client observes:
+    /// polls, and `notifications/tasks/status` (2025-11-25) or
+    /// `notifications/tasks` (2026-07-28) when the server pushes them.
+    /// Polling stays the source of truth; a push after the terminal state
+    /// is never reported. The current status, if any, is reported first.
+    ///
+    /// The callback runs on its own Tokio task until the call ends, and
+    /// once more from a wait of the handle when the end was learnt there
+    /// (a local cancel, a failure, a timeout): keep it short. Each change is
+    /// reported once. Installing another callback replaces this one.
+    ///
+    /// ```no_run
+    /// # async fn run(client: mcp_client::Client) -> Result<(), mcp_client::Error> {
+    /// let mut task = client
+    ///     .call_tool_as_task("long_task", serde_json::json!({"steps": 3}), Default::default())
+    ///     .await?;
+    /// task.on_status_change(|s| println!("{}: {:?} {:?}", s.task_id, s.status, s.status_message));
+    /// task.wait().await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn on_status_change<F>(&mut self, callback: F)
+    where
+        F: FnMut(&TaskSnapshot) + Send + 'static,
+    {
+        if let Some(old) = self.watcher.take() {
+            old.abort.abort();
+        }
+        let shared = Arc::new(Mutex::new(Watched {
+            record: TaskRecord::new(),
+            callback: Box::new(callback),
+        }));
+        if let Some(terminal) = self.record.terminal() {
+            // Over already: report the end once.
+            report(&shared, terminal.clone());
+            return;
+        }
+        let mut rx = self.status.clone();
+        let feed = Arc::clone(&shared);
+        let task = tokio::spawn(async move {
+            loop {
+                let seen = rx.borrow_and_update().clone();
+                if let Some(s) = seen {
+                    report(&feed, s);
+                }
+                if rx.changed().await.is_err() {
+                    break;
+                }
+            }
+        });
+        self.watcher = Some(Watcher {
+            shared,
+            abort: task.abort_handle(),
+        });
+    }
+}
+
+/// The status callback and what it was told.
+struct Watched {
+    record: TaskRecord,
+    callback: Box<dyn FnMut(&TaskSnapshot) + Send>,
+}
+
+/// An installed status callback: fed by its Tokio task from the status
+/// watch, and by the handle when the call ends without a reported state
+/// (a local cancel, a failure); one record keeps the reports unique.
+pub(crate) struct Watcher {
+    shared: Arc<Mutex<Watched>>,
+    abort: tokio::task::AbortHandle,
+}
+
+impl std::fmt::Debug for Watcher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Watcher").finish_non_exhaustive()
+    }
+}
+
+impl Watcher {
+    /// Reports `snapshot` if it is a change.
+    pub(crate) fn report(&self, snapshot: TaskSnapshot) {
+        report(&self.shared, snapshot);
+    }
+}
+
+fn report(shared: &Mutex<Watched>, snapshot: TaskSnapshot) {
+    let mut w = shared
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if w.record.observe(snapshot) == Observed::Changed
+        && let Some(latest) = w.record.latest().cloned()
+    {
+        (w.callback)(&latest);
+    }
+}

@@ -1,0 +1,46 @@
+//! A scripted HTTP/1.1 server's two primitives for tests that need a server
+//! misbehaving on purpose: read one request, write one response.
+
+#![allow(dead_code, unreachable_pub, reason = "each test binary uses a subset")]
+
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::net::TcpStream;
+
+/// Reads one request (method, lower-cased headers, body); `None` at EOF.: method, headers (lower-cased), body.
+pub async fn read_request(
+    reader: &mut BufReader<TcpStream>,
+) -> Option<(String, Vec<(String, String)>, Vec<u8>)> {
+    let mut line = String::new();
+    if reader.read_line(&mut line).await.ok()? == 0 {
+        return None;
+    }
+    let method = line.split_whitespace().next()?.to_owned();
+    let mut headers = Vec::new();
+    loop {
+        line.clear();
+        reader.read_line(&mut line).await.ok()?;
+        let l = line.trim_end();
+        if l.is_empty() {
+            break;
+        }
+        let (k, v) = l.split_once(':')?;
+        headers.push((k.trim().to_ascii_lowercase(), v.trim().to_owned()));
+    }
+    let len = headers
+        .iter()
+        .find(|(k, _)| k == "content-length")
+        .and_then(|(_, v)| v.parse().ok())
+        .unwrap_or(0);
+    let mut body = vec![0; len];
+    reader.read_exact(&mut body).await.ok()?;
+    Some((method, headers, body))
+}
+
+pub async fn respond(w: &mut BufReader<TcpStream>, status: &str, extra: &str, body: &str) {
+    let head = format!(
+        "HTTP/1.1 {status}\r\ncontent-length: {}\r\n{extra}\r\n",
+        body.len()
+    );
+    let _ = w.get_mut().write_all(head.as_bytes()).await;
+    let _ = w.get_mut().write_all(body.as_bytes()).await;
+}
