@@ -141,10 +141,10 @@ pub use transport::{Transport, TransportFuture};
 
 pub use mcp_core::tasks::{TaskSnapshot, TaskStates, TaskStatus};
 pub use mcp_core::{EraOutcome, EraPreference};
-pub use mcp_transport_http::{HttpConfig, SessionId};
 /// The HTTP authorization hook ([`auth::AuthProvider`], [`auth::BearerToken`]),
 /// for [`Client::set_auth_provider`] and `HttpConfig::with_auth`.
 pub use mcp_transport_http::auth;
+pub use mcp_transport_http::{HttpConfig, SessionId};
 pub use mcp_transport_stdio::ServerCommand;
 pub use mcp_types;
 

@@ -95,7 +95,11 @@ async fn an_expired_legacy_session_is_replaced_once_and_the_request_not_replayed
     let r = client.call_tool("echo", echo("three")).await.expect("echo");
     assert_eq!(text(&r.content), "three");
     let second = client.session_id().expect("the new session");
-    assert_ne!(first.as_str(), second.as_str(), "a recovered session has a new id");
+    assert_ne!(
+        first.as_str(),
+        second.as_str(),
+        "a recovered session has a new id"
+    );
     assert_eq!(
         initialized(&server, 2).await,
         2,
