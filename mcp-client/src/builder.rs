@@ -336,7 +336,7 @@ impl ClientBuilder {
         } = self;
         handlers.freeze_advertised();
         let features = honest_features(config.features.clone(), &handlers);
-        let (link, kind, default_key) = open(target)?;
+        let (link, kind, default_key) = open(target, config.strict)?;
         let key = server_key.or(default_key);
         if let (Some(cache), Some(key), EraPreference::Auto) = (&era_cache, &key, &config.era)
             && let Some(version) = cache.get(key)
@@ -393,7 +393,8 @@ fn honest_features(mut f: ClientFeatures, h: &Handlers) -> ClientFeatures {
     f
 }
 
-fn open(target: Target) -> Result<(Link, TransportKind, Option<String>), Error> {
+/// Opens the transport; `strict` turns its envelope checks on.
+fn open(target: Target, strict: bool) -> Result<(Link, TransportKind, Option<String>), Error> {
     Ok(match target {
         Target::None => {
             return Err(Error::new(ErrorKind::Transport(
@@ -413,6 +414,11 @@ fn open(target: Target) -> Result<(Link, TransportKind, Option<String>), Error> 
         Target::Http(config) => {
             let config = config.map_err(|e| Error::new(ErrorKind::Transport(e)))?;
             let key = config.endpoint().to_string();
+            let config = if strict {
+                config.with_envelope_checks(true)
+            } else {
+                config
+            };
             let http = HttpTransport::new(config)?;
             (Link::Http(http), TransportKind::Http, Some(key))
         }

@@ -1,8 +1,10 @@
-//! A broken reply (the JSON-RPC envelope rules broken: both `result` and
-//! `error`) on a response stream fails its request at once with a typed
+//! Broken replies over HTTP. A reply that breaks the JSON-RPC envelope
+//! (both `result` and `error`) fails its request at once with a typed
 //! protocol error naming the request, instead of leaving it to its deadline,
-//! in default (non-strict) mode. A scripted HTTP/1.1 server on loopback
-//! sends it and keeps the stream open.
+//! in default mode, on an event stream kept open and as a JSON body. A reply
+//! without `jsonrpc` (which the lenient reader forgives) is accepted by
+//! default and refused in strict mode. A scripted HTTP/1.1 server on
+//! loopback sends them.
 
 mod scripted;
 
@@ -15,7 +17,18 @@ use tokio::net::{TcpListener, TcpStream};
 
 use scripted::{read_request, respond};
 
-async fn serve_connection(stream: TcpStream) {
+/// What the scripted server answers `tools/call` with.
+#[derive(Clone, Copy, Debug)]
+enum Reply {
+    /// Both `result` and `error`, as an SSE event on a stream kept open.
+    BothOnStream,
+    /// Both `result` and `error`, as a JSON body.
+    BothAsJson,
+    /// A good result without `jsonrpc`, as a JSON body.
+    NoVersionAsJson,
+}
+
+async fn serve_connection(stream: TcpStream, reply: Reply) {
     let mut conn = BufReader::new(stream);
     while let Some((method, _headers, body)) = read_request(&mut conn).await {
         if method == "GET" {
@@ -43,38 +56,48 @@ async fn serve_connection(stream: TcpStream) {
                 .await;
             }
             Some("tools/call") => {
-                let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\
-                            transfer-encoding: chunked\r\n\r\n";
-                let broken = json!({"jsonrpc": "2.0", "id": message["id"],
+                let both = json!({"jsonrpc": "2.0", "id": message["id"],
                     "result": {"content": []},
                     "error": {"code": -32603, "message": "secret-payload"}});
-                let event = format!("data: {broken}\n\n");
-                let chunk = format!("{:x}\r\n{event}\r\n", event.len());
-                let _ = conn.get_mut().write_all(head.as_bytes()).await;
-                let _ = conn.get_mut().write_all(chunk.as_bytes()).await;
-                // The stream stays open: only the client can end the call.
-                let mut sink = Vec::new();
-                let _ = conn.read_to_end(&mut sink).await;
-                return;
+                let no_version = json!({"id": message["id"],
+                    "result": {"content": [{"type": "text", "text": "secret-payload"}]}});
+                let body = match reply {
+                    Reply::BothOnStream => {
+                        let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\
+                                    transfer-encoding: chunked\r\n\r\n";
+                        let event = format!("data: {both}\n\n");
+                        let chunk = format!("{:x}\r\n{event}\r\n", event.len());
+                        let _ = conn.get_mut().write_all(head.as_bytes()).await;
+                        let _ = conn.get_mut().write_all(chunk.as_bytes()).await;
+                        // The stream stays open: only the client can end the call.
+                        let mut sink = Vec::new();
+                        let _ = conn.read_to_end(&mut sink).await;
+                        return;
+                    }
+                    Reply::BothAsJson => both,
+                    Reply::NoVersionAsJson => no_version,
+                };
+                let json = "content-type: application/json\r\n";
+                respond(&mut conn, "200 OK", json, &body.to_string()).await;
             }
             _ => respond(&mut conn, "202 Accepted", "", "").await,
         }
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_broken_reply_fails_its_request_at_once() {
+async fn call_with(reply: Reply, strict: bool) -> Result<(), mcp_client::Error> {
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let url = format!("http://{}/mcp", listener.local_addr().expect("addr"));
     tokio::spawn(async move {
         while let Ok((stream, _)) = listener.accept().await {
-            tokio::spawn(serve_connection(stream));
+            tokio::spawn(serve_connection(stream, reply));
         }
     });
     let client = ClientBuilder::new()
         .http(&url)
         .era(EraPreference::LegacyOnly)
         .request_timeout(Some(Duration::from_secs(60)))
+        .strict(strict)
         .connect()
         .await
         .expect("connect");
@@ -84,14 +107,41 @@ async fn a_broken_reply_fails_its_request_at_once() {
     )
     .await
     .expect("the call ends long before its 60 s deadline");
-    let err = outcome.expect_err("a broken reply is not a result");
-    assert!(err.is_protocol_violation(), "{err}");
+    client.close().await;
+    outcome.map(drop)
+}
+
+fn assert_broken(err: &mcp_client::Error, case: &str) {
+    assert!(err.is_protocol_violation(), "{case}: {err}");
     let violation = err.strict_violation().expect("typed violation");
-    assert_eq!(violation.method, "tools/call", "{violation:?}");
+    assert_eq!(violation.method, "tools/call", "{case}: {violation:?}");
     // The peer's payload is not kept.
     assert!(
         !format!("{err} {err:?}").contains("secret-payload"),
-        "{err:?}"
+        "{case}: {err:?}"
     );
-    client.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_broken_reply_fails_its_request_at_once() {
+    for reply in [Reply::BothOnStream, Reply::BothAsJson] {
+        for strict in [false, true] {
+            let case = format!("{reply:?}, strict {strict}");
+            let err = call_with(reply, strict)
+                .await
+                .expect_err("a broken reply is not a result");
+            assert_broken(&err, &case);
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reply_without_jsonrpc_passes_leniently_and_fails_strictly() {
+    call_with(Reply::NoVersionAsJson, false)
+        .await
+        .expect("the lenient reader forgives a missing jsonrpc");
+    let err = call_with(Reply::NoVersionAsJson, true)
+        .await
+        .expect_err("strict mode refuses it");
+    assert_broken(&err, "no jsonrpc, strict");
 }

@@ -56,3 +56,34 @@ pub(crate) fn describe_error_body(
     let text = bounded(String::from_utf8_lossy(bytes).trim(), max_excerpt);
     (text, message)
 }
+
+/// The one JSON-RPC message of an `application/json` reply body.
+///
+/// A body the lenient reader rejects but whose envelope names a request
+/// (both `result` and `error`, say) is [`HttpError::InvalidEnvelope`], so
+/// that request fails as the server's protocol fault; with `check` (strict
+/// envelopes) so is an accepted body that broke a rule the lenient reader
+/// forgives. Anything else unreadable is [`HttpError::InvalidMessage`].
+pub(crate) fn json_reply(bytes: &[u8], check: bool) -> Result<Message, HttpError> {
+    if !check {
+        let err = match Message::from_slice(bytes) {
+            Ok(message) => return Ok(message),
+            Err(e) => e,
+        };
+        return match Message::from_slice_checked(bytes) {
+            Ok(c) if c.id.is_some() => Err(HttpError::InvalidEnvelope {
+                id: c.id,
+                violations: c.violations,
+            }),
+            _ => Err(HttpError::InvalidMessage(err)),
+        };
+    }
+    let c = Message::from_slice_checked(bytes).map_err(HttpError::InvalidMessage)?;
+    match c.message {
+        Some(message) if c.is_complete() => Ok(message),
+        _ => Err(HttpError::InvalidEnvelope {
+            id: c.id,
+            violations: c.violations,
+        }),
+    }
+}

@@ -247,6 +247,7 @@ pub struct HttpConfig {
     pub(crate) auth: Option<Arc<dyn AuthProvider>>,
     pub(crate) stream_buffer: usize,
     pub(crate) reply_grace: Duration,
+    pub(crate) check_envelopes: bool,
 }
 
 impl fmt::Debug for HttpConfig {
@@ -265,6 +266,8 @@ impl fmt::Debug for HttpConfig {
                 &self.default_headers.keys().collect::<Vec<_>>(),
             )
             .field("auth", &self.auth)
+            .field("reply_grace", &self.reply_grace)
+            .field("check_envelopes", &self.check_envelopes)
             .finish()
     }
 }
@@ -308,6 +311,7 @@ impl HttpConfig {
             auth: None,
             stream_buffer: 64,
             reply_grace: Duration::from_secs(2),
+            check_envelopes: false,
         })
     }
 
@@ -426,6 +430,19 @@ impl HttpConfig {
     #[must_use]
     pub fn with_reply_grace(mut self, grace: Duration) -> Self {
         self.reply_grace = grace;
+        self
+    }
+
+    /// Reads every message with the strict envelope check
+    /// (`Message::from_slice_checked`): a reply that breaks a JSON-RPC
+    /// envelope rule the lenient reader forgives (a missing `jsonrpc`, say)
+    /// fails its request with [`HttpError::InvalidEnvelope`](crate::HttpError::InvalidEnvelope),
+    /// and other such messages are dropped with a warning. Off by default;
+    /// a reply the lenient reader rejects outright fails its request either
+    /// way. `mcp-client` turns it on in strict mode.
+    #[must_use]
+    pub fn with_envelope_checks(mut self, on: bool) -> Self {
+        self.check_envelopes = on;
         self
     }
 

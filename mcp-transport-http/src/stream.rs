@@ -344,6 +344,9 @@ impl Pump {
         if !event.is_message() || event.data.is_empty() {
             return Ok(());
         }
+        if self.inner.config.check_envelopes {
+            return self.deliver_checked(&event.data).await;
+        }
         let message = match Message::from_slice(&event.data) {
             Ok(message) => message,
             Err(err) => {
@@ -356,6 +359,35 @@ impl Pump {
                 return Ok(());
             }
         };
+        self.forward(message).await
+    }
+
+    /// Strict reading: a reply that breaks any envelope rule fails its
+    /// request; other broken messages are dropped with a warning.
+    async fn deliver_checked(&mut self, data: &[u8]) -> Result<(), HttpError> {
+        let check = match Message::from_slice_checked(data) {
+            Ok(check) => check,
+            Err(err) => {
+                tracing::warn!(%err, "ignoring a server-sent event that is not a JSON-RPC message");
+                return Ok(());
+            }
+        };
+        if check.is_complete()
+            && let Some(message) = check.message
+        {
+            return self.forward(message).await;
+        }
+        if check.id.is_some() && check.id == self.request_id {
+            return Err(HttpError::InvalidEnvelope {
+                id: check.id,
+                violations: check.violations,
+            });
+        }
+        tracing::warn!(violations = ?check.violations, "dropped a message that breaks the JSON-RPC envelope");
+        Ok(())
+    }
+
+    async fn forward(&mut self, message: Message) -> Result<(), HttpError> {
         if self.is_reply(&message) {
             self.shared.reply_seen.store(true, Ordering::Release);
             self.drain_until = Some(Instant::now() + self.inner.config.reply_grace);

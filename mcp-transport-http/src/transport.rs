@@ -18,7 +18,7 @@ use mcp_types::{Era, Message, ProtocolVersion, RequestId};
 use tokio::sync::{Semaphore, watch};
 
 use crate::auth::{AuthChallenge, AuthDecision, AuthRequest, MAX_AUTH_RETRIES};
-use crate::body::{ERROR_BODY_LIMIT, describe_error_body, read_limited, read_prefix};
+use crate::body::{ERROR_BODY_LIMIT, describe_error_body, json_reply, read_limited, read_prefix};
 use crate::client::{PooledClient, build_client};
 use crate::config::HttpConfig;
 use crate::error::HttpError;
@@ -375,8 +375,10 @@ impl Inner {
                 if bytes.iter().all(u8::is_ascii_whitespace) && routing.request_id.is_none() {
                     return Ok(Reply::Accepted);
                 }
-                let message = Message::from_slice(&bytes).map_err(HttpError::InvalidMessage)?;
-                Ok(Reply::Message(Box::new(message)))
+                Ok(Reply::Message(Box::new(json_reply(
+                    &bytes,
+                    self.config.check_envelopes,
+                )?)))
             }
             BodyKind::Missing | BodyKind::Other(_) => {
                 let bytes = read_prefix(response.body_mut(), ERROR_BODY_LIMIT).await;
