@@ -403,7 +403,8 @@ fn open(target: Target, strict: bool) -> Result<(Link, TransportKind, Option<Str
         }
         Target::Stdio(command) => {
             let key = format!("stdio:{command:?}");
-            let (sender, receiver, process) = StdioTransport::spawn(command)?.into_parts();
+            let (sender, mut receiver, process) = StdioTransport::spawn(command)?.into_parts();
+            receiver.set_envelope_checks(strict);
             let link = Link::Stream {
                 sender,
                 receiver,
@@ -422,7 +423,8 @@ fn open(target: Target, strict: bool) -> Result<(Link, TransportKind, Option<Str
             let http = HttpTransport::new(config)?;
             (Link::Http(http), TransportKind::Http, Some(key))
         }
-        Target::Io(sender, receiver) => {
+        Target::Io(sender, mut receiver) => {
+            receiver.set_envelope_checks(strict);
             let link = Link::Stream {
                 sender,
                 receiver,

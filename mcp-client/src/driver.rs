@@ -106,6 +106,8 @@ enum Wake {
     Command(Option<Command>),
     Inbound(Option<Result<Message, String>>),
     Skipped,
+    /// A line that broke the JSON-RPC envelope (stdio).
+    Broken(mcp_transport_stdio::BrokenEnvelope),
     Wrote(Result<(), String>),
     Http(HttpIo),
     Handler(Target, Served),
@@ -176,8 +178,7 @@ impl Driver {
             // out in one write and one wake-up. With little concurrency the
             // requests are written at once.
             self.drain_queues();
-            if false
-                && self.writing.is_none()
+            if self.writing.is_none()
                 && !self.outbox.is_empty()
                 && self.conn.in_flight() >= self.outbox.len() + CONCURRENT_BATCHING
             {
@@ -203,6 +204,12 @@ impl Driver {
             Wake::Inbound(Some(Err(e))) => self.transport_ended(now, Some(e)),
             Wake::Inbound(None) => self.transport_ended(now, None),
             Wake::Skipped => {}
+            // A broken reply fails its request at once, as the peer's
+            // protocol fault; any other broken line is reported.
+            Wake::Broken(b) => {
+                self.conn
+                    .handle_envelope_violation(now, b.id.as_ref(), b.violations);
+            }
             Wake::Wrote(Ok(())) => self.writing = None,
             Wake::Wrote(Err(e)) => {
                 self.writing = None;
@@ -253,6 +260,7 @@ impl Driver {
                 self.drain_queues();
                 let wake = match item {
                     Some(Ok(Inbound::Message(m))) => Wake::Inbound(Some(Ok(m))),
+                    Some(Ok(Inbound::Broken(b))) => Wake::Broken(b),
                     Some(Ok(_)) => Wake::Skipped,
                     Some(Err(e)) => Wake::Inbound(Some(Err(e.to_string()))),
                     None => Wake::Inbound(None),
@@ -290,6 +298,7 @@ impl Driver {
             match link {
                 Some(Link::Stream { receiver, .. }) if recv_open => match receiver.recv().await {
                     Some(Ok(Inbound::Message(m))) => Wake::Inbound(Some(Ok(m))),
+                    Some(Ok(Inbound::Broken(b))) => Wake::Broken(b),
                     Some(Ok(other)) => {
                         tracing::debug!(item = ?other, "skipped a line from the server");
                         Wake::Skipped

@@ -290,3 +290,52 @@ async fn the_demo_server_passes_strict_mode_everywhere() {
         client.close().await;
     }
 }
+
+/// A 2025-11-25 server whose `tools/call` reply carries both `result` and
+/// `error`, and whose `ping` reply has no `jsonrpc` member.
+fn legacy_broken_envelopes(request: &Value) -> Option<String> {
+    Some(match request["method"].as_str()? {
+        "initialize" => reply(
+            request,
+            json!({"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                   "serverInfo": {"name": "scripted", "version": "1"}}),
+        ),
+        "tools/call" => json!({"jsonrpc": "2.0", "id": request["id"],
+                               "result": {"content": []},
+                               "error": {"code": -32603, "message": "s3cret-value"}})
+        .to_string(),
+        "ping" => json!({"id": request["id"], "result": {}}).to_string(),
+        _ => return None,
+    })
+}
+
+#[tokio::test]
+async fn a_broken_envelope_over_stdio_fails_its_request_at_once() {
+    for strict in [false, true] {
+        let client = connect(EraPreference::LegacyOnly, strict, legacy_broken_envelopes)
+            .await
+            .expect("connect");
+        // The 5 s request timeout would be a timeout error, not this one.
+        let err = client
+            .call_tool("x", json!({}))
+            .await
+            .expect_err("both result and error is no reply");
+        assert!(!err.is_timeout(), "strict {strict}: {err}");
+        let v = err.strict_violation().expect("a typed envelope violation");
+        assert_eq!(v.method, "tools/call", "strict {strict}");
+        assert!(!format!("{err} {err:?}").contains("s3cret"), "{err:?}");
+        // A missing `jsonrpc` is forgiven by default and refused strictly.
+        let ping = client.ping().await;
+        match strict {
+            false => ping.expect("lenient: a missing jsonrpc is forgiven"),
+            true => {
+                let err = ping.expect_err("strict: a missing jsonrpc is refused");
+                assert_eq!(
+                    err.strict_violation().map(|v| v.method.as_str()),
+                    Some("ping")
+                );
+            }
+        }
+        client.close().await;
+    }
+}

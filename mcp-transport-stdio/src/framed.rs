@@ -15,6 +15,7 @@ use mcp_types::Message;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::Mutex;
 
+use crate::envelope::{BrokenEnvelope, Read, read_line};
 use crate::error::{LineTooLong, RecvError, SendError};
 use crate::line_splitter::{Frame, LineSplitter};
 use crate::process::ProcessLink;
@@ -37,6 +38,10 @@ pub enum Inbound {
     Skipped(SkippedLine),
     /// A line over the length limit; it was discarded.
     Oversized(LineTooLong),
+    /// A line that broke the JSON-RPC envelope rules (see
+    /// [`Receiver::set_envelope_checks`]); it names the request it answers,
+    /// if it can.
+    Broken(BrokenEnvelope),
 }
 
 /// Why a line was skipped.
@@ -343,6 +348,7 @@ pub struct Receiver {
     messages: u64,
     phase: Phase,
     process: Option<ProcessLink>,
+    check_envelopes: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -371,7 +377,17 @@ impl Receiver {
             messages: 0,
             phase: Phase::Reading,
             process: None,
+            check_envelopes: false,
         }
+    }
+
+    /// Checks every envelope rule on every line (a client's strict mode):
+    /// a message the lenient reader would accept despite a broken rule (a
+    /// missing `jsonrpc`, say) arrives as [`Inbound::Broken`] instead.
+    /// Lines the lenient reader rejects but that name a request arrive as
+    /// [`Inbound::Broken`] either way.
+    pub fn set_envelope_checks(&mut self, on: bool) {
+        self.check_envelopes = on;
     }
 
     pub(crate) fn attach_process(&mut self, link: ProcessLink) {
@@ -392,7 +408,7 @@ impl Receiver {
     pub async fn recv(&mut self) -> Option<Result<Inbound, RecvError>> {
         loop {
             if let Some(frame) = self.splitter.next_frame() {
-                if let Some(item) = classify(frame, self.max_line, &mut self.messages) {
+                if let Some(item) = classify(frame, self.max_line, self.check_envelopes, &mut self.messages) {
                     return Some(Ok(item));
                 }
                 continue;
@@ -409,7 +425,7 @@ impl Receiver {
                             self.phase = Phase::Ended;
                             if let Some(frame) = self.splitter.finish()
                                 && let Some(item) =
-                                    classify(frame, self.max_line, &mut self.messages)
+                                    classify(frame, self.max_line, self.check_envelopes, &mut self.messages)
                             {
                                 return Some(Ok(item));
                             }
@@ -452,7 +468,7 @@ impl fmt::Debug for Receiver {
 }
 
 /// Turns a frame into an item; `None` for a blank line.
-fn classify(frame: Frame<'_>, limit: usize, messages: &mut u64) -> Option<Inbound> {
+fn classify(frame: Frame<'_>, limit: usize, check: bool, messages: &mut u64) -> Option<Inbound> {
     match frame {
         Frame::Oversized { len } => {
             tracing::warn!(len, limit, "discarded an oversized line from the server");
@@ -462,12 +478,19 @@ fn classify(frame: Frame<'_>, limit: usize, messages: &mut u64) -> Option<Inboun
             if line.iter().all(u8::is_ascii_whitespace) {
                 return None;
             }
-            match Message::from_slice(line) {
-                Ok(message) => {
+            match read_line(line, check) {
+                Read::Message(message) => {
                     *messages += 1;
                     Some(Inbound::Message(message))
                 }
-                Err(e) => {
+                Read::Broken(broken) => {
+                    tracing::warn!(
+                        violations = ?broken.violations,
+                        "a line broke the JSON-RPC envelope"
+                    );
+                    Some(Inbound::Broken(broken))
+                }
+                Read::Invalid(e) => {
                     let skipped = SkippedLine::new(line, &e);
                     tracing::debug!(
                         reason = ?skipped.reason,

@@ -27,6 +27,7 @@
 //! * [`line_splitter`] is the pure, bounded line splitter underneath.
 
 mod command;
+mod envelope;
 mod error;
 mod framed;
 pub mod line_splitter;
@@ -36,6 +37,7 @@ mod stderr;
 mod transport;
 
 pub use command::{EnvInherit, ServerCommand, ShutdownTimeouts, StderrMode};
+pub use envelope::BrokenEnvelope;
 pub use error::{LineTooLong, ProcessExited, RecvError, SendError, SpawnError};
 pub use framed::{
     DEFAULT_MAX_LINE_LENGTH, Inbound, Receiver, Sender, SkipReason, SkippedLine, framed,
