@@ -139,8 +139,9 @@ impl TaskHandle {
             if self.is_finished() {
                 return Err(Error::closed());
             }
+            // Served by the registered handlers on the next turn.
             if let Step::Input(item) = self.step().await {
-                item.refuse();
+                self.held.push_back(item);
             }
         }
     }

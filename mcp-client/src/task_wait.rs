@@ -74,8 +74,9 @@ impl TaskHandle {
                 };
             }
             match self.step().await {
-                Step::Input(item) if hold => self.held.push_back(item),
-                Step::Input(item) => item.refuse(),
+                // Kept for the caller, or served by the registered
+                // handlers on the next turn.
+                Step::Input(item) => self.held.push_back(item),
                 Step::Status | Step::Done => {}
             }
         }

@@ -528,8 +528,10 @@ impl TaskHandle {
             if !self.source.has_outcome() {
                 return Err(Error::closed());
             }
+            // An input forwarded to the handle (it was sent while a closure
+            // was expected) goes to the registered handlers on the next turn.
             if let Step::Input(item) = self.step().await {
-                item.refuse();
+                self.held.push_back(item);
             }
         }
     }

@@ -37,6 +37,11 @@ async fn refuse(params: ElicitRequestFormParams) -> Result<ElicitResult, Handler
     Ok(ElicitResult::accept(content))
 }
 
+/// A user who never answers.
+async fn never_answers(_params: ElicitRequestFormParams) -> Result<ElicitResult, HandlerError> {
+    std::future::pending().await
+}
+
 async fn connect(server: &Server) -> Client {
     server
         .builder()
@@ -473,16 +478,19 @@ async fn an_attached_modern_task_answers_input_through_the_closure() {
     for via in [Via::StdioModern, Via::HttpModern] {
         let server = Server::start(via).await;
         // Two clients of one server: the owner starts the task, the other
-        // attaches to it by id and answers its input.
+        // attaches to it by id and answers its input. The owner's user never
+        // answers (its handler waits forever), so the owner does not race
+        // the other client with an answer of its own.
         let owner = server
             .observable_builder()
-            .form_elicitation(refuse)
+            .form_elicitation(never_answers)
             .connect()
             .await
             .expect("owner");
+        // The other client has no handler of its own: input its poller
+        // finds before the closure is installed waits for the closure.
         let other = server
             .observable_builder()
-            .form_elicitation(refuse)
             .connect()
             .await
             .expect("other");
