@@ -489,11 +489,7 @@ async fn an_attached_modern_task_answers_input_through_the_closure() {
             .expect("owner");
         // The other client has no handler of its own: input its poller
         // finds before the closure is installed waits for the closure.
-        let other = server
-            .observable_builder()
-            .connect()
-            .await
-            .expect("other");
+        let other = server.observable_builder().connect().await.expect("other");
         let args = json!({"steps": 4, "step_ms": 100, "confirm": true});
         let mut task = owner
             .call_tool_as_task("long_task", args, fast())

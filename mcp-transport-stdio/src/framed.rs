@@ -408,7 +408,12 @@ impl Receiver {
     pub async fn recv(&mut self) -> Option<Result<Inbound, RecvError>> {
         loop {
             if let Some(frame) = self.splitter.next_frame() {
-                if let Some(item) = classify(frame, self.max_line, self.check_envelopes, &mut self.messages) {
+                if let Some(item) = classify(
+                    frame,
+                    self.max_line,
+                    self.check_envelopes,
+                    &mut self.messages,
+                ) {
                     return Some(Ok(item));
                 }
                 continue;
@@ -424,8 +429,12 @@ impl Receiver {
                         Ok(0) => {
                             self.phase = Phase::Ended;
                             if let Some(frame) = self.splitter.finish()
-                                && let Some(item) =
-                                    classify(frame, self.max_line, self.check_envelopes, &mut self.messages)
+                                && let Some(item) = classify(
+                                    frame,
+                                    self.max_line,
+                                    self.check_envelopes,
+                                    &mut self.messages,
+                                )
                             {
                                 return Some(Ok(item));
                             }
