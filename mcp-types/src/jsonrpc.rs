@@ -382,9 +382,10 @@ impl Serialize for Message {
 }
 
 #[derive(Deserialize)]
-struct WireMessage {
-    #[serde(default)]
-    jsonrpc: Option<String>,
+struct WireMessage<'a> {
+    /// Borrowed from the input when it can be: read once per message.
+    #[serde(default, borrow)]
+    jsonrpc: Option<std::borrow::Cow<'a, str>>,
     #[serde(default)]
     id: Option<RequestId>,
     #[serde(default)]
