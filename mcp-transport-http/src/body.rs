@@ -15,19 +15,43 @@ use crate::headers::bounded;
 /// How much of an error body is read when looking for a JSON-RPC message.
 pub(crate) const ERROR_BODY_LIMIT: usize = 64 * 1024;
 
-/// Reads the whole body, failing past `limit` bytes.
+/// The most a body's announced length may reserve up front; a larger body
+/// grows past it as it arrives (a server cannot make the client allocate
+/// by announcing a length it never sends).
+const MAX_PRESIZE: usize = 4 * 1024 * 1024;
+
+/// Reads the whole body, failing past `limit` bytes. A body that arrives
+/// in one frame is returned without a copy; otherwise the buffer is sized
+/// from `Content-Length` (bounded) so a large body is not copied as it
+/// grows.
 pub(crate) async fn read_limited(body: &mut Incoming, limit: usize) -> Result<Bytes, HttpError> {
+    let announced =
+        usize::try_from(hyper::body::Body::size_hint(body).lower()).unwrap_or(usize::MAX);
+    if announced > limit {
+        return Err(HttpError::BodyTooLarge { limit });
+    }
+    let mut first: Option<Bytes> = None;
     let mut buf = BytesMut::new();
     while let Some(frame) = body.frame().await {
         let frame = frame.map_err(HttpError::Body)?;
-        if let Ok(data) = frame.into_data() {
-            if buf.len().saturating_add(data.len()) > limit {
-                return Err(HttpError::BodyTooLarge { limit });
+        let Ok(data) = frame.into_data() else {
+            continue;
+        };
+        let held = first.as_ref().map_or(0, Bytes::len) + buf.len();
+        if held.saturating_add(data.len()) > limit {
+            return Err(HttpError::BodyTooLarge { limit });
+        }
+        match first.take() {
+            None if buf.is_empty() => first = Some(data),
+            None => buf.extend_from_slice(&data),
+            Some(head) => {
+                buf.reserve(announced.min(MAX_PRESIZE).max(head.len() + data.len()));
+                buf.extend_from_slice(&head);
+                buf.extend_from_slice(&data);
             }
-            buf.extend_from_slice(&data);
         }
     }
-    Ok(buf.freeze())
+    Ok(first.unwrap_or_else(|| buf.freeze()))
 }
 
 /// Reads at most `limit` bytes of the body; a longer or broken body is cut.
