@@ -54,33 +54,115 @@ pub enum ContentBlock {
 
 impl<'de> Deserialize<'de> for ContentBlock {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(BlockVisitor)
+    }
+}
+
+/// Reads a block in one pass when `type` comes first (as every SDK writes
+/// it): the body goes straight into its variant's struct. Otherwise the
+/// object is buffered and read by its `type`.
+struct BlockVisitor;
+
+impl<'de> serde::de::Visitor<'de> for BlockVisitor {
+    type Value = ContentBlock;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a content block object")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<ContentBlock, A::Error> {
         use serde::de::Error;
-        let mut object = JsonObject::deserialize(deserializer)?;
-        let Some(Value::String(kind)) = object.get("type") else {
-            return Err(D::Error::custom("a content block needs a string `type`"));
+        use serde::de::value::MapAccessDeserializer;
+        let Some(first) = map.next_key::<Key>()? else {
+            return Err(A::Error::custom("a content block needs a string `type`"));
         };
-        fn body<T: DeserializeOwned, E: Error>(object: JsonObject) -> Result<T, E> {
-            T::deserialize(Value::Object(object)).map_err(E::custom)
-        }
-        let known = matches!(
-            kind.as_str(),
-            "text" | "image" | "audio" | "resource_link" | "resource" | "tool_use" | "tool_result"
-        );
-        if !known {
-            return Ok(ContentBlock::Unknown(object));
-        }
-        let kind = kind.clone();
-        object.remove("type");
+        let kind = match first {
+            Key::Type => map
+                .next_value::<String>()
+                .map_err(|_| A::Error::custom("a content block needs a string `type`"))?,
+            Key::Other(first) => {
+                let mut object = JsonObject::new();
+                object.insert(first, map.next_value()?);
+                while let Some((k, v)) = map.next_entry::<String, Value>()? {
+                    object.insert(k, v);
+                }
+                return from_object(object).map_err(A::Error::custom);
+            }
+        };
+        let rest = MapAccessDeserializer::new(map);
         Ok(match kind.as_str() {
-            "text" => ContentBlock::Text(body(object)?),
-            "image" => ContentBlock::Image(body(object)?),
-            "audio" => ContentBlock::Audio(body(object)?),
-            "resource_link" => ContentBlock::ResourceLink(body(object)?),
-            "resource" => ContentBlock::Resource(body(object)?),
-            "tool_use" => ContentBlock::ToolUse(body(object)?),
-            _ => ContentBlock::ToolResult(body(object)?),
+            "text" => ContentBlock::Text(Deserialize::deserialize(rest)?),
+            "image" => ContentBlock::Image(Deserialize::deserialize(rest)?),
+            "audio" => ContentBlock::Audio(Deserialize::deserialize(rest)?),
+            "resource_link" => ContentBlock::ResourceLink(Deserialize::deserialize(rest)?),
+            "resource" => ContentBlock::Resource(Deserialize::deserialize(rest)?),
+            "tool_use" => ContentBlock::ToolUse(Deserialize::deserialize(rest)?),
+            "tool_result" => ContentBlock::ToolResult(Deserialize::deserialize(rest)?),
+            _ => {
+                let mut object = JsonObject::new();
+                object.insert("type".to_owned(), Value::String(kind));
+                object.extend(JsonObject::deserialize(rest)?);
+                ContentBlock::Unknown(object)
+            }
         })
     }
+}
+
+/// The first key of a block: `type`, or another (kept for the slow path).
+enum Key {
+    Type,
+    Other(String),
+}
+
+impl<'de> Deserialize<'de> for Key {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl serde::de::Visitor<'_> for KeyVisitor {
+            type Value = Key;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a member name")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Key, E> {
+                Ok(if v == "type" {
+                    Key::Type
+                } else {
+                    Key::Other(v.to_owned())
+                })
+            }
+        }
+        deserializer.deserialize_str(KeyVisitor)
+    }
+}
+
+/// The buffered path: a block whose `type` is not its first member.
+fn from_object(mut object: JsonObject) -> Result<ContentBlock, serde_json::Error> {
+    use serde::de::Error;
+    let Some(Value::String(kind)) = object.get("type") else {
+        return Err(serde_json::Error::custom(
+            "a content block needs a string `type`",
+        ));
+    };
+    fn body<T: DeserializeOwned>(object: JsonObject) -> Result<T, serde_json::Error> {
+        T::deserialize(Value::Object(object))
+    }
+    let known = matches!(
+        kind.as_str(),
+        "text" | "image" | "audio" | "resource_link" | "resource" | "tool_use" | "tool_result"
+    );
+    if !known {
+        return Ok(ContentBlock::Unknown(object));
+    }
+    let kind = kind.clone();
+    object.remove("type");
+    Ok(match kind.as_str() {
+        "text" => ContentBlock::Text(body(object)?),
+        "image" => ContentBlock::Image(body(object)?),
+        "audio" => ContentBlock::Audio(body(object)?),
+        "resource_link" => ContentBlock::ResourceLink(body(object)?),
+        "resource" => ContentBlock::Resource(body(object)?),
+        "tool_use" => ContentBlock::ToolUse(body(object)?),
+        _ => ContentBlock::ToolResult(body(object)?),
+    })
 }
 
 impl ContentBlock {

@@ -238,3 +238,46 @@ fn truncated_input_never_panics() {
         }
     }
 }
+
+/// A content block reads the same whether `type` comes first (the one-pass
+/// path) or later (the buffered path), for every kind, unknown kinds and
+/// malformed bodies included.
+#[test]
+fn content_blocks_read_the_same_whatever_the_member_order() {
+    use mcp_types::content::ContentBlock;
+    let bodies = [
+        r#""type":"text","text":"hi","annotations":{"priority":0.5},"_meta":{"k":1}"#,
+        r#""type":"image","data":"AA==","mimeType":"image/png""#,
+        r#""type":"audio","data":"AA==","mimeType":"audio/wav""#,
+        r#""type":"resource_link","uri":"file:///a","name":"a""#,
+        r#""type":"resource","resource":{"uri":"file:///a","text":"x"}"#,
+        r#""type":"tool_use","id":"t1","name":"calc","input":{"a":1}"#,
+        r#""type":"tool_result","toolUseId":"t1","content":[{"type":"text","text":"2"}]"#,
+        r#""type":"hologram","frames":3"#,
+        r#""type":"text""#,
+        r#""type":7,"text":"x""#,
+        r#""type":"image","data":5"#,
+    ];
+    for body in bodies {
+        let (tag, rest) = body.split_once(',').unwrap_or((body, ""));
+        let first = format!("{{{body}}}");
+        let last = if rest.is_empty() {
+            first.clone()
+        } else {
+            format!("{{{rest},{tag}}}")
+        };
+        let a = serde_json::from_str::<ContentBlock>(&first).map_err(|_| ());
+        let b = serde_json::from_str::<ContentBlock>(&last).map_err(|_| ());
+        assert_eq!(a, b, "{first} vs {last}");
+    }
+    let unknown: ContentBlock = serde_json::from_str(r#"{"type":"hologram","frames":3}"#).unwrap();
+    let ContentBlock::Unknown(object) = unknown else {
+        panic!("an unknown type is kept as data");
+    };
+    assert_eq!(
+        serde_json::to_string(&object).unwrap(),
+        r#"{"type":"hologram","frames":3}"#
+    );
+    assert!(serde_json::from_str::<ContentBlock>("{}").is_err());
+    assert!(serde_json::from_str::<ContentBlock>("[1]").is_err());
+}
