@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
 
-use scripted::{read_request, respond};
+use scripted::{answer_initialize, read_request, respond};
 
 /// What the scripted server answers `tools/call` with.
 #[derive(Clone, Copy, Debug)]
@@ -41,20 +41,7 @@ async fn serve_connection(stream: TcpStream, reply: Reply) {
         }
         let message: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
         match message.get("method").and_then(Value::as_str) {
-            Some("initialize") => {
-                let reply = json!({"jsonrpc": "2.0", "id": message["id"], "result": {
-                    "protocolVersion": "2025-11-25",
-                    "capabilities": {"tools": {}},
-                    "serverInfo": {"name": "scripted", "version": "1"}
-                }});
-                respond(
-                    &mut conn,
-                    "200 OK",
-                    "content-type: application/json\r\nmcp-session-id: s-1\r\n",
-                    &reply.to_string(),
-                )
-                .await;
-            }
+            Some("initialize") => answer_initialize(&mut conn, &message).await,
             Some("tools/call") => {
                 let both = json!({"jsonrpc": "2.0", "id": message["id"],
                     "result": {"content": []},

@@ -3,6 +3,7 @@
 //! reopened on demand, and a per-call access token.
 
 mod common;
+mod scripted;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -11,8 +12,10 @@ use std::time::Duration;
 use common::{ALL, Server, Via};
 use mcp_client::{CallOptions, Client, HttpConfig, NotificationHandler};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
+
+use scripted::read_request;
 
 async fn eventually(mut f: impl FnMut() -> bool) -> bool {
     for _ in 0..300 {
@@ -222,35 +225,6 @@ async fn the_get_stream_is_legacy_http_only() {
 /// `Authorization` of every POST by JSON-RPC method.
 struct Recorder {
     seen: Mutex<Vec<(String, Option<String>)>>,
-}
-
-async fn read_request(
-    reader: &mut BufReader<TcpStream>,
-) -> Option<(String, Vec<(String, String)>, Vec<u8>)> {
-    let mut line = String::new();
-    if reader.read_line(&mut line).await.ok()? == 0 {
-        return None;
-    }
-    let method = line.split_whitespace().next()?.to_owned();
-    let mut headers = Vec::new();
-    loop {
-        line.clear();
-        reader.read_line(&mut line).await.ok()?;
-        let l = line.trim_end();
-        if l.is_empty() {
-            break;
-        }
-        let (k, v) = l.split_once(':')?;
-        headers.push((k.trim().to_ascii_lowercase(), v.trim().to_owned()));
-    }
-    let len = headers
-        .iter()
-        .find(|(k, _)| k == "content-length")
-        .and_then(|(_, v)| v.parse().ok())
-        .unwrap_or(0);
-    let mut body = vec![0; len];
-    reader.read_exact(&mut body).await.ok()?;
-    Some((method, headers, body))
 }
 
 async fn respond(conn: &mut BufReader<TcpStream>, status: &str, body: &str) {

@@ -44,3 +44,15 @@ pub async fn respond(w: &mut BufReader<TcpStream>, status: &str, extra: &str, bo
     let _ = w.get_mut().write_all(head.as_bytes()).await;
     let _ = w.get_mut().write_all(body.as_bytes()).await;
 }
+
+/// Answers a 2025-11-25 `initialize` (a tools-only server) and starts the
+/// session `s-1`.
+pub async fn answer_initialize(conn: &mut BufReader<TcpStream>, request: &serde_json::Value) {
+    let reply = serde_json::json!({"jsonrpc": "2.0", "id": request["id"], "result": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {"tools": {}},
+        "serverInfo": {"name": "scripted", "version": "1"}
+    }});
+    let extra = "content-type: application/json\r\nmcp-session-id: s-1\r\n";
+    respond(conn, "200 OK", extra, &reply.to_string()).await;
+}
