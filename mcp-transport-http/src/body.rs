@@ -8,6 +8,7 @@ use bytes::{Bytes, BytesMut};
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use mcp_types::Message;
+use mcp_types::jsonrpc::ReadError;
 
 use crate::error::HttpError;
 use crate::headers::bounded;
@@ -81,33 +82,13 @@ pub(crate) fn describe_error_body(
     (text, message)
 }
 
-/// The one JSON-RPC message of an `application/json` reply body.
-///
-/// A body the lenient reader rejects but whose envelope names a request
-/// (both `result` and `error`, say) is [`HttpError::InvalidEnvelope`], so
-/// that request fails as the server's protocol fault; with `check` (strict
-/// envelopes) so is an accepted body that broke a rule the lenient reader
-/// forgives. Anything else unreadable is [`HttpError::InvalidMessage`].
+/// The one JSON-RPC message of an `application/json` reply body
+/// ([`Message::read`]): a broken envelope is [`HttpError::InvalidEnvelope`],
+/// so the request it names fails as the server's protocol fault; anything
+/// else unreadable is [`HttpError::InvalidMessage`].
 pub(crate) fn json_reply(bytes: &[u8], check: bool) -> Result<Message, HttpError> {
-    if !check {
-        let err = match Message::from_slice(bytes) {
-            Ok(message) => return Ok(message),
-            Err(e) => e,
-        };
-        return match Message::from_slice_checked(bytes) {
-            Ok(c) if c.id.is_some() => Err(HttpError::InvalidEnvelope {
-                id: c.id,
-                violations: c.violations,
-            }),
-            _ => Err(HttpError::InvalidMessage(err)),
-        };
-    }
-    let c = Message::from_slice_checked(bytes).map_err(HttpError::InvalidMessage)?;
-    match c.message {
-        Some(message) if c.is_complete() => Ok(message),
-        _ => Err(HttpError::InvalidEnvelope {
-            id: c.id,
-            violations: c.violations,
-        }),
-    }
+    Message::read(bytes, check).map_err(|e| match e {
+        ReadError::Broken { id, violations } => HttpError::InvalidEnvelope { id, violations },
+        ReadError::Invalid(e) => HttpError::InvalidMessage(e),
+    })
 }

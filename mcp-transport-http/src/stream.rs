@@ -30,6 +30,7 @@ use std::time::Duration;
 
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
+use mcp_types::jsonrpc::ReadError;
 use mcp_types::{Message, ProtocolVersion, RequestId};
 use tokio::sync::{OwnedSemaphorePermit, mpsc, watch};
 use tokio::time::{Instant, sleep, sleep_until};
@@ -340,51 +341,31 @@ impl Pump {
         }
     }
 
+    /// Reads one event ([`Message::read`], strictly when the config says
+    /// so). A broken reply to this stream's request ends that request now,
+    /// with the envelope's faults, not at its deadline; anything else that
+    /// is not a message is dropped with a warning.
     async fn deliver(&mut self, event: SseEvent) -> Result<(), HttpError> {
         if !event.is_message() || event.data.is_empty() {
             return Ok(());
         }
-        if self.inner.config.check_envelopes {
-            return self.deliver_checked(&event.data).await;
-        }
-        let message = match Message::from_slice(&event.data) {
-            Ok(message) => message,
-            Err(err) => {
-                // A broken reply to this stream's request ends the request
-                // now (with the envelope's faults), not at its deadline.
-                if let Some(broken) = self.broken_reply(&event.data) {
-                    return Err(broken);
-                }
-                tracing::warn!(%err, "ignoring a server-sent event that is not a JSON-RPC message");
-                return Ok(());
+        match Message::read(&event.data, self.inner.config.check_envelopes) {
+            Ok(message) => self.forward(message).await,
+            Err(ReadError::Broken { id, violations }) if id.is_some() && id == self.request_id => {
+                Err(HttpError::InvalidEnvelope { id, violations })
             }
-        };
-        self.forward(message).await
-    }
-
-    /// Strict reading: a reply that breaks any envelope rule fails its
-    /// request; other broken messages are dropped with a warning.
-    async fn deliver_checked(&mut self, data: &[u8]) -> Result<(), HttpError> {
-        let check = match Message::from_slice_checked(data) {
-            Ok(check) => check,
-            Err(err) => {
-                tracing::warn!(%err, "ignoring a server-sent event that is not a JSON-RPC message");
-                return Ok(());
+            Err(ReadError::Broken { violations, .. }) => {
+                tracing::warn!(
+                    ?violations,
+                    "dropped a message that breaks the JSON-RPC envelope"
+                );
+                Ok(())
             }
-        };
-        if check.is_complete()
-            && let Some(message) = check.message
-        {
-            return self.forward(message).await;
+            Err(ReadError::Invalid(err)) => {
+                tracing::warn!(%err, "ignoring a server-sent event that is not a JSON-RPC message");
+                Ok(())
+            }
         }
-        if check.id.is_some() && check.id == self.request_id {
-            return Err(HttpError::InvalidEnvelope {
-                id: check.id,
-                violations: check.violations,
-            });
-        }
-        tracing::warn!(violations = ?check.violations, "dropped a message that breaks the JSON-RPC envelope");
-        Ok(())
     }
 
     async fn forward(&mut self, message: Message) -> Result<(), HttpError> {
@@ -409,17 +390,6 @@ impl Pump {
                 Ok(())
             }
         }
-    }
-
-    /// An event the lenient reader rejected whose `id` is this stream's
-    /// request: the reply is broken, as [`HttpError::InvalidEnvelope`].
-    fn broken_reply(&self, data: &[u8]) -> Option<HttpError> {
-        let expected = self.request_id.as_ref()?;
-        let check = Message::from_slice_checked(data).ok()?;
-        (check.id.as_ref() == Some(expected)).then(|| HttpError::InvalidEnvelope {
-            id: check.id,
-            violations: check.violations,
-        })
     }
 
     fn is_reply(&self, message: &Message) -> bool {

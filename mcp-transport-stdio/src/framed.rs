@@ -12,10 +12,11 @@ use std::io::{self, IoSlice};
 use std::sync::Arc;
 
 use mcp_types::Message;
+use mcp_types::jsonrpc::ReadError;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::Mutex;
 
-use crate::envelope::{BrokenEnvelope, Read, read_line};
+use crate::envelope::BrokenEnvelope;
 use crate::error::{LineTooLong, RecvError, SendError};
 use crate::line_splitter::{Frame, LineSplitter};
 use crate::process::ProcessLink;
@@ -487,19 +488,16 @@ fn classify(frame: Frame<'_>, limit: usize, check: bool, messages: &mut u64) -> 
             if line.iter().all(u8::is_ascii_whitespace) {
                 return None;
             }
-            match read_line(line, check) {
-                Read::Message(message) => {
+            match Message::read(line, check) {
+                Ok(message) => {
                     *messages += 1;
                     Some(Inbound::Message(message))
                 }
-                Read::Broken(broken) => {
-                    tracing::warn!(
-                        violations = ?broken.violations,
-                        "a line broke the JSON-RPC envelope"
-                    );
-                    Some(Inbound::Broken(broken))
+                Err(ReadError::Broken { id, violations }) => {
+                    tracing::warn!(?violations, "a line broke the JSON-RPC envelope");
+                    Some(Inbound::Broken(BrokenEnvelope { id, violations }))
                 }
-                Read::Invalid(e) => {
+                Err(ReadError::Invalid(e)) => {
                     let skipped = SkippedLine::new(line, &e);
                     tracing::debug!(
                         reason = ?skipped.reason,

@@ -29,7 +29,7 @@ use crate::method::{NotificationMethod, RequestMethod};
 
 mod strict;
 
-pub use strict::{EnvelopeCheck, EnvelopeViolation};
+pub use strict::{EnvelopeCheck, EnvelopeViolation, ReadError};
 
 /// The only JSON-RPC version MCP speaks.
 pub const JSONRPC_VERSION: &str = "2.0";

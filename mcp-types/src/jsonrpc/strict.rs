@@ -132,6 +132,70 @@ impl EnvelopeCheck {
     }
 }
 
+/// Why a frame yielded no message ([`Message::read`]): a closed split, so
+/// transports can match it exhaustively.
+#[derive(Debug)]
+pub enum ReadError {
+    /// The frame broke the envelope rules; `id` names the request a broken
+    /// reply answers, when readable, so that request can fail at once.
+    /// It carries rule names only, never the payload.
+    Broken {
+        /// The frame's `id`.
+        id: Option<RequestId>,
+        /// The rules it broke.
+        violations: Vec<EnvelopeViolation>,
+    },
+    /// The frame is not a JSON-RPC message at all (not JSON, not an
+    /// object, or a broken envelope that names no request).
+    Invalid(serde_json::Error),
+}
+
+impl Message {
+    /// Reads one frame the way a transport should. Leniently (`check`
+    /// off): one parse, as [`Message::from_slice`], and a second, checked
+    /// one only for a rejected frame, to learn which request it broke. With
+    /// `check` (a client's strict mode): one checked parse, and any broken
+    /// rule (a missing `jsonrpc`, say) refuses the frame.
+    ///
+    /// # Errors
+    /// [`ReadError::Broken`] for a frame that broke the envelope and names a
+    /// request (or, with `check`, any frame that broke it);
+    /// [`ReadError::Invalid`] for anything else that is not a message.
+    ///
+    /// ```
+    /// use mcp_types::jsonrpc::{Message, ReadError};
+    /// let both = br#"{"jsonrpc":"2.0","id":7,"result":{},"error":{"code":1,"message":"x"}}"#;
+    /// assert!(matches!(Message::read(both, false), Err(ReadError::Broken { .. })));
+    /// let no_version = br#"{"id":1,"result":{}}"#;
+    /// assert!(Message::read(no_version, false).is_ok());
+    /// assert!(matches!(Message::read(no_version, true), Err(ReadError::Broken { .. })));
+    /// assert!(matches!(Message::read(b"hello", false), Err(ReadError::Invalid(_))));
+    /// ```
+    pub fn read(bytes: &[u8], check: bool) -> Result<Message, ReadError> {
+        if !check {
+            let err = match Message::from_slice(bytes) {
+                Ok(message) => return Ok(message),
+                Err(e) => e,
+            };
+            return match Message::from_slice_checked(bytes) {
+                Ok(c) if c.id.is_some() => Err(ReadError::Broken {
+                    id: c.id,
+                    violations: c.violations,
+                }),
+                _ => Err(ReadError::Invalid(err)),
+            };
+        }
+        let c = Message::from_slice_checked(bytes).map_err(ReadError::Invalid)?;
+        match c.message {
+            Some(message) if c.is_complete() => Ok(message),
+            _ => Err(ReadError::Broken {
+                id: c.id,
+                violations: c.violations,
+            }),
+        }
+    }
+}
+
 /// The members of an envelope, each kept raw (including a `null`) when
 /// present.
 #[derive(Deserialize)]
