@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::{ALL, Server};
+use common::{ALL, Server, text};
 use futures::StreamExt;
 use mcp_client::mcp_types::Era;
 use mcp_client::mcp_types::completion::{CompleteRequestParams, CompletionReference};
@@ -19,14 +19,6 @@ use mcp_client::mcp_types::sampling::{CreateMessageRequestParams, CreateMessageR
 use mcp_client::mcp_types::subscriptions::SubscriptionFilter;
 use mcp_client::{CallOptions, Client, HandlerError, NotificationHandler};
 use serde_json::json;
-
-fn text(blocks: &[ContentBlock]) -> String {
-    blocks
-        .iter()
-        .filter_map(ContentBlock::as_text)
-        .collect::<Vec<_>>()
-        .join(" ")
-}
 
 async fn form(params: ElicitRequestFormParams) -> Result<ElicitResult, HandlerError> {
     let mut content = BTreeMap::new();

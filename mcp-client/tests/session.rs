@@ -8,22 +8,13 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::{ALL, Server, Via};
+use common::{ALL, Server, Via, text};
 use futures::StreamExt;
-use mcp_client::mcp_types::content::ContentBlock;
 use mcp_client::mcp_types::elicitation::{ElicitRequestFormParams, ElicitResult, ElicitValue};
 use mcp_client::mcp_types::roots::Root;
 use mcp_client::mcp_types::subscriptions::SubscriptionFilter;
 use mcp_client::{CallOptions, Client, HandlerError, NotificationHandler};
 use serde_json::json;
-
-fn text(blocks: &[ContentBlock]) -> String {
-    blocks
-        .iter()
-        .filter_map(ContentBlock::as_text)
-        .collect::<Vec<_>>()
-        .join(" ")
-}
 
 async fn form(params: ElicitRequestFormParams) -> Result<ElicitResult, HandlerError> {
     let mut content = BTreeMap::new();

@@ -11,21 +11,12 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use common::{ALL, Server, Via};
-use mcp_client::mcp_types::content::ContentBlock;
+use common::{ALL, Server, Via, text};
 use mcp_client::mcp_types::elicitation::{ElicitRequestFormParams, ElicitResult, ElicitValue};
 use mcp_client::{
     CallOptions, Client, ErrorKind, HandlerError, TaskSnapshot, TaskStates, TaskStatus,
 };
 use serde_json::json;
-
-fn text(blocks: &[ContentBlock]) -> String {
-    blocks
-        .iter()
-        .filter_map(ContentBlock::as_text)
-        .collect::<Vec<_>>()
-        .join(" ")
-}
 
 /// A registered handler that declines to confirm: when it answers, the
 /// demo's long task stops with "not confirmed".

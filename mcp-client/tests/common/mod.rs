@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use demo_server::{DemoOptions, DemoServer, HttpHandle};
+use mcp_client::mcp_types::content::ContentBlock;
 use mcp_client::{ClientBuilder, EraPreference, ServerCommand};
 
 /// Transport and era of one end-to-end run.
@@ -128,4 +129,13 @@ impl Server {
     pub fn url(&self) -> Option<String> {
         self.http.as_ref().map(HttpHandle::url)
     }
+}
+
+/// The text blocks of a result, joined by spaces.
+pub fn text(blocks: &[ContentBlock]) -> String {
+    blocks
+        .iter()
+        .filter_map(ContentBlock::as_text)
+        .collect::<Vec<_>>()
+        .join(" ")
 }
