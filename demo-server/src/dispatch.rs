@@ -129,7 +129,10 @@ pub(crate) fn final_frame(id: RequestId, reply: Reply) -> Frame {
     match reply {
         Ok(result) => match mcp_types::jsonrpc::to_raw(&result) {
             Ok(raw) => Frame::Final(
-                Message::Response(Response { id, result: raw }),
+                Message::Response(Response {
+                    id,
+                    result: raw.into(),
+                }),
                 StatusCode::OK,
             ),
             Err(_) => error_frame(Some(id), RpcError::internal("result not serializable")),

@@ -402,7 +402,7 @@ async fn post(server: Arc<Server>, req: hyper::Request<HyperBody>) -> Response<B
         }
         Message::Response(r) => match session {
             Some(s) => {
-                let result = serde_json::from_str(r.result.get()).unwrap_or(Value::Null);
+                let result = r.result.decode().unwrap_or(Value::Null);
                 s.deliver(&r.id, Ok(result));
                 status(StatusCode::ACCEPTED)
             }

@@ -157,7 +157,7 @@ impl Conn {
             }
             Message::Response(r) => {
                 if let Some(s) = &self.legacy {
-                    let result = serde_json::from_str(r.result.get()).unwrap_or(Value::Null);
+                    let result = r.result.decode().unwrap_or(Value::Null);
                     s.deliver(&r.id, Ok(result));
                 }
             }

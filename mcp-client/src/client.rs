@@ -393,7 +393,11 @@ impl Client {
         opts: CallOptions,
     ) -> Result<RawOutcome, Error> {
         match self.run(Client::spec(method, params, opts)).await? {
-            Outcome::Done(c) => Ok(RawOutcome::Complete(c.result)),
+            Outcome::Done(c) => c
+                .result
+                .into_raw_value()
+                .map(RawOutcome::Complete)
+                .map_err(|e| Error::decode(method, e)),
             Outcome::InputRequired(r) => Ok(RawOutcome::InputRequired(r)),
             other => Err(unexpected(method, &other)),
         }

@@ -284,9 +284,7 @@ impl Poller {
 
 fn snapshot_of(v: &Value) -> Result<TaskSnapshot, Error> {
     let text = serde_json::to_string(v).map_err(|e| Error::decode("tasks/get", e))?;
-    let raw = serde_json::value::RawValue::from_string(text)
-        .map_err(|e| Error::decode("tasks/get", e))?;
-    TaskSnapshot::from_flat(&raw).map_err(|e| Error::decode("tasks/get", e))
+    TaskSnapshot::from_flat(text.as_bytes()).map_err(|e| Error::decode("tasks/get", e))
 }
 
 fn invalid(reason: &str) -> Error {

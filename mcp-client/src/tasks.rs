@@ -428,9 +428,7 @@ impl TaskHandle {
     pub async fn get(&self) -> Result<TaskSnapshot, Error> {
         let raw = self.get_detailed().await?;
         let text = serde_json::to_string(&raw).map_err(|e| Error::decode("tasks/get", e))?;
-        let raw = serde_json::value::RawValue::from_string(text)
-            .map_err(|e| Error::decode("tasks/get", e))?;
-        TaskSnapshot::from_flat(&raw).map_err(|e| Error::decode("tasks/get", e))
+        TaskSnapshot::from_flat(text.as_bytes()).map_err(|e| Error::decode("tasks/get", e))
     }
 
     /// Fetches the full `tasks/get` result (2026-07-28: a `DetailedTask`

@@ -12,6 +12,7 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
+use mcp_types::raw::RawJson;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
@@ -60,7 +61,7 @@ struct Key {
 
 #[derive(Debug)]
 struct Entry {
-    result: Box<RawValue>,
+    result: RawJson,
     expires: Instant,
     uri: Option<String>,
 }
@@ -149,7 +150,7 @@ impl Cache {
         method: &str,
         params: &Map<String, Value>,
         principal: &str,
-    ) -> Option<&RawValue> {
+    ) -> Option<&RawJson> {
         let pk = params_key(params);
         [Some(principal.to_owned()), None]
             .into_iter()
@@ -161,7 +162,7 @@ impl Cache {
                 };
                 self.entries.get(&key).filter(|e| now < e.expires)
             })
-            .map(|e| &*e.result)
+            .map(|e| &e.result)
     }
 
     /// Stores a result with its `ttlMs` and scope; a zero, negative or
@@ -175,7 +176,7 @@ impl Cache {
         principal: &str,
         ttl_ms: Option<i64>,
         scope: CacheScope,
-        result: Box<RawValue>,
+        result: RawJson,
     ) {
         let Some(ttl) = ttl_ms.filter(|t| *t > 0) else {
             return;

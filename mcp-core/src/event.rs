@@ -2,6 +2,7 @@
 //! for the application.
 
 use mcp_types::jsonrpc::ErrorObject;
+use mcp_types::raw::RawJson;
 use mcp_types::routing::HttpRouting;
 use mcp_types::{Era, ProtocolVersion, RequestId, RequestMethod};
 use serde_json::value::RawValue;
@@ -63,8 +64,9 @@ pub struct Completed {
     pub id: RequestId,
     /// The request method.
     pub method: String,
-    /// The result object.
-    pub result: Box<RawValue>,
+    /// The result object, not parsed yet: [`Completed::decode`] parses it
+    /// (once) into the type the caller wants.
+    pub result: RawJson,
     /// Served from the cache; no bytes were sent.
     pub cached: bool,
 }
@@ -75,7 +77,7 @@ impl Completed {
     /// # Errors
     /// When the result does not have the shape of `T`.
     pub fn decode<T: serde::de::DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
-        serde_json::from_str(self.result.get())
+        self.result.decode()
     }
 
     /// Decodes the result with the type of a method marker.

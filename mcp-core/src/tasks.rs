@@ -25,7 +25,6 @@
 use std::time::{Duration, Instant};
 
 use serde::Deserialize;
-use serde_json::value::RawValue;
 
 mod watch;
 
@@ -122,8 +121,8 @@ impl TaskSnapshot {
     ///
     /// # Errors
     /// When the object lacks `taskId` or `status`.
-    pub fn from_flat(raw: &RawValue) -> Result<TaskSnapshot, serde_json::Error> {
-        let w: WireTask = serde_json::from_str(raw.get())?;
+    pub fn from_flat(raw: &[u8]) -> Result<TaskSnapshot, serde_json::Error> {
+        let w: WireTask = serde_json::from_slice(raw)?;
         Ok(w.into())
     }
 
@@ -131,12 +130,12 @@ impl TaskSnapshot {
     ///
     /// # Errors
     /// When the object lacks `task`, `taskId` or `status`.
-    pub fn from_legacy_create(raw: &RawValue) -> Result<TaskSnapshot, serde_json::Error> {
+    pub fn from_legacy_create(raw: &[u8]) -> Result<TaskSnapshot, serde_json::Error> {
         #[derive(Deserialize)]
         struct Create {
             task: WireTask,
         }
-        let w: Create = serde_json::from_str(raw.get())?;
+        let w: Create = serde_json::from_slice(raw)?;
         Ok(w.task.into())
     }
 }

@@ -8,6 +8,7 @@
 use std::borrow::Cow;
 
 use mcp_types::RequestId;
+use mcp_types::raw::object_members;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
@@ -111,133 +112,44 @@ pub(crate) fn parse<T: for<'de> Deserialize<'de>>(
 impl ResultHead {
     /// Reads the head of a result: the same as deserializing a
     /// [`ResultHead`] from it, but the members it does not need (a tool's
-    /// 1 MiB of content, say) are skipped with a byte search instead of being
-    /// parsed. `raw` is already valid JSON; anything unexpected (not an
-    /// object, an escaped or repeated key, a member of the wrong type) is
-    /// handed to `serde_json`, so the outcome and errors are the same.
-    pub(crate) fn peek(raw: &RawValue) -> Result<ResultHead, serde_json::Error> {
-        match peek_members(raw.get()) {
+    /// 1 MiB of content, say) are skipped with a byte search
+    /// ([`object_members`]) instead of being parsed. Anything unexpected
+    /// (not an object, an escaped or repeated key, a member of the wrong
+    /// type) is handed to `serde_json`, so the outcome and errors are the
+    /// same.
+    pub(crate) fn peek(raw: &[u8]) -> Result<ResultHead, serde_json::Error> {
+        match peek_members(raw) {
             Some(head) => Ok(head),
-            None => serde_json::from_str(raw.get()),
+            None => serde_json::from_slice(raw),
         }
     }
 }
 
 /// The fast path of [`ResultHead::peek`]; `None` sends the input to serde.
-fn peek_members(text: &str) -> Option<ResultHead> {
-    let s = text.as_bytes();
+fn peek_members(s: &[u8]) -> Option<ResultHead> {
     let mut head = ResultHead::default();
     let mut seen = [false; 4];
-    let mut i = skip_ws(s, 0);
-    if s.get(i) != Some(&b'{') {
-        return None;
-    }
-    i += 1;
-    loop {
-        i = skip_ws(s, i);
-        match s.get(i)? {
-            b'}' => return Some(head),
-            b',' => {
-                i += 1;
-                continue;
-            }
-            b'"' => {}
-            _ => return None,
-        }
-        let key_end = string_end(s, i)?;
-        let key = &s[i + 1..key_end - 1];
-        if memchr::memchr(b'\\', key).is_some() {
-            return None;
-        }
-        i = skip_ws(s, key_end);
-        if s.get(i) != Some(&b':') {
-            return None;
-        }
-        i = skip_ws(s, i + 1);
-        let end = value_end(s, i)?;
-        let value = text.get(i..end)?;
-        let slot = match key {
+    for member in object_members(s) {
+        let member = member.ok()?;
+        let slot = match member.key {
             b"resultType" => 0,
             b"nextCursor" => 1,
             b"ttlMs" => 2,
             b"cacheScope" => 3,
-            _ => {
-                i = end;
-                continue;
-            }
+            _ => continue,
         };
         if std::mem::replace(&mut seen[slot], true) {
             return None;
         }
+        let value = &s[member.value];
         match slot {
-            0 => head.result_type = serde_json::from_str(value).ok()?,
-            1 => head.next_cursor = serde_json::from_str(value).ok()?,
-            2 => head.ttl_ms = serde_json::from_str(value).ok()?,
-            _ => head.cache_scope = serde_json::from_str(value).ok()?,
-        }
-        i = end;
-    }
-}
-
-fn skip_ws(s: &[u8], mut i: usize) -> usize {
-    while s
-        .get(i)
-        .is_some_and(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
-    {
-        i += 1;
-    }
-    i
-}
-
-/// The index just past the string starting at `s[i] == b'"'`.
-fn string_end(s: &[u8], i: usize) -> Option<usize> {
-    let mut j = i + 1;
-    loop {
-        let at = j + memchr::memchr2(b'"', b'\\', s.get(j..)?)?;
-        if s[at] == b'\\' {
-            j = at + 2;
-        } else {
-            return Some(at + 1);
+            0 => head.result_type = serde_json::from_slice(value).ok()?,
+            1 => head.next_cursor = serde_json::from_slice(value).ok()?,
+            2 => head.ttl_ms = serde_json::from_slice(value).ok()?,
+            _ => head.cache_scope = serde_json::from_slice(value).ok()?,
         }
     }
-}
-
-/// The index just past the JSON value starting at `s[i]`.
-fn value_end(s: &[u8], i: usize) -> Option<usize> {
-    match s.get(i)? {
-        b'"' => string_end(s, i),
-        b'{' | b'[' => {
-            let mut depth = 0usize;
-            let mut j = i;
-            loop {
-                match s.get(j)? {
-                    b'"' => {
-                        j = string_end(s, j)?;
-                        continue;
-                    }
-                    b'{' | b'[' => depth += 1,
-                    b'}' | b']' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            return Some(j + 1);
-                        }
-                    }
-                    _ => {}
-                }
-                j += 1;
-            }
-        }
-        _ => {
-            let mut j = i;
-            while s
-                .get(j)
-                .is_some_and(|b| !matches!(b, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r'))
-            {
-                j += 1;
-            }
-            (j > i).then_some(j)
-        }
-    }
+    Some(head)
 }
 
 #[cfg(test)]
@@ -245,15 +157,14 @@ mod tests {
     use super::*;
 
     fn both(text: &str) -> (Option<String>, Option<String>) {
-        let raw = RawValue::from_string(text.to_owned()).expect("valid JSON");
-        let fast = ResultHead::peek(&raw)
+        let fast = ResultHead::peek(text.as_bytes())
             .map(|h| render(&h))
             .map_err(|e| e.to_string());
         let slow = serde_json::from_str::<ResultHead>(text)
             .map(|h| render(&h))
             .map_err(|e| e.to_string());
         assert_eq!(fast, slow, "peek and serde disagree on {text}");
-        (fast.ok(), peek_members(text).map(|h| render(&h)))
+        (fast.ok(), peek_members(text.as_bytes()).map(|h| render(&h)))
     }
 
     fn render(h: &ResultHead) -> String {

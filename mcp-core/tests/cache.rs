@@ -205,7 +205,7 @@ fn retries_are_never_cached_and_legacy_never_caches() {
 fn size_cap_and_key_canonicalization() {
     let now = origin();
     let mut c = Cache::new(2);
-    let raw = || serde_json::value::to_raw_value(&json!({})).unwrap();
+    let raw = || serde_json::value::to_raw_value(&json!({})).unwrap().into();
     let p = |u: &str| json!({"uri": u}).as_object().unwrap().clone();
     c.insert(
         now,

@@ -140,7 +140,7 @@ fn stdio_keeps_tools_with_invalid_annotations() {
     let r = h.drain().remove(0);
     h.reply(&r, json!({"tools": [{"name": "bad", "inputSchema": {"properties": {"n": {"type": "number", "x-mcp-header": "N"}}}}]}));
     let events = h.take_events();
-    assert!(matches!(&events[0], Event::Response(c) if c.result.get().contains("bad")));
+    assert!(matches!(&events[0], Event::Response(c) if c.result.to_str().unwrap().contains("bad")));
 }
 
 #[test]

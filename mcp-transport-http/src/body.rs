@@ -83,11 +83,12 @@ pub(crate) fn describe_error_body(
 }
 
 /// The one JSON-RPC message of an `application/json` reply body
-/// ([`Message::read`]): a broken envelope is [`HttpError::InvalidEnvelope`],
+/// ([`Message::read_bytes`]: a large result stays in the body's buffer,
+/// unparsed until decoded): a broken envelope is [`HttpError::InvalidEnvelope`],
 /// so the request it names fails as the server's protocol fault; anything
 /// else unreadable is [`HttpError::InvalidMessage`].
-pub(crate) fn json_reply(bytes: &[u8], check: bool) -> Result<Message, HttpError> {
-    Message::read(bytes, check).map_err(|e| match e {
+pub(crate) fn json_reply(bytes: &Bytes, check: bool) -> Result<Message, HttpError> {
+    Message::read_bytes(bytes, check).map_err(|e| match e {
         ReadError::Broken { id, violations } => HttpError::InvalidEnvelope { id, violations },
         ReadError::Invalid(e) => HttpError::InvalidMessage(e),
     })

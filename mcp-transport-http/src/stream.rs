@@ -349,7 +349,8 @@ impl Pump {
         if !event.is_message() || event.data.is_empty() {
             return Ok(());
         }
-        match Message::read(&event.data, self.inner.config.check_envelopes) {
+        let data = bytes::Bytes::from(event.data);
+        match Message::read_bytes(&data, self.inner.config.check_envelopes) {
             Ok(message) => self.forward(message).await,
             Err(ReadError::Broken { id, violations }) if id.is_some() && id == self.request_id => {
                 Err(HttpError::InvalidEnvelope { id, violations })

@@ -17,7 +17,7 @@ use serde_json::json;
 
 fn echo_of(m: &Message) -> serde_json::Value {
     match m {
-        Message::Response(r) => serde_json::from_str(r.result.get()).expect("JSON result"),
+        Message::Response(r) => r.result.decode().expect("JSON result"),
         other => panic!("expected a response, got {other:?}"),
     }
 }
@@ -77,7 +77,7 @@ async fn a_32_mib_line_arrives_whole() {
     let Message::Response(r) = m else {
         panic!("expected a response")
     };
-    assert_eq!(r.result.get().len(), SIZE + r#"{"data":""}"#.len());
+    assert_eq!(r.result.len(), SIZE + r#"{"data":""}"#.len());
     t.shutdown().await;
 }
 

@@ -5,9 +5,14 @@
 //! (a wrong one is not), and any method name is kept as data. Outgoing
 //! messages are written strictly, always with `"jsonrpc": "2.0"`.
 //!
-//! Payloads (`params`, `result`) stay as [`RawValue`] so that a message is
-//! parsed once and its payload is decoded later with the type the request
-//! expects, never through an untagged union.
+//! Payloads stay raw so that a message is parsed once and its payload is
+//! decoded later with the type the request expects, never through an
+//! untagged union: `params` as a [`RawValue`], a response's `result` as a
+//! [`RawJson`]. The plain response envelope (`jsonrpc`, `id`, `result`) is
+//! read without parsing the result at all: its end is found with a byte
+//! search ([`object_members`]) and its bytes are kept, so a large result is
+//! parsed once, by the decode that needs it. Any other shape goes through
+//! `serde_json`.
 //!
 //! The lenient reader forgets some envelope facts (a missing `jsonrpc`, an
 //! `id` member missing rather than `null`) and rejects others without saying
@@ -26,6 +31,7 @@ use serde_json::value::RawValue;
 
 use crate::error::ErrorCode;
 use crate::method::{NotificationMethod, RequestMethod};
+use crate::raw::{RawJson, object_members};
 
 mod strict;
 
@@ -162,8 +168,10 @@ pub struct Notification {
 pub struct Response {
     /// The id of the request this answers.
     pub id: RequestId,
-    /// The result object, kept raw until decoded as the expected type.
-    pub result: Box<RawValue>,
+    /// The result object, kept raw until decoded as the expected type (and
+    /// not yet checked to be JSON when it came from the wire: see
+    /// [`RawJson`]).
+    pub result: RawJson,
 }
 
 /// An error response.
@@ -237,7 +245,31 @@ impl Message {
     /// assert!(matches!(m, Message::Notification(n) if n.params.is_none()));
     /// ```
     pub fn from_slice(bytes: &[u8]) -> Result<Message, serde_json::Error> {
+        if let Some((id, range)) = plain_response(bytes) {
+            let result = RawJson::from_bytes(bytes::Bytes::copy_from_slice(&bytes[range]));
+            return Ok(Message::Response(Response { id, result }));
+        }
         serde_json::from_slice(bytes)
+    }
+
+    /// [`Message::from_slice`] for a frame already in a [`bytes::Bytes`]: a
+    /// large result is kept as a slice of it instead of a copy (a small one
+    /// is copied, so it does not pin a whole receive buffer).
+    ///
+    /// # Errors
+    /// A [`serde_json::Error`] when the bytes are not one JSON-RPC message.
+    pub fn from_bytes(bytes: &bytes::Bytes) -> Result<Message, serde_json::Error> {
+        match plain_response(bytes) {
+            Some((id, range)) => {
+                let result = if range.len() >= SHARE_FROM {
+                    RawJson::from_bytes(bytes.slice(range))
+                } else {
+                    RawJson::from_bytes(bytes::Bytes::copy_from_slice(&bytes[range]))
+                };
+                Ok(Message::Response(Response { id, result }))
+            }
+            None => serde_json::from_slice(bytes),
+        }
     }
 
     /// Serializes this message to one line of JSON (no trailing newline).
@@ -324,7 +356,7 @@ impl Response {
     pub fn typed<T: Serialize>(id: RequestId, result: &T) -> Result<Response, serde_json::Error> {
         Ok(Response {
             id,
-            result: to_raw(result)?,
+            result: to_raw(result)?.into(),
         })
     }
 
@@ -333,8 +365,32 @@ impl Response {
     /// # Errors
     /// When the result does not have the shape of `T`.
     pub fn result_as<T: DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
-        serde_json::from_str(self.result.get())
+        self.result.decode()
     }
+}
+
+/// Results at least this long are kept as a slice of the frame's buffer by
+/// [`Message::from_bytes`]; shorter ones are copied.
+const SHARE_FROM: usize = 16 * 1024;
+
+/// The id and the result's place in a plain response envelope: an object
+/// with an `id` (string or integer), a `result` other than `null` and at
+/// most a `jsonrpc` of exactly `"2.0"`, each once, keys unescaped. The
+/// result is not parsed. Anything else is `None` and goes to `serde_json`,
+/// which gives the same reading (or the error) for it.
+fn plain_response(bytes: &[u8]) -> Option<(RequestId, std::ops::Range<usize>)> {
+    let (mut version, mut id, mut result) = (false, None, None);
+    for member in object_members(bytes) {
+        let member = member.ok()?;
+        let value = &bytes[member.value.clone()];
+        match member.key {
+            b"jsonrpc" if !version && value == b"\"2.0\"" => version = true,
+            b"id" if id.is_none() => id = Some(serde_json::from_slice::<RequestId>(value).ok()?),
+            b"result" if result.is_none() && value != b"null" => result = Some(member.value),
+            _ => return None,
+        }
+    }
+    Some((id?, result?))
 }
 
 fn decode_params<T: DeserializeOwned>(raw: Option<&RawValue>) -> Result<T, serde_json::Error> {
@@ -406,7 +462,8 @@ impl<'de> Deserialize<'de> for Message {
                 "unsupported jsonrpc version {v:?}"
             )));
         }
-        assemble(w.method, w.id, w.params, w.result, w.error).map_err(de::Error::custom)
+        let result = w.result.map(RawJson::from);
+        assemble(w.method, w.id, w.params, result, w.error).map_err(de::Error::custom)
     }
 }
 
@@ -416,7 +473,7 @@ fn assemble(
     method: Option<String>,
     id: Option<RequestId>,
     params: Option<Box<RawValue>>,
-    result: Option<Box<RawValue>>,
+    result: Option<RawJson>,
     error: Option<ErrorObject>,
 ) -> Result<Message, &'static str> {
     match (method, id, result, error) {

@@ -89,6 +89,7 @@ pub mod methods;
 pub mod notifications;
 pub mod pagination;
 pub mod prompts;
+pub mod raw;
 pub mod resources;
 pub mod results;
 pub mod roots;

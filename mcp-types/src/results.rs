@@ -18,6 +18,7 @@ use crate::common::RequestParams;
 use crate::elicitation::{ElicitRequestParams, ElicitResult};
 use crate::macros::open_enum;
 use crate::meta::Meta;
+use crate::raw::RawJson;
 use crate::roots::ListRootsResult;
 use crate::sampling::{CreateMessageRequestParams, CreateMessageResult};
 use crate::tasks::ext::CreateTaskResult;
@@ -121,27 +122,27 @@ pub enum ResultOutcome<R> {
 /// ```
 /// use mcp_types::results::{decode_result, ResultOutcome};
 /// use mcp_types::tools::CallToolResult;
-/// let raw = serde_json::value::RawValue::from_string(
-///     r#"{"resultType":"input_required","requestState":"abc"}"#.into()).unwrap();
+/// use mcp_types::raw::RawJson;
+/// let raw = RawJson::from_bytes(&br#"{"resultType":"input_required","requestState":"abc"}"#[..]);
 /// let out = decode_result::<CallToolResult>(&raw).unwrap();
 /// assert!(matches!(out, ResultOutcome::InputRequired(r) if r.request_state.as_deref() == Some("abc")));
 /// ```
 pub fn decode_result<R: DeserializeOwned>(
-    raw: &RawValue,
+    raw: &RawJson,
 ) -> Result<ResultOutcome<R>, serde_json::Error> {
     #[derive(Deserialize)]
     struct TypeOnly {
         #[serde(rename = "resultType", default)]
         result_type: Option<ResultType>,
     }
-    let head: TypeOnly = serde_json::from_str(raw.get())?;
+    let head: TypeOnly = raw.decode()?;
     Ok(match head.result_type.unwrap_or(ResultType::Complete) {
-        ResultType::Complete => ResultOutcome::Complete(serde_json::from_str(raw.get())?),
-        ResultType::InputRequired => ResultOutcome::InputRequired(serde_json::from_str(raw.get())?),
-        ResultType::Task => ResultOutcome::Task(serde_json::from_str(raw.get())?),
+        ResultType::Complete => ResultOutcome::Complete(raw.decode()?),
+        ResultType::InputRequired => ResultOutcome::InputRequired(raw.decode()?),
+        ResultType::Task => ResultOutcome::Task(raw.decode()?),
         ResultType::Unknown(result_type) => ResultOutcome::Unknown {
             result_type,
-            result: serde_json::from_str(raw.get())?,
+            result: raw.decode()?,
         },
     })
 }

@@ -60,9 +60,9 @@ fn decode_all(v: &Value) {
     let _ = serde_json::from_value::<ElicitRequestParams>(v.clone());
     let _ = serde_json::from_value::<LegacyElicitRequestParams>(v.clone());
     let _ = ResultHeader::from_json(&text);
-    if let Ok(raw) = serde_json::value::RawValue::from_string(text.clone()) {
-        let _ = decode_result::<CallToolResult>(&raw);
-    }
+    let _ = decode_result::<CallToolResult>(&mcp_types::raw::RawJson::from_bytes(
+        text.clone().into_bytes(),
+    ));
     match Message::from_slice(text.as_bytes()) {
         Ok(Message::Notification(n)) => {
             let _ = ServerNotification::decode(&n);
@@ -95,4 +95,113 @@ proptest! {
         let _ = Message::from_slice(&bytes);
         let _ = serde_json::from_slice::<CallToolResult>(&bytes);
     }
+}
+
+/// How serde alone reads a frame (the reading `Message::from_slice` must
+/// match), rendered for comparison.
+fn serde_reading(text: &str) -> Result<String, ()> {
+    let m: Message = serde_json::from_str(text).map_err(drop)?;
+    Ok(render(&m))
+}
+
+fn render(m: &Message) -> String {
+    match m {
+        Message::Response(r) => {
+            let result: Value = r.result.decode().unwrap_or(Value::Null);
+            format!("response {:?} {result}", r.id)
+        }
+        other => format!("{other:?}"),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// The response fast path (the result is not parsed, only delimited)
+    /// reads every well-formed response exactly as serde does, whatever the
+    /// member order, spacing, ids or payload.
+    #[test]
+    fn response_fast_path_matches_serde(
+        result in json(),
+        id in prop_oneof![any::<i64>().prop_map(Value::from), "[a-z0-9]{0,8}".prop_map(Value::from)],
+        order in 0usize..6,
+        pretty in any::<bool>(),
+        version in any::<bool>(),
+    ) {
+        let mut members = vec![("id", id), ("result", result)];
+        if version {
+            members.push(("jsonrpc", Value::from("2.0")));
+        }
+        let n = members.len();
+        members.rotate_left(order % n);
+        if order >= 3 {
+            members.reverse();
+        }
+        let body: Vec<String> = members
+            .iter()
+            .map(|(k, v)| {
+                let v = if pretty { serde_json::to_string_pretty(v) } else { serde_json::to_string(v) };
+                format!("{k:?}{}:{}", if pretty { " " } else { "" }, v.unwrap())
+            })
+            .collect();
+        let sep = if pretty { ",\n  " } else { "," };
+        let text = format!("{{{}}}{}", body.join(sep), if pretty { "\n" } else { "" });
+        let fast = Message::from_slice(text.as_bytes()).map(|m| render(&m)).map_err(drop);
+        prop_assert_eq!(fast, serde_reading(&text), "{}", text);
+        let shared = Message::from_bytes(&bytes::Bytes::from(text.clone())).map(|m| render(&m)).map_err(drop);
+        prop_assert_eq!(shared, serde_reading(&text), "{}", text);
+    }
+
+    /// Any bytes: the fast path never accepts a frame serde would read as a
+    /// different message, and never panics.
+    #[test]
+    fn response_fast_path_never_disagrees(bytes in prop::collection::vec(prop_oneof![
+        Just(b'{'), Just(b'}'), Just(b'"'), Just(b':'), Just(b','), Just(b'['), Just(b']'),
+        Just(b'\\'), Just(b' '), Just(b'1'), Just(b'n'), Just(b'x'),
+    ], 0..64), prefix in prop_oneof![
+        Just(&br#"{"jsonrpc":"2.0","id":1,"result":"#[..]),
+        Just(&br#"{"id":"a","result":{"#[..]),
+        Just(&b""[..]),
+    ]) {
+        let mut frame = prefix.to_vec();
+        frame.extend_from_slice(&bytes);
+        let text = String::from_utf8_lossy(&frame).into_owned();
+        if let Ok(expected) = serde_reading(&text) {
+            let fast = Message::from_slice(text.as_bytes()).map(|m| render(&m));
+            prop_assert_eq!(fast.ok(), Some(expected), "{}", text);
+        }
+    }
+}
+
+#[test]
+fn response_fast_path_defers_to_serde_on_odd_envelopes() {
+    for (text, ok) in [
+        (r#"{"jsonrpc":"2.0","id":1,"result":{"a":1}}"#, true),
+        (r#"{"id":1,"result":{}}"#, true),
+        (r#"{"jsonrpc":"2.0","id":null,"result":{}}"#, false),
+        (r#"{"jsonrpc":"2.0","id":1,"result":null}"#, false),
+        (r#"{"jsonrpc":"1.0","id":1,"result":{}}"#, false),
+        (r#"{"jsonrpc":"2\u002e0","id":1,"result":{}}"#, true),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"x"}}"#,
+            false,
+        ),
+        (r#"{"jsonrpc":"2.0","id":1,"result":{},"id":2}"#, false),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"result":{},"extra":[1,2]}"#,
+            true,
+        ),
+        (r#"{"jsonrpc":"2.0","id":1,"res\u0075lt":{}}"#, true),
+        (r#"{"jsonrpc":"2.0","id":1,"result":{}} trailing"#, false),
+    ] {
+        assert_eq!(Message::from_slice(text.as_bytes()).is_ok(), ok, "{text}");
+        assert_eq!(serde_reading(text).is_ok(), ok, "serde agrees on {text}");
+    }
+    // The one thing the fast path forgives until decoding: a result that is
+    // delimited but not JSON. The frame reads; decoding the result fails.
+    let m = Message::from_slice(br#"{"jsonrpc":"2.0","id":1,"result":{"a":tru}}"#).unwrap();
+    let Message::Response(r) = m else {
+        panic!("a response")
+    };
+    assert!(r.result.decode::<Value>().is_err());
 }

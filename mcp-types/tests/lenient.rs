@@ -118,14 +118,17 @@ fn missing_result_type_reads_as_complete() {
     let h = ResultHeader::from_json(r#"{"content":[]}"#).unwrap();
     assert_eq!(h.result_type, None);
     assert_eq!(h.result_type(), ResultType::Complete);
-    let out = decode_result::<CallToolResult>(&raw(r#"{"content":[{"type":"text","text":"hi"}]}"#))
-        .unwrap();
+    let out = decode_result::<CallToolResult>(
+        &raw(r#"{"content":[{"type":"text","text":"hi"}]}"#).into(),
+    )
+    .unwrap();
     let ResultOutcome::Complete(r) = out else {
         panic!("not complete: {out:?}")
     };
     assert_eq!(r.content[0].as_text(), Some("hi"));
     // An unknown resultType is kept as data, not an error.
-    let out = decode_result::<CallToolResult>(&raw(r#"{"resultType":"streaming","x":1}"#)).unwrap();
+    let out = decode_result::<CallToolResult>(&raw(r#"{"resultType":"streaming","x":1}"#).into())
+        .unwrap();
     assert!(
         matches!(out, ResultOutcome::Unknown { result_type, .. } if result_type == "streaming")
     );

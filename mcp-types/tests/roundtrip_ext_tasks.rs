@@ -69,7 +69,7 @@ fn a_task_result_of_tools_call_dispatches_on_result_type() {
         .unwrap(),
     )
     .unwrap();
-    match decode_result::<CallToolResult>(&raw).unwrap() {
+    match decode_result::<CallToolResult>(&raw.into()).unwrap() {
         ResultOutcome::Task(t) => {
             assert_eq!(t.status, TaskStatus::Working);
             assert_eq!(t.ttl_ms, Some(3_600_000));

@@ -8,6 +8,7 @@ use std::sync::OnceLock;
 use mcp_core::ResponseTarget;
 use mcp_core::strict::{MAX_FAILURES, SchemaFailure, StrictProblem};
 use mcp_types::ProtocolVersion;
+use mcp_types::raw::RawJson;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
@@ -216,17 +217,32 @@ fn doc_of(revision: &ProtocolVersion) -> Option<Doc> {
 
 /// Parses a payload for validation. A RawValue is valid JSON; this fails
 /// only past serde_json's depth limit, reported as a failure at the root.
-fn parse(raw: &RawValue) -> Result<Value, Failures> {
-    serde_json::from_str(raw.get()).map_err(|_| Failures {
-        kept: vec![SchemaFailure::new("", "maxDepth", "")],
+fn parse(raw: &[u8]) -> Result<Value, Failures> {
+    serde_json::from_slice(raw).map_err(|e| Failures {
+        // A result read off the wire is delimited but not parsed until now
+        // (`RawJson`): it may not be JSON at all.
+        kept: vec![SchemaFailure::new(
+            "",
+            if e.is_syntax() || e.is_eof() {
+                "json"
+            } else {
+                "maxDepth"
+            },
+            "",
+        )],
         truncated: false,
     })
 }
 
 /// Checks a result against the schema of the revision in use; `None` when
 /// it is valid or no embedded schema covers that revision.
-pub(crate) fn check(target: &ResponseTarget<'_>, raw: &RawValue) -> Option<StrictProblem> {
-    check_result(target.revision?, target.method, target.call_method, raw)
+pub(crate) fn check(target: &ResponseTarget<'_>, raw: &RawJson) -> Option<StrictProblem> {
+    check_result(
+        target.revision?,
+        target.method,
+        target.call_method,
+        raw.as_bytes(),
+    )
 }
 
 /// [`check`] with the target spelled out.
@@ -234,7 +250,7 @@ fn check_result(
     revision: &ProtocolVersion,
     method: &str,
     call_method: &str,
-    raw: &RawValue,
+    raw: &[u8],
 ) -> Option<StrictProblem> {
     let doc = doc_of(revision)?;
     let validator = validator()?;
@@ -275,7 +291,7 @@ pub(crate) fn check_params(
     let def = methods::message_definition(doc, method)?;
     let validator = validator()?;
     let index = validator.find(doc, Part::Params, def)?;
-    let instance = match params.map(parse) {
+    let instance = match params.map(|p| parse(p.get().as_bytes())) {
         None => Value::Object(serde_json::Map::new()),
         Some(Ok(v)) => v,
         Some(Err(f)) => return Some((def, f)),
@@ -364,8 +380,8 @@ mod tests {
         assert_eq!(v.index.len(), wanted);
     }
 
-    fn raw(v: Value) -> Box<RawValue> {
-        serde_json::value::to_raw_value(&v).unwrap_or_else(|e| panic!("{e}"))
+    fn raw(v: Value) -> Vec<u8> {
+        serde_json::to_vec(&v).unwrap_or_else(|e| panic!("{e}"))
     }
 
     fn legacy(method: &str, v: Value) -> Option<StrictProblem> {
@@ -496,7 +512,7 @@ mod tests {
     #[test]
     fn message_params_are_checked_per_revision() {
         let progress = |v: Value| {
-            let raw = raw(v);
+            let raw = serde_json::value::to_raw_value(&v).unwrap_or_else(|e| panic!("{e}"));
             check_params(
                 Some(&ProtocolVersion::V2025_11_25),
                 "notifications/progress",

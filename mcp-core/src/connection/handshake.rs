@@ -148,7 +148,7 @@ impl Connection {
                 &self.principal,
                 head.ttl_ms,
                 crate::cache::CacheScope::parse(head.cache_scope.as_deref()),
-                raw.clone(),
+                raw.clone().into(),
             );
             self.arm_cache_timer();
         }

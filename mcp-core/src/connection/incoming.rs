@@ -32,7 +32,9 @@ impl Connection {
             Message::Notification(n) => self.on_notification(now, n),
             Message::Response(r) => match self.take_wire(&r.id) {
                 Some((_, call, Role::Main)) => self.on_main_result(now, call, r.result),
-                Some((_, call, Role::TaskGet)) => self.on_task_observed(now, call, &r.result),
+                Some((_, call, Role::TaskGet)) => {
+                    self.on_task_observed(now, call, r.result.as_bytes());
+                }
                 Some((_, call, Role::TaskResult)) => self.on_task_result(call, r.result),
                 Some((_, _, Role::TaskAck)) | None => {}
             },

@@ -5,6 +5,7 @@
 use std::time::Instant;
 
 use mcp_types::jsonrpc::ErrorObject;
+use mcp_types::raw::RawJson;
 use mcp_types::{Era, ErrorCode, RequestId};
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -30,22 +31,36 @@ fn invalid(method: &str, reason: impl ToString) -> RequestError {
 }
 
 impl Connection {
-    pub(super) fn on_main_result(&mut self, now: Instant, key: i64, raw: Box<RawValue>) {
+    /// A result for one of our calls. It arrives unparsed ([`RawJson`]): the
+    /// common case (a complete result handed to the caller) only peeks at
+    /// its head and leaves the one full parse to the caller's decode; every
+    /// other path parses it here first.
+    pub(super) fn on_main_result(&mut self, now: Instant, key: i64, result: RawJson) {
         let Some(c) = self.calls.get(&key) else {
             return;
         };
         match c.kind {
-            CallKind::Probe => return self.on_discover(now, key, raw),
-            CallKind::Initialize => return self.on_initialize(now, key, &raw),
+            CallKind::Probe | CallKind::Initialize => {
+                let probe = matches!(c.kind, CallKind::Probe);
+                let Some(raw) = self.checked(key, result) else {
+                    return;
+                };
+                return if probe {
+                    self.on_discover(now, key, raw)
+                } else {
+                    self.on_initialize(now, key, &raw)
+                };
+            }
             CallKind::Listen { .. } => {
                 return self.end_subscription(key, SubscriptionEnd::Completed);
             }
             _ => {}
         }
+        let raw = result;
         let task_augmented = c.params.contains_key("task");
         let is_list = matches!(c.kind, CallKind::List { .. });
         if self.era == Some(Era::Modern) {
-            let kind = ResultHead::peek(&raw).map(|head| {
+            let kind = ResultHead::peek(raw.as_bytes()).map(|head| {
                 let kind = modern::classify_result(
                     &c.method,
                     head.result_type.as_deref(),
@@ -56,21 +71,25 @@ impl Connection {
             match kind {
                 Err(e) => self.fail_invalid(key, e),
                 Ok((head, Ok(ResultKind::Complete))) => self.on_complete(now, key, raw, &head),
-                Ok((_, Ok(ResultKind::InputRequired))) => self.on_input_required(now, key, raw),
-                Ok((_, Ok(ResultKind::Task))) => match TaskSnapshot::from_flat(&raw) {
+                Ok((_, Ok(ResultKind::InputRequired))) => {
+                    if let Some(raw) = self.checked(key, raw) {
+                        self.on_input_required(now, key, raw);
+                    }
+                }
+                Ok((_, Ok(ResultKind::Task))) => match TaskSnapshot::from_flat(raw.as_bytes()) {
                     Ok(t) => self.on_task_created(now, key, t, false),
                     Err(e) => self.fail_invalid(key, e),
                 },
                 Ok((_, Err(p))) => self.fail_call(key, RequestError::Peer(p)),
             }
         } else if task_augmented {
-            match TaskSnapshot::from_legacy_create(&raw) {
+            match TaskSnapshot::from_legacy_create(raw.as_bytes()) {
                 Ok(t) => self.on_task_created(now, key, t, true),
                 Err(e) => self.fail_invalid(key, e),
             }
         } else {
             let head = if is_list {
-                match ResultHead::peek(&raw) {
+                match ResultHead::peek(raw.as_bytes()) {
                     Ok(h) => h,
                     Err(e) => return self.fail_invalid(key, e),
                 }
@@ -92,26 +111,49 @@ impl Connection {
         self.fail_call(key, invalid(&method, reason));
     }
 
-    fn on_complete(&mut self, now: Instant, key: i64, mut raw: Box<RawValue>, head: &ResultHead) {
+    /// Parses a result that a path of the core reads in full; an invalid
+    /// one fails the call.
+    fn checked(&mut self, key: i64, result: RawJson) -> Option<Box<RawValue>> {
+        match result.into_raw_value() {
+            Ok(raw) => Some(raw),
+            Err(e) => {
+                self.fail_invalid(key, e);
+                None
+            }
+        }
+    }
+
+    fn on_complete(&mut self, now: Instant, key: i64, mut raw: RawJson, head: &ResultHead) {
         let Some(c) = self.calls.get(&key) else {
             return;
         };
-        if c.method == "tools/list" && !c.cached {
-            match self.filter_tools(&raw) {
-                Ok(Some(filtered)) => raw = filtered,
-                Ok(None) => {}
-                Err(e) => return self.fail_invalid(key, e),
-            }
+        let is_list = matches!(c.kind, CallKind::List { .. });
+        let cacheable = self.era == Some(Era::Modern)
+            && !c.cached
+            && !c.extras.is_retry()
+            && self.config.cache_entries > 0
+            && crate::cache::is_cacheable(&c.method);
+        // Lists, tools/list filtering and the cache read the result in full.
+        if is_list || cacheable || (c.method == "tools/list" && !c.cached) {
+            let tools = c.method == "tools/list" && !c.cached;
+            let Some(checked) = self.checked(key, raw) else {
+                return;
+            };
+            let checked = if tools {
+                match self.filter_tools(&checked) {
+                    Ok(Some(filtered)) => filtered,
+                    Ok(None) => checked,
+                    Err(e) => return self.fail_invalid(key, e),
+                }
+            } else {
+                checked
+            };
+            raw = RawJson::from(checked);
         }
         let Some(c) = self.calls.get(&key) else {
             return;
         };
-        if self.era == Some(Era::Modern)
-            && !c.cached
-            && !c.extras.is_retry()
-            && self.config.cache_entries > 0
-            && crate::cache::is_cacheable(&c.method)
-        {
+        if cacheable {
             self.cache.insert(
                 now,
                 &c.method,
@@ -123,12 +165,8 @@ impl Connection {
             );
             self.arm_cache_timer();
         }
-        let is_list = self
-            .calls
-            .get(&key)
-            .is_some_and(|c| matches!(c.kind, CallKind::List { .. }));
         if is_list {
-            return self.on_page(now, key, &raw, head.next_cursor.as_deref());
+            return self.on_page(now, key, raw.as_bytes(), head.next_cursor.as_deref());
         }
         let Some(c) = self.remove_call(key) else {
             return;
@@ -141,7 +179,7 @@ impl Connection {
         }));
     }
 
-    fn on_page(&mut self, now: Instant, key: i64, raw: &RawValue, next: Option<&str>) {
+    fn on_page(&mut self, now: Instant, key: i64, raw: &[u8], next: Option<&str>) {
         let Some(c) = self.calls.get_mut(&key) else {
             return;
         };
@@ -347,9 +385,8 @@ impl Connection {
     }
 }
 
-fn page_items(raw: &RawValue, key: &str) -> Result<Vec<Box<RawValue>>, serde_json::Error> {
-    let mut obj: std::collections::HashMap<String, Box<RawValue>> =
-        serde_json::from_str(raw.get())?;
+fn page_items(raw: &[u8], key: &str) -> Result<Vec<Box<RawValue>>, serde_json::Error> {
+    let mut obj: std::collections::HashMap<String, Box<RawValue>> = serde_json::from_slice(raw)?;
     match obj.remove(key) {
         Some(arr) => serde_json::from_str(arr.get()),
         None => Ok(Vec::new()),

@@ -8,7 +8,6 @@ use mcp_types::routing::HttpRouting;
 use mcp_types::{Era, RequestId};
 use serde::Serialize;
 use serde::ser::SerializeMap;
-use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use super::{Call, CallKind, Connection, Role, Wire};
@@ -214,7 +213,7 @@ impl Connection {
         }
     }
 
-    fn cache_hit(&self, now: Instant, key: i64) -> Option<Box<RawValue>> {
+    fn cache_hit(&self, now: Instant, key: i64) -> Option<mcp_types::raw::RawJson> {
         let c = self.calls.get(&key)?;
         let usable = self.era == Some(Era::Modern)
             && !c.opts.no_cache
@@ -225,7 +224,7 @@ impl Connection {
         }
         self.cache
             .lookup(now, &c.method, &c.params, &self.principal)
-            .map(ToOwned::to_owned)
+            .cloned()
     }
 
     fn encode_call(&self, id: i64, key: i64) -> Result<(Vec<u8>, HttpRouting), serde_json::Error> {
@@ -395,7 +394,7 @@ impl Connection {
         let msg = match result {
             Ok(v) => Message::Response(Response {
                 id,
-                result: serde_json::value::to_raw_value(&v)?,
+                result: serde_json::value::to_raw_value(&v)?.into(),
             }),
             Err(error) => Message::Error(ErrorResponse {
                 id: Some(id),

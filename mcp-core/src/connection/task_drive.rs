@@ -3,6 +3,7 @@
 use std::collections::HashSet;
 use std::time::Instant;
 
+use mcp_types::raw::RawJson;
 use mcp_types::{Era, RequestId};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
@@ -67,7 +68,7 @@ impl Connection {
     }
 
     /// A `tasks/get` result (or a task notification) for a call's task.
-    pub(super) fn on_task_observed(&mut self, now: Instant, key: i64, raw: &RawValue) {
+    pub(super) fn on_task_observed(&mut self, now: Instant, key: i64, raw: &[u8]) {
         let snapshot = match TaskSnapshot::from_flat(raw) {
             Ok(s) => s,
             Err(e) => {
@@ -98,7 +99,7 @@ impl Connection {
         let outcome: Option<wire::TaskOutcome> = if legacy {
             None
         } else {
-            serde_json::from_str(raw.get()).ok()
+            serde_json::from_slice(raw).ok()
         };
         match (&snapshot.status, legacy) {
             (TaskStatus::Completed | TaskStatus::Failed | TaskStatus::InputRequired, true) => {
@@ -108,7 +109,7 @@ impl Connection {
                 self.send_task_request(now, key, "tasks/result", Map::new(), Role::TaskResult);
             }
             (TaskStatus::Completed, false) => match outcome.and_then(|o| o.result) {
-                Some(result) => self.on_task_result(key, result),
+                Some(result) => self.on_task_result(key, result.into()),
                 None => self.task_invalid(key, "completed task without result"),
             },
             (TaskStatus::Failed, false) => match outcome.and_then(|o| o.error) {
@@ -162,7 +163,7 @@ impl Connection {
     }
 
     /// The underlying result of a task: the call completes with it.
-    pub(super) fn on_task_result(&mut self, key: i64, result: Box<RawValue>) {
+    pub(super) fn on_task_result(&mut self, key: i64, result: RawJson) {
         let Some(c) = self.remove_call(key) else {
             return;
         };
@@ -180,7 +181,9 @@ impl Connection {
     /// outcome and of the poll schedule. The snapshot carries the poll count
     /// so far.
     pub(super) fn on_task_notification(&mut self, params: Option<&RawValue>) {
-        let Some(mut snapshot) = params.and_then(|p| TaskSnapshot::from_flat(p).ok()) else {
+        let Some(mut snapshot) =
+            params.and_then(|p| TaskSnapshot::from_flat(p.get().as_bytes()).ok())
+        else {
             return;
         };
         let key = self.calls.iter().find_map(|(k, c)| {

@@ -13,6 +13,7 @@ use serde::{Deserialize, de::DeserializeOwned};
 use serde_json::value::RawValue;
 
 use super::{ErrorObject, JSONRPC_VERSION, Message, RequestId, assemble};
+use crate::raw::RawJson;
 
 /// One way a frame breaks the JSON-RPC 2.0 envelope.
 ///
@@ -172,27 +173,45 @@ impl Message {
     /// assert!(matches!(Message::read(b"hello", false), Err(ReadError::Invalid(_))));
     /// ```
     pub fn read(bytes: &[u8], check: bool) -> Result<Message, ReadError> {
-        if !check {
-            let err = match Message::from_slice(bytes) {
-                Ok(message) => return Ok(message),
-                Err(e) => e,
-            };
-            return match Message::from_slice_checked(bytes) {
-                Ok(c) if c.id.is_some() => Err(ReadError::Broken {
-                    id: c.id,
-                    violations: c.violations,
-                }),
-                _ => Err(ReadError::Invalid(err)),
-            };
-        }
-        let c = Message::from_slice_checked(bytes).map_err(ReadError::Invalid)?;
-        match c.message {
-            Some(message) if c.is_complete() => Ok(message),
-            _ => Err(ReadError::Broken {
+        read_with(bytes, check, Message::from_slice)
+    }
+
+    /// [`Message::read`] for a frame already in a [`bytes::Bytes`]: the
+    /// lenient reading is [`Message::from_bytes`], which keeps a large
+    /// result as a slice of the frame instead of copying it.
+    ///
+    /// # Errors
+    /// As [`Message::read`].
+    pub fn read_bytes(bytes: &bytes::Bytes, check: bool) -> Result<Message, ReadError> {
+        read_with(bytes, check, |_| Message::from_bytes(bytes))
+    }
+}
+
+fn read_with(
+    bytes: &[u8],
+    check: bool,
+    lenient: impl FnOnce(&[u8]) -> Result<Message, serde_json::Error>,
+) -> Result<Message, ReadError> {
+    if !check {
+        let err = match lenient(bytes) {
+            Ok(message) => return Ok(message),
+            Err(e) => e,
+        };
+        return match Message::from_slice_checked(bytes) {
+            Ok(c) if c.id.is_some() => Err(ReadError::Broken {
                 id: c.id,
                 violations: c.violations,
             }),
-        }
+            _ => Err(ReadError::Invalid(err)),
+        };
+    }
+    let c = Message::from_slice_checked(bytes).map_err(ReadError::Invalid)?;
+    match c.message {
+        Some(message) if c.is_complete() => Ok(message),
+        _ => Err(ReadError::Broken {
+            id: c.id,
+            violations: c.violations,
+        }),
     }
 }
 
@@ -325,7 +344,7 @@ impl Message {
                 method,
                 id.clone(),
                 lenient_raw(m.params),
-                lenient_raw(m.result),
+                lenient_raw(m.result).map(RawJson::from),
                 error,
             )
             .ok(),

@@ -1,0 +1,444 @@
+//! Raw JSON that is read later: [`RawJson`], a response's `result` kept as
+//! the bytes that arrived, and [`object_members`], a shallow walk over the
+//! members of a JSON object that skips values without parsing them.
+//!
+//! A result is usually decoded exactly once, into the type the request
+//! expects. Checking it is valid JSON when the envelope is read, and then
+//! parsing it again to decode it, would read a large result twice (and copy
+//! it once more). So the envelope reader only finds where the result ends
+//! (a byte search, see [`object_members`]) and keeps its bytes; the one
+//! parse that decodes it is also the one that checks it.
+
+use std::fmt;
+use std::ops::Range;
+
+use bytes::Bytes;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::value::RawValue;
+
+/// A JSON value kept as text until it is decoded.
+///
+/// Two kinds exist, and they behave the same: one made from a
+/// [`RawValue`] (already checked, as when a message is built locally or read
+/// by the strict reader), and one cut from a received frame without a
+/// parse. The second may turn out not to be JSON: then [`decode`],
+/// [`to_raw_value`] and serialization fail with a [`serde_json::Error`],
+/// the same error a parse of the whole frame would have given, only later.
+///
+/// Cloning is cheap (a reference count, or one copy of a checked value).
+///
+/// ```
+/// use mcp_types::raw::RawJson;
+/// let raw = RawJson::from_bytes(&br#"{"sum": 5}"#[..]);
+/// #[derive(serde::Deserialize)]
+/// struct Sum { sum: i64 }
+/// assert_eq!(raw.decode::<Sum>().unwrap().sum, 5);
+/// assert!(RawJson::from_bytes(&b"{oops"[..]).decode::<serde_json::Value>().is_err());
+/// ```
+///
+/// [`decode`]: RawJson::decode
+/// [`to_raw_value`]: RawJson::to_raw_value
+#[derive(Clone)]
+pub struct RawJson(Repr);
+
+#[derive(Clone)]
+enum Repr {
+    Checked(Box<RawValue>),
+    Unchecked(Bytes),
+}
+
+impl RawJson {
+    /// Keeps bytes that should hold one JSON value, without checking them.
+    pub fn from_bytes(bytes: impl Into<Bytes>) -> RawJson {
+        RawJson(Repr::Unchecked(bytes.into()))
+    }
+
+    /// The JSON text as bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        match &self.0 {
+            Repr::Checked(raw) => raw.get().as_bytes(),
+            Repr::Unchecked(bytes) => bytes,
+        }
+    }
+
+    /// The JSON text as a string slice.
+    ///
+    /// # Errors
+    /// When the bytes are not UTF-8 (possible only for unchecked text).
+    pub fn to_str(&self) -> Result<&str, std::str::Utf8Error> {
+        std::str::from_utf8(self.as_bytes())
+    }
+
+    /// The length of the JSON text in bytes.
+    pub fn len(&self) -> usize {
+        self.as_bytes().len()
+    }
+
+    /// Whether the text is empty (never valid JSON).
+    pub fn is_empty(&self) -> bool {
+        self.as_bytes().is_empty()
+    }
+
+    /// Decodes the value as `T`, checking it is JSON on the way.
+    ///
+    /// # Errors
+    /// When the text is not JSON or not of the shape of `T`.
+    pub fn decode<T: DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
+        match &self.0 {
+            Repr::Checked(raw) => serde_json::from_str(raw.get()),
+            Repr::Unchecked(bytes) => serde_json::from_slice(bytes),
+        }
+    }
+
+    /// The value as a checked [`RawValue`] (a copy, checked once).
+    ///
+    /// # Errors
+    /// When the text is not one JSON value.
+    pub fn to_raw_value(&self) -> Result<Box<RawValue>, serde_json::Error> {
+        match &self.0 {
+            Repr::Checked(raw) => Ok(raw.clone()),
+            Repr::Unchecked(bytes) => {
+                let raw: &RawValue = serde_json::from_slice(bytes)?;
+                Ok(raw.to_owned())
+            }
+        }
+    }
+
+    /// The value as a checked [`RawValue`], without a copy when it is one
+    /// already.
+    ///
+    /// # Errors
+    /// When the text is not one JSON value.
+    pub fn into_raw_value(self) -> Result<Box<RawValue>, serde_json::Error> {
+        match self.0 {
+            Repr::Checked(raw) => Ok(raw),
+            Repr::Unchecked(_) => self.to_raw_value(),
+        }
+    }
+}
+
+impl From<Box<RawValue>> for RawJson {
+    fn from(raw: Box<RawValue>) -> RawJson {
+        RawJson(Repr::Checked(raw))
+    }
+}
+
+impl PartialEq for RawJson {
+    fn eq(&self, other: &RawJson) -> bool {
+        self.as_bytes() == other.as_bytes()
+    }
+}
+
+impl fmt::Debug for RawJson {
+    /// The text, cut after 256 bytes (a result can be megabytes).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const SHOWN: usize = 256;
+        let bytes = self.as_bytes();
+        let shown = String::from_utf8_lossy(&bytes[..bytes.len().min(SHOWN)]);
+        if bytes.len() > SHOWN {
+            write!(f, "RawJson({shown}... {} bytes)", bytes.len())
+        } else {
+            write!(f, "RawJson({shown})")
+        }
+    }
+}
+
+impl Serialize for RawJson {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match &self.0 {
+            Repr::Checked(raw) => raw.serialize(serializer),
+            Repr::Unchecked(bytes) => {
+                let raw: &RawValue =
+                    serde_json::from_slice(bytes).map_err(serde::ser::Error::custom)?;
+                raw.serialize(serializer)
+            }
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for RawJson {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Box::<RawValue>::deserialize(deserializer).map(RawJson::from)
+    }
+}
+
+/// One member of a JSON object, as found by [`object_members`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Member<'a> {
+    /// The key, without its quotes (never contains an escape).
+    pub key: &'a [u8],
+    /// Where the value's text is in the walked bytes.
+    pub value: Range<usize>,
+}
+
+/// Walks the members of the JSON object in `text` without parsing their
+/// values: strings are skipped with a byte search for their closing quote,
+/// arrays and objects by counting brackets outside strings.
+///
+/// The walk yields `Err(NotPlain)` and ends when `text` is not an object it
+/// can read this way: not an object, a key with an escape, a broken
+/// structure, or anything but whitespace after the closing brace. It does
+/// not check that the values are valid JSON; callers that decode a value
+/// check it then, and callers that need certainty parse with `serde_json`
+/// instead.
+///
+/// ```
+/// use mcp_types::raw::object_members;
+/// let text = br#"{"id": 7, "result": {"content": [{"text": "a \"} b"}]}}"#;
+/// let keys: Vec<_> = object_members(text)
+///     .map(|m| m.map(|m| (m.key, &text[m.value])))
+///     .collect::<Result<_, _>>()
+///     .unwrap();
+/// assert_eq!(keys[0], (&b"id"[..], &b"7"[..]));
+/// assert_eq!(keys[1].0, b"result");
+/// assert!(object_members(br#"{"a\u0062": 1}"#).any(|m| m.is_err()));
+/// ```
+pub fn object_members(text: &[u8]) -> ObjectMembers<'_> {
+    ObjectMembers {
+        text,
+        at: 0,
+        state: State::Start,
+    }
+}
+
+/// The iterator of [`object_members`].
+#[derive(Debug)]
+pub struct ObjectMembers<'a> {
+    text: &'a [u8],
+    at: usize,
+    state: State,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    Start,
+    First,
+    Next,
+    Done,
+}
+
+/// The text is not an object that [`object_members`] can walk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NotPlain;
+
+impl fmt::Display for NotPlain {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("not a plain JSON object")
+    }
+}
+
+impl std::error::Error for NotPlain {}
+
+impl<'a> Iterator for ObjectMembers<'a> {
+    type Item = Result<Member<'a>, NotPlain>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.state == State::Done {
+            return None;
+        }
+        let step = self.step();
+        if !matches!(step, Some(Ok(_))) {
+            self.state = State::Done;
+        }
+        step
+    }
+}
+
+impl<'a> ObjectMembers<'a> {
+    fn step(&mut self) -> Option<Result<Member<'a>, NotPlain>> {
+        let s = self.text;
+        let mut i = skip_ws(s, self.at);
+        if self.state == State::Start {
+            if s.get(i) != Some(&b'{') {
+                return Some(Err(NotPlain));
+            }
+            self.state = State::First;
+            i = skip_ws(s, i + 1);
+        }
+        match (s.get(i), self.state) {
+            (Some(b'}'), _) => {
+                return (skip_ws(s, i + 1) != s.len()).then_some(Err(NotPlain));
+            }
+            (Some(b','), State::Next) => i = skip_ws(s, i + 1),
+            (Some(b'"'), State::First) => {}
+            _ => return Some(Err(NotPlain)),
+        }
+        let member = member_at(s, i).ok_or(NotPlain);
+        if let Ok(m) = &member {
+            self.at = m.value.end;
+            self.state = State::Next;
+        }
+        Some(member)
+    }
+}
+
+/// The member whose key starts at `s[i]`.
+fn member_at(s: &[u8], i: usize) -> Option<Member<'_>> {
+    if s.get(i) != Some(&b'"') {
+        return None;
+    }
+    let key_end = string_end(s, i)?;
+    let key = &s[i + 1..key_end - 1];
+    if memchr::memchr(b'\\', key).is_some() {
+        return None;
+    }
+    let colon = skip_ws(s, key_end);
+    if s.get(colon) != Some(&b':') {
+        return None;
+    }
+    let start = skip_ws(s, colon + 1);
+    let end = value_end(s, start)?;
+    Some(Member {
+        key,
+        value: start..end,
+    })
+}
+
+fn skip_ws(s: &[u8], mut i: usize) -> usize {
+    while s
+        .get(i)
+        .is_some_and(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+    {
+        i += 1;
+    }
+    i
+}
+
+/// The index just past the string starting at `s[i] == b'"'`.
+fn string_end(s: &[u8], i: usize) -> Option<usize> {
+    let mut j = i + 1;
+    loop {
+        let at = j + memchr::memchr2(b'"', b'\\', s.get(j..)?)?;
+        if s[at] == b'\\' {
+            j = at + 2;
+        } else {
+            return Some(at + 1);
+        }
+    }
+}
+
+/// The index just past the value starting at `s[i]`; `None` when brackets
+/// do not balance or the text ends first.
+fn value_end(s: &[u8], i: usize) -> Option<usize> {
+    match s.get(i)? {
+        b'"' => string_end(s, i),
+        b'{' | b'[' => {
+            let mut depth = 0usize;
+            let mut j = i;
+            loop {
+                match s.get(j)? {
+                    b'"' => {
+                        j = string_end(s, j)?;
+                        continue;
+                    }
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some(j + 1);
+                        }
+                    }
+                    _ => {}
+                }
+                j += 1;
+            }
+        }
+        b',' | b'}' | b']' | b':' => None,
+        _ => {
+            let mut j = i;
+            while s
+                .get(j)
+                .is_some_and(|b| !matches!(b, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r'))
+            {
+                j += 1;
+            }
+            (j > i).then_some(j)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn walk(text: &str) -> Result<Vec<(String, String)>, NotPlain> {
+        object_members(text.as_bytes())
+            .map(|m| {
+                m.map(|m| {
+                    (
+                        String::from_utf8_lossy(m.key).into_owned(),
+                        text[m.value].to_owned(),
+                    )
+                })
+            })
+            .collect()
+    }
+
+    #[test]
+    fn walks_what_serde_reads() {
+        let cases = [
+            r#"{}"#,
+            r#" { } "#,
+            r#"{"a":1}"#,
+            r#"{ "a" : "x\"}" , "b":[1,{"c":"]"}], "d": null ,"e":-1.5e3 }"#,
+            "{\"a\":{\"b\":{\"c\":[[]]}}}\n",
+        ];
+        for c in cases {
+            let walked = walk(c).unwrap_or_else(|_| panic!("walks {c}"));
+            let parsed: serde_json::Map<String, serde_json::Value> =
+                serde_json::from_str(c).unwrap();
+            assert_eq!(walked.len(), parsed.len(), "{c}");
+            for (k, v) in walked {
+                let value: serde_json::Value = serde_json::from_str(&v).unwrap();
+                assert_eq!(parsed[&k], value, "{c}: member {k}");
+            }
+        }
+    }
+
+    #[test]
+    fn refuses_what_it_cannot_walk() {
+        for c in [
+            "",
+            "[1]",
+            r#""x""#,
+            r#"{"a":1"#,
+            r#"{"a":1,}"#,
+            r#"{,"a":1}"#,
+            r#"{"a" 1}"#,
+            r#"{"a":}"#,
+            r#"{"a":{"b":1}"#,
+            r#"{"a":"unterminated}"#,
+            r#"{"\u0061":1}"#,
+            r#"{"a":1} x"#,
+            r#"{"a":1}{}"#,
+            r#"{"a":1 "b":2}"#,
+        ] {
+            assert_eq!(walk(c), Err(NotPlain), "refuses {c:?}");
+        }
+    }
+
+    #[test]
+    fn unchecked_and_checked_agree() {
+        let text = r#"{"content":[{"type":"text","text":"hi"}]}"#;
+        let checked = RawJson::from(RawValue::from_string(text.to_owned()).unwrap());
+        let unchecked = RawJson::from_bytes(text.as_bytes().to_vec());
+        assert_eq!(checked, unchecked);
+        assert_eq!(
+            serde_json::to_string(&checked).unwrap(),
+            serde_json::to_string(&unchecked).unwrap()
+        );
+        assert_eq!(unchecked.to_raw_value().unwrap().get(), text);
+        let broken = RawJson::from_bytes(&b"{\"a\":tru}"[..]);
+        assert!(serde_json::to_string(&broken).is_err());
+        assert!(broken.into_raw_value().is_err());
+    }
+
+    #[test]
+    fn debug_is_bounded() {
+        let big = RawJson::from_bytes(format!("\"{}\"", "x".repeat(10_000)).into_bytes());
+        let shown = format!("{big:?}");
+        assert!(shown.len() < 400, "{shown}");
+        assert!(shown.ends_with("10002 bytes)"));
+    }
+}
