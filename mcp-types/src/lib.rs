@@ -2,7 +2,8 @@
 //!
 //! This crate holds every message shape of the two protocol revisions a
 //! client speaks, plus the `io.modelcontextprotocol/tasks` extension. It is
-//! pure data: `serde` and `schemars`, no I/O, no runtime.
+//! pure data: `serde` and `schemars` (and `bytes`/`memchr` to keep a result
+//! unparsed until it is decoded), no I/O, no runtime.
 //!
 //! # Manual
 //!
@@ -11,6 +12,7 @@
 //! | module | what it holds |
 //! | --- | --- |
 //! | [`jsonrpc`] | the JSON-RPC 2.0 envelope ([`Message`]), payloads kept raw; typed helpers `Request::typed`, `params_as`, `result_as` |
+//! | [`raw`] | [`raw::RawJson`], a result kept as the bytes that arrived until its one parse, and [`raw::object_members`], a walk over an object's members that skips their values |
 //! | [`version`] | [`ProtocolVersion`] and its [`Era`] |
 //! | [`error`] | the open [`ErrorCode`] space, typed error data, [`error::KnownError`] |
 //! | [`method`], [`methods`] | marker traits, and one marker type per method per revision |
