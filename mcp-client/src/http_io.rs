@@ -54,6 +54,13 @@ impl Driver {
                     self.receive(now, m);
                     self.http_io.push(read_next(id, stream));
                 }
+                // A broken message that is not this stream's reply: the
+                // core hears of it and the stream goes on (it ends by
+                // itself, with `None`, when the broken one was its reply).
+                Some(Err(e @ HttpError::InvalidEnvelope { .. })) => {
+                    self.http_failed(now, id.as_ref(), e);
+                    self.http_io.push(read_next(id, stream));
+                }
                 Some(Err(e)) => self.http_failed(now, id.as_ref(), e),
                 None => {
                     if let Some(id) = id {
@@ -78,15 +85,11 @@ impl Driver {
             // The transport forgot the stale id; the core fails the request
             // (not replayed) and starts one fresh `initialize`.
             HttpError::SessionExpired => {
-                // A 404 for an old session while a newer one is live is a late
-                // answer: fail that request, do not start another session.
-                let replaced =
-                    matches!(&self.link, Some(Link::Http(h)) if h.session_id().is_some());
-                match id {
-                    Some(id) if replaced => self.conn.handle_stale_session(now, id),
-                    None if replaced => {}
-                    _ => self.conn.handle_session_expired(now, id),
-                }
+                // A transport that holds a session id after a 404 has already
+                // adopted a newer session: the core then treats the 404 as a
+                // late answer and starts no new session.
+                let newer = matches!(&self.link, Some(Link::Http(h)) if h.session_id().is_some());
+                self.conn.handle_session_expired(now, id, newer);
             }
             // A broken reply fails its request at once, as the peer's
             // protocol fault (in either mode).

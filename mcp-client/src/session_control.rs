@@ -207,6 +207,11 @@ impl Driver {
                     self.receive(now, m);
                     self.read_get(generation, stream);
                 }
+                // A broken message: reported, and the stream goes on.
+                Some(Err(e @ HttpError::InvalidEnvelope { .. })) => {
+                    self.http_failed(now, None, e);
+                    self.read_get(generation, stream);
+                }
                 Some(Err(e)) => {
                     self.session_ctl.stream = Stream::Closed;
                     self.http_failed(now, None, e);

@@ -3,8 +3,10 @@
 //! protocol error naming the request, instead of leaving it to its deadline,
 //! in default mode, on an event stream kept open and as a JSON body. A reply
 //! without `jsonrpc` (which the lenient reader forgives) is accepted by
-//! default and refused in strict mode. A scripted HTTP/1.1 server on
-//! loopback sends them.
+//! default and refused in strict mode. A broken message on one request's
+//! event stream that names another pending request fails that one at once,
+//! and the stream goes on. A scripted HTTP/1.1 server on loopback sends
+//! them.
 
 mod scripted;
 
@@ -131,4 +133,102 @@ async fn a_reply_without_jsonrpc_passes_leniently_and_fails_strictly() {
         .await
         .expect_err("strict mode refuses it");
     assert_broken(&err, "no jsonrpc, strict");
+}
+
+/// Serves `tools/call` by name: `hold` gets an event stream that stays open
+/// and silent (its id is recorded), `breaker` gets an event stream that
+/// first carries a broken message naming the held call, then its own good
+/// reply.
+async fn serve_two(stream: TcpStream, held: std::sync::Arc<tokio::sync::Mutex<Option<Value>>>) {
+    let mut conn = BufReader::new(stream);
+    while let Some((method, _headers, body)) = read_request(&mut conn).await {
+        if method != "POST" {
+            let status = if method == "GET" {
+                "405 Method Not Allowed"
+            } else {
+                "200 OK"
+            };
+            respond(&mut conn, status, "", "").await;
+            continue;
+        }
+        let message: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+        let name = message["params"]["name"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        match message.get("method").and_then(Value::as_str) {
+            Some("initialize") => answer_initialize(&mut conn, &message).await,
+            Some("tools/call") => {
+                let mut events = String::new();
+                if name == "hold" {
+                    *held.lock().await = Some(message["id"].clone());
+                } else {
+                    let victim = held.lock().await.clone().unwrap_or(Value::Null);
+                    let broken = json!({"jsonrpc": "2.0", "id": victim,
+                        "result": {"content": []},
+                        "error": {"code": -32603, "message": "secret-payload"}});
+                    let good = json!({"jsonrpc": "2.0", "id": message["id"],
+                        "result": {"content": [{"type": "text", "text": "fine"}]}});
+                    events = format!("data: {broken}\n\ndata: {good}\n\n");
+                }
+                let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\
+                            transfer-encoding: chunked\r\n\r\n";
+                let _ = conn.get_mut().write_all(head.as_bytes()).await;
+                if !events.is_empty() {
+                    let chunk = format!("{:x}\r\n{events}\r\n0\r\n\r\n", events.len());
+                    let _ = conn.get_mut().write_all(chunk.as_bytes()).await;
+                    continue;
+                }
+                let mut sink = Vec::new();
+                let _ = conn.read_to_end(&mut sink).await;
+                return;
+            }
+            _ => respond(&mut conn, "202 Accepted", "", "").await,
+        }
+    }
+}
+
+/// A broken message on one request's event stream that names another
+/// pending request fails that request at once (it does not wait for its
+/// deadline), and the stream it came on goes on to deliver its own reply.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_broken_message_for_another_request_fails_that_one_and_the_stream_goes_on() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let url = format!("http://{}/mcp", listener.local_addr().expect("addr"));
+    let held = std::sync::Arc::new(tokio::sync::Mutex::new(None));
+    let server_held = held.clone();
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            tokio::spawn(serve_two(stream, server_held.clone()));
+        }
+    });
+    let client = ClientBuilder::new()
+        .http(&url)
+        .era(EraPreference::LegacyOnly)
+        .request_timeout(Some(Duration::from_secs(60)))
+        .connect()
+        .await
+        .expect("connect");
+    let victim = tokio::spawn({
+        let client = client.clone();
+        async move { client.call_tool("hold", json!({})).await }
+    });
+    while held.lock().await.is_none() {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let own = tokio::time::timeout(
+        Duration::from_secs(10),
+        client.call_tool("breaker", json!({})),
+    )
+    .await
+    .expect("the breaker's own reply arrives")
+    .expect("and it is a result");
+    assert_eq!(own.content.len(), 1);
+    let err = tokio::time::timeout(Duration::from_secs(10), victim)
+        .await
+        .expect("the held call ends long before its 60 s deadline")
+        .expect("joins")
+        .expect_err("a broken reply is not a result");
+    assert_broken(&err, "broken message on another request's stream");
+    client.close().await;
 }

@@ -404,25 +404,52 @@ async fn related_task_metadata_leads_to_the_task() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_callers_poll_interval_overrides_the_servers() {
-    // The demo suggests 50 ms; the caller asks for 400 ms.
+    // The demo suggests 50 ms; the caller asks for 400 ms; the task takes
+    // 600 ms. So the first poll (at 400 ms) finds it working and the second
+    // finds it over: at 800 ms, or as soon as a pushed `completed` status
+    // (2025-11-25) pulls it forward. At the server's pace there would be a
+    // dozen polls.
     for via in ALL {
         let server = Server::start(via).await;
         let client = connect(&server).await;
         let opts = CallOptions::new().with_poll_interval(Duration::from_millis(400));
         let started = Instant::now();
         let mut task = client
-            .call_tool_as_task("long_task", json!({"steps": 1, "step_ms": 10}), opts)
+            .call_tool_as_task("long_task", json!({"steps": 1, "step_ms": 600}), opts)
             .await
             .expect("task");
         task.wait_timeout(BOUND).await.expect("result");
         assert!(
-            started.elapsed() >= Duration::from_millis(400),
-            "{via:?}: the outcome needs a poll, at the caller's pace"
+            started.elapsed() >= Duration::from_millis(600),
+            "{via:?}: the outcome needs the task to end"
         );
         assert_eq!(
             task.status().map(|s| s.polls),
-            Some(1),
-            "{via:?}: one poll found the task over"
+            Some(2),
+            "{via:?}: one poll found the task working, the next found it over"
+        );
+        client.close().await;
+    }
+}
+
+/// 2025-11-25: the demo pushes `notifications/tasks/status` when a task
+/// ends, and that push fetches the outcome at once, not at the caller's
+/// (slow) next poll.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pushed_completion_does_not_wait_for_the_next_poll() {
+    for via in [Via::StdioLegacy, Via::HttpLegacy] {
+        let server = Server::start(via).await;
+        let client = connect(&server).await;
+        let opts = CallOptions::new().with_poll_interval(Duration::from_secs(20));
+        let started = Instant::now();
+        let mut task = client
+            .call_tool_as_task("long_task", json!({"steps": 1, "step_ms": 50}), opts)
+            .await
+            .expect("task");
+        task.wait_timeout(BOUND).await.expect("result");
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{via:?}: done on the push, not at the 20 s poll"
         );
         client.close().await;
     }

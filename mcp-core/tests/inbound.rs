@@ -88,7 +88,7 @@ fn ids_are_remembered_per_session() {
     );
     h.feed(roots_request(json!(1)));
     assert_eq!(h.take_events().len(), 1);
-    h.conn.handle_session_expired(h.now, None);
+    h.conn.handle_session_expired(h.now, None, false);
     let init = h.drain().pop().unwrap();
     assert_eq!(init["method"], "initialize");
     h.reply(&init, common::initialize_result("2025-11-25"));

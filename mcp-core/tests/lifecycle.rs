@@ -512,7 +512,7 @@ fn legacy_http_session_expiry_starts_one_fresh_session() {
         .send_request(h.now, "tools/list", None, RequestOptions::default())
         .unwrap();
     assert_eq!(h.drain().len(), 2);
-    h.conn.handle_session_expired(h.now, Some(&first));
+    h.conn.handle_session_expired(h.now, Some(&first), false);
     let events = h.take_events();
     assert!(matches!(
         &events[0],
@@ -528,7 +528,7 @@ fn legacy_http_session_expiry_starts_one_fresh_session() {
     assert_eq!(init["method"], "initialize", "one fresh initialize");
     assert_eq!(init["params"]["protocolVersion"], "2025-11-25");
     // The other request of the old session expires too: no second initialize.
-    h.conn.handle_session_expired(h.now, Some(&second));
+    h.conn.handle_session_expired(h.now, Some(&second), false);
     assert!(h.drain().is_empty(), "exactly one initialize");
     assert!(h.take_events().iter().any(|e| matches!(
         e,
@@ -564,7 +564,7 @@ fn a_late_expiry_from_a_replaced_session_starts_no_initialize() {
         .send_request(h.now, "tools/list", None, RequestOptions::default())
         .unwrap();
     assert_eq!(h.drain().len(), 1);
-    h.conn.handle_stale_session(h.now, &call);
+    h.conn.handle_session_expired(h.now, Some(&call), true);
     assert!(h.drain().is_empty(), "no initialize for a replaced session");
     assert!(h.take_events().iter().any(|e| matches!(
         e,

@@ -410,10 +410,46 @@ fn polls_are_counted_and_pushes_carry_the_count() {
             ("InputRequired".into(), 3)
         ]
     );
-    // The push did not move the poll schedule: polling stays in charge.
+    // Polling stays in charge of the outcome, but the push pulled the next
+    // poll forward: it is due now, not 2 s from the last one.
     assert!(h.drain().is_empty());
-    h.advance(Duration::from_secs(2));
+    assert_eq!(h.conn.poll_timeout().unwrap().0, h.now);
+    h.advance(Duration::ZERO);
     assert_eq!(h.drain().remove(0)["method"], "tasks/get");
+}
+
+#[test]
+fn a_pushed_terminal_status_fetches_the_outcome_at_once() {
+    let mut h = legacy(config());
+    let id = legacy_started(&mut h, RequestOptions::default());
+    h.advance(Duration::from_millis(500));
+    assert!(h.drain().is_empty(), "the first poll is 2 s away");
+    h.feed(
+        json!({"jsonrpc": "2.0", "method": "notifications/tasks/status",
+                  "params": legacy_task("completed")}),
+    );
+    h.advance(Duration::ZERO);
+    let g = h.drain().remove(0);
+    assert_eq!(g["method"], "tasks/get", "polled at once, not at 2 s");
+    h.reply(&g, legacy_task("completed"));
+    let res = h.drain().remove(0);
+    assert_eq!(res["method"], "tasks/result");
+    h.reply(&res, json!({"content": []}));
+    assert!(
+        matches!(h.take_events().last(), Some(Event::Response(c)) if c.id == id),
+        "the call completes"
+    );
+    // A non-terminal push leaves the schedule alone.
+    let mut h = legacy(config());
+    legacy_started(&mut h, RequestOptions::default());
+    h.feed(
+        json!({"jsonrpc": "2.0", "method": "notifications/tasks/status",
+                  "params": legacy_task("working")}),
+    );
+    assert_eq!(
+        h.conn.poll_timeout().unwrap().0,
+        h.now + Duration::from_secs(2)
+    );
 }
 
 #[test]

@@ -183,8 +183,10 @@ impl ResponseStream {
         }
     }
 
-    /// The next message, or the error that ended the stream; `None` at the
-    /// end.
+    /// The next message, or an error; `None` at the end. Every error ends
+    /// the stream except [`HttpError::InvalidEnvelope`] for a message that
+    /// is not the reply to this stream's request: that one reports a broken
+    /// message and the stream goes on.
     pub async fn next(&mut self) -> Option<Result<Message, HttpError>> {
         self.rx.recv().await
     }
@@ -341,10 +343,12 @@ impl Pump {
         }
     }
 
-    /// Reads one event ([`Message::read`], strictly when the config says
-    /// so). A broken reply to this stream's request ends that request now,
-    /// with the envelope's faults, not at its deadline; anything else that
-    /// is not a message is dropped with a warning.
+    /// Reads one event ([`Message::read_bytes`], strictly when the config
+    /// says so). A broken reply to this stream's request ends the stream
+    /// (and so that request) now, with the envelope's faults, not at its
+    /// deadline. Another broken message is passed on as a non-final
+    /// [`HttpError::InvalidEnvelope`] item and the stream goes on; anything
+    /// else that is not a message is dropped with a warning.
     async fn deliver(&mut self, event: SseEvent) -> Result<(), HttpError> {
         if !event.is_message() || event.data.is_empty() {
             return Ok(());
@@ -355,12 +359,13 @@ impl Pump {
             Err(ReadError::Broken { id, violations }) if id.is_some() && id == self.request_id => {
                 Err(HttpError::InvalidEnvelope { id, violations })
             }
-            Err(ReadError::Broken { violations, .. }) => {
+            Err(ReadError::Broken { id, violations }) => {
                 tracing::warn!(
                     ?violations,
-                    "dropped a message that breaks the JSON-RPC envelope"
+                    "a message on the stream breaks the JSON-RPC envelope"
                 );
-                Ok(())
+                self.send(Err(HttpError::InvalidEnvelope { id, violations }))
+                    .await
             }
             Err(ReadError::Invalid(err)) => {
                 tracing::warn!(%err, "ignoring a server-sent event that is not a JSON-RPC message");
@@ -375,13 +380,18 @@ impl Pump {
             self.drain_until = Some(Instant::now() + self.inner.config.reply_grace);
             self.permit = None;
         }
+        self.send(Ok(message)).await
+    }
+
+    /// Hands one item to the reader, unless it is gone.
+    async fn send(&mut self, item: Result<Message, HttpError>) -> Result<(), HttpError> {
         if self.reader_gone {
             return Ok(());
         }
         tokio::select! {
             biased;
             err = self.cancel.cancelled() => Err(err),
-            sent = self.tx.send(Ok(message)) => {
+            sent = self.tx.send(item) => {
                 if sent.is_err() {
                     if !self.reply_seen() {
                         return Err(HttpError::Cancelled);

@@ -122,13 +122,13 @@ impl Connection {
 
     fn on_notification(&mut self, now: Instant, n: Notification) {
         if let Some(key) = self.subscription_of(n.params.as_deref()) {
-            return self.on_subscription_notification(key, n);
+            return self.on_subscription_notification(now, key, n);
         }
         match n.method.as_str() {
             "notifications/progress" => self.on_progress(now, n.params.as_deref()),
             "notifications/cancelled" => self.on_cancelled(n.params.as_deref()),
             "notifications/tasks/status" | "notifications/tasks" => {
-                self.on_task_notification(n.params.as_deref());
+                self.on_task_notification(now, n.params.as_deref());
                 self.events.push_back(Event::Notification {
                     method: n.method,
                     params: n.params,
@@ -159,7 +159,7 @@ impl Connection {
         matches!(self.calls.get(&key)?.kind, CallKind::Listen { .. }).then_some(key)
     }
 
-    fn on_subscription_notification(&mut self, key: i64, n: Notification) {
+    fn on_subscription_notification(&mut self, now: Instant, key: i64, n: Notification) {
         let Some(c) = self.calls.get_mut(&key) else {
             return;
         };
@@ -192,7 +192,7 @@ impl Connection {
         }
         self.cache.on_notification(&n.method, n.params.as_deref());
         if n.method == "notifications/tasks" {
-            self.on_task_notification(n.params.as_deref());
+            self.on_task_notification(now, n.params.as_deref());
         }
         self.events.push_back(Event::SubscriptionNotification {
             id,
@@ -380,32 +380,32 @@ impl Connection {
     }
 
     /// HTTP, 2025-11-25: a request that carried the `Mcp-Session-Id` got
-    /// `404`, so the server ended the session (the transport has already
-    /// forgotten the stale id). The request fails with
-    /// [`RequestError::SessionExpired`] and is not replayed; unless a
-    /// recovery is already under way, [`Event::SessionExpired`] follows and
-    /// exactly one fresh `initialize` (then `notifications/initialized`)
-    /// starts a new session. Calls started meanwhile wait for it and go out
-    /// in the new session; `Event::Connected` reports it ready again.
-    /// `request_id` is the id of the POSTed request, or `None` for a POSTed
-    /// notification or response.
-    pub fn handle_session_expired(&mut self, now: Instant, request_id: Option<&RequestId>) {
+    /// `404`, so the server ended the session it carried (the transport has
+    /// already forgotten that id). The request fails with
+    /// [`RequestError::SessionExpired`] and is not replayed.
+    ///
+    /// `newer_session_live` says whether the transport already holds a newer
+    /// session id: then the `404` is a late answer from a session that was
+    /// replaced, and nothing else happens. Otherwise, unless a recovery is
+    /// already under way, [`Event::SessionExpired`] follows and exactly one
+    /// fresh `initialize` (then `notifications/initialized`) starts a new
+    /// session. Calls started meanwhile wait for it and go out in the new
+    /// session; `Event::Connected` reports it ready again. `request_id` is
+    /// the id of the POSTed request, or `None` for a POSTed notification or
+    /// response.
+    pub fn handle_session_expired(
+        &mut self,
+        now: Instant,
+        request_id: Option<&RequestId>,
+        newer_session_live: bool,
+    ) {
         if let Some(id) = request_id
             && let Some((_, key, _)) = self.take_wire(id)
         {
             self.fail_call(key, RequestError::SessionExpired);
         }
-        self.recover_session(now);
-    }
-
-    /// HTTP, 2025-11-25: a request failed because the session it carried had
-    /// expired, but a newer session is already live (a late answer from the
-    /// old session). The request fails as expired, not replayed; no fresh
-    /// `initialize` starts, since the session was already replaced.
-    pub fn handle_stale_session(&mut self, now: Instant, request_id: &RequestId) {
-        let _ = now;
-        if let Some((_, key, _)) = self.take_wire(request_id) {
-            self.fail_call(key, RequestError::SessionExpired);
+        if !newer_session_live {
+            self.recover_session(now);
         }
     }
 

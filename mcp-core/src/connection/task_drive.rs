@@ -177,10 +177,12 @@ impl Connection {
 
     /// A pushed task status (`notifications/tasks/status`, `notifications/tasks`):
     /// reported as `Event::TaskStatus` when it matches a watched task that
-    /// is not yet known to be terminal; polling stays in charge of the
-    /// outcome and of the poll schedule. The snapshot carries the poll count
-    /// so far.
-    pub(super) fn on_task_notification(&mut self, params: Option<&RawValue>) {
+    /// is not yet known to be terminal. Polling stays in charge of the
+    /// outcome, but a pushed terminal or `input_required` status pulls the
+    /// next scheduled poll forward to `now`, so the outcome (or the inputs)
+    /// is fetched at once instead of after the poll interval. The snapshot
+    /// carries the poll count so far.
+    pub(super) fn on_task_notification(&mut self, now: Instant, params: Option<&RawValue>) {
         let Some(mut snapshot) =
             params.and_then(|p| TaskSnapshot::from_flat(p.get().as_bytes()).ok())
         else {
@@ -196,6 +198,14 @@ impl Connection {
         });
         if let Some((key, polls)) = key {
             snapshot.polls = polls;
+            let settled =
+                snapshot.status.is_terminal() || snapshot.status == TaskStatus::InputRequired;
+            let poll = Timer::TaskPoll(RequestId::Number(key));
+            // Only a poll that is waiting for its time: one in flight
+            // answers soon anyway.
+            if settled && self.timers.get(&poll).is_some_and(|at| at > now) {
+                self.timers.set(poll, now);
+            }
             self.events.push_back(Event::TaskStatus {
                 id: RequestId::Number(key),
                 task: snapshot,
