@@ -7,15 +7,11 @@
 //! slow handler never delays a response or a server request. Methods
 //! chosen with [`ClientBuilder::debounce_notifications`] coalesce: while a
 //! notification waits in the queue (or inside its debounce window), a
-//! newer one with the same key replaces it (latest wins). Keys:
-//!
-//! | method | key |
-//! | --- | --- |
-//! | `notifications/progress` | the progress token (the call) |
-//! | `notifications/message` | the `logger` |
-//! | `notifications/resources/updated` | the `uri` |
-//! | `notifications/tasks/status` | the `taskId` |
-//! | any other | the method |
+//! newer one with the same key replaces it (latest wins). The keys, and
+//! which methods coalesce, are the core's decision
+//! ([`mcp_core::coalesce`]): the `logger` of a log message, the `uri` of a
+//! resource update, the `taskId` of a task status, the call of a progress
+//! update, the method alone for anything else.
 //!
 //! When the queue is full, the oldest coalescable notification (progress,
 //! log, list changes, resource and task updates, and every debounced
@@ -57,18 +53,6 @@ use crate::options::{Progress, ProgressCallback};
 
 /// The default bound of the notification queue.
 pub const DEFAULT_NOTIFICATION_QUEUE: usize = 1024;
-
-/// Methods whose newer notification supersedes an older one with the same
-/// key (dropped first when the queue is full).
-const COALESCABLE: [&str; 7] = [
-    PROGRESS,
-    "notifications/message",
-    "notifications/resources/updated",
-    "notifications/tasks/status",
-    "notifications/tools/list_changed",
-    "notifications/prompts/list_changed",
-    "notifications/resources/list_changed",
-];
 
 /// The builder's throughput settings.
 #[derive(Clone, Debug)]
@@ -188,29 +172,10 @@ impl Drop for Notifier {
     }
 }
 
-/// The coalescing key of a notification.
+/// The coalescing key of a notification: its method and the core's key
+/// within it.
 fn key_of(method: &str, params: Option<&RawValue>) -> (String, String) {
-    #[derive(serde::Deserialize)]
-    struct Keys {
-        logger: Option<String>,
-        uri: Option<String>,
-        #[serde(rename = "taskId")]
-        task_id: Option<String>,
-    }
-    let keys = params
-        .and_then(|p| serde_json::from_str::<Keys>(p.get()).ok())
-        .unwrap_or(Keys {
-            logger: None,
-            uri: None,
-            task_id: None,
-        });
-    let sub = match method {
-        "notifications/message" => keys.logger,
-        "notifications/resources/updated" => keys.uri,
-        "notifications/tasks/status" => keys.task_id,
-        _ => None,
-    };
-    (method.to_owned(), sub.unwrap_or_default())
+    (method.to_owned(), mcp_core::coalesce::key(method, params))
 }
 
 impl Notifier {
@@ -228,7 +193,7 @@ impl Notifier {
     fn push(&mut self, shared: &Arc<Shared>, key: (String, String), item: Item) {
         let now = Instant::now();
         let debounced = self.debounces(&key.0);
-        let coalescable = debounced || COALESCABLE.contains(&key.0.as_str());
+        let coalescable = debounced || mcp_core::coalesce::is_coalescable(&key.0);
         let queue = self.queue.get_or_insert_with(|| start(shared.clone()));
         let window = self.config.window;
         let entry = Entry {
@@ -315,20 +280,12 @@ mod tests {
     }
 
     #[test]
-    fn keys_follow_the_table() {
+    fn keys_are_the_method_and_the_cores_key() {
         let log = raw(r#"{"level":"info","logger":"db","data":1}"#);
         assert_eq!(
             key_of("notifications/message", Some(&log)),
             ("notifications/message".into(), "db".into())
         );
-        let up = raw(r#"{"uri":"demo://a"}"#);
-        assert_eq!(
-            key_of("notifications/resources/updated", Some(&up)).1,
-            "demo://a"
-        );
-        let task = raw(r#"{"taskId":"t1","status":"working"}"#);
-        assert_eq!(key_of("notifications/tasks/status", Some(&task)).1, "t1");
-        assert_eq!(key_of("notifications/custom", Some(&up)).1, "");
-        assert_eq!(key_of("notifications/message", None).1, "");
+        assert_eq!(key_of("notifications/custom", Some(&log)).1, "");
     }
 }

@@ -89,6 +89,7 @@
 //! [`headers`]; [`connection`] ties them together.
 
 pub mod cache;
+pub mod coalesce;
 pub mod config;
 pub mod connection;
 pub mod correlation;
