@@ -405,6 +405,42 @@ fn finish_form(form: &ElicitRequestFormParams, r: HandlerResult<ElicitResult>) -
     finish(Ok(result))
 }
 
+/// Checks an answer the caller gave a forwarded task input request (the
+/// closure of
+/// [`TaskHandle::wait_for_task_with_inputs`](crate::TaskHandle::wait_for_task_with_inputs))
+/// as a registered handler's answer is checked: a sampling result's shape,
+/// a form's content against its `requestedSchema`, the shape of an
+/// elicitation or roots result. An invalid answer becomes `-32603`.
+pub(crate) fn check_forwarded(
+    method: &str,
+    params: &serde_json::Value,
+    answer: serde_json::Value,
+) -> Served {
+    fn shape<T: serde::de::DeserializeOwned>(
+        what: &str,
+        v: serde_json::Value,
+    ) -> Result<T, ErrorObject> {
+        serde_json::from_value(v).map_err(|e| invalid_output(what, &e.to_string()))
+    }
+    match method {
+        "sampling/createMessage" => finish_sampling(Ok(shape("sampling", answer)?)),
+        "elicitation/create" => {
+            let url = params.get("mode").and_then(|m| m.as_str()) == Some("url");
+            let result: ElicitResult = shape("elicitation", answer)?;
+            if url {
+                return finish(Ok(result));
+            }
+            let form: ElicitRequestFormParams = serde_json::from_value(params.clone())
+                .map_err(|e| invalid_output("elicitation", &e.to_string()))?;
+            finish_form(&form, Ok(result))
+        }
+        "roots/list" => finish(Ok(shape::<mcp_types::roots::ListRootsResult>(
+            "roots", answer,
+        )?)),
+        _ => Ok(answer),
+    }
+}
+
 impl Handlers {
     /// Records what the registered handlers advertise (at connect).
     pub(crate) fn freeze_advertised(&mut self) {

@@ -52,11 +52,16 @@ pub(crate) struct InputItem {
 }
 
 impl InputItem {
-    /// Answers the request.
+    /// Answers the request; an answer is checked first, as a registered
+    /// handler's would be (an invalid one goes out as `-32603`).
     pub(crate) fn answer(self, answer: Result<Value, HandlerError>) {
-        let _ = self
-            .reply
-            .send(answer.map_err(HandlerError::into_error_object));
+        let served = match answer {
+            Ok(value) => {
+                crate::handlers::check_forwarded(&self.request.method, &self.request.params, value)
+            }
+            Err(e) => Err(e.into_error_object()),
+        };
+        let _ = self.reply.send(served);
     }
 
     /// Answers with what a registered handler gave.
@@ -191,7 +196,8 @@ mod tests {
     #[tokio::test]
     async fn forwards_only_when_asked_and_within_bounds() {
         let (sink, mut ends) = TaskSink::new();
-        let p = raw(&serde_json::json!({"message": "ok?"}));
+        let p = raw(&serde_json::json!({"message": "ok?",
+            "requestedSchema": {"type": "object", "properties": {}}}));
         assert!(sink.forward_first("elicitation/create", Some(&p)).is_none());
         ends.first.set(true);
         let answer = sink

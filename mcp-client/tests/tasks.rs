@@ -102,6 +102,43 @@ async fn wait_for_input_required_then_answer_with_a_closure() {
     }
 }
 
+/// The closure's answer is checked like a registered handler's: content
+/// that breaks the form's `requestedSchema` (a string for a boolean) goes
+/// to the server as an error, not as content.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_closure_answer_that_breaks_the_form_schema_is_not_sent() {
+    for via in ALL {
+        let server = Server::start(via).await;
+        let client = connect(&server).await;
+        let args = json!({"steps": 2, "step_ms": 20, "confirm": true});
+        let mut task = client
+            .call_tool_as_task("long_task", args, fast())
+            .await
+            .expect("task");
+        let outcome = tokio::time::timeout(
+            BOUND,
+            task.wait_for_task_with_inputs(|_request| async move {
+                Ok(json!({"action": "accept", "content": {"confirm": "yes"}}))
+            }),
+        )
+        .await
+        .expect("bounded");
+        let shown = match &outcome {
+            Ok(result) => text(&result.content),
+            Err(e) => e.to_string(),
+        };
+        assert_ne!(
+            shown, "long_task stopped: not confirmed",
+            "{via:?}: the invalid content never reached the server"
+        );
+        assert!(
+            shown.contains("invalid") || shown.contains("elicitation"),
+            "{via:?}: the server saw the client's error: {shown}"
+        );
+        client.close().await;
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn registered_handlers_answer_when_no_closure_is_given() {
     for via in ALL {
