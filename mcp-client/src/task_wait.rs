@@ -93,7 +93,10 @@ impl TaskHandle {
     /// `tasks/result`, naming the task in
     /// `_meta["io.modelcontextprotocol/related-task"]`; the answer is the
     /// response. 2026-07-28: `tasks/get` lists `inputRequests`; each answer
-    /// goes back in `tasks/update` and polling resumes.
+    /// goes back in `tasks/update` and polling resumes. An answer is checked
+    /// as a registered handler's would be (a form's content against its
+    /// `requestedSchema`, the shape of a sampling, elicitation or roots
+    /// result); an invalid one is sent as an internal error instead.
     ///
     /// ```no_run
     /// # async fn run(client: mcp_client::Client) -> Result<(), mcp_client::Error> {
