@@ -29,6 +29,11 @@ use crate::options::CallOptions;
 use crate::router::{Outcome, Pending, Sink};
 use crate::transport::Link;
 
+/// A table keyed by ids this client assigns (call ids, handle tokens):
+/// hashed with foldhash, not SipHash, since the server chooses none of the
+/// keys. `serving` is keyed by the server's ids and keeps `RandomState`.
+pub(crate) type IdMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+
 /// What a call is, as the driver starts it.
 pub(crate) struct CallSpec {
     pub(crate) method: String,
@@ -126,8 +131,8 @@ pub(crate) struct Driver {
     /// Stops the handler of each server request still being served, for
     /// `notifications/cancelled`.
     pub(crate) serving: HashMap<RequestId, futures::future::AbortHandle>,
-    pub(crate) pending: HashMap<RequestId, Pending>,
-    pub(crate) tokens: HashMap<u64, RequestId>,
+    pub(crate) pending: IdMap<RequestId, Pending>,
+    pub(crate) tokens: IdMap<u64, RequestId>,
     pub(crate) shared: std::sync::Arc<Shared>,
     pub(crate) connect_reply: Option<oneshot::Sender<Result<(), Error>>>,
     pub(crate) era_cache: Option<(EraCache, String)>,

@@ -5,11 +5,19 @@
 //! A response whose id is a string spelling an in-flight integer id is
 //! accepted (gateways do this). Ids that finished recently are remembered in
 //! a bounded ring so that a late reply after a cancel or a timeout is
-//! absorbed and a second reply to an answered request is reported.
+//! absorbed and a second reply to an answered request is reported. The ring
+//! is searched only for a reply that matches nothing in flight (rare: a
+//! late, duplicate or unknown id), so remembering costs no hashing.
 
 use std::collections::{HashMap, VecDeque};
 
 use mcp_types::RequestId;
+
+/// A table keyed by ids this client assigns itself (call keys, wire ids,
+/// timers): hashed with foldhash instead of SipHash, which costs several
+/// times more per lookup and buys nothing here, since the server chooses
+/// none of the keys. Tables keyed by server-chosen values keep `RandomState`.
+pub(crate) type IdMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
 /// How many finished ids are remembered.
 const FINISHED_MEMORY: usize = 4096;
@@ -38,18 +46,17 @@ pub enum Lookup<T> {
 #[derive(Debug)]
 pub struct Correlation<T> {
     next_id: i64,
-    in_flight: HashMap<i64, T>,
-    finished: VecDeque<i64>,
-    ended: HashMap<i64, Ended>,
+    in_flight: IdMap<i64, T>,
+    /// The most recently finished ids, oldest first.
+    finished: VecDeque<(i64, Ended)>,
 }
 
 impl<T> Default for Correlation<T> {
     fn default() -> Self {
         Correlation {
             next_id: 1,
-            in_flight: HashMap::new(),
+            in_flight: IdMap::default(),
             finished: VecDeque::new(),
-            ended: HashMap::new(),
         }
     }
 }
@@ -109,7 +116,9 @@ impl<T> Correlation<T> {
             self.remember(n, Ended::Answered);
             return Lookup::Found(n, entry);
         }
-        match self.ended.get(&n) {
+        // Newest first: a late reply is most likely a recent one.
+        let ended = self.finished.iter().rev().find(|(id, _)| *id == n);
+        match ended.map(|(_, how)| how) {
             Some(Ended::Abandoned) => Lookup::Late,
             Some(Ended::Answered) => Lookup::Duplicate,
             None => Lookup::Unknown,
@@ -146,13 +155,10 @@ impl<T> Correlation<T> {
     }
 
     fn remember(&mut self, id: i64, how: Ended) {
-        if self.finished.len() >= FINISHED_MEMORY
-            && let Some(old) = self.finished.pop_front()
-        {
-            self.ended.remove(&old);
+        if self.finished.len() >= FINISHED_MEMORY {
+            self.finished.pop_front();
         }
-        self.finished.push_back(id);
-        self.ended.insert(id, how);
+        self.finished.push_back((id, how));
     }
 }
 
@@ -185,7 +191,7 @@ mod tests {
             let id = t.insert(());
             t.abandon(id);
         }
-        assert_eq!(t.ended.len(), FINISHED_MEMORY);
+        assert_eq!(t.finished.len(), FINISHED_MEMORY);
         assert_eq!(t.take(&RequestId::Number(1)), Lookup::Unknown);
     }
 }

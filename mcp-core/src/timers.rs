@@ -4,10 +4,13 @@
 //! `Connection::poll_timeout`) and calls `handle_timeout(now)`, which pops
 //! every timer due at `now`.
 
-use std::collections::{BTreeSet, HashMap};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::time::Instant;
 
 use mcp_types::RequestId;
+
+use crate::correlation::IdMap;
 
 /// Why the core wants to wake up.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -25,46 +28,62 @@ pub enum Timer {
 }
 
 /// The timer table.
+///
+/// Deadlines sit in a binary heap with lazy deletion: cancelling or
+/// re-arming a timer only updates `armed`, the source of truth, and a heap
+/// entry that no longer matches it is stale, dropped when it reaches the
+/// top (or in a rebuild, once stale entries outnumber live ones). Requests
+/// mostly end in the order they started, so the stale entry of a finished
+/// request is usually the top one and goes at once: arming and disarming a
+/// request costs a push, a pop and a few cheap hash lookups.
 #[derive(Debug, Default)]
 pub struct TimerTable {
-    by_time: BTreeSet<(Instant, Timer)>,
-    by_timer: HashMap<Timer, Instant>,
+    /// Deadlines, earliest on top; the top entry is never stale.
+    queue: BinaryHeap<Reverse<(Instant, Timer)>>,
+    /// The armed timers and their deadlines.
+    armed: IdMap<Timer, Instant>,
 }
+
+/// Stale heap entries tolerated beyond the live ones before a rebuild.
+const STALE_SLACK: usize = 32;
 
 impl TimerTable {
     /// Arms (or re-arms) a timer.
     pub fn set(&mut self, timer: Timer, at: Instant) {
-        self.cancel(&timer);
-        self.by_time.insert((at, timer.clone()));
-        self.by_timer.insert(timer, at);
+        // Re-arming at the same instant keeps the heap entry it has.
+        if self.armed.insert(timer.clone(), at) != Some(at) {
+            self.queue.push(Reverse((at, timer)));
+            self.settle();
+        }
     }
 
     /// Disarms a timer.
     pub fn cancel(&mut self, timer: &Timer) {
-        if let Some(at) = self.by_timer.remove(timer) {
-            self.by_time.remove(&(at, timer.clone()));
+        if self.armed.remove(timer).is_some() {
+            self.settle();
         }
     }
 
     /// When a timer fires, if armed.
     pub fn get(&self, timer: &Timer) -> Option<Instant> {
-        self.by_timer.get(timer).copied()
+        self.armed.get(timer).copied()
     }
 
     /// The earliest armed timer.
     pub fn next(&self) -> Option<(Instant, Timer)> {
-        self.by_time.first().cloned()
+        self.queue.peek().map(|Reverse(entry)| entry.clone())
     }
 
     /// Removes and returns every timer due at `now`, earliest first.
     pub fn expired(&mut self, now: Instant) -> Vec<Timer> {
         let mut out = Vec::new();
-        while let Some((at, _)) = self.by_time.first() {
+        while let Some(Reverse((at, _))) = self.queue.peek() {
             if *at > now {
                 break;
             }
-            if let Some((_, t)) = self.by_time.pop_first() {
-                self.by_timer.remove(&t);
+            if let Some(Reverse((_, t))) = self.queue.pop() {
+                self.armed.remove(&t);
+                self.drop_stale_top();
                 out.push(t);
             }
         }
@@ -73,11 +92,95 @@ impl TimerTable {
 
     /// Number of armed timers.
     pub fn len(&self) -> usize {
-        self.by_timer.len()
+        self.armed.len()
     }
 
     /// Whether no timer is armed.
     pub fn is_empty(&self) -> bool {
-        self.by_timer.is_empty()
+        self.armed.is_empty()
+    }
+
+    /// Restores the invariants after a change: no stale entry on top, and
+    /// stale entries bounded by the live ones (a rebuild is linear, and
+    /// follows at least as many changes as there are live timers).
+    fn settle(&mut self) {
+        if self.queue.len() > 2 * self.armed.len() + STALE_SLACK {
+            self.queue = self
+                .armed
+                .iter()
+                .map(|(t, at)| Reverse((*at, t.clone())))
+                .collect();
+        } else {
+            self.drop_stale_top();
+        }
+    }
+
+    fn drop_stale_top(&mut self) {
+        while let Some(Reverse((at, t))) = self.queue.peek() {
+            if self.armed.get(t) == Some(at) {
+                break;
+            }
+            self.queue.pop();
+        }
+    }
+}
+
+#[cfg(test)]
+// One clock read gives each test its origin; every later instant is derived.
+#[allow(clippy::disallowed_methods)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    fn request(n: i64) -> Timer {
+        Timer::Request(RequestId::Number(n))
+    }
+
+    #[test]
+    fn stale_entries_are_skipped_and_bounded() {
+        let t0 = Instant::now();
+        let mut t = TimerTable::default();
+        // A long-lived timer on top, many short-lived ones cancelled out of
+        // order underneath it.
+        t.set(Timer::Probe, t0);
+        for n in 0..10_000 {
+            t.set(request(n), t0 + Duration::from_secs(60));
+            if n % 3 == 0 {
+                t.set(request(n), t0 + Duration::from_secs(30));
+            }
+            if n >= 5 {
+                t.cancel(&request(n - 5));
+            }
+        }
+        assert_eq!(t.len(), 6);
+        assert!(t.queue.len() <= 2 * t.len() + STALE_SLACK);
+        assert_eq!(t.next(), Some((t0, Timer::Probe)));
+        t.cancel(&Timer::Probe);
+        // 9996 and 9999 were re-armed earlier (30 s) than the rest (60 s);
+        // equal deadlines fire in timer order.
+        assert_eq!(
+            t.next(),
+            Some((t0 + Duration::from_secs(30), request(9_996)))
+        );
+        let due = t.expired(t0 + Duration::from_secs(60));
+        let order = [9_996, 9_999, 9_995, 9_997, 9_998];
+        assert_eq!(due, order.map(request));
+        assert!(t.is_empty());
+        assert_eq!(t.next(), None);
+    }
+
+    #[test]
+    fn rearming_at_the_same_instant_fires_once() {
+        let t0 = Instant::now();
+        let mut t = TimerTable::default();
+        t.set(request(1), t0);
+        t.set(request(1), t0 + Duration::from_secs(1));
+        t.set(request(1), t0);
+        t.set(request(1), t0);
+        assert_eq!(t.get(&request(1)), Some(t0));
+        assert_eq!(t.expired(t0 + Duration::from_secs(5)), vec![request(1)]);
+        assert!(t.expired(t0 + Duration::from_secs(5)).is_empty());
+        assert_eq!(t.next(), None);
     }
 }

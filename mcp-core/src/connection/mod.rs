@@ -20,6 +20,7 @@
 //! and `poll_event` until they return `None`, then re-arm the single timer
 //! from `poll_timeout`.
 
+mod encode;
 mod handshake;
 mod inbound;
 mod incoming;
@@ -41,7 +42,7 @@ use serde_json::{Map, Value};
 
 use crate::cache::Cache;
 use crate::config::{Config, RequestOptions};
-use crate::correlation::Correlation;
+use crate::correlation::{Correlation, IdMap};
 use crate::era::EraOutcome;
 use crate::error::UsageError;
 use crate::event::{Event, Transmit};
@@ -143,6 +144,9 @@ pub struct Connection {
     client_info: Value,
     /// The 2026-07-28 `clientCapabilities`, built once.
     modern_capabilities: Value,
+    /// The `_meta` of a 2026-07-28 request that adds no members of its own,
+    /// rendered once per negotiated version (send.rs).
+    plain_meta: Option<(ProtocolVersion, Box<RawValue>)>,
     state: State,
     era: Option<Era>,
     version: Option<ProtocolVersion>,
@@ -150,7 +154,7 @@ pub struct Connection {
     pending_decision: Option<crate::era::Decision>,
     server: ServerFacts,
     wires: Correlation<Wire>,
-    calls: HashMap<i64, Call>,
+    calls: IdMap<i64, Call>,
     server_requests: inbound::InboundRequests,
     tools: HashMap<String, HeaderBindings>,
     cache: Cache,
@@ -174,6 +178,7 @@ impl Connection {
             config,
             client_info,
             modern_capabilities,
+            plain_meta: None,
             state: State::Idle,
             era: None,
             version: None,
@@ -181,7 +186,7 @@ impl Connection {
             pending_decision: None,
             server: ServerFacts::default(),
             wires: Correlation::default(),
-            calls: HashMap::new(),
+            calls: IdMap::default(),
             server_requests: inbound::InboundRequests::default(),
             tools: HashMap::new(),
             cache,
@@ -340,8 +345,11 @@ impl Connection {
         arguments: Value,
         opts: RequestOptions,
     ) -> Result<RequestId, UsageError> {
-        let params = serde_json::json!({ "name": name, "arguments": arguments });
-        self.send_request(now, "tools/call", Some(params), opts)
+        // Built by hand: `json!` would copy the arguments where they can move.
+        let mut params = Map::with_capacity(2);
+        params.insert("name".to_owned(), Value::String(name.to_owned()));
+        params.insert("arguments".to_owned(), arguments);
+        self.start_call(now, "tools/call", params, opts, CallKind::User)
     }
 
     /// Lists every page of a paginated method (`tools/list`,

@@ -1,15 +1,14 @@
-//! Outgoing traffic: starting calls, encoding requests once, routing data,
-//! cancellation on the wire, deadlines, and ending calls.
+//! Outgoing traffic: starting calls, sending them (encoding is in
+//! encode.rs), cancellation on the wire, deadlines, and ending calls.
 
 use std::time::Instant;
 
 use mcp_types::jsonrpc::{ErrorObject, ErrorResponse, Message, Notification, Response};
 use mcp_types::routing::HttpRouting;
 use mcp_types::{Era, RequestId};
-use serde::Serialize;
-use serde::ser::SerializeMap;
 use serde_json::{Map, Value, json};
 
+use super::encode::{OutMeta, OutParams, OutRequest};
 use super::{Call, CallKind, Connection, Role, Wire};
 use crate::config::TransportKind;
 use crate::error::{RequestError, UsageError};
@@ -20,42 +19,6 @@ use crate::timers::Timer;
 
 /// Methods that exist only in 2026-07-28.
 const MODERN_ONLY: [&str; 3] = ["server/discover", "subscriptions/listen", "tasks/update"];
-
-struct OutParams<'a> {
-    base: &'a Map<String, Value>,
-    extras: &'a RetryExtras,
-    meta: Option<modern::RequestMeta<'a>>,
-}
-
-impl Serialize for OutParams<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut map = s.serialize_map(None)?;
-        for (k, v) in self.base {
-            if !matches!(k.as_str(), "_meta" | "inputResponses" | "requestState") {
-                map.serialize_entry(k, v)?;
-            }
-        }
-        if let Some(r) = &self.extras.input_responses {
-            map.serialize_entry("inputResponses", r)?;
-        }
-        if let Some(state) = &self.extras.request_state {
-            map.serialize_entry("requestState", state)?;
-        }
-        if let Some(meta) = &self.meta {
-            map.serialize_entry("_meta", meta)?;
-        }
-        map.end()
-    }
-}
-
-#[derive(Serialize)]
-struct OutRequest<'a> {
-    jsonrpc: &'static str,
-    id: i64,
-    method: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    params: Option<OutParams<'a>>,
-}
 
 impl Connection {
     pub(super) fn start_call(
@@ -77,20 +40,24 @@ impl Connection {
             _ => return Err(UsageError::NotReady),
         }
         let mut opts = opts;
-        if let Some(Value::Object(meta)) = params.remove("_meta") {
-            for (k, v) in meta {
-                opts.meta.entry(k).or_insert(v);
-            }
-        }
         let mut extras = opts.retry.take().unwrap_or_default();
-        if let Some(Value::Object(r)) = params.remove("inputResponses") {
-            extras
-                .input_responses
-                .get_or_insert_with(Map::new)
-                .extend(r);
-        }
-        if let Some(state) = params.remove("requestState") {
-            extras.request_state = Some(serde_json::value::to_raw_value(&state)?);
+        // A scan of the few keys costs less than three hashed lookups, and
+        // almost no request carries any of these members.
+        if params.keys().any(|k| OutParams::is_reserved(k)) {
+            if let Some(Value::Object(meta)) = params.remove("_meta") {
+                for (k, v) in meta {
+                    opts.meta.entry(k).or_insert(v);
+                }
+            }
+            if let Some(Value::Object(r)) = params.remove("inputResponses") {
+                extras
+                    .input_responses
+                    .get_or_insert_with(Map::new)
+                    .extend(r);
+            }
+            if let Some(state) = params.remove("requestState") {
+                extras.request_state = Some(serde_json::value::to_raw_value(&state)?);
+            }
         }
         if !handshake {
             self.check_method(method, &mut params, &opts)?;
@@ -194,6 +161,7 @@ impl Connection {
                 role: Role::Main,
             },
         );
+        self.render_plain_meta();
         match self.encode_call(id, key) {
             Ok((bytes, routing)) => {
                 self.transmits.push_back(Transmit::Message {
@@ -227,61 +195,6 @@ impl Connection {
             .cloned()
     }
 
-    fn encode_call(&self, id: i64, key: i64) -> Result<(Vec<u8>, HttpRouting), serde_json::Error> {
-        let c = self
-            .calls
-            .get(&key)
-            .ok_or_else(|| serde::ser::Error::custom("call vanished while encoding"))?;
-        let modern = self.era == Some(Era::Modern) || matches!(c.kind, CallKind::Probe);
-        let version = self.version.as_ref();
-        let meta = modern::RequestMeta {
-            user: &c.opts.meta,
-            progress_token: c.opts.progress.then_some(key),
-            modern: version.filter(|_| modern).map(|v| modern::ModernMeta {
-                version: v,
-                capabilities: &self.modern_capabilities,
-                client_info: &self.client_info,
-                log_level: self.config.log_level.as_deref(),
-            }),
-        };
-        let meta = (!meta.is_empty()).then_some(meta);
-        let has_params = !c.params.is_empty() || meta.is_some() || c.extras.is_retry();
-        let out = OutRequest {
-            jsonrpc: "2.0",
-            id,
-            method: &c.method,
-            params: has_params.then_some(OutParams {
-                base: &c.params,
-                extras: &c.extras,
-                meta,
-            }),
-        };
-        // Sized for a typical request with its `_meta`: no regrowth.
-        let mut bytes = Vec::with_capacity(512);
-        serde_json::to_writer(&mut bytes, &out)?;
-        let mut routing = match (version, matches!(c.kind, CallKind::Initialize)) {
-            (Some(v), false) => HttpRouting::new(v.clone()),
-            _ => HttpRouting::default(),
-        };
-        routing = routing.with_request_id(RequestId::Number(id));
-        if modern {
-            routing = routing.with_method(&c.method);
-            if let Some(name) = crate::headers::mcp_name(&c.method, &c.params) {
-                routing = routing.with_name(name);
-            }
-            if c.method == "tools/call" {
-                let tool = c.params.get("name").and_then(Value::as_str).unwrap_or("");
-                if let Some(b) = self.tools.get(tool) {
-                    routing.params = b.derive(c.params.get("arguments"));
-                }
-            }
-        }
-        if matches!(c.kind, CallKind::Listen { .. }) {
-            routing = routing.long_lived();
-        }
-        Ok((bytes, routing))
-    }
-
     /// Sends a task-side request (`tasks/get`, `tasks/result`, `tasks/update`,
     /// `tasks/cancel`) for a call.
     pub(super) fn send_task_request(
@@ -309,14 +222,9 @@ impl Connection {
                 .version
                 .as_ref()
                 .filter(|_| modern)
-                .map(|v| modern::ModernMeta {
-                    version: v,
-                    capabilities: &self.modern_capabilities,
-                    client_info: &self.client_info,
-                    log_level: None,
-                }),
+                .map(|v| self.modern_meta(v, None)),
         };
-        let meta = (!meta.is_empty()).then_some(meta);
+        let meta = (!meta.is_empty()).then_some(OutMeta::Parts(meta));
         // `tasks/update` carries its answers in `inputResponses`, which
         // `OutParams` writes from the extras only.
         let mut extras = RetryExtras::default();

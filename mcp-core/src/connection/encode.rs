@@ -1,0 +1,177 @@
+//! Encoding a request once: the JSON-RPC envelope, its params with the
+//! `_meta` and retry extras merged in, and the HTTP routing data.
+
+use mcp_types::ProtocolVersion;
+use mcp_types::routing::HttpRouting;
+use mcp_types::{Era, RequestId};
+use serde::Serialize;
+use serde::ser::SerializeMap;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+use super::{CallKind, Connection};
+use crate::lifecycle::modern;
+use crate::mrtr::RetryExtras;
+
+/// A request's params: the caller's members, then the retry extras and the
+/// `_meta`, which replace caller members of the same names.
+pub(super) struct OutParams<'a> {
+    pub(super) base: &'a Map<String, Value>,
+    pub(super) extras: &'a RetryExtras,
+    pub(super) meta: Option<OutMeta<'a>>,
+}
+
+/// A request's `_meta`: serialized from its parts, or, when the request
+/// adds nothing of its own, the connection's `plain_meta` rendered once
+/// (the same bytes: it was rendered from the same parts).
+pub(super) enum OutMeta<'a> {
+    Parts(modern::RequestMeta<'a>),
+    Rendered(&'a RawValue),
+}
+
+impl Serialize for OutMeta<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            OutMeta::Parts(meta) => meta.serialize(s),
+            OutMeta::Rendered(raw) => raw.serialize(s),
+        }
+    }
+}
+
+impl OutParams<'_> {
+    /// The members written from the request's `_meta` and retry extras,
+    /// never from its params.
+    pub(super) fn is_reserved(key: &str) -> bool {
+        matches!(key, "_meta" | "inputResponses" | "requestState")
+    }
+}
+
+impl Serialize for OutParams<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(None)?;
+        for (k, v) in self.base {
+            if !OutParams::is_reserved(k) {
+                map.serialize_entry(k, v)?;
+            }
+        }
+        if let Some(r) = &self.extras.input_responses {
+            map.serialize_entry("inputResponses", r)?;
+        }
+        if let Some(state) = &self.extras.request_state {
+            map.serialize_entry("requestState", state)?;
+        }
+        if let Some(meta) = &self.meta {
+            map.serialize_entry("_meta", meta)?;
+        }
+        map.end()
+    }
+}
+
+/// A JSON-RPC request, serialized straight from borrowed parts.
+#[derive(Serialize)]
+pub(super) struct OutRequest<'a> {
+    pub(super) jsonrpc: &'static str,
+    pub(super) id: i64,
+    pub(super) method: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) params: Option<OutParams<'a>>,
+}
+
+impl Connection {
+    /// Renders the `_meta` of a 2026-07-28 request that adds no members of
+    /// its own, once per negotiated version: every such request of the
+    /// connection carries the same one.
+    pub(super) fn render_plain_meta(&mut self) {
+        let Some(version) = &self.version else {
+            return;
+        };
+        if matches!(&self.plain_meta, Some((v, _)) if v == version) {
+            return;
+        }
+        let meta = modern::RequestMeta {
+            user: &Map::new(),
+            progress_token: None,
+            modern: Some(self.modern_meta(version, self.config.log_level.as_deref())),
+        };
+        self.plain_meta = serde_json::value::to_raw_value(&meta)
+            .ok()
+            .map(|raw| (version.clone(), raw));
+    }
+
+    pub(super) fn modern_meta<'a>(
+        &'a self,
+        version: &'a ProtocolVersion,
+        log_level: Option<&'a str>,
+    ) -> modern::ModernMeta<'a> {
+        modern::ModernMeta {
+            version,
+            capabilities: &self.modern_capabilities,
+            client_info: &self.client_info,
+            log_level,
+        }
+    }
+
+    pub(super) fn encode_call(
+        &self,
+        id: i64,
+        key: i64,
+    ) -> Result<(Vec<u8>, HttpRouting), serde_json::Error> {
+        let c = self
+            .calls
+            .get(&key)
+            .ok_or_else(|| serde::ser::Error::custom("call vanished while encoding"))?;
+        let modern = self.era == Some(Era::Modern) || matches!(c.kind, CallKind::Probe);
+        let version = self.version.as_ref();
+        let adds_nothing = c.opts.meta.is_empty() && !c.opts.progress;
+        let meta = match (version.filter(|_| modern), &self.plain_meta) {
+            (Some(v), Some((rendered_for, raw))) if adds_nothing && rendered_for == v => {
+                Some(OutMeta::Rendered(raw))
+            }
+            _ => {
+                let meta = modern::RequestMeta {
+                    user: &c.opts.meta,
+                    progress_token: c.opts.progress.then_some(key),
+                    modern: version
+                        .filter(|_| modern)
+                        .map(|v| self.modern_meta(v, self.config.log_level.as_deref())),
+                };
+                (!meta.is_empty()).then_some(OutMeta::Parts(meta))
+            }
+        };
+        let has_params = !c.params.is_empty() || meta.is_some() || c.extras.is_retry();
+        let out = OutRequest {
+            jsonrpc: "2.0",
+            id,
+            method: &c.method,
+            params: has_params.then_some(OutParams {
+                base: &c.params,
+                extras: &c.extras,
+                meta,
+            }),
+        };
+        // Sized for a typical request with its `_meta`: no regrowth.
+        let mut bytes = Vec::with_capacity(512);
+        serde_json::to_writer(&mut bytes, &out)?;
+        let mut routing = match (version, matches!(c.kind, CallKind::Initialize)) {
+            (Some(v), false) => HttpRouting::new(v.clone()),
+            _ => HttpRouting::default(),
+        };
+        routing = routing.with_request_id(RequestId::Number(id));
+        if modern {
+            routing = routing.with_method(&c.method);
+            if let Some(name) = crate::headers::mcp_name(&c.method, &c.params) {
+                routing = routing.with_name(name);
+            }
+            if c.method == "tools/call" && !self.tools.is_empty() {
+                let tool = c.params.get("name").and_then(Value::as_str).unwrap_or("");
+                if let Some(b) = self.tools.get(tool) {
+                    routing.params = b.derive(c.params.get("arguments"));
+                }
+            }
+        }
+        if matches!(c.kind, CallKind::Listen { .. }) {
+            routing = routing.long_lived();
+        }
+        Ok((bytes, routing))
+    }
+}
