@@ -460,10 +460,12 @@ async fn the_callers_poll_interval_overrides_the_servers() {
             started.elapsed() >= Duration::from_millis(600),
             "{via:?}: the outcome needs the task to end"
         );
-        assert_eq!(
-            task.status().map(|s| s.polls),
-            Some(2),
-            "{via:?}: one poll found the task working, the next found it over"
+        // Two polls (one at 400 ms finds it working, the next finds it
+        // over), or one when a loaded machine ran the first late.
+        let polls = task.status().map_or(0, |s| s.polls);
+        assert!(
+            (1..=2).contains(&polls),
+            "{via:?}: {polls} polls; at the server's 50 ms pace there would be a dozen"
         );
         client.close().await;
     }
