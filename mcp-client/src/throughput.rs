@@ -270,22 +270,3 @@ impl Driver {
         }
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn raw(s: &str) -> Box<RawValue> {
-        RawValue::from_string(s.to_owned()).unwrap_or_else(|_| RawValue::NULL.to_owned())
-    }
-
-    #[test]
-    fn keys_are_the_method_and_the_cores_key() {
-        let log = raw(r#"{"level":"info","logger":"db","data":1}"#);
-        assert_eq!(
-            key_of("notifications/message", Some(&log)),
-            ("notifications/message".into(), "db".into())
-        );
-        assert_eq!(key_of("notifications/custom", Some(&log)).1, "");
-    }
-}
