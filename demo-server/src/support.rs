@@ -63,30 +63,6 @@ pub(crate) fn now_millis() -> u64 {
         .unwrap_or(0)
 }
 
-/// An ISO 8601 UTC timestamp (`2026-11-30T02:11:24.123Z`) for `millis`.
-pub(crate) fn iso8601(millis: u64) -> String {
-    let secs = millis / 1000;
-    let days = i64::try_from(secs / 86_400).unwrap_or(0);
-    let rem = secs % 86_400;
-    // Civil-from-days, after Howard Hinnant's algorithm.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
-        rem / 3600,
-        (rem % 3600) / 60,
-        rem % 60,
-        millis % 1000
-    )
-}
-
 /// An opaque cursor for an offset into a list.
 pub(crate) fn encode_cursor(offset: usize) -> String {
     URL_SAFE_NO_PAD.encode(format!("offset:{offset}"))
@@ -212,13 +188,6 @@ pub(crate) fn required_str<'a>(params: &'a Value, key: &str) -> Result<&'a str, 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn timestamps_are_iso8601() {
-        assert_eq!(iso8601(0), "1970-01-01T00:00:00.000Z");
-        assert_eq!(iso8601(1_795_996_284_123), "2026-11-29T23:51:24.123Z");
-        assert_eq!(iso8601(951_782_400_000), "2000-02-29T00:00:00.000Z");
-    }
 
     #[test]
     fn cursors_round_trip_and_reject_garbage() {

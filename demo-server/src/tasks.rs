@@ -13,7 +13,8 @@ use tokio::sync::{broadcast, oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
 use crate::server::{Event, lock};
-use crate::support::{RpcError, iso8601, now_millis};
+use crate::support::{RpcError, now_millis};
+use mcp_types::tasks::timestamp as iso8601;
 
 /// Longest task lifetime the server grants.
 pub(crate) const MAX_TTL_MS: u64 = 3_600_000;

@@ -19,6 +19,40 @@ use crate::meta::Meta;
 pub mod ext;
 pub mod legacy;
 
+/// The ISO 8601 UTC timestamp tasks carry in `createdAt` and
+/// `lastUpdatedAt`, with milliseconds, for a time given as milliseconds
+/// since the Unix epoch (no clock is read here).
+///
+/// ```
+/// use mcp_types::tasks::timestamp;
+/// assert_eq!(timestamp(0), "1970-01-01T00:00:00.000Z");
+/// assert_eq!(timestamp(1_764_028_800_123), "2025-11-25T00:00:00.123Z");
+/// assert_eq!(timestamp(951_782_400_000), "2000-02-29T00:00:00.000Z");
+/// assert_eq!(timestamp(1_795_996_284_123), "2026-11-29T23:51:24.123Z");
+/// ```
+pub fn timestamp(unix_millis: u64) -> String {
+    let secs = unix_millis / 1000;
+    let days = i64::try_from(secs / 86_400).unwrap_or(0);
+    let rem = secs % 86_400;
+    // Civil date from days since 1970-01-01 (H. Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60,
+        unix_millis % 1000
+    )
+}
+
 open_enum! {
     /// The state of a task.
     pub enum TaskStatus {
