@@ -17,7 +17,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use http::{HeaderMap, HeaderName, HeaderValue, Uri};
+use http::{HeaderMap, Uri};
 
 use crate::auth::AuthProvider;
 use crate::error::ConfigError;
@@ -393,18 +393,7 @@ impl HttpConfig {
     /// the name is reserved for the transport (`Mcp-*`, `Last-Event-ID`,
     /// `Host`, `Content-Length`).
     pub fn with_header(mut self, name: &str, value: &str) -> Result<Self, ConfigError> {
-        let header = HeaderName::try_from(name)
-            .map_err(|_| ConfigError::InvalidHeader(format!("name {name:?}")))?;
-        if crate::headers::is_reserved(&header) {
-            return Err(ConfigError::InvalidHeader(format!(
-                "{name}: reserved for the transport"
-            )));
-        }
-        let mut value = HeaderValue::try_from(value)
-            .map_err(|_| ConfigError::InvalidHeader(format!("value for {name}")))?;
-        if header == http::header::AUTHORIZATION || header == http::header::PROXY_AUTHORIZATION {
-            value.set_sensitive(true);
-        }
+        let (header, value) = crate::runtime::checked_header(name, value)?;
         self.default_headers.append(header, value);
         Ok(self)
     }

@@ -133,20 +133,7 @@ impl Sender {
     /// stopped reading (for a child process: it exited);
     /// [`SendError::Io`] otherwise.
     pub async fn send(&self, message: &[u8]) -> Result<(), SendError> {
-        if message.is_empty() {
-            return Err(SendError::Empty);
-        }
-        if memchr::memchr(b'\n', message).is_some() {
-            return Err(SendError::EmbeddedNewline);
-        }
-        let mut state = self.shared.lock().await;
-        state.finish_leftover().await?;
-        let mut line = LineWrite {
-            state: &mut state,
-            message,
-            written: 0,
-        };
-        line.run().await
+        self.send_batch(&[message]).await
     }
 
     /// Writes several messages, one line each and in order, as one write
