@@ -13,6 +13,7 @@ use std::time::Instant;
 
 use futures::stream::FuturesUnordered;
 use futures::{FutureExt, StreamExt};
+use mcp_core::correlation::IdMap;
 use mcp_core::{CloseReason, Connection};
 use mcp_transport_http::HttpError;
 use mcp_transport_stdio::Inbound;
@@ -28,11 +29,6 @@ use crate::http_io::{HttpIo, post};
 use crate::options::CallOptions;
 use crate::router::{Outcome, Pending, Sink};
 use crate::transport::Link;
-
-/// A table keyed by ids this client assigns (call ids, handle tokens):
-/// hashed with foldhash, not SipHash, since the server chooses none of the
-/// keys. `serving` is keyed by the server's ids and keeps `RandomState`.
-pub(crate) type IdMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
 /// What a call is, as the driver starts it.
 pub(crate) struct CallSpec {
@@ -131,6 +127,8 @@ pub(crate) struct Driver {
     /// Stops the handler of each server request still being served, for
     /// `notifications/cancelled`.
     pub(crate) serving: HashMap<RequestId, futures::future::AbortHandle>,
+    // Keyed by ids this client assigns: the core's foldhash `IdMap`
+    // (`serving` above is keyed by the server's ids and keeps SipHash).
     pub(crate) pending: IdMap<RequestId, Pending>,
     pub(crate) tokens: IdMap<u64, RequestId>,
     pub(crate) shared: std::sync::Arc<Shared>,

@@ -146,12 +146,7 @@ impl Client {
         arguments: Value,
         opts: CallOptions,
     ) -> Result<CallToolResult, Error> {
-        // Built by hand: `json!` would copy the arguments (it serializes
-        // every value it is given) where they can move.
-        let mut params = serde_json::Map::with_capacity(2);
-        params.insert("name".to_owned(), Value::String(name.to_owned()));
-        params.insert("arguments".to_owned(), arguments);
-        let params = Value::Object(params);
+        let params = Value::Object(mcp_core::call_tool_params(name, arguments));
         #[cfg(feature = "output-schema")]
         if opts.validate_output {
             let result: CallToolResult = self.request_as("tools/call", Some(params), opts).await?;

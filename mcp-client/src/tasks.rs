@@ -206,7 +206,7 @@ impl Client {
         let (sink, ends) = TaskSink::new();
         let spec = CallSpec {
             method: "tools/call".into(),
-            params: Some(json!({ "name": name, "arguments": arguments })),
+            params: Some(Value::Object(mcp_core::call_tool_params(name, arguments))),
             opts,
             kind: SpecKind::Task(sink),
         };

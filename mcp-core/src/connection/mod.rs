@@ -345,10 +345,7 @@ impl Connection {
         arguments: Value,
         opts: RequestOptions,
     ) -> Result<RequestId, UsageError> {
-        // Built by hand: `json!` would copy the arguments where they can move.
-        let mut params = Map::with_capacity(2);
-        params.insert("name".to_owned(), Value::String(name.to_owned()));
-        params.insert("arguments".to_owned(), arguments);
+        let params = call_tool_params(name, arguments);
         self.start_call(now, "tools/call", params, opts, CallKind::User)
     }
 
@@ -514,4 +511,18 @@ fn into_object(params: Option<Value>) -> Result<Map<String, Value>, UsageError> 
         Some(Value::Object(m)) => Ok(m),
         Some(_) => Err(UsageError::ParamsNotObject),
     }
+}
+
+/// The params of a `tools/call`: `{"name": name, "arguments": arguments}`,
+/// built by hand (`json!` would copy the arguments, which can move).
+///
+/// ```
+/// let p = mcp_core::call_tool_params("add", serde_json::json!({"a": 1}));
+/// assert_eq!(serde_json::Value::Object(p), serde_json::json!({"name": "add", "arguments": {"a": 1}}));
+/// ```
+pub fn call_tool_params(name: &str, arguments: Value) -> Map<String, Value> {
+    let mut params = Map::with_capacity(2);
+    params.insert("name".to_owned(), Value::String(name.to_owned()));
+    params.insert("arguments".to_owned(), arguments);
+    params
 }

@@ -133,9 +133,9 @@ impl Connection {
             && !c.extras.is_retry()
             && self.config.cache_entries > 0
             && crate::cache::is_cacheable(&c.method);
+        let tools = c.method == "tools/list" && !c.cached;
         // Lists, tools/list filtering and the cache read the result in full.
-        if is_list || cacheable || (c.method == "tools/list" && !c.cached) {
-            let tools = c.method == "tools/list" && !c.cached;
+        if is_list || cacheable || tools {
             let Some(checked) = self.checked(key, raw) else {
                 return;
             };
