@@ -72,7 +72,7 @@ fn require_equal(
 fn name_source<'a>(method: &str, params: &'a Value) -> Option<(&'static str, Option<&'a str>)> {
     let key = match method {
         "tools/call" | "prompts/get" => "name",
-        "resources/read" => "uri",
+        "resources/read" | "skills/get" | "resources/directory/read" => "uri",
         "tasks/get" | "tasks/update" | "tasks/cancel" => "taskId",
         _ => return None,
     };

@@ -247,7 +247,8 @@ pub(crate) fn capabilities() -> Value {
         "prompts": { "listChanged": true },
         "logging": {},
         "completions": {},
-        "tasks": { "list": {}, "cancel": {}, "requests": { "tools": { "call": {} } } }
+        "tasks": { "list": {}, "cancel": {}, "requests": { "tools": { "call": {} } } },
+        "extensions": { crate::skills::capability().0: crate::skills::capability().1 }
     })
 }
 
@@ -323,6 +324,9 @@ pub(crate) async fn handle(
             Ok(json!({}))
         }),
         "prompts/list" => paginate(&server.catalog.prompts, "prompts", p, page).map(Value::Object),
+        "skills/list" => crate::skills::list(p, page),
+        "skills/get" => crate::skills::get(p),
+        "resources/directory/read" => crate::skills::directory_read(p, page),
         "prompts/get" => prompts::get(p),
         "completion/complete" => prompts::complete(p),
         // The LLM-server pattern (llm.rs): the client asks the server's model.
@@ -552,6 +556,9 @@ fn is_legacy_method(method: &str) -> bool {
             | "tasks/result"
             | "tasks/list"
             | "tasks/cancel"
+            | "skills/list"
+            | "skills/get"
+            | "resources/directory/read"
     )
 }
 

@@ -79,6 +79,7 @@ mod prompts;
 mod resources;
 mod resume;
 mod server;
+mod skills;
 mod sse;
 mod stdio;
 mod support;

@@ -140,7 +140,10 @@ pub(crate) fn capabilities() -> Value {
         "prompts": { "listChanged": true },
         "logging": {},
         "completions": {},
-        "extensions": { TASKS_EXT: {} }
+        "extensions": {
+            TASKS_EXT: {},
+            crate::skills::capability().0: crate::skills::capability().1
+        }
     })
 }
 
@@ -181,6 +184,11 @@ pub(crate) async fn handle(
             .and_then(|uri| resources::read(server, Era::Modern, uri))
             .map(|v| complete(server, v, true)),
         "prompts/list" => listed(&server.catalog.prompts, "prompts"),
+        "skills/list" => crate::skills::list(p, page).map(|v| complete(server, v, true)),
+        "skills/get" => crate::skills::get(p).map(|v| complete(server, v, true)),
+        "resources/directory/read" => {
+            crate::skills::directory_read(p, page).map(|v| complete(server, v, true))
+        }
         "prompts/get" => prompts::get(p).map(|v| complete(server, v, false)),
         "completion/complete" => prompts::complete(p).map(|v| complete(server, v, false)),
         // The LLM-server pattern (llm.rs): the client asks the server's model.

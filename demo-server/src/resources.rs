@@ -23,6 +23,7 @@ pub(crate) fn exists(uri: &str) -> bool {
         uri,
         "demo://readme" | "demo://config.json" | "demo://binary"
     ) || item_id(uri).is_some()
+        || crate::skills::exists(uri)
 }
 
 /// `resources/read` without era decorations.
@@ -41,7 +42,8 @@ pub(crate) fn read(server: &Server, era: Era, uri: &str) -> Reply {
         }]),
         _ => match item_id(uri) {
             Some(id) => json!([{ "uri": uri, "mimeType": "text/plain", "text": server.item(id) }]),
-            None => return Err(not_found(era, uri)),
+            None => crate::skills::read(uri, server.catalog.resources.len())
+                .ok_or_else(|| not_found(era, uri))?,
         },
     };
     Ok(json!({ "contents": contents }))

@@ -108,6 +108,7 @@ mod served_serve;
 mod served_store;
 mod served_tasks;
 mod session_control;
+pub mod skills;
 pub mod strict;
 mod task_attach;
 mod task_inputs;

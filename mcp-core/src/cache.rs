@@ -1,8 +1,9 @@
 //! The result cache of the 2026-07-28 revision (M-95 to M-102).
 //!
 //! Results of `server/discover`, `tools/list`, `prompts/list`,
-//! `resources/list`, `resources/templates/list` and `resources/read` with a
-//! positive `ttlMs` are kept until `received + ttlMs` by the injected clock.
+//! `resources/list`, `resources/templates/list`, `resources/read` and the
+//! skills extension's `skills/list`, `skills/get` and
+//! `resources/directory/read` with a positive `ttlMs` are kept until `received + ttlMs` by the injected clock.
 //! Keys are the method plus the params that shape the result (`_meta`
 //! excluded). `private` entries are partitioned by a principal key the
 //! facade supplies (one per authorization context); `public` ones are
@@ -29,6 +30,9 @@ pub fn is_cacheable(method: &str) -> bool {
             | "resources/list"
             | "resources/templates/list"
             | "resources/read"
+            | "skills/list"
+            | "skills/get"
+            | "resources/directory/read"
     )
 }
 
@@ -231,13 +235,22 @@ impl Cache {
     }
 
     /// Applies a notification: list-changed notifications drop their lists,
-    /// `notifications/resources/updated` drops reads of that URI (M-101).
+    /// `notifications/resources/updated` drops reads (and `skills/get`
+    /// entries) of that URI (M-101).
     pub fn on_notification(&mut self, method: &str, params: Option<&RawValue>) {
         match method {
             "notifications/tools/list_changed" => self.invalidate_methods(&["tools/list"]),
             "notifications/prompts/list_changed" => self.invalidate_methods(&["prompts/list"]),
             "notifications/resources/list_changed" => {
-                self.invalidate_methods(&["resources/list", "resources/templates/list"]);
+                // Skills are resources: a changed resource set may change
+                // the skill entries and directory listings too.
+                self.invalidate_methods(&[
+                    "resources/list",
+                    "resources/templates/list",
+                    "skills/list",
+                    "skills/get",
+                    "resources/directory/read",
+                ]);
             }
             "notifications/resources/updated" => {
                 #[derive(serde::Deserialize)]
@@ -247,7 +260,9 @@ impl Cache {
                 if let Some(u) = params.and_then(|p| serde_json::from_str::<Updated>(p.get()).ok())
                 {
                     self.entries.retain(|k, e| {
-                        !(k.method == "resources/read" && e.uri.as_deref() == Some(&u.uri))
+                        let reads_uri =
+                            matches!(k.method.as_str(), "resources/read" | "skills/get");
+                        !(reads_uri && e.uri.as_deref() == Some(&u.uri))
                     });
                 }
             }

@@ -37,11 +37,12 @@ pub fn encode_header_value(value: &str) -> String {
 }
 
 /// The value of `Mcp-Name` for a request (M-44, T-14): the tool or prompt
-/// name, the resource URI, or the task id.
+/// name, the resource URI (also of `skills/get` and
+/// `resources/directory/read`), or the task id.
 pub fn mcp_name(method: &str, params: &Map<String, Value>) -> Option<String> {
     let key = match method {
         "tools/call" | "prompts/get" => "name",
-        "resources/read" => "uri",
+        "resources/read" | "skills/get" | "resources/directory/read" => "uri",
         "tasks/get" | "tasks/update" | "tasks/cancel" => "taskId",
         _ => return None,
     };

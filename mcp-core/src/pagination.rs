@@ -101,6 +101,8 @@ pub fn items_key(method: &str) -> Option<&'static str> {
         "resources/list" => "resources",
         "resources/templates/list" => "resourceTemplates",
         "tasks/list" => "tasks",
+        "skills/list" => "skills",
+        "resources/directory/read" => "resources",
         _ => return None,
     })
 }

@@ -3,13 +3,15 @@
 //!
 //! Cacheable results: `server/discover`, `tools/list`, `prompts/list`,
 //! `resources/list`, `resources/templates/list` and `resources/read`
-//! (`pages/server/utilities/caching.mdx`). A result without hints (every
+//! (`pages/server/utilities/caching.mdx`), and the skills extension's
+//! `skills/list`, `skills/get` and `resources/directory/read`. A result without hints (every
 //! 2025-11-25 result) is not cached.
 
 use crate::lifecycle::DiscoverResult;
 use crate::prompts::ListPromptsResult;
 use crate::resources::{ListResourceTemplatesResult, ListResourcesResult, ReadResourceResult};
 use crate::results::CacheScope;
+use crate::skills::{GetSkillResult, ListSkillsResult, ReadDirectoryResult};
 use crate::tools::ListToolsResult;
 
 /// A result that may carry caching hints.
@@ -56,4 +58,7 @@ cacheable!(
     ListResourcesResult,
     ListResourceTemplatesResult,
     ReadResourceResult,
+    ListSkillsResult,
+    GetSkillResult,
+    ReadDirectoryResult,
 );

@@ -97,6 +97,7 @@ pub mod results;
 pub mod roots;
 pub mod routing;
 pub mod sampling;
+pub mod skills;
 pub mod subscriptions;
 pub mod tasks;
 pub mod tools;

@@ -40,6 +40,8 @@ pub fn required_capability(method: &str, params: &Map<String, Value>) -> Option<
         "tasks/list" => "tasks.list",
         "tasks/cancel" => "tasks.cancel",
         "tasks/get" | "tasks/result" => "tasks",
+        "skills/list" | "skills/get" => crate::lifecycle::SKILLS_CAPABILITY,
+        "resources/directory/read" => crate::lifecycle::DIRECTORY_READ_CAPABILITY,
         _ => return None,
     })
 }

@@ -25,6 +25,15 @@ pub mod modern;
 
 use serde_json::Value;
 
+/// The capability path of the skills extension's `skills/list` and
+/// `skills/get` (SEP-2640), in both eras.
+pub const SKILLS_CAPABILITY: &str = "extensions.io.modelcontextprotocol/skills";
+
+/// The capability path of `resources/directory/read`: the skills
+/// extension declared with `directoryRead: true`.
+pub const DIRECTORY_READ_CAPABILITY: &str =
+    "extensions.io.modelcontextprotocol/skills.directoryRead";
+
 /// Where the lifecycle is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -45,13 +54,24 @@ pub enum State {
 /// and not `false` in a capabilities object.
 ///
 /// Under `extensions.` the rest of the path is one extension id (which may
-/// contain dots).
+/// contain dots), optionally followed by `.setting` after the id's `/name`
+/// segment: `extensions.io.modelcontextprotocol/skills.directoryRead`
+/// needs that setting to be `true`.
+///
+/// ```
+/// use mcp_core::lifecycle::has_capability;
+/// let caps = serde_json::json!({"extensions": {"io.modelcontextprotocol/skills": {}}});
+/// assert!(has_capability(&caps, "extensions.io.modelcontextprotocol/skills"));
+/// assert!(!has_capability(&caps, "extensions.io.modelcontextprotocol/skills.directoryRead"));
+/// ```
 pub fn has_capability(capabilities: &Value, path: &str) -> bool {
-    if let Some(id) = path.strip_prefix("extensions.") {
-        return capabilities
-            .get("extensions")
-            .and_then(|e| e.get(id))
-            .is_some_and(|v| !matches!(v, Value::Null | Value::Bool(false)));
+    if let Some(rest) = path.strip_prefix("extensions.") {
+        let (id, setting) = split_extension_path(rest);
+        let declared = capabilities.get("extensions").and_then(|e| e.get(id));
+        return match setting {
+            None => declared.is_some_and(|v| !matches!(v, Value::Null | Value::Bool(false))),
+            Some(s) => declared.and_then(|v| v.get(s)) == Some(&Value::Bool(true)),
+        };
     }
     let mut v = capabilities;
     for seg in path.split('.') {
@@ -61,4 +81,16 @@ pub fn has_capability(capabilities: &Value, path: &str) -> bool {
         }
     }
     !matches!(v, Value::Null | Value::Bool(false))
+}
+
+/// Splits `vendor.tld/name.setting` into the extension id and the setting.
+fn split_extension_path(rest: &str) -> (&str, Option<&str>) {
+    let name_start = rest.rfind('/').map_or(0, |i| i + 1);
+    match rest[name_start..].find('.') {
+        Some(dot) => (
+            &rest[..name_start + dot],
+            Some(&rest[name_start + dot + 1..]),
+        ),
+        None => (rest, None),
+    }
 }

@@ -148,6 +148,8 @@ pub fn required_capability(method: &str) -> Option<&'static str> {
         "tools/list" | "tools/call" => "tools",
         "completion/complete" => "completions",
         "tasks/get" | "tasks/update" | "tasks/cancel" => "extensions.io.modelcontextprotocol/tasks",
+        "skills/list" | "skills/get" => crate::lifecycle::SKILLS_CAPABILITY,
+        "resources/directory/read" => crate::lifecycle::DIRECTORY_READ_CAPABILITY,
         _ => return None,
     })
 }

@@ -7,6 +7,7 @@
 //! * [`v2026_07_28`]: the modern revision, including the embedded input
 //!   requests of multi-round-trip results.
 //! * [`ext_tasks`]: the tasks extension on 2026-07-28.
+//! * [`ext_skills`]: the skills extension (SEP-2640), both revisions.
 //!
 //! Shapes that are the same in both revisions share one type; where they
 //! differ the markers point at different types (for example
@@ -47,6 +48,7 @@ macro_rules! notification {
     };
 }
 
+pub mod ext_skills;
 pub mod ext_tasks;
 pub mod v2025_11_25;
 pub mod v2026_07_28;
