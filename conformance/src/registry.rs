@@ -7,7 +7,8 @@
 //! `elicitation-sep1034-client-defaults`; `http` for `sse-retry`,
 //! `http-standard-headers`, `http-custom-headers`,
 //! `http-invalid-tool-headers`; `modern` for `request-metadata` and
-//! `sep-2322-client-request-state` (the `auth/*` scenarios belong to the
+//! `sep-2322-client-request-state`; `skills` for the four
+//! `sep-2640-client-*` scenarios (the `auth/*` scenarios belong to the
 //! OAuth issue). Each exports a `FAMILY: Family`, listed in [`FAMILIES`]. `conformance/SCENARIOS.md` says
 //! what each scenario must do. Every scenario uses only the public
 //! `mcp-client` API.
@@ -86,6 +87,7 @@ pub const FAMILIES: &[Family] = &[
     scenarios::http::FAMILY,
     scenarios::modern::FAMILY,
     scenarios::auth::FAMILY,
+    scenarios::skills::FAMILY,
 ];
 
 /// Why no scenario function could be chosen.

@@ -16,6 +16,7 @@ pub mod elicitation;
 pub mod http;
 pub mod lifecycle;
 pub mod modern;
+pub mod skills;
 pub mod tools;
 
 /// The `clientInfo.name` the binary sends.
