@@ -26,9 +26,18 @@ fn cursor_params(cursor: Option<&str>) -> Option<Value> {
 
 impl Client {
     async fn list_all_raw<T: DeserializeOwned>(&self, method: &str) -> Result<Vec<T>, Error> {
+        self.list_all_with(method, None).await
+    }
+
+    /// Every item of a paginated method, with these params on each page.
+    pub(crate) async fn list_all_with<T: DeserializeOwned>(
+        &self,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<Vec<T>, Error> {
         let spec = CallSpec {
             method: method.to_owned(),
-            params: None,
+            params,
             opts: CallOptions::new(),
             kind: SpecKind::ListAll,
         };

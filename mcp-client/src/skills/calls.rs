@@ -10,17 +10,14 @@ use mcp_types::skills::{
     DIRECTORY_READ_SETTING, GetSkillResult, ListSkillsResult, ReadDirectoryResult,
     SKILLS_EXTENSION, SkillEntry,
 };
-use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use super::frontmatter;
 use super::loaded::{LoadOptions, LoadedSkill, SkillFile, SkillId, manifest_listing};
 use super::{SkillError, path, verify};
-use crate::client::{Client, unexpected};
-use crate::driver::{CallSpec, SpecKind};
+use crate::client::Client;
 use crate::error::Error;
 use crate::options::CallOptions;
-use crate::router::Outcome;
 
 impl Client {
     /// Refuses a skills method the server did not declare: a usage error,
@@ -47,26 +44,6 @@ impl Client {
             method: method.to_owned(),
             capability,
         }))
-    }
-
-    async fn skills_list_all<T: DeserializeOwned>(
-        &self,
-        method: &str,
-        params: Option<Value>,
-    ) -> Result<Vec<T>, Error> {
-        let spec = CallSpec {
-            method: method.to_owned(),
-            params,
-            opts: CallOptions::new(),
-            kind: SpecKind::ListAll,
-        };
-        match self.run(spec).await? {
-            Outcome::List(items) => items
-                .iter()
-                .map(|raw| serde_json::from_str(raw.get()).map_err(|e| Error::decode(method, e)))
-                .collect(),
-            other => Err(unexpected(method, &other)),
-        }
     }
 
     /// One page of `skills/list`. Reads no skill file.
@@ -97,7 +74,7 @@ impl Client {
     /// As [`Client::list_skills`].
     pub async fn list_all_skills(&self) -> Result<Vec<SkillEntry>, Error> {
         self.require_skills("skills/list", false)?;
-        self.skills_list_all("skills/list", None).await
+        self.list_all_with("skills/list", None).await
     }
 
     /// `skills/get`: the entry of the skill whose `SKILL.md` is at `uri`,
@@ -164,8 +141,7 @@ impl Client {
     pub async fn read_all_directory(&self, uri: &str) -> Result<Vec<Resource>, Error> {
         self.require_skills("resources/directory/read", true)?;
         let params = Some(json!({ "uri": uri }));
-        self.skills_list_all("resources/directory/read", params)
-            .await
+        self.list_all_with("resources/directory/read", params).await
     }
 
     /// Loads a skill from its entry: reads `SKILL.md` (the only read),

@@ -27,7 +27,8 @@ pub fn skill_root(uri: &str) -> Result<&str, SkillError> {
         .strip_suffix(SKILL_MANIFEST)
         .and_then(|r| r.strip_suffix('/'))
         .ok_or_else(not)?;
-    let path = &root[scheme.len() + 3..];
+    // `skill://SKILL.md` leaves a root shorter than `skill://`.
+    let path = root.get(scheme.len() + 3..).unwrap_or_default();
     let clean = !scheme.is_empty()
         && !path.is_empty()
         && !rest.contains(['?', '#'])
@@ -102,6 +103,8 @@ mod tests {
             "github://o/r/skills/x"
         );
         for bad in [
+            "skill://SKILL.md",
+            "skill:///SKILL.md",
             "skill://a/skill.md",
             "skill:///SKILL.md",
             "skill://a//SKILL.md",
