@@ -204,6 +204,17 @@ mod tests {
             ("json-schema-ref-no-deref", &modern),
             ("json-schema-2020-12-preservation", &modern),
         ];
+        let skills = [
+            "sep-2640-client-no-prefetch",
+            "sep-2640-client-verify-digest",
+            "sep-2640-client-verify-size",
+            "sep-2640-client-verify-frontmatter",
+        ];
+        let runs = runs.into_iter().chain(
+            skills
+                .into_iter()
+                .flat_map(|name| [(name, &legacy), (name, &modern)]),
+        );
         for (name, version) in runs {
             assert_eq!(
                 lookup(FAMILIES, name, Some(version)).map(|s| s.name),
@@ -219,7 +230,7 @@ mod tests {
             .into_iter()
             .filter(|n| !n.starts_with("auth/"))
             .count();
-        assert_eq!(non_auth, 11);
+        assert_eq!(non_auth, 15);
     }
 
     #[test]
