@@ -25,6 +25,9 @@
 //!   escapes are refused.
 //! * Identity is (connection, uri) ([`SkillId`]): a loaded skill reads
 //!   only through the client of the connection it was loaded from.
+//! * A host that persists approvals binds them to [`content_binding`], the
+//!   fingerprint of the entry's whole `{uri, digest}` set: any change to the
+//!   set changes it (and so revokes the approval).
 //!
 //! A skill is data, not authority: `allowed-tools` and every other
 //! frontmatter field grant nothing; a nested `SKILL.md` read as a
@@ -55,4 +58,4 @@ pub use error::SkillError;
 pub use frontmatter::MAX_FRONTMATTER_BYTES;
 pub use loaded::{LoadOptions, LoadedSkill, SkillFile, SkillId};
 pub use path::{resolve_relative, skill_root};
-pub use verify::{sha256_digest, verify};
+pub use verify::{content_binding, sha256_digest, verify};

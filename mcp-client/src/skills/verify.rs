@@ -1,7 +1,7 @@
 //! Checking bytes against a listed file: size first (cheap), then the
 //! SHA-256 digest of the raw bytes (`sha256:<64 lowercase hex>`).
 
-use mcp_types::skills::{SHA256_PREFIX, SkillResource};
+use mcp_types::skills::{SHA256_PREFIX, SkillEntry, SkillResource};
 
 use super::SkillError;
 
@@ -69,6 +69,36 @@ pub fn verify(listed: &SkillResource, bytes: &[u8]) -> Result<(), SkillError> {
     Ok(())
 }
 
+/// A fingerprint of an entry's complete `{uri, digest}` set (order does not
+/// matter), for binding a persisted approval to the content approved: a
+/// different set, a changed digest or an added or removed file, gives a
+/// different fingerprint and so revokes the approval. `None` for an entry
+/// without `resources`, which cannot be content-bound. Keep it together
+/// with the host's label for the server: identity is (server, uri).
+///
+/// ```
+/// use mcp_client::mcp_types::skills::{SkillEntry, SkillResource};
+/// use mcp_client::skills::{content_binding, sha256_digest};
+/// let file = |u: &str, body: &str| SkillResource::new(u, sha256_digest(body.as_bytes()));
+/// let a = SkillEntry::new("skill://a/SKILL.md", Default::default())
+///     .with_resources(vec![file("skill://a/SKILL.md", "x"), file("skill://a/b.md", "y")]);
+/// let reordered = SkillEntry::new("skill://a/SKILL.md", Default::default())
+///     .with_resources(vec![file("skill://a/b.md", "y"), file("skill://a/SKILL.md", "x")]);
+/// assert_eq!(content_binding(&a), content_binding(&reordered));
+/// ```
+pub fn content_binding(entry: &SkillEntry) -> Option<String> {
+    let mut pairs: Vec<(&str, &str)> = entry
+        .resources
+        .as_deref()?
+        .iter()
+        .map(|r| (r.uri.as_str(), r.digest.as_str()))
+        .collect();
+    pairs.sort_unstable();
+    // JSON keeps the encoding unambiguous whatever the URIs contain.
+    let canonical = serde_json::to_vec(&(entry.uri.as_str(), pairs)).ok()?;
+    Some(sha256_digest(&canonical))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -123,6 +153,26 @@ mod tests {
             verify(&no_size, b"hello!"),
             Err(SkillError::DigestMismatch { .. })
         ));
+    }
+
+    #[test]
+    fn any_change_to_the_listed_set_changes_the_content_binding() {
+        let entry = |files: Vec<SkillResource>| {
+            SkillEntry::new("skill://a/SKILL.md", Default::default()).with_resources(files)
+        };
+        let m = || SkillResource::new("skill://a/SKILL.md", sha256_digest(b"m"));
+        let f = |body: &[u8]| SkillResource::new("skill://a/f.md", sha256_digest(body));
+        let base = content_binding(&entry(vec![m(), f(b"f")])).unwrap();
+        assert_eq!(content_binding(&entry(vec![f(b"f"), m()])).unwrap(), base);
+        assert_ne!(content_binding(&entry(vec![m(), f(b"g")])).unwrap(), base);
+        assert_ne!(content_binding(&entry(vec![m()])).unwrap(), base);
+        let extra = SkillResource::new("skill://a/g.md", sha256_digest(b"g"));
+        assert_ne!(
+            content_binding(&entry(vec![m(), f(b"f"), extra])).unwrap(),
+            base
+        );
+        let unverifiable = SkillEntry::new("skill://a/SKILL.md", Default::default());
+        assert_eq!(content_binding(&unverifiable), None);
     }
 
     #[test]
