@@ -317,7 +317,9 @@ pub struct ServerCapabilities {
     /// 2025-11-25 only: core task support on the server side.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tasks: Option<TasksCapability>,
-    /// 2026-07-28 only: extensions the server supports, by id, with settings.
+    /// Extensions the server supports, by id, with settings: a 2026-07-28
+    /// field, which a 2025-11-25 `initialize` result may carry too for an
+    /// extension that is defined there (the skills extension, SEP-2640).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub extensions: Option<Map<String, Value>>,
 }
