@@ -137,18 +137,18 @@ fn skills_list_and_directory_read_paginate_with_the_repeated_cursor_guard() {
     );
 }
 
+/// Starts `skills/get` for `uri`.
+fn get_skill(h: &mut Harness, uri: &str, opts: RequestOptions) -> mcp_types::RequestId {
+    let params = Some(json!({ "uri": uri }));
+    h.conn
+        .send_request(h.now, "skills/get", params, opts)
+        .unwrap()
+}
+
 #[test]
 fn modern_skills_get_carries_mcp_name_and_is_cached_per_uri() {
     let mut h = modern_with(json!({"extensions": {SKILLS: {}}}));
-    let get = |uri: &str| Some(json!({ "uri": uri }));
-    h.conn
-        .send_request(
-            h.now,
-            "skills/get",
-            get("skill://a/SKILL.md"),
-            RequestOptions::default(),
-        )
-        .unwrap();
+    get_skill(&mut h, "skill://a/SKILL.md", RequestOptions::default());
     let Some(mcp_core::Transmit::Message { bytes, routing, .. }) = h.conn.poll_transmit() else {
         panic!("skills/get was not sent")
     };
@@ -161,31 +161,14 @@ fn modern_skills_get_carries_mcp_name_and_is_cached_per_uri() {
         json!({"resultType": "complete", "skill": skill, "ttlMs": 5000, "cacheScope": "private"}),
     );
     h.take_events();
-    let again = h
-        .conn
-        .send_request(
-            h.now,
-            "skills/get",
-            get("skill://a/SKILL.md"),
-            RequestOptions::default(),
-        )
-        .unwrap();
+    let again = get_skill(&mut h, "skill://a/SKILL.md", RequestOptions::default());
     assert!(h.drain().is_empty(), "served from the cache");
     assert!(matches!(&h.take_events()[0], Event::Response(c) if c.cached && c.id == again));
     // Another uri is another key; bypassing the cache sends.
-    h.conn
-        .send_request(
-            h.now,
-            "skills/get",
-            get("skill://b/SKILL.md"),
-            RequestOptions::default(),
-        )
-        .unwrap();
+    get_skill(&mut h, "skill://b/SKILL.md", RequestOptions::default());
     assert_eq!(h.drain().len(), 1);
     let fresh = RequestOptions::default().without_cache();
-    h.conn
-        .send_request(h.now, "skills/get", get("skill://a/SKILL.md"), fresh)
-        .unwrap();
+    get_skill(&mut h, "skill://a/SKILL.md", fresh);
     assert_eq!(h.drain().len(), 1, "no_cache goes to the server");
 }
 
