@@ -224,8 +224,12 @@ impl ServerCommand {
         self
     }
 
-    /// The longest stdout line accepted, in bytes (default
-    /// [`DEFAULT_MAX_LINE_LENGTH`]).
+    /// The longest stdout line accepted from this server, in bytes
+    /// (default [`DEFAULT_MAX_LINE_LENGTH`], 16 MiB). A longer line is
+    /// discarded and reported as [`Inbound::Oversized`](crate::Inbound::Oversized)
+    /// ([`LineTooLong`](crate::LineTooLong) names this cap); the session
+    /// goes on. Raise it for a server known to send larger results, lower
+    /// it to bound a host that runs many servers.
     #[must_use]
     pub fn max_line_length(mut self, bytes: usize) -> Self {
         self.max_line_length = bytes;

@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 
 use common::*;
 use mcp_transport_stdio::{
-    Inbound, RecvError, SendError, ServerCommand, ShutdownOutcome, SkipReason, SpawnError,
-    StderrMode, StdioTransport,
+    DEFAULT_MAX_LINE_LENGTH, Inbound, RecvError, SendError, ServerCommand, ShutdownOutcome,
+    SkipReason, SpawnError, StderrMode, StdioTransport,
 };
 use mcp_types::{Message, RequestId};
 use serde_json::json;
@@ -67,9 +67,27 @@ async fn banners_before_and_between_messages_are_skipped() {
 }
 
 #[tokio::test]
-async fn a_32_mib_line_arrives_whole() {
+async fn a_32_mib_line_is_refused_by_the_default_cap_and_fits_a_raised_one() {
     const SIZE: usize = 32 * 1024 * 1024;
+    // The default cap (16 MiB) discards it, names the cap, and the session
+    // goes on.
     let mut t = StdioTransport::spawn(server(&[])).unwrap();
+    t.send(&request(1, "big", json!({"size": SIZE})))
+        .await
+        .unwrap();
+    t.send(&request(2, "ping", json!("after"))).await.unwrap();
+    let (before, m) = until_message(&mut t).await;
+    let [Inbound::Oversized(e)] = &before[..] else {
+        panic!("expected one oversized report, got {before:?}")
+    };
+    assert_eq!(e.limit, DEFAULT_MAX_LINE_LENGTH);
+    assert_eq!(DEFAULT_MAX_LINE_LENGTH, 16 * 1024 * 1024);
+    assert!(e.to_string().contains("over the limit of 16777216"), "{e}");
+    assert_eq!(echo_of(&m), json!({"echo": "after"}));
+    t.shutdown().await;
+
+    // A server known to send more gets a larger cap of its own.
+    let mut t = StdioTransport::spawn(server(&[]).max_line_length(40 * 1024 * 1024)).unwrap();
     t.send(&request(1, "big", json!({"size": SIZE})))
         .await
         .unwrap();
