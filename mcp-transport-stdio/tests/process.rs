@@ -150,6 +150,71 @@ async fn a_crash_mid_request_fails_promptly_with_status_and_stderr() {
     assert_eq!(exit.status.and_then(|s| s.code()), Some(3));
 }
 
+/// The server (python, with a SIGTERM-ignoring grandchild) and the
+/// grandchild's pid.
+async fn stubborn_tree(t: &mut StdioTransport) -> u32 {
+    let (_, m) = until_message(t).await;
+    let Message::Notification(n) = m else {
+        panic!("expected the grandchild notification")
+    };
+    let params: serde_json::Value =
+        serde_json::from_str(n.params.expect("params").get()).expect("JSON");
+    u32::try_from(params["pid"].as_u64().expect("pid")).expect("u32 pid")
+}
+
+#[tokio::test]
+async fn a_crash_reports_several_stderr_lines_and_stops_the_group_at_once() {
+    let mut t = StdioTransport::spawn(server(&["--grandchild", "--stubborn"])).unwrap();
+    let grandchild = stubborn_tree(&mut t).await;
+    t.send(&request(1, "crash", json!({}))).await.unwrap();
+    let RecvError::ProcessExited(e) = end_error(&mut t).await else {
+        panic!("expected ProcessExited")
+    };
+    assert_eq!(e.exit_code(), Some(3));
+    let text = e.to_string();
+    assert!(
+        text.contains(
+            "(exit status: 3); stderr: panic: crashing on purpose | goroutine 1 [running]: \
+             | main.handle(0x2a) | server.go:42 +0x1d"
+        ),
+        "{text}"
+    );
+    // The transport is still held and not shut down: the grandchild, which
+    // ignores SIGTERM, is killed anyway (after_terminate is 300 ms here).
+    assert!(
+        wait_dead(grandchild, Duration::from_secs(3)).await,
+        "the crashed server's grandchild survived"
+    );
+    let exit = t.shutdown().await;
+    assert_eq!(exit.outcome, ShutdownOutcome::Killed);
+    assert_eq!(exit.status.and_then(|s| s.code()), Some(3));
+}
+
+#[tokio::test]
+async fn a_server_killed_with_sigkill_reports_the_signal() {
+    let mut t = StdioTransport::spawn(server(&["--stderr-lines", "3"])).unwrap();
+    t.send(&request(1, "ping", json!({}))).await.unwrap();
+    until_message(&mut t).await;
+    let pid = t.process().id().expect("pid");
+    let killed = std::process::Command::new("kill")
+        .args(["-9", &pid.to_string()])
+        .status()
+        .expect("run kill");
+    assert!(killed.success());
+    let RecvError::ProcessExited(e) = end_error(&mut t).await else {
+        panic!("expected ProcessExited")
+    };
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(e.status.and_then(|s| s.signal()), Some(9));
+    assert!(
+        e.to_string()
+            .contains("(signal: 9 (SIGKILL)); stderr: log line 0 | log line 1 | log line 2"),
+        "{e}"
+    );
+    assert_eq!(t.process().exit_status().and_then(|s| s.signal()), Some(9));
+    t.shutdown().await;
+}
+
 #[tokio::test]
 async fn a_child_that_exits_before_the_handshake_is_reported_as_such() {
     let mut t = StdioTransport::spawn(server(&["--exit-early", "7"])).unwrap();
@@ -366,10 +431,11 @@ async fn a_wrapper_dying_while_its_child_holds_stdout_still_ends_the_stream() {
     assert!(started.elapsed() < Duration::from_secs(2));
     assert_eq!(e.exit_code(), Some(4));
     let sleeper: u32 = e.stderr_tail[0].parse().unwrap();
-    assert!(pid_alive(sleeper), "the orphan holds stdout until shutdown");
+    // The orphan holding stdout is stopped as soon as the wrapper exited,
+    // not only at shutdown.
+    assert!(wait_dead(sleeper, Duration::from_secs(3)).await);
     let exit = t.shutdown().await;
     assert_eq!(exit.outcome, ShutdownOutcome::Terminated);
-    assert!(wait_dead(sleeper, Duration::from_secs(3)).await);
 }
 
 #[tokio::test]
