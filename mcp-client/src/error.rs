@@ -17,6 +17,7 @@
 use std::fmt;
 
 use mcp_core::{ConnectError, RequestError, UsageError};
+use mcp_transport_stdio::ProcessExited;
 use mcp_types::jsonrpc::ErrorObject;
 
 /// The typed details behind an [`Error`].
@@ -181,6 +182,9 @@ pub struct Error {
     /// (for example an authorization provider failure that closed the
     /// request's stream). Returned by [`std::error::Error::source`].
     cause: Option<Box<mcp_transport_http::HttpError>>,
+    /// The stdio server's exit, when the connection ended because the
+    /// server process did (server_exit.rs).
+    exit: Option<Box<ProcessExited>>,
 }
 
 impl Error {
@@ -188,7 +192,26 @@ impl Error {
         Error {
             kind: Box::new(kind),
             cause: None,
+            exit: None,
         }
+    }
+
+    /// Attaches the stdio server's exit to an error the end of the
+    /// connection caused (a transport error); other errors stay as they are.
+    pub(crate) fn with_exit(mut self, exit: ProcessExited) -> Self {
+        if self.is_transport() && self.exit.is_none() {
+            self.exit = Some(Box::new(exit));
+        }
+        self
+    }
+
+    /// The stdio server's exit behind this error: when a call failed
+    /// because the server process ended (crashed, was killed, or exited),
+    /// its exit status or signal and the last lines it wrote to stderr.
+    /// [`Client::server_exit`](crate::Client::server_exit) reports the same
+    /// afterwards.
+    pub fn server_exit(&self) -> Option<&ProcessExited> {
+        self.exit.as_deref()
     }
 
     /// Attaches the transport error behind this one (kept when `cause` is
@@ -398,19 +421,39 @@ impl fmt::Debug for Error {
 }
 
 impl fmt::Display for Error {
+    /// The kind's message; when the server process's exit caused the
+    /// error, the exit comes first: `the server process exited (exit
+    /// status: 3) before the response arrived; stderr: panic: ... | ...`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&self.kind, f)
+        let Some(exit) = &self.exit else {
+            return fmt::Display::fmt(&self.kind, f);
+        };
+        f.write_str("the server process exited")?;
+        match exit.status {
+            Some(status) => write!(f, " ({status})")?,
+            None => f.write_str(" (status unknown)")?,
+        }
+        if matches!(self.request(), Some(RequestError::TransportClosed)) {
+            f.write_str(" before the response arrived")?;
+        } else {
+            write!(f, ": {}", self.kind)?;
+        }
+        match exit.stderr_excerpt() {
+            Some(stderr) => write!(f, "; stderr: {stderr}"),
+            None => Ok(()),
+        }
     }
 }
 
 impl std::error::Error for Error {
-    /// The attached transport error when there is one (so its own chain,
-    /// down to an authorization provider's error, can be walked), else the
-    /// source of [`ErrorKind`].
+    /// The attached HTTP transport error (so its own chain, down to an
+    /// authorization provider's error, can be walked) or stdio server exit
+    /// when there is one, else the source of [`ErrorKind`].
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match &self.cause {
-            Some(cause) => Some(&**cause),
-            None => self.kind.source(),
+        match (&self.cause, &self.exit) {
+            (Some(cause), _) => Some(&**cause),
+            (None, Some(exit)) => Some(&**exit),
+            (None, None) => self.kind.source(),
         }
     }
 }

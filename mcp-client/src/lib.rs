@@ -107,6 +107,7 @@ mod schema;
 mod served_serve;
 mod served_store;
 mod served_tasks;
+mod server_exit;
 mod session_control;
 pub mod strict;
 mod task_attach;
@@ -145,7 +146,9 @@ pub use mcp_core::{EraOutcome, EraPreference};
 /// for [`Client::set_auth_provider`] and `HttpConfig::with_auth`.
 pub use mcp_transport_http::auth;
 pub use mcp_transport_http::{HttpConfig, SessionId};
-pub use mcp_transport_stdio::ServerCommand;
+pub use mcp_transport_stdio::{
+    EnvInherit, ProcessExited, ServerCommand, ShutdownTimeouts, StderrMode,
+};
 pub use mcp_types;
 
 /// OAuth 2.1 for Streamable HTTP: configure it with

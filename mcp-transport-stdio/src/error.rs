@@ -118,6 +118,22 @@ pub struct ProcessExited {
 }
 
 impl ProcessExited {
+    /// A report of an exit: for transports and clients that learn of it
+    /// from a [`ServerProcess`](crate::ServerProcess) (its
+    /// [`exit_status`](crate::ServerProcess::exit_status) and
+    /// [`stderr_tail`](crate::ServerProcess::stderr_tail)).
+    pub fn new(
+        status: Option<ExitStatus>,
+        stderr_tail: Vec<String>,
+        messages_received: u64,
+    ) -> Self {
+        ProcessExited {
+            status,
+            stderr_tail,
+            messages_received,
+        }
+    }
+
     /// True when the server exited before sending a single message: it
     /// died during startup or before answering the handshake.
     pub fn before_first_message(&self) -> bool {
