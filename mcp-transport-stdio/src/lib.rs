@@ -36,6 +36,7 @@ mod error;
 mod framed;
 pub mod line_splitter;
 mod process;
+mod redact;
 mod shutdown;
 mod stderr;
 mod transport;
