@@ -420,13 +420,39 @@ impl fmt::Debug for Error {
     }
 }
 
+impl Error {
+    /// What the error says after its cause when the kind only summarises
+    /// an attached HTTP failure (the core saw a closed stream): `None` when
+    /// the kind's own message names the cause.
+    fn summary_after_cause(&self) -> Option<&'static str> {
+        match &*self.kind {
+            ErrorKind::Request(RequestError::TransportClosed) => {
+                Some("the request got no response")
+            }
+            ErrorKind::Connect {
+                error: ConnectError::Request(RequestError::TransportClosed | RequestError::Closed),
+                ..
+            }
+            | ErrorKind::Transport(_) => Some("connecting failed"),
+            ErrorKind::Closed => Some("the client is closed"),
+            _ => None,
+        }
+    }
+}
+
 impl fmt::Display for Error {
-    /// The kind's message; when the server process's exit caused the
-    /// error, the exit comes first: `the server process exited (exit
-    /// status: 3) before the response arrived; stderr: panic: ... | ...`.
+    /// The kind's message, with the real cause first when the kind only
+    /// summarises it:
+    /// * an HTTP failure behind a closed stream: `connection refused:
+    ///   nothing listens at http://127.0.0.1:9 (connecting failed)`;
+    /// * the stdio server's exit: `the server process exited (exit status:
+    ///   3) before the response arrived; stderr: panic: ... | ...`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let Some(exit) = &self.exit else {
-            return fmt::Display::fmt(&self.kind, f);
+            return match (&self.cause, self.summary_after_cause()) {
+                (Some(cause), Some(summary)) => write!(f, "{cause} ({summary})"),
+                _ => fmt::Display::fmt(&self.kind, f),
+            };
         };
         f.write_str("the server process exited")?;
         match exit.status {
