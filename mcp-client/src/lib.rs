@@ -145,7 +145,10 @@ pub use mcp_core::{EraOutcome, EraPreference};
 /// The HTTP authorization hook ([`auth::AuthProvider`], [`auth::BearerToken`]),
 /// for [`Client::set_auth_provider`] and `HttpConfig::with_auth`.
 pub use mcp_transport_http::auth;
-pub use mcp_transport_http::{HttpConfig, SessionId};
+pub use mcp_transport_http::{
+    ConfigError, HttpConfig, HttpError, Limits, ProxyConfig, ReconnectPolicy, RootStore, SessionId,
+    TlsConfig,
+};
 pub use mcp_transport_stdio::{
     EnvInherit, ProcessExited, ServerCommand, ShutdownTimeouts, StderrMode,
 };
