@@ -244,8 +244,9 @@ fn io_error<'a>(e: &'a (dyn std::error::Error + 'static)) -> Option<&'a io::Erro
     None
 }
 
-/// Every message of a chain, joined with `: `.
-fn chain(e: &(dyn std::error::Error + 'static)) -> String {
+/// Every message of a chain, joined with `: ` (a message already contained
+/// in an earlier one is left out).
+pub(crate) fn chain(e: &(dyn std::error::Error + 'static)) -> String {
     let mut parts = vec![e.to_string()];
     let mut next = e.source();
     while let Some(e) = next {

@@ -201,16 +201,7 @@ fn network_message(e: &(dyn std::error::Error + 'static)) -> String {
         }
         next = e.source();
     }
-    let mut parts = vec![e.to_string()];
-    let mut next = e.source();
-    while let Some(e) = next {
-        let text = e.to_string();
-        if !parts.iter().any(|p| p.contains(&text)) {
-            parts.push(text);
-        }
-        next = e.source();
-    }
-    format!("HTTP request failed: {}", parts.join(": "))
+    format!("HTTP request failed: {}", crate::client::chain(e))
 }
 
 /// `: Bearer (error=invalid_token, resource_metadata=https://...)` for
