@@ -354,12 +354,19 @@ impl Error {
     }
 
     /// The server broke the protocol (a malformed result, an unknown
-    /// `resultType`, ...).
+    /// `resultType`, ...), also when the HTTP transport found it (a reply
+    /// body that is no JSON-RPC message, a broken envelope, an invalid
+    /// `Mcp-Session-Id`) and the request only saw its stream close.
     pub fn is_protocol_violation(&self) -> bool {
+        use mcp_transport_http::HttpError as H;
         matches!(
             &*self.kind,
             ErrorKind::Decode { .. } | ErrorKind::StructuredContent { .. }
         ) || matches!(self.request(), Some(RequestError::Peer(_)))
+            || matches!(
+                self.http_error(),
+                Some(H::InvalidMessage(_) | H::InvalidEnvelope { .. } | H::InvalidSessionId)
+            )
     }
 
     /// Authorization failed: the server answered 401/403 and the
@@ -589,6 +596,19 @@ mod tests {
 
         let direct = Error::from(oauth_failure());
         assert!(direct.is_authorization_failed() && finds_oauth_cause(&direct));
+    }
+
+    #[test]
+    fn a_server_protocol_fault_behind_a_closed_stream_is_a_protocol_violation() {
+        let broken = Error::from(RequestError::TransportClosed)
+            .with_cause(Some(HttpError::InvalidSessionId));
+        assert!(broken.is_protocol_violation() && broken.is_transport());
+        assert_eq!(
+            broken.to_string(),
+            "the server sent an invalid Mcp-Session-Id (the request got no response)"
+        );
+        let lost = Error::from(RequestError::TransportClosed).with_cause(Some(HttpError::Closed));
+        assert!(!lost.is_protocol_violation());
     }
 
     #[test]
