@@ -93,15 +93,24 @@ impl SendError {
 /// The server wrote a line longer than the configured maximum.
 ///
 /// The line was discarded up to its newline; the lines after it are read
-/// normally.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("the server wrote a line of {len} bytes, over the limit of {limit}; it was discarded")]
+/// normally. When the line was a response whose `id` shows in its first or
+/// last bytes, `id` names the request it answered (which will get no other
+/// answer): `the server's response to request 7 is 20971552 bytes, over
+/// the line limit of 16777216 bytes; it was discarded`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{} {len} bytes, over the line limit of {limit} bytes; it was discarded",
+    match .id { Some(id) => format!("the server's response to request {id} is"), None => "the server wrote a line of".to_owned() }
+)]
 #[non_exhaustive]
 pub struct LineTooLong {
     /// Length of the discarded line in bytes.
     pub len: u64,
     /// The configured maximum.
     pub limit: usize,
+    /// The request the discarded line answered, when it was a response
+    /// and its id could be read from the kept ends of the line.
+    pub id: Option<mcp_types::RequestId>,
 }
 
 /// The server process exited; the connection is over.

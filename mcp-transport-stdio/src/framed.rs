@@ -479,9 +479,15 @@ impl fmt::Debug for Receiver {
 /// Turns a frame into an item; `None` for a blank line.
 fn classify(frame: Frame<'_>, limit: usize, check: bool, messages: &mut u64) -> Option<Inbound> {
     match frame {
-        Frame::Oversized { len } => {
-            tracing::warn!(len, limit, "discarded an oversized line from the server");
-            Some(Inbound::Oversized(LineTooLong { len, limit }))
+        Frame::Oversized { len, head, tail } => {
+            let id = crate::envelope::discarded_response_id(head, tail);
+            tracing::warn!(
+                len,
+                limit,
+                ?id,
+                "discarded an oversized line from the server"
+            );
+            Some(Inbound::Oversized(LineTooLong { len, limit, id }))
         }
         Frame::Line(line) => {
             if line.iter().all(u8::is_ascii_whitespace) {
