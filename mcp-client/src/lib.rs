@@ -109,6 +109,7 @@ mod served_store;
 mod served_tasks;
 mod server_exit;
 mod session_control;
+mod setup_errors;
 pub mod strict;
 mod task_attach;
 mod task_inputs;
