@@ -27,6 +27,8 @@ pub(crate) struct Shared {
     restore: Mutex<Restore>,
     /// The handlers, replaceable at runtime (`Client::set_*_handler`).
     handlers: RwLock<Handlers>,
+    /// How the stdio server process ended, once it did (server_exit.rs).
+    pub(crate) exit: Mutex<Option<mcp_transport_stdio::ProcessExited>>,
     /// Notification queue counters (throughput.rs).
     pub(crate) notify_stats: crate::throughput::NotifyStats,
     /// Output schemas by tool name, from `tools/list`; `None` until first

@@ -418,7 +418,7 @@ impl Driver {
     fn on_command(&mut self, now: Instant, c: Command) {
         match c {
             Command::Start { reply, .. } if self.closed => {
-                let _ = reply.send(Err(Error::closed()));
+                let _ = reply.send(Err(self.with_server_exit(Error::closed())));
             }
             Command::Start { reply, .. } if self.session_ctl.uninitialized => {
                 let _ = reply.send(Err(Error::new(crate::error::ErrorKind::NotInitialized)));
@@ -525,6 +525,8 @@ impl Driver {
             tracing::debug!(error = %e, "transport ended");
             self.last_transport_error = Some(e);
         }
+        // The calls it fails carry the server's exit (server_exit.rs).
+        self.note_server_exit();
         self.conn.handle_transport_closed(now, reason);
     }
 

@@ -17,7 +17,24 @@
 //! restored.restore(saved);
 //! assert_eq!(restored.get("http://127.0.0.1:8080/mcp"), Some(ProtocolVersion::V2026_07_28));
 //! ```
+//!
+//! Keys hold no secret, since [`EraCache::export`] writes them to disk: a
+//! stdio key is built from the command's `Debug` form, which hides
+//! environment values and credential arguments; an HTTP endpoint's query
+//! values (often an API key) are stored as a stable hash of each value
+//! (64-bit FNV-1a, the same in every run and build), so endpoints that
+//! differ only there still get entries of their own.
+//!
+//! ```
+//! use mcp_client::EraCache;
+//! use mcp_types::ProtocolVersion;
+//! let cache = EraCache::new();
+//! cache.insert("https://mcp.example.com/?api_key=s3cret", ProtocolVersion::V2025_11_25);
+//! assert_eq!(cache.get("https://mcp.example.com/?api_key=s3cret"), Some(ProtocolVersion::V2025_11_25));
+//! assert!(!cache.export()[0].0.contains("s3cret"));
+//! ```
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -40,7 +57,7 @@ impl EraCache {
 
     /// The cached version for a server key.
     pub fn get(&self, key: &str) -> Option<ProtocolVersion> {
-        self.lock().get(key).cloned()
+        self.lock().get(&*stored_key(key)).cloned()
     }
 
     /// Records the version negotiated with a server. Once
@@ -48,6 +65,10 @@ impl EraCache {
     /// recorded (known ones are updated).
     pub fn insert(&self, key: impl Into<String>, version: ProtocolVersion) {
         let key = key.into();
+        let key = match stored_key(&key) {
+            Cow::Borrowed(_) => key,
+            Cow::Owned(hashed) => hashed,
+        };
         let mut map = self.lock();
         if map.len() < MAX_ERA_CACHE_ENTRIES || map.contains_key(&key) {
             map.insert(key, version);
@@ -56,7 +77,7 @@ impl EraCache {
 
     /// Forgets a server (for example after it was upgraded).
     pub fn remove(&self, key: &str) {
-        self.lock().remove(key);
+        self.lock().remove(&*stored_key(key));
     }
 
     /// Number of servers known.
@@ -69,7 +90,8 @@ impl EraCache {
         self.lock().is_empty()
     }
 
-    /// Every entry as `(server key, protocol version)` strings, sorted by key.
+    /// Every entry as `(server key, protocol version)` strings, sorted by
+    /// key. HTTP query values appear hashed (`?api_key=fnv1a-1b2c...`).
     pub fn export(&self) -> Vec<(String, String)> {
         let mut out: Vec<(String, String)> = self
             .lock()
@@ -92,5 +114,80 @@ impl EraCache {
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, ProtocolVersion>> {
         self.entries.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// The key as stored: an `http(s)://` key with every query value replaced
+/// by `fnv1a-` and the 16 hex digits of its FNV-1a hash; any other key as
+/// it is.
+/// A stored key maps to itself, so exported entries restore unchanged.
+fn stored_key(key: &str) -> Cow<'_, str> {
+    let is_url = key.starts_with("http://") || key.starts_with("https://");
+    let end = key.find('#').unwrap_or(key.len());
+    let Some(q) = key[..end].find('?').filter(|_| is_url) else {
+        return Cow::Borrowed(key);
+    };
+    let pairs: Vec<String> = key[q + 1..end]
+        .split('&')
+        .map(|pair| match pair.split_once('=') {
+            Some((name, value)) if !is_hashed(value) => {
+                format!("{name}=fnv1a-{:016x}", fnv1a(value.as_bytes()))
+            }
+            _ => pair.to_owned(),
+        })
+        .collect();
+    Cow::Owned(format!("{}?{}{}", &key[..q], pairs.join("&"), &key[end..]))
+}
+
+/// True for a value [`stored_key`] already hashed.
+fn is_hashed(value: &str) -> bool {
+    value
+        .strip_prefix("fnv1a-")
+        .is_some_and(|h| h.len() == 16 && h.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// 64-bit FNV-1a: small, stable across runs, platforms and releases.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn http_query_values_are_stored_hashed_and_stably() {
+        let key = "https://gw.example.com/mcp?server=github&token=s3cret";
+        let stored = stored_key(key);
+        assert!(
+            !stored.contains("s3cret") && !stored.contains("github"),
+            "{stored}"
+        );
+        // The same in every run: FNV-1a of "s3cret" is fixed.
+        assert!(
+            stored.ends_with(&format!("token=fnv1a-{:016x}", fnv1a(b"s3cret"))),
+            "{stored}"
+        );
+        assert_eq!(stored_key(&stored), stored, "a stored key maps to itself");
+        assert_ne!(
+            stored,
+            stored_key("https://gw.example.com/mcp?server=slack&token=s3cret")
+        );
+        assert_eq!(
+            stored_key("http://127.0.0.1:1/mcp"),
+            "http://127.0.0.1:1/mcp"
+        );
+        assert_eq!(fnv1a(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fnv1a(b"a"), 0xaf63_dc4c_8601_ec8c);
+
+        let cache = EraCache::new();
+        cache.insert(key, ProtocolVersion::V2025_11_25);
+        let exported = cache.export();
+        assert!(!exported[0].0.contains("s3cret"));
+        let restored = EraCache::new();
+        restored.restore(exported);
+        assert_eq!(restored.get(key), Some(ProtocolVersion::V2025_11_25));
     }
 }

@@ -17,6 +17,7 @@
 use std::fmt;
 
 use mcp_core::{ConnectError, RequestError, UsageError};
+use mcp_transport_stdio::ProcessExited;
 use mcp_types::jsonrpc::ErrorObject;
 
 /// The typed details behind an [`Error`].
@@ -181,6 +182,9 @@ pub struct Error {
     /// (for example an authorization provider failure that closed the
     /// request's stream). Returned by [`std::error::Error::source`].
     cause: Option<Box<mcp_transport_http::HttpError>>,
+    /// The stdio server's exit, when the connection ended because the
+    /// server process did (server_exit.rs).
+    exit: Option<Box<ProcessExited>>,
 }
 
 impl Error {
@@ -188,7 +192,26 @@ impl Error {
         Error {
             kind: Box::new(kind),
             cause: None,
+            exit: None,
         }
+    }
+
+    /// Attaches the stdio server's exit to an error the end of the
+    /// connection caused (a transport error); other errors stay as they are.
+    pub(crate) fn with_exit(mut self, exit: ProcessExited) -> Self {
+        if self.is_transport() && self.exit.is_none() {
+            self.exit = Some(Box::new(exit));
+        }
+        self
+    }
+
+    /// The stdio server's exit behind this error: when a call failed
+    /// because the server process ended (crashed, was killed, or exited),
+    /// its exit status or signal and the last lines it wrote to stderr.
+    /// [`Client::server_exit`](crate::Client::server_exit) reports the same
+    /// afterwards.
+    pub fn server_exit(&self) -> Option<&ProcessExited> {
+        self.exit.as_deref()
     }
 
     /// Attaches the transport error behind this one (kept when `cause` is
@@ -270,6 +293,7 @@ impl Error {
     /// process exited, an HTTP exchange failed, or the client was closed.
     pub fn is_transport(&self) -> bool {
         match &*self.kind {
+            ErrorKind::Http(mcp_transport_http::HttpError::Config(_)) => false,
             ErrorKind::Http(_) | ErrorKind::Transport(_) | ErrorKind::Spawn(_) => true,
             ErrorKind::Closed => true,
             _ => matches!(
@@ -330,12 +354,19 @@ impl Error {
     }
 
     /// The server broke the protocol (a malformed result, an unknown
-    /// `resultType`, ...).
+    /// `resultType`, ...), also when the HTTP transport found it (a reply
+    /// body that is no JSON-RPC message, a broken envelope, an invalid
+    /// `Mcp-Session-Id`) and the request only saw its stream close.
     pub fn is_protocol_violation(&self) -> bool {
+        use mcp_transport_http::HttpError as H;
         matches!(
             &*self.kind,
             ErrorKind::Decode { .. } | ErrorKind::StructuredContent { .. }
         ) || matches!(self.request(), Some(RequestError::Peer(_)))
+            || matches!(
+                self.http_error(),
+                Some(H::InvalidMessage(_) | H::InvalidEnvelope { .. } | H::InvalidSessionId)
+            )
     }
 
     /// Authorization failed: the server answered 401/403 and the
@@ -365,11 +396,13 @@ impl Error {
             )
     }
 
-    /// The caller misused the API (nothing was sent).
+    /// The caller misused the API (nothing was sent), including an invalid
+    /// transport configuration (`HttpConfig::new`, `with_header`, ...).
     pub fn is_usage(&self) -> bool {
         matches!(
             &*self.kind,
             ErrorKind::Usage(_)
+                | ErrorKind::Http(mcp_transport_http::HttpError::Config(_))
                 | ErrorKind::InvalidHeader { .. }
                 | ErrorKind::InvalidRoot { .. }
                 | ErrorKind::NotInProgress(_)
@@ -397,20 +430,66 @@ impl fmt::Debug for Error {
     }
 }
 
+impl Error {
+    /// What the error says after its cause when the kind only summarises
+    /// an attached HTTP failure (the core saw a closed stream): `None` when
+    /// the kind's own message names the cause.
+    fn summary_after_cause(&self) -> Option<&'static str> {
+        match &*self.kind {
+            ErrorKind::Request(RequestError::TransportClosed) => {
+                Some("the request got no response")
+            }
+            ErrorKind::Connect {
+                error: ConnectError::Request(RequestError::TransportClosed | RequestError::Closed),
+                ..
+            }
+            | ErrorKind::Transport(_) => Some("connecting failed"),
+            ErrorKind::Closed => Some("the client is closed"),
+            _ => None,
+        }
+    }
+}
+
 impl fmt::Display for Error {
+    /// The kind's message, with the real cause first when the kind only
+    /// summarises it:
+    /// * an HTTP failure behind a closed stream: `connection refused:
+    ///   nothing listens at http://127.0.0.1:9 (connecting failed)`;
+    /// * the stdio server's exit: `the server process exited (exit status:
+    ///   3) before the response arrived; stderr: panic: ... | ...`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&self.kind, f)
+        let Some(exit) = &self.exit else {
+            return match (&self.cause, self.summary_after_cause()) {
+                (Some(cause), Some(summary)) => write!(f, "{cause} ({summary})"),
+                _ => fmt::Display::fmt(&self.kind, f),
+            };
+        };
+        f.write_str("the server process exited")?;
+        match exit.status {
+            Some(status) => write!(f, " ({status})")?,
+            None => f.write_str(" (status unknown)")?,
+        }
+        if matches!(self.request(), Some(RequestError::TransportClosed)) {
+            f.write_str(" before the response arrived")?;
+        } else {
+            write!(f, ": {}", self.kind)?;
+        }
+        match exit.stderr_excerpt() {
+            Some(stderr) => write!(f, "; stderr: {stderr}"),
+            None => Ok(()),
+        }
     }
 }
 
 impl std::error::Error for Error {
-    /// The attached transport error when there is one (so its own chain,
-    /// down to an authorization provider's error, can be walked), else the
-    /// source of [`ErrorKind`].
+    /// The attached HTTP transport error (so its own chain, down to an
+    /// authorization provider's error, can be walked) or stdio server exit
+    /// when there is one, else the source of [`ErrorKind`].
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match &self.cause {
-            Some(cause) => Some(&**cause),
-            None => self.kind.source(),
+        match (&self.cause, &self.exit) {
+            (Some(cause), _) => Some(&**cause),
+            (None, Some(exit)) => Some(&**exit),
+            (None, None) => self.kind.source(),
         }
     }
 }
@@ -483,6 +562,19 @@ mod tests {
 
         let direct = Error::from(oauth_failure());
         assert!(direct.is_authorization_failed() && finds_oauth_cause(&direct));
+    }
+
+    #[test]
+    fn a_server_protocol_fault_behind_a_closed_stream_is_a_protocol_violation() {
+        let broken = Error::from(RequestError::TransportClosed)
+            .with_cause(Some(HttpError::InvalidSessionId));
+        assert!(broken.is_protocol_violation() && broken.is_transport());
+        assert_eq!(
+            broken.to_string(),
+            "the server sent an invalid Mcp-Session-Id (the request got no response)"
+        );
+        let lost = Error::from(RequestError::TransportClosed).with_cause(Some(HttpError::Closed));
+        assert!(!lost.is_protocol_violation());
     }
 
     #[test]

@@ -107,7 +107,9 @@ mod schema;
 mod served_serve;
 mod served_store;
 mod served_tasks;
+mod server_exit;
 mod session_control;
+mod setup_errors;
 pub mod skills;
 pub mod strict;
 mod task_attach;
@@ -145,8 +147,13 @@ pub use mcp_core::{EraOutcome, EraPreference};
 /// The HTTP authorization hook ([`auth::AuthProvider`], [`auth::BearerToken`]),
 /// for [`Client::set_auth_provider`] and `HttpConfig::with_auth`.
 pub use mcp_transport_http::auth;
-pub use mcp_transport_http::{HttpConfig, SessionId};
-pub use mcp_transport_stdio::ServerCommand;
+pub use mcp_transport_http::{
+    ConfigError, HttpConfig, HttpError, Limits, ProxyConfig, ReconnectPolicy, RootStore, SessionId,
+    TlsConfig,
+};
+pub use mcp_transport_stdio::{
+    EnvInherit, ProcessExited, ServerCommand, ShutdownTimeouts, StderrMode,
+};
 pub use mcp_types;
 
 /// OAuth 2.1 for Streamable HTTP: configure it with

@@ -112,7 +112,7 @@ impl Driver {
             }
             let r = match (r, p.override_error.take()) {
                 (Err(_), Some(e)) => Err(e),
-                (Err(e), None) => Err(e.with_cause(p.cause.take())),
+                (Err(e), None) => Err(self.with_server_exit(e.with_cause(p.cause.take()))),
                 (r, _) => r,
             };
             match (&p.sink, p.reply.is_some()) {

@@ -117,16 +117,27 @@ impl Connector {
                 if let Some(auth) = intercept.basic_auth() {
                     tunnel = tunnel.with_auth(auth.clone());
                 }
-                tunnel.call(target).await?
+                tunnel
+                    .call(target)
+                    .await
+                    .map_err(|e| ConnectFailure::boxed(Step::Proxy, &dst, e.into()))?
             }
-            None => self.tcp.call(dst).await?,
+            None => self
+                .tcp
+                .call(dst.clone())
+                .await
+                .map_err(|e| ConnectFailure::boxed(Step::Tcp, &dst, e.into()))?,
         };
         if !https {
             return Ok(Conn::Plain(tcp));
         }
         let name =
             ServerName::try_from(host.trim_start_matches('[').trim_end_matches(']'))?.to_owned();
-        let tls = self.tls.connect(name, tcp.into_inner()).await?;
+        let tls = self
+            .tls
+            .connect(name, tcp.into_inner())
+            .await
+            .map_err(|e| ConnectFailure::boxed(Step::Tls, &dst, e.into()))?;
         let h2 = tls.get_ref().1.alpn_protocol() == Some(b"h2".as_slice());
         Ok(Conn::Tls {
             io: Box::new(TokioIo::new(tls)),
@@ -148,15 +159,146 @@ impl Service<Uri> for Connector {
         let this = self.clone();
         let timeout = self.timeout;
         Box::pin(async move {
-            match tokio::time::timeout(timeout, this.connect(dst)).await {
+            match tokio::time::timeout(timeout, this.connect(dst.clone())).await {
                 Ok(result) => result,
-                Err(_) => Err(
-                    Box::new(io::Error::new(io::ErrorKind::TimedOut, "connect timed out"))
-                        as BoxError,
-                ),
+                Err(_) => {
+                    let e = io::Error::new(io::ErrorKind::TimedOut, "connect timed out");
+                    Err(ConnectFailure::boxed(
+                        Step::Timeout(timeout),
+                        &dst,
+                        e.into(),
+                    ))
+                }
             }
         })
     }
+}
+
+/// The step of connecting that failed.
+#[derive(Clone, Copy, Debug)]
+enum Step {
+    /// Resolving the host and opening the TCP connection.
+    Tcp,
+    /// The `CONNECT` tunnel through the proxy.
+    Proxy,
+    /// The TLS handshake.
+    Tls,
+    /// The whole sequence ran past the connect timeout.
+    Timeout(Duration),
+}
+
+/// Why a connection could not be made, named in the first words of its
+/// message (`connection refused`, `DNS`, `TLS: certificate not trusted`,
+/// ...) with the `scheme://host:port` it was for (never a path or query).
+/// The underlying error stays reachable through `source()`.
+#[derive(Debug)]
+pub(crate) struct ConnectFailure {
+    summary: String,
+    source: BoxError,
+}
+
+impl ConnectFailure {
+    fn boxed(step: Step, dst: &Uri, source: BoxError) -> BoxError {
+        let target = format!(
+            "{}://{}:{}",
+            dst.scheme_str().unwrap_or("http"),
+            dst.host().unwrap_or("?"),
+            dst.port_u16()
+                .unwrap_or(if dst.scheme_str() == Some("https") {
+                    443
+                } else {
+                    80
+                })
+        );
+        let summary = match step {
+            Step::Timeout(after) => format!("timed out after {after:?} connecting to {target}"),
+            Step::Tls => tls_summary(&*source, &target),
+            Step::Proxy => format!("proxy: the tunnel to {target} failed: {}", chain(&*source)),
+            Step::Tcp => tcp_summary(&*source, &target),
+        };
+        Box::new(ConnectFailure { summary, source })
+    }
+}
+
+impl std::fmt::Display for ConnectFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.summary)
+    }
+}
+
+impl std::error::Error for ConnectFailure {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&*self.source)
+    }
+}
+
+/// The first `io::Error` in a chain.
+fn io_error<'a>(e: &'a (dyn std::error::Error + 'static)) -> Option<&'a io::Error> {
+    let mut next = Some(e);
+    while let Some(e) = next {
+        if let Some(io) = e.downcast_ref::<io::Error>() {
+            return Some(io);
+        }
+        next = e.source();
+    }
+    None
+}
+
+/// Every message of a chain, joined with `: ` (a message already contained
+/// in an earlier one is left out).
+pub(crate) fn chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut parts = vec![e.to_string()];
+    let mut next = e.source();
+    while let Some(e) = next {
+        let text = e.to_string();
+        if !parts.iter().any(|p| p.contains(&text)) {
+            parts.push(text);
+        }
+        next = e.source();
+    }
+    parts.join(": ")
+}
+
+fn tcp_summary(e: &(dyn std::error::Error + 'static), target: &str) -> String {
+    // hyper-util's connector says "dns error" before the resolver's error.
+    if e.to_string().starts_with("dns error") {
+        let host = target.rsplit_once(':').map_or(target, |(h, _)| h);
+        let host = host.split_once("://").map_or(host, |(_, h)| h);
+        let why = io_error(e).map_or_else(|| chain(e), ToString::to_string);
+        return format!("DNS: cannot resolve {host} ({why})");
+    }
+    match io_error(e).map(io::Error::kind) {
+        Some(io::ErrorKind::ConnectionRefused) => {
+            format!("connection refused: nothing listens at {target}")
+        }
+        Some(io::ErrorKind::TimedOut) => format!("timed out connecting to {target}"),
+        _ => format!("cannot connect to {target}: {}", chain(e)),
+    }
+}
+
+fn tls_summary(e: &(dyn std::error::Error + 'static), target: &str) -> String {
+    use rustls::CertificateError as C;
+    let rustls_error = io_error(e)
+        .and_then(|io| io.get_ref())
+        .and_then(|inner| inner.downcast_ref::<rustls::Error>());
+    let what = match rustls_error {
+        Some(rustls::Error::InvalidCertificate(c)) => match c {
+            C::UnknownIssuer => "certificate not trusted (UnknownIssuer)".to_owned(),
+            C::NotValidForName | C::NotValidForNameContext { .. } => {
+                "certificate not valid for this host name (NotValidForName)".to_owned()
+            }
+            C::Expired | C::ExpiredContext { .. } => "certificate expired (Expired)".to_owned(),
+            C::NotValidYet | C::NotValidYetContext { .. } => {
+                "certificate not valid yet (NotValidYet)".to_owned()
+            }
+            C::Revoked => "certificate revoked (Revoked)".to_owned(),
+            C::BadSignature => "certificate signature invalid (BadSignature)".to_owned(),
+            other => format!("certificate rejected ({other})"),
+        },
+        Some(other) => format!("handshake failed ({other})"),
+        None => format!("handshake failed ({})", chain(e)),
+    };
+    format!("TLS: {what} for {target}")
 }
 
 /// One connection, plain or TLS.

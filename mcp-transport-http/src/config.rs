@@ -133,11 +133,37 @@ impl fmt::Debug for ProxyConfig {
             ProxyConfig::None => f.write_str("None"),
             ProxyConfig::Explicit { url, no_proxy } => f
                 .debug_struct("Explicit")
-                .field("url", &redact_userinfo(url))
+                .field("url", &redact_url(url))
                 .field("no_proxy", no_proxy)
                 .finish(),
         }
     }
+}
+
+/// A URL as it may be shown, logged or stored: every query value and any
+/// `user:pass@` replaced by `<redacted>` (an endpoint's query string often
+/// carries an API key). Parameter names, host and path stay readable.
+///
+/// ```
+/// assert_eq!(
+///     mcp_transport_http::redact_url("https://example.com/mcp?api_key=s3cret&v=2"),
+///     "https://example.com/mcp?api_key=<redacted>&v=<redacted>"
+/// );
+/// ```
+pub fn redact_url(url: &str) -> String {
+    let url = redact_userinfo(url);
+    let end = url.find('#').unwrap_or(url.len());
+    let Some(q) = url[..end].find('?') else {
+        return url;
+    };
+    let pairs: Vec<String> = url[q + 1..end]
+        .split('&')
+        .map(|pair| match pair.split_once('=') {
+            Some((name, _)) => format!("{name}=<redacted>"),
+            None => pair.to_owned(),
+        })
+        .collect();
+    format!("{}?{}{}", &url[..q], pairs.join("&"), &url[end..])
 }
 
 /// A URL with any `user:pass@` replaced by `<redacted>@`.
@@ -147,6 +173,25 @@ pub(crate) fn redact_userinfo(url: &str) -> String {
     match url[start..end].rfind('@') {
         Some(at) => format!("{}<redacted>@{}", &url[..start], &url[start + at + 1..]),
         None => url.to_owned(),
+    }
+}
+
+/// Refuses a port that is empty (`host:`), not a number, zero or over
+/// 65535 (`http::Uri` accepts any digits there, and `port_u16` would then
+/// quietly fall back to the scheme's default port).
+fn check_port(authority: &http::uri::Authority) -> Result<(), ConfigError> {
+    let text = authority.as_str();
+    // After the host; an IPv6 host's colons are inside its brackets.
+    let host_end = text.rfind(']').map_or(0, |i| i + 1);
+    let Some(colon) = text[host_end..].rfind(':') else {
+        return Ok(());
+    };
+    let port = &text[host_end + colon + 1..];
+    match port.parse::<u16>() {
+        Ok(p) if p > 0 => Ok(()),
+        _ => Err(ConfigError::InvalidEndpoint(format!(
+            "invalid port {port:?} (expected 1 to 65535)"
+        ))),
     }
 }
 
@@ -253,7 +298,7 @@ pub struct HttpConfig {
 impl fmt::Debug for HttpConfig {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("HttpConfig")
-            .field("endpoint", &self.endpoint)
+            .field("endpoint", &redact_url(&self.endpoint.to_string()))
             .field("tls", &self.tls)
             .field("proxy", &self.proxy)
             .field("connect_timeout", &self.connect_timeout)
@@ -275,13 +320,18 @@ impl fmt::Debug for HttpConfig {
 impl HttpConfig {
     /// A configuration for this MCP endpoint (`http://` or `https://`).
     ///
+    /// `Debug` shows the endpoint with its query values redacted
+    /// ([`redact_url`]): a token in the query string stays out of logs.
+    ///
     /// # Errors
-    /// [`ConfigError::InvalidEndpoint`] when the URL is not absolute http(s)
-    /// or carries credentials (`user:pass@`), which never go in URLs.
+    /// [`ConfigError::InvalidEndpoint`] when the URL is not absolute http(s),
+    /// has no host or an invalid port (not a number from 1 to 65535), or
+    /// carries credentials (`user:pass@`), which never go in URLs. The
+    /// message never repeats the URL's query string.
     pub fn new(endpoint: &str) -> Result<Self, ConfigError> {
-        let uri: Uri = endpoint
-            .parse()
-            .map_err(|e: http::uri::InvalidUri| ConfigError::InvalidEndpoint(e.to_string()))?;
+        let uri: Uri = endpoint.parse().map_err(|e: http::uri::InvalidUri| {
+            ConfigError::InvalidEndpoint(format!("{e} in {}", redact_url(endpoint)))
+        })?;
         match uri.scheme_str() {
             Some("http" | "https") => {}
             _ => {
@@ -292,12 +342,14 @@ impl HttpConfig {
         }
         let authority = uri
             .authority()
+            .filter(|a| !a.host().is_empty())
             .ok_or_else(|| ConfigError::InvalidEndpoint("no host".into()))?;
         if authority.as_str().contains('@') {
             return Err(ConfigError::InvalidEndpoint(
                 "credentials do not belong in the URL".into(),
             ));
         }
+        check_port(authority)?;
         Ok(HttpConfig {
             endpoint: uri,
             tls: TlsConfig::default(),
@@ -448,5 +500,50 @@ impl HttpConfig {
             return Err(ConfigError::InvalidLimit("size limits must be > 0"));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn invalid_ports_are_refused_and_valid_ones_kept() {
+        for bad in [
+            "http://127.0.0.1:99999/mcp",
+            "http://127.0.0.1:0/mcp",
+            "http://127.0.0.1:/mcp",
+            "http://[::1]:65536/mcp",
+        ] {
+            let e = HttpConfig::new(bad).expect_err(bad);
+            assert!(e.to_string().contains("invalid port"), "{bad}: {e}");
+        }
+        for good in [
+            "http://127.0.0.1:8080/mcp",
+            "https://[::1]:443/",
+            "https://example.com",
+        ] {
+            assert!(HttpConfig::new(good).is_ok(), "{good}");
+        }
+    }
+
+    #[test]
+    fn debug_hides_query_values_of_the_endpoint_and_proxy() {
+        let config = HttpConfig::new("https://example.com/mcp?api_key=s3cret&tenant=t1")
+            .expect("valid")
+            .with_proxy(ProxyConfig::Explicit {
+                url: "http://user:pw@proxy:3128/?token=p4ss".into(),
+                no_proxy: String::new(),
+            });
+        let shown = format!("{config:?}");
+        for secret in ["s3cret", "t1", "pw", "p4ss"] {
+            assert!(!shown.contains(secret), "{secret} in {shown}");
+        }
+        assert!(
+            shown.contains("https://example.com/mcp?api_key=<redacted>&tenant=<redacted>"),
+            "{shown}"
+        );
+        let e = HttpConfig::new("https://exa mple.com/?token=s3cret").expect_err("space");
+        assert!(!e.to_string().contains("s3cret"), "{e}");
     }
 }

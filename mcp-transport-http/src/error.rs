@@ -79,7 +79,13 @@ pub enum HttpError {
 
     // ----- the network -----
     /// Connecting, the TLS handshake or the exchange failed.
-    #[error("HTTP request failed: {0}")]
+    ///
+    /// The message starts with the cause: `connection refused: nothing
+    /// listens at http://127.0.0.1:9`, `DNS: cannot resolve ...`, `TLS:
+    /// certificate not trusted (UnknownIssuer) for https://...`, `timed out
+    /// after 10s connecting to ...`, `proxy: ...`; for a failure after
+    /// connecting, `HTTP request failed:` and every message of the chain.
+    #[error("{}", network_message(&**.0))]
     Network(#[source] Box<dyn std::error::Error + Send + Sync>),
     /// Reading the response body failed.
     #[error("reading the response body failed: {0}")]
@@ -100,8 +106,13 @@ pub enum HttpError {
         /// The JSON-RPC message in the body, if any.
         message: Option<Box<Message>>,
     },
-    /// `401` or `403` that the authorization provider did not resolve.
-    #[error("HTTP status {status}: unauthorized")]
+    /// `401` or `403` that the authorization provider did not resolve. The
+    /// message summarises the `WWW-Authenticate` challenge (scheme, `error`,
+    /// `scope`, `resource_metadata`, ...).
+    #[error(
+        "HTTP status {status}: unauthorized{}",
+        challenge_summary(www_authenticate)
+    )]
     Unauthorized {
         /// `401 Unauthorized` or `403 Forbidden`.
         status: StatusCode,
@@ -116,8 +127,12 @@ pub enum HttpError {
     #[error("the server ended the MCP session (HTTP 404); the request was not replayed")]
     SessionExpired,
     /// A `3xx` answer. Redirects are never followed (credentials must not
-    /// follow them).
-    #[error("HTTP redirect {status} not followed")]
+    /// follow them). The message shows the `Location` with its query values
+    /// redacted.
+    #[error(
+        "HTTP redirect {status}{} not followed (redirects never are: a sign-in page or a moved endpoint?)",
+        location.as_deref().map(|l| format!(" to {}", crate::config::redact_url(l))).unwrap_or_default()
+    )]
     Redirect {
         /// The status code.
         status: StatusCode,
@@ -125,8 +140,9 @@ pub enum HttpError {
         location: Option<String>,
     },
     /// A successful status with a content type that is neither
-    /// `application/json` nor `text/event-stream`.
-    #[error("unexpected content type {content_type:?} (status {status})")]
+    /// `application/json` nor `text/event-stream`. An HTML page (typically a
+    /// sign-in page in front of the server) is named as such.
+    #[error("{}", content_type_message(*status, content_type))]
     UnexpectedContentType {
         /// The status code.
         status: StatusCode,
@@ -173,6 +189,65 @@ pub enum HttpError {
 
 fn display_id(id: Option<&RequestId>) -> String {
     id.map_or_else(|| "(none)".to_owned(), ToString::to_string)
+}
+
+/// A network failure named by its cause: the connect failure's summary when
+/// connecting failed, else every message of the chain.
+fn network_message(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut next = Some(e);
+    while let Some(e) = next {
+        if let Some(failure) = e.downcast_ref::<crate::client::ConnectFailure>() {
+            return failure.to_string();
+        }
+        next = e.source();
+    }
+    format!("HTTP request failed: {}", crate::client::chain(e))
+}
+
+/// `: Bearer (error=invalid_token, resource_metadata=https://...)` for
+/// the challenges a 401 carried, or a note that it carried none.
+fn challenge_summary(challenges: &[String]) -> String {
+    const KEPT: [&str; 5] = [
+        "realm",
+        "error",
+        "error_description",
+        "scope",
+        "resource_metadata",
+    ];
+    if challenges.is_empty() {
+        return " (no WWW-Authenticate challenge)".to_owned();
+    }
+    let described: Vec<String> = challenges
+        .iter()
+        .map(|c| {
+            let c = c.trim();
+            let (scheme, params) = c.split_once(' ').unwrap_or((c, ""));
+            let kept: Vec<String> = params
+                .split(',')
+                .filter_map(|p| p.split_once('='))
+                .map(|(k, v)| (k.trim(), v.trim().trim_matches('"')))
+                .filter(|(k, _)| KEPT.iter().any(|kept| k.eq_ignore_ascii_case(kept)))
+                .map(|(k, v)| format!("{k}={}", crate::headers::bounded(v, 200)))
+                .collect();
+            if kept.is_empty() {
+                scheme.to_owned()
+            } else {
+                format!("{scheme} ({})", kept.join(", "))
+            }
+        })
+        .collect();
+    format!(": the server asks for {}", described.join("; "))
+}
+
+fn content_type_message(status: StatusCode, content_type: &str) -> String {
+    if content_type.to_ascii_lowercase().contains("text/html") {
+        format!(
+            "the server answered with an HTML page (status {status}, {content_type}) where MCP \
+             JSON was expected: a sign-in page, a proxy's page, or a wrong endpoint URL"
+        )
+    } else {
+        format!("unexpected content type {content_type:?} (status {status})")
+    }
 }
 
 fn excerpt(body: &str) -> String {

@@ -56,7 +56,7 @@ pub mod oauth;
 pub mod sse;
 
 pub use config::{
-    ClientCert, HttpConfig, Limits, ProxyConfig, ReconnectPolicy, RootStore, TlsConfig,
+    ClientCert, HttpConfig, Limits, ProxyConfig, ReconnectPolicy, RootStore, TlsConfig, redact_url,
 };
 pub use error::{ConfigError, Fault, HttpError};
 pub use session::SessionId;

@@ -103,10 +103,16 @@ impl ShutdownTimeouts {
 ///     .on_stderr_line(|line| eprintln!("server: {line}"));
 /// assert!(!format!("{cmd:?}").contains("secret"));
 /// ```
+///
+/// `Debug` never shows environment values, and hides arguments that hold
+/// credentials (see [`ServerCommand::secret_arg`]); the client's era cache
+/// keys are built from it, so they hold no secret either.
 #[derive(Clone)]
 pub struct ServerCommand {
     pub(crate) program: OsString,
     pub(crate) args: Vec<OsString>,
+    /// Indices of the arguments marked secret ([`ServerCommand::secret_arg`]).
+    pub(crate) secret_args: Vec<usize>,
     pub(crate) inherit: EnvInherit,
     /// Explicit settings, in order: `Some` sets, `None` removes.
     pub(crate) env: Vec<(OsString, Option<OsString>)>,
@@ -126,6 +132,7 @@ impl ServerCommand {
         ServerCommand {
             program: program.into(),
             args: Vec::new(),
+            secret_args: Vec::new(),
             inherit: EnvInherit::All,
             env: Vec::new(),
             cwd: None,
@@ -140,6 +147,28 @@ impl ServerCommand {
     /// Adds an argument.
     #[must_use]
     pub fn arg(mut self, arg: impl Into<OsString>) -> Self {
+        self.args.push(arg.into());
+        self
+    }
+
+    /// Adds an argument that is a secret (a token, a password): it is
+    /// passed as it is but never shown in `Debug` output, logs or the
+    /// client's era cache keys. Arguments that look like credentials, or
+    /// follow a flag naming one (`--token X`, `--api-key=X`), and URL query
+    /// values are hidden anyway; this is for the ones no rule recognises.
+    ///
+    /// ```
+    /// use mcp_transport_stdio::ServerCommand;
+    /// let cmd = ServerCommand::new("my-server")
+    ///     .args(["--token", "t0ps3cret", "https://api.example.com/?key=k3y"])
+    ///     .arg("--as")
+    ///     .secret_arg("hunter2");
+    /// let shown = format!("{cmd:?}");
+    /// assert!(!["t0ps3cret", "k3y", "hunter2"].iter().any(|s| shown.contains(s)), "{shown}");
+    /// ```
+    #[must_use]
+    pub fn secret_arg(mut self, arg: impl Into<OsString>) -> Self {
+        self.secret_args.push(self.args.len());
         self.args.push(arg.into());
         self
     }
@@ -224,8 +253,12 @@ impl ServerCommand {
         self
     }
 
-    /// The longest stdout line accepted, in bytes (default
-    /// [`DEFAULT_MAX_LINE_LENGTH`]).
+    /// The longest stdout line accepted from this server, in bytes
+    /// (default [`DEFAULT_MAX_LINE_LENGTH`], 16 MiB). A longer line is
+    /// discarded and reported as [`Inbound::Oversized`](crate::Inbound::Oversized)
+    /// ([`LineTooLong`](crate::LineTooLong) names this cap); the session
+    /// goes on. Raise it for a server known to send larger results, lower
+    /// it to bound a host that runs many servers.
     #[must_use]
     pub fn max_line_length(mut self, bytes: usize) -> Self {
         self.max_line_length = bytes;
@@ -330,7 +363,8 @@ fn executable_in(dir: &Path, program: &OsStr) -> Option<PathBuf> {
 
 impl fmt::Debug for ServerCommand {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // Environment values often hold credentials: show names only.
+        // Environment values often hold credentials: show names only. The
+        // arguments lose what looks secret (redact.rs).
         let env: Vec<String> = self
             .env
             .iter()
@@ -339,9 +373,20 @@ impl fmt::Debug for ServerCommand {
                 None => format!("-{}", k.to_string_lossy()),
             })
             .collect();
+        let args: Vec<(String, bool)> = self
+            .args
+            .iter()
+            .enumerate()
+            .map(|(i, a)| {
+                (
+                    a.to_string_lossy().into_owned(),
+                    self.secret_args.contains(&i),
+                )
+            })
+            .collect();
         f.debug_struct("ServerCommand")
             .field("program", &self.program)
-            .field("args", &self.args)
+            .field("args", &crate::redact::redact_args(&args))
             .field("inherit", &self.inherit)
             .field("env", &env)
             .field("cwd", &self.cwd)

@@ -93,15 +93,24 @@ impl SendError {
 /// The server wrote a line longer than the configured maximum.
 ///
 /// The line was discarded up to its newline; the lines after it are read
-/// normally.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("the server wrote a line of {len} bytes, over the limit of {limit}; it was discarded")]
+/// normally. When the line was a response whose `id` shows in its first or
+/// last bytes, `id` names the request it answered (which will get no other
+/// answer): `the server's response to request 7 is 20971552 bytes, over
+/// the line limit of 16777216 bytes; it was discarded`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{} {len} bytes, over the line limit of {limit} bytes; it was discarded",
+    match .id { Some(id) => format!("the server's response to request {id} is"), None => "the server wrote a line of".to_owned() }
+)]
 #[non_exhaustive]
 pub struct LineTooLong {
     /// Length of the discarded line in bytes.
     pub len: u64,
     /// The configured maximum.
     pub limit: usize,
+    /// The request the discarded line answered, when it was a response
+    /// and its id could be read from the kept ends of the line.
+    pub id: Option<mcp_types::RequestId>,
 }
 
 /// The server process exited; the connection is over.
@@ -118,6 +127,22 @@ pub struct ProcessExited {
 }
 
 impl ProcessExited {
+    /// A report of an exit: for transports and clients that learn of it
+    /// from a [`ServerProcess`](crate::ServerProcess) (its
+    /// [`exit_status`](crate::ServerProcess::exit_status) and
+    /// [`stderr_tail`](crate::ServerProcess::stderr_tail)).
+    pub fn new(
+        status: Option<ExitStatus>,
+        stderr_tail: Vec<String>,
+        messages_received: u64,
+    ) -> Self {
+        ProcessExited {
+            status,
+            stderr_tail,
+            messages_received,
+        }
+    }
+
     /// True when the server exited before sending a single message: it
     /// died during startup or before answering the handshake.
     pub fn before_first_message(&self) -> bool {
@@ -128,7 +153,28 @@ impl ProcessExited {
     pub fn exit_code(&self) -> Option<i32> {
         self.status.and_then(|s| s.code())
     }
+
+    /// The last few non-blank stderr lines (at most
+    /// [`STDERR_EXCERPT_LINES`], each shortened to 200 characters), oldest
+    /// first, joined with ` | `; `None` when the server wrote none. This is
+    /// what error messages show after `stderr:`.
+    ///
+    /// ```
+    /// # use mcp_transport_stdio::RecvError;
+    /// # fn show(e: &RecvError) {
+    /// if let RecvError::ProcessExited(exit) = e {
+    ///     eprintln!("{:?}: {}", exit.status, exit.stderr_excerpt().unwrap_or_default());
+    /// }
+    /// # }
+    /// ```
+    pub fn stderr_excerpt(&self) -> Option<String> {
+        stderr_excerpt(&self.stderr_tail)
+    }
 }
+
+/// How many of the last stderr lines an error message shows: enough for a
+/// panic message and the frames or context lines after it.
+pub const STDERR_EXCERPT_LINES: usize = 5;
 
 impl fmt::Display for ProcessExited {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -140,7 +186,7 @@ impl fmt::Display for ProcessExited {
         if self.before_first_message() {
             f.write_str(" before sending any message")?;
         }
-        write_last_line(f, &self.stderr_tail)
+        write_excerpt(f, &self.stderr_tail)
     }
 }
 
@@ -156,7 +202,7 @@ pub enum RecvError {
     ProcessExited(ProcessExited),
     /// The server closed its stdout but did not exit within a short wait.
     /// Shutting the transport down ends the process.
-    #[error("the server closed its stdout but is still running{}", LastLine(.stderr_tail))]
+    #[error("the server closed its stdout but is still running{}", Excerpt(.stderr_tail))]
     StdoutClosed {
         /// The last lines the server wrote to stderr.
         stderr_tail: Vec<String>,
@@ -179,25 +225,50 @@ impl RecvError {
     }
 }
 
-struct LastLine<'a>(&'a [String]);
+struct Excerpt<'a>(&'a [String]);
 
-impl fmt::Display for LastLine<'_> {
+impl fmt::Display for Excerpt<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write_last_line(f, self.0)
+        write_excerpt(f, self.0)
     }
 }
 
-/// Appends the last non-blank stderr line, shortened, to an error message.
-fn write_last_line(f: &mut fmt::Formatter<'_>, tail: &[String]) -> fmt::Result {
-    const MAX_CHARS: usize = 200;
-    let Some(line) = tail.iter().rev().find(|l| !l.trim().is_empty()) else {
-        return Ok(());
-    };
-    let line = line.trim();
-    match line.char_indices().nth(MAX_CHARS) {
-        Some((cut, _)) => write!(f, "; stderr: {}…", &line[..cut]),
-        None => write!(f, "; stderr: {line}"),
+/// Appends `; stderr: ` and the stderr excerpt, if any, to an error message.
+fn write_excerpt(f: &mut fmt::Formatter<'_>, tail: &[String]) -> fmt::Result {
+    match stderr_excerpt(tail) {
+        Some(text) => write!(f, "; stderr: {text}"),
+        None => Ok(()),
     }
+}
+
+/// The last [`STDERR_EXCERPT_LINES`] non-blank lines, shortened, joined.
+fn stderr_excerpt(tail: &[String]) -> Option<String> {
+    const MAX_CHARS: usize = 200;
+    let mut lines: Vec<&str> = tail
+        .iter()
+        .rev()
+        .map(|l| l.trim())
+        .filter(|l| !l.is_empty())
+        .take(STDERR_EXCERPT_LINES)
+        .collect();
+    if lines.is_empty() {
+        return None;
+    }
+    lines.reverse();
+    let mut out = String::new();
+    for (i, line) in lines.into_iter().enumerate() {
+        if i > 0 {
+            out.push_str(" | ");
+        }
+        match line.char_indices().nth(MAX_CHARS) {
+            Some((cut, _)) => {
+                out.push_str(&line[..cut]);
+                out.push('…');
+            }
+            None => out.push_str(line),
+        }
+    }
+    Some(out)
 }
 
 #[cfg(test)]
@@ -205,7 +276,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn process_exited_message_names_status_and_last_stderr_line() {
+    fn process_exited_message_names_status_and_the_last_stderr_lines() {
         let e = ProcessExited {
             status: None,
             stderr_tail: vec!["starting".into(), "fatal: no config".into(), " ".into()],
@@ -213,7 +284,17 @@ mod tests {
         };
         assert_eq!(
             e.to_string(),
-            "the server process exited (status unknown) before sending any message; stderr: fatal: no config"
+            "the server process exited (status unknown) before sending any message; stderr: starting | fatal: no config"
+        );
+        let long: Vec<String> = (0..9).map(|i| format!("line {i}")).collect();
+        let e = ProcessExited {
+            status: None,
+            stderr_tail: long,
+            messages_received: 1,
+        };
+        assert_eq!(
+            e.stderr_excerpt().as_deref(),
+            Some("line 4 | line 5 | line 6 | line 7 | line 8")
         );
         let e = RecvError::StdoutClosed {
             stderr_tail: vec!["é".repeat(300)],

@@ -21,9 +21,21 @@ use crate::error::{LineTooLong, RecvError, SendError};
 use crate::line_splitter::{Frame, LineSplitter};
 use crate::process::ProcessLink;
 
-/// The default maximum length of one incoming line: 64 MiB, room for large
-/// tool results.
-pub const DEFAULT_MAX_LINE_LENGTH: usize = 64 * 1024 * 1024;
+/// The default maximum length of one incoming line: 16 MiB.
+///
+/// A line is buffered whole before it is parsed, so this cap is the memory
+/// one server can make the client hold for a single message (plus its
+/// parsed form). 16 MiB is the same bound as the HTTP transport's largest
+/// body and event (`mcp_transport_http::Limits`), so a tool result that fits
+/// one transport fits the other; it leaves room for a base64 screenshot or
+/// a large document, while a host running 32 servers stays under 512 MiB
+/// of line buffers in the worst case (64 MiB, the former default, allowed
+/// 2 GiB). A longer line is discarded up to its newline and reported as
+/// [`Inbound::Oversized`] naming this cap; the session goes on. Raise or
+/// lower it per server with
+/// [`ServerCommand::max_line_length`](crate::ServerCommand::max_line_length)
+/// (or [`Receiver::with_max_line_length`]).
+pub const DEFAULT_MAX_LINE_LENGTH: usize = 16 * 1024 * 1024;
 
 /// How much of a skipped line is kept for diagnostics.
 const EXCERPT_BYTES: usize = 256;
@@ -467,9 +479,15 @@ impl fmt::Debug for Receiver {
 /// Turns a frame into an item; `None` for a blank line.
 fn classify(frame: Frame<'_>, limit: usize, check: bool, messages: &mut u64) -> Option<Inbound> {
     match frame {
-        Frame::Oversized { len } => {
-            tracing::warn!(len, limit, "discarded an oversized line from the server");
-            Some(Inbound::Oversized(LineTooLong { len, limit }))
+        Frame::Oversized { len, head, tail } => {
+            let id = crate::envelope::discarded_response_id(head, tail);
+            tracing::warn!(
+                len,
+                limit,
+                ?id,
+                "discarded an oversized line from the server"
+            );
+            Some(Inbound::Oversized(LineTooLong { len, limit, id }))
         }
         Frame::Line(line) => {
             if line.iter().all(u8::is_ascii_whitespace) {

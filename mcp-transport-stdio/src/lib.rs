@@ -15,7 +15,11 @@
 //!   non-JSON lines (banners, logs) and discarded oversized lines
 //!   ([`LineTooLong`]), all of which leave the session open. A child that
 //!   exits ends the stream with [`RecvError::ProcessExited`], carrying the
-//!   exit status, the stderr tail and whether any message came before.
+//!   exit status or signal, the stderr tail (its Display shows the last
+//!   [`STDERR_EXCERPT_LINES`] lines) and whether any message came before.
+//!   When the server exits on its own (a crash, `kill -9`), the processes
+//!   it left in its group are stopped at once (SIGTERM, then SIGKILL), not
+//!   only at shutdown.
 //! * [`ServerProcess::shutdown`] closes stdin, waits, sends SIGTERM to the
 //!   group, waits, sends SIGKILL, and always reaps, within
 //!   [`ShutdownTimeouts::total`]. Dropping the transport does the same in
@@ -32,13 +36,16 @@ mod error;
 mod framed;
 pub mod line_splitter;
 mod process;
+mod redact;
 mod shutdown;
 mod stderr;
 mod transport;
 
 pub use command::{EnvInherit, ServerCommand, ShutdownTimeouts, StderrMode};
 pub use envelope::BrokenEnvelope;
-pub use error::{LineTooLong, ProcessExited, RecvError, SendError, SpawnError};
+pub use error::{
+    LineTooLong, ProcessExited, RecvError, STDERR_EXCERPT_LINES, SendError, SpawnError,
+};
 pub use framed::{
     DEFAULT_MAX_LINE_LENGTH, Inbound, Receiver, Sender, SkipReason, SkippedLine, framed,
     framed_stream, memory_pair,

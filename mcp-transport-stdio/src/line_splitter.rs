@@ -22,6 +22,12 @@ const MIN_READ: usize = 64 * 1024;
 /// the last line was small (below a quarter of this).
 const SHRINK_ABOVE: usize = 1024 * 1024;
 
+/// How many of the first bytes of a discarded line are kept.
+pub const KEPT_HEAD: usize = 256;
+
+/// How many of the last bytes of a discarded line are kept.
+pub const KEPT_TAIL: usize = 64;
+
 /// One unit of output of the splitter.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Frame<'a> {
@@ -31,6 +37,10 @@ pub enum Frame<'a> {
     Oversized {
         /// Length of the discarded line in bytes, without its `\n`.
         len: u64,
+        /// Its first bytes (at most [`KEPT_HEAD`]), for diagnostics.
+        head: &'a [u8],
+        /// Its last bytes (at most [`KEPT_TAIL`]), for diagnostics.
+        tail: &'a [u8],
     },
 }
 
@@ -45,7 +55,10 @@ pub enum Frame<'a> {
 ///     s.commit(chunk.len());
 /// }
 /// assert_eq!(s.next_frame(), Some(Frame::Line(b"{}")));
-/// assert_eq!(s.next_frame(), Some(Frame::Oversized { len: 21 }));
+/// assert!(matches!(
+///     s.next_frame(),
+///     Some(Frame::Oversized { len: 21, head: b"this line is too long", .. })
+/// ));
 /// assert_eq!(s.next_frame(), None);
 /// assert_eq!(s.finish(), Some(Frame::Line(b"{\"a\":1")));
 /// ```
@@ -60,6 +73,9 @@ pub struct LineSplitter {
     max_line: usize,
     /// Bytes of an oversized line dropped so far, while looking for its end.
     discarding: Option<u64>,
+    /// The first and the last bytes of the line being discarded.
+    head: Vec<u8>,
+    tail: Vec<u8>,
     /// Whether the last line taken out was big: a big buffer is kept for the
     /// next one.
     last_big: bool,
@@ -76,6 +92,8 @@ impl LineSplitter {
             scanned: 0,
             max_line,
             discarding: None,
+            head: Vec::new(),
+            tail: Vec::new(),
             last_big: false,
         }
     }
@@ -129,14 +147,18 @@ impl LineSplitter {
             let pending = &self.buf[self.start..self.end];
             return match memchr::memchr(b'\n', pending) {
                 Some(i) => {
+                    keep_tail(&mut self.tail, &pending[..i]);
                     self.discarding = None;
                     self.start += i + 1;
                     self.scanned = self.start;
                     Some(Frame::Oversized {
                         len: dropped + i as u64,
+                        head: &self.head,
+                        tail: &self.tail,
                     })
                 }
                 None => {
+                    keep_tail(&mut self.tail, pending);
                     self.discarding = Some(dropped + pending.len() as u64);
                     self.start = self.end;
                     self.scanned = self.end;
@@ -153,7 +175,7 @@ impl LineSplitter {
                 let len = line_end - line_start;
                 self.last_big = len >= SHRINK_ABOVE / 4;
                 if len > self.max_line {
-                    return Some(Frame::Oversized { len: len as u64 });
+                    return Some(oversized(&self.buf[line_start..line_end]));
                 }
                 Some(Frame::Line(trim_cr(&self.buf[line_start..line_end])))
             }
@@ -161,6 +183,12 @@ impl LineSplitter {
                 self.scanned = self.end;
                 let pending = self.end - self.start;
                 if pending > self.max_line {
+                    let line = &self.buf[self.start..self.end];
+                    self.head.clear();
+                    self.head
+                        .extend_from_slice(&line[..line.len().min(KEPT_HEAD)]);
+                    self.tail.clear();
+                    keep_tail(&mut self.tail, line);
                     self.discarding = Some(pending as u64);
                     self.start = self.end;
                 }
@@ -180,17 +208,18 @@ impl LineSplitter {
         self.end = 0;
         self.scanned = 0;
         if let Some(dropped) = discarding {
+            keep_tail(&mut self.tail, &self.buf[start..end]);
             return Some(Frame::Oversized {
                 len: dropped + (end - start) as u64,
+                head: &self.head,
+                tail: &self.tail,
             });
         }
         if start == end {
             return None;
         }
         if end - start > self.max_line {
-            return Some(Frame::Oversized {
-                len: (end - start) as u64,
-            });
+            return Some(oversized(&self.buf[start..end]));
         }
         Some(Frame::Line(trim_cr(&self.buf[start..end])))
     }
@@ -198,6 +227,28 @@ impl LineSplitter {
     /// Bytes currently held for an incomplete line.
     pub fn pending(&self) -> usize {
         self.end - self.start
+    }
+}
+
+/// The report of a whole line held in the buffer.
+fn oversized(line: &[u8]) -> Frame<'_> {
+    Frame::Oversized {
+        len: line.len() as u64,
+        head: &line[..line.len().min(KEPT_HEAD)],
+        tail: &line[line.len().saturating_sub(KEPT_TAIL)..],
+    }
+}
+
+/// Appends `more` to the kept tail, keeping its last [`KEPT_TAIL`] bytes.
+fn keep_tail(tail: &mut Vec<u8>, more: &[u8]) {
+    if more.len() >= KEPT_TAIL {
+        tail.clear();
+        tail.extend_from_slice(&more[more.len() - KEPT_TAIL..]);
+        return;
+    }
+    tail.extend_from_slice(more);
+    if tail.len() > KEPT_TAIL {
+        tail.drain(..tail.len() - KEPT_TAIL);
     }
 }
 
@@ -225,7 +276,11 @@ mod tests {
     fn render(f: Frame<'_>) -> String {
         match f {
             Frame::Line(l) => String::from_utf8_lossy(l).into_owned(),
-            Frame::Oversized { len } => format!("<oversized {len}>"),
+            Frame::Oversized { len, head, tail } => format!(
+                "<oversized {len} {}..{}>",
+                String::from_utf8_lossy(&head[..head.len().min(2)]),
+                String::from_utf8_lossy(&tail[tail.len().saturating_sub(2)..])
+            ),
         }
     }
 
@@ -243,19 +298,27 @@ mod tests {
         let mut s = LineSplitter::new(3);
         let mut out = Vec::new();
         feed(&mut s, b"abc\nabcd\nx\n", &mut out);
-        assert_eq!(out, ["abc", "<oversized 4>", "x"]);
+        assert_eq!(out, ["abc", "<oversized 4 ab..cd>", "x"]);
     }
 
     #[test]
     fn oversized_line_spanning_many_reads_is_reported_once() {
         let mut s = LineSplitter::new(10);
         let mut out = Vec::new();
-        let big = vec![b'x'; 3 * MIN_READ + 5];
+        let mut big = vec![b'x'; 3 * MIN_READ + 5];
+        big[0] = b'{';
         feed(&mut s, b"ok\n", &mut out);
         feed(&mut s, &big, &mut out);
         assert!(s.buf.len() <= 10 + 2 * MIN_READ, "buffer stays bounded");
-        feed(&mut s, b"\nnext\n", &mut out);
-        assert_eq!(out, ["ok", &format!("<oversized {}>", big.len()), "next"]);
+        feed(&mut s, b"}\nnext\n", &mut out);
+        assert_eq!(
+            out,
+            [
+                "ok",
+                &format!("<oversized {} {{x..x}}>", big.len() + 1),
+                "next"
+            ]
+        );
     }
 
     #[test]
@@ -264,7 +327,14 @@ mod tests {
         let mut out = Vec::new();
         feed(&mut s, b"abcdef", &mut out);
         assert!(out.is_empty());
-        assert_eq!(s.finish(), Some(Frame::Oversized { len: 6 }));
+        assert_eq!(
+            s.finish(),
+            Some(Frame::Oversized {
+                len: 6,
+                head: b"abcdef",
+                tail: b"abcdef"
+            })
+        );
         assert_eq!(s.finish(), None);
     }
 

@@ -5,7 +5,9 @@
 //! both through a `watch` channel that the receiver and the shutdown read.
 //! stdout is read directly by the [`Receiver`], with no task in between.
 
+use std::future::Future;
 use std::io;
+use std::pin::Pin;
 use std::process::{ExitStatus, Stdio};
 use std::time::Duration;
 
@@ -17,7 +19,7 @@ use tokio::task::JoinHandle;
 use crate::command::{ServerCommand, ShutdownTimeouts, StderrMode};
 use crate::error::{ProcessExited, RecvError, SpawnError};
 use crate::framed::{Receiver, Sender};
-use crate::shutdown::KillGuard;
+use crate::shutdown::{KillGuard, ShutdownOutcome};
 use crate::stderr::{StderrLines, StderrSink};
 
 /// After the child exited, stdout counts as ended once it stays silent this
@@ -36,8 +38,12 @@ pub(crate) struct ProcState {
     pub(crate) exit: Option<Option<ExitStatus>>,
     /// stderr reached its end (or is not captured).
     pub(crate) stderr_done: bool,
-    /// When the child was reaped, no other process of its group was left.
+    /// When the child was reaped, no other process of its group was left
+    /// (or, later, the orphans it left were stopped and are gone).
     pub(crate) tree_gone: bool,
+    /// The stage it took to stop the processes the server left in its
+    /// group when it exited (`None`: it left none).
+    pub(crate) orphans: Option<ShutdownOutcome>,
 }
 
 /// The parts of a freshly spawned server.
@@ -115,12 +121,16 @@ pub(crate) fn spawn(command: &ServerCommand) -> Result<Spawned, SpawnError> {
         exit: None,
         stderr_done: stderr.is_none(),
         tree_gone: false,
+        orphans: None,
     });
     let guard = KillGuard::new(pid, state_rx.clone());
     let (kill_tx, kill_rx) = watch::channel(false);
     let supervisor = tokio::spawn(supervise(
-        child,
-        pid,
+        Supervised {
+            child,
+            pid,
+            timeouts: command.shutdown,
+        },
         stderr,
         sink.clone(),
         state_tx,
@@ -154,19 +164,37 @@ pub(crate) fn spawn(command: &ServerCommand) -> Result<Spawned, SpawnError> {
     })
 }
 
-/// Owns the child: reaps it, drains stderr, and obeys kill requests.
-async fn supervise(
-    mut child: Child,
+/// The child and how to stop what it leaves behind.
+struct Supervised {
+    child: Child,
     pid: Option<u32>,
+    timeouts: ShutdownTimeouts,
+}
+
+/// Owns the child: reaps it, drains stderr, and obeys kill requests.
+///
+/// When the child exits (crashed, killed, or ended on its own) while other
+/// processes of its group live on, they are stopped at once (SIGTERM, then
+/// SIGKILL after [`ShutdownTimeouts::after_terminate`]): the connection is
+/// over, and a held but dead transport must not keep a server's helpers
+/// running until it is shut down or dropped.
+async fn supervise(
+    supervised: Supervised,
     mut stderr: Option<ChildStderr>,
     sink: StderrSink,
     state: watch::Sender<ProcState>,
     mut kill: watch::Receiver<bool>,
 ) {
+    let Supervised {
+        mut child,
+        pid,
+        timeouts,
+    } = supervised;
     let mut lines = StderrLines::default();
     let mut buf = vec![0u8; 8192];
     let mut exited = false;
     let mut listen_kill = true;
+    let mut orphans: Option<Pin<Box<dyn Future<Output = bool> + Send>>> = None;
     loop {
         tokio::select! {
             status = child.wait(), if !exited => {
@@ -174,10 +202,26 @@ async fn supervise(
                 let status = status.ok();
                 tracing::debug!(status = ?status, "server process exited");
                 let tree_gone = !crate::shutdown::group_alive(pid);
+                // Recorded before any signal, so a shutdown that sees the
+                // group empty afterwards knows who emptied it.
                 state.send_modify(|s| {
                     s.exit = Some(status);
                     s.tree_gone = tree_gone;
+                    if !tree_gone {
+                        s.orphans = Some(ShutdownOutcome::Terminated);
+                    }
                 });
+                if !tree_gone {
+                    tracing::debug!(pid, "the server left processes in its group: stopping them");
+                    let state = state.clone();
+                    let on_kill =
+                        move || state.send_modify(|s| s.orphans = Some(ShutdownOutcome::Killed));
+                    orphans = Some(Box::pin(crate::shutdown::stop_orphans(pid, timeouts, on_kill)));
+                }
+            }
+            gone = poll_opt(&mut orphans) => {
+                orphans = None;
+                state.send_modify(|s| s.tree_gone |= gone);
             }
             read = read_opt(&mut stderr, &mut buf) => match read {
                 Ok(n) if n > 0 => lines.push(&buf[..n], &mut |l| sink.line(l)),
@@ -199,9 +243,16 @@ async fn supervise(
             }
             else => break,
         }
-        if exited && stderr.is_none() {
+        if exited && stderr.is_none() && orphans.is_none() {
             break;
         }
+    }
+}
+
+async fn poll_opt(f: &mut Option<Pin<Box<dyn Future<Output = bool> + Send>>>) -> bool {
+    match f {
+        Some(f) => f.await,
+        None => std::future::pending().await,
     }
 }
 

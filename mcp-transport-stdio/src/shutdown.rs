@@ -13,6 +13,7 @@ use std::time::Duration;
 use tokio::sync::watch;
 use tokio::time::Instant;
 
+use crate::command::ShutdownTimeouts;
 use crate::process::{ProcState, ProcessInner};
 
 /// How often survivors of the group are polled.
@@ -74,6 +75,13 @@ pub(crate) async fn staged(mut inner: ProcessInner) -> ExitInfo {
             }
         }
     }
+    // The server exited by itself, but the processes it left were stopped
+    // by the supervisor (process.rs): say which stage that took.
+    if outcome == ShutdownOutcome::Exited
+        && let Some(orphans) = inner.state.borrow().orphans
+    {
+        outcome = orphans;
+    }
     let reaped = inner.state.borrow().exit.is_some();
     if reaped && tree_gone(&inner) {
         inner.guard.disarm();
@@ -93,6 +101,43 @@ pub(crate) async fn staged(mut inner: ProcessInner) -> ExitInfo {
         outcome,
         stderr_tail: inner.stderr.tail(),
         elapsed: started.elapsed(),
+    }
+}
+
+/// Stops the processes a server left in its group when it exited: SIGTERM,
+/// then (calling `on_kill` first) SIGKILL after `after_terminate`. Returns
+/// true once the group is empty, false if it is still not after
+/// `after_kill` more.
+pub(crate) async fn stop_orphans(
+    pid: Option<u32>,
+    t: ShutdownTimeouts,
+    on_kill: impl FnOnce() + Send,
+) -> bool {
+    platform::terminate_tree(pid);
+    if group_empties(pid, Instant::now() + t.after_terminate).await {
+        return true;
+    }
+    on_kill();
+    tracing::debug!(pid, "processes left by the server ignored SIGTERM: killing");
+    platform::kill_tree(pid);
+    let gone = group_empties(pid, Instant::now() + t.after_kill).await;
+    if !gone {
+        tracing::warn!(pid, "processes left by the server survive SIGKILL");
+    }
+    gone
+}
+
+/// Polls until no live process of the group is left, or `deadline`.
+async fn group_empties(pid: Option<u32>, deadline: Instant) -> bool {
+    loop {
+        if !platform::group_alive(pid) {
+            return true;
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            return false;
+        }
+        tokio::time::sleep_until(deadline.min(now + POLL)).await;
     }
 }
 

@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 
 use common::*;
 use mcp_transport_stdio::{
-    Inbound, RecvError, SendError, ServerCommand, ShutdownOutcome, SkipReason, SpawnError,
-    StderrMode, StdioTransport,
+    DEFAULT_MAX_LINE_LENGTH, Inbound, RecvError, SendError, ServerCommand, ShutdownOutcome,
+    SkipReason, SpawnError, StderrMode, StdioTransport,
 };
 use mcp_types::{Message, RequestId};
 use serde_json::json;
@@ -67,9 +67,36 @@ async fn banners_before_and_between_messages_are_skipped() {
 }
 
 #[tokio::test]
-async fn a_32_mib_line_arrives_whole() {
+async fn a_32_mib_line_is_refused_by_the_default_cap_and_fits_a_raised_one() {
     const SIZE: usize = 32 * 1024 * 1024;
+    // The default cap (16 MiB) discards it, names the cap, and the session
+    // goes on.
     let mut t = StdioTransport::spawn(server(&[])).unwrap();
+    t.send(&request(1, "big", json!({"size": SIZE})))
+        .await
+        .unwrap();
+    t.send(&request(2, "ping", json!("after"))).await.unwrap();
+    let (before, m) = until_message(&mut t).await;
+    let [Inbound::Oversized(e)] = &before[..] else {
+        panic!("expected one oversized report, got {before:?}")
+    };
+    assert_eq!(e.limit, DEFAULT_MAX_LINE_LENGTH);
+    assert_eq!(DEFAULT_MAX_LINE_LENGTH, 16 * 1024 * 1024);
+    // The discarded line names the request it answered.
+    assert_eq!(e.id, Some(RequestId::Number(1)));
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "the server's response to request 1 is {} bytes, over the line limit of 16777216 \
+             bytes; it was discarded",
+            e.len
+        )
+    );
+    assert_eq!(echo_of(&m), json!({"echo": "after"}));
+    t.shutdown().await;
+
+    // A server known to send more gets a larger cap of its own.
+    let mut t = StdioTransport::spawn(server(&[]).max_line_length(40 * 1024 * 1024)).unwrap();
     t.send(&request(1, "big", json!({"size": SIZE})))
         .await
         .unwrap();
@@ -130,6 +157,71 @@ async fn a_crash_mid_request_fails_promptly_with_status_and_stderr() {
     let exit = t.shutdown().await;
     assert_eq!(exit.outcome, ShutdownOutcome::Exited);
     assert_eq!(exit.status.and_then(|s| s.code()), Some(3));
+}
+
+/// The server (python, with a SIGTERM-ignoring grandchild) and the
+/// grandchild's pid.
+async fn stubborn_tree(t: &mut StdioTransport) -> u32 {
+    let (_, m) = until_message(t).await;
+    let Message::Notification(n) = m else {
+        panic!("expected the grandchild notification")
+    };
+    let params: serde_json::Value =
+        serde_json::from_str(n.params.expect("params").get()).expect("JSON");
+    u32::try_from(params["pid"].as_u64().expect("pid")).expect("u32 pid")
+}
+
+#[tokio::test]
+async fn a_crash_reports_several_stderr_lines_and_stops_the_group_at_once() {
+    let mut t = StdioTransport::spawn(server(&["--grandchild", "--stubborn"])).unwrap();
+    let grandchild = stubborn_tree(&mut t).await;
+    t.send(&request(1, "crash", json!({}))).await.unwrap();
+    let RecvError::ProcessExited(e) = end_error(&mut t).await else {
+        panic!("expected ProcessExited")
+    };
+    assert_eq!(e.exit_code(), Some(3));
+    let text = e.to_string();
+    assert!(
+        text.contains(
+            "(exit status: 3); stderr: panic: crashing on purpose | goroutine 1 [running]: \
+             | main.handle(0x2a) | server.go:42 +0x1d"
+        ),
+        "{text}"
+    );
+    // The transport is still held and not shut down: the grandchild, which
+    // ignores SIGTERM, is killed anyway (after_terminate is 300 ms here).
+    assert!(
+        wait_dead(grandchild, Duration::from_secs(3)).await,
+        "the crashed server's grandchild survived"
+    );
+    let exit = t.shutdown().await;
+    assert_eq!(exit.outcome, ShutdownOutcome::Killed);
+    assert_eq!(exit.status.and_then(|s| s.code()), Some(3));
+}
+
+#[tokio::test]
+async fn a_server_killed_with_sigkill_reports_the_signal() {
+    let mut t = StdioTransport::spawn(server(&["--stderr-lines", "3"])).unwrap();
+    t.send(&request(1, "ping", json!({}))).await.unwrap();
+    until_message(&mut t).await;
+    let pid = t.process().id().expect("pid");
+    let killed = std::process::Command::new("kill")
+        .args(["-9", &pid.to_string()])
+        .status()
+        .expect("run kill");
+    assert!(killed.success());
+    let RecvError::ProcessExited(e) = end_error(&mut t).await else {
+        panic!("expected ProcessExited")
+    };
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(e.status.and_then(|s| s.signal()), Some(9));
+    assert!(
+        e.to_string()
+            .contains("(signal: 9 (SIGKILL)); stderr: log line 0 | log line 1 | log line 2"),
+        "{e}"
+    );
+    assert_eq!(t.process().exit_status().and_then(|s| s.signal()), Some(9));
+    t.shutdown().await;
 }
 
 #[tokio::test]
@@ -348,10 +440,11 @@ async fn a_wrapper_dying_while_its_child_holds_stdout_still_ends_the_stream() {
     assert!(started.elapsed() < Duration::from_secs(2));
     assert_eq!(e.exit_code(), Some(4));
     let sleeper: u32 = e.stderr_tail[0].parse().unwrap();
-    assert!(pid_alive(sleeper), "the orphan holds stdout until shutdown");
+    // The orphan holding stdout is stopped as soon as the wrapper exited,
+    // not only at shutdown.
+    assert!(wait_dead(sleeper, Duration::from_secs(3)).await);
     let exit = t.shutdown().await;
     assert_eq!(exit.outcome, ShutdownOutcome::Terminated);
-    assert!(wait_dead(sleeper, Duration::from_secs(3)).await);
 }
 
 #[tokio::test]

@@ -12,7 +12,7 @@ enum Out {
 fn own(f: Frame<'_>) -> Out {
     match f {
         Frame::Line(l) => Out::Line(l.to_vec()),
-        Frame::Oversized { len } => Out::Oversized(len),
+        Frame::Oversized { len, .. } => Out::Oversized(len),
     }
 }
 

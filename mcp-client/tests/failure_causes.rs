@@ -1,0 +1,58 @@
+//! The client's errors name the real cause first (issue 14 item 6), not
+//! "the transport closed": against a port nobody listens on, and a real
+//! server whose answer is over the configured size limit.
+
+mod common;
+
+use common::{Server, Via};
+use mcp_client::{Client, HttpConfig};
+use serde_json::json;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_connection_is_named_first() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    drop(listener);
+    let err = Client::builder()
+        .http(&format!("http://127.0.0.1:{port}/mcp"))
+        .connect()
+        .await
+        .expect_err("nothing listens there");
+    assert!(err.is_transport(), "{err:?}");
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "connection refused: nothing listens at http://127.0.0.1:{port} (connecting failed)"
+        )
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_answer_over_the_size_limit_is_named_first() {
+    for via in [Via::HttpModern, Via::HttpLegacy] {
+        let server = Server::start(via).await;
+        let config = HttpConfig::new(&server.url().expect("http"))
+            .expect("valid")
+            .with_max_body_bytes(64 * 1024)
+            .with_max_event_bytes(64 * 1024);
+        let client = server
+            .builder()
+            .http_config(config)
+            .connect()
+            .await
+            .expect("connect");
+        let err = client
+            .call_tool("big", json!({"bytes": 1 << 20}))
+            .await
+            .expect_err("over the limit");
+        let text = err.to_string();
+        assert!(err.is_transport(), "{via:?}: {err:?}");
+        assert!(
+            text.ends_with("larger than the 65536-byte limit (the request got no response)"),
+            "{via:?}: {text}"
+        );
+        client.close().await;
+    }
+}
