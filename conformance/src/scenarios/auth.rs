@@ -13,7 +13,10 @@
 //! * **Authorization code**, run headlessly (the suite's `/authorize`
 //!   redirects at once): the core scenarios, with the redirect URI and Client
 //!   ID Metadata Document URL the suite expects; `pre-registration` adds the
-//!   context's credentials.
+//!   context's credentials. The two `2025-03-26-*` scenarios are this shape
+//!   too: the server has no protected resource metadata and `mcp-auth`
+//!   falls back to the 2025-03-26 discovery (its origin's metadata, else the
+//!   default endpoints) on its own.
 //! * **Refusals**: in `resource-mismatch`, `iss-supported-missing`,
 //!   `iss-wrong-issuer`, `iss-unexpected`, `iss-normalized` and
 //!   `metadata-issuer-mismatch` a correct client refuses to authorize. The
