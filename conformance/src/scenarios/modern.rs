@@ -4,7 +4,10 @@
 use std::collections::BTreeMap;
 
 use mcp_client::HandlerError;
+use mcp_client::mcp_types::content::ContentBlock;
 use mcp_client::mcp_types::elicitation::{ElicitRequestFormParams, ElicitResult, ElicitValue};
+use mcp_client::mcp_types::roots::Root;
+use mcp_client::mcp_types::sampling::{CreateMessageRequestParams, CreateMessageResult};
 use serde_json::json;
 
 use crate::invocation::Invocation;
@@ -30,8 +33,18 @@ pub const FAMILY: Family = Family::new(
 /// request is `server/discover`, which `connect` retries; the server
 /// declares no capabilities, so nothing more may be asked of it (a strict
 /// client refuses `tools/list` locally).
+///
+/// The scenario also grades the shape of the `roots`, `sampling` and
+/// `elicitation` client capabilities in `_meta`, and skips each one a client
+/// does not declare; this host declares all three, as a host offering them
+/// does: an empty root list (nothing shared), the [`echo`] sampler and the
+/// [`confirm`] form handler.
 async fn request_metadata(invocation: &Invocation) -> Result<(), ScenarioError> {
-    let client = connect(builder(invocation)).await?;
+    let host = builder(invocation)
+        .roots(Vec::<Root>::new())
+        .sampling(echo)
+        .form_elicitation(confirm);
+    let client = connect(host).await?;
     let version = client
         .protocol_version()
         .ok_or_else(|| unexpected("server/discover", "no protocol version after connecting"))?;
@@ -52,6 +65,17 @@ async fn request_metadata(invocation: &Invocation) -> Result<(), ScenarioError> 
     }
     client.close().await;
     Ok(())
+}
+
+/// The sampler of a host without a model: it answers with the text of the
+/// last message, as model `echo`.
+async fn echo(params: CreateMessageRequestParams) -> Result<CreateMessageResult, HandlerError> {
+    let last = params
+        .messages
+        .last()
+        .and_then(|m| m.content.blocks().iter().find_map(ContentBlock::as_text))
+        .unwrap_or_default();
+    Ok(CreateMessageResult::new(ContentBlock::text(last), "echo"))
 }
 
 /// The user confirms whatever is asked.

@@ -1,4 +1,4 @@
-//! The `tools` family: `tools_call` (both revisions),
+//! The `tools` family: `tools_call` (2025-06-18 and both revisions),
 //! `json-schema-2020-12-preservation` (both) and `json-schema-ref-no-deref`
 //! (2026-07-28).
 
@@ -8,14 +8,14 @@ use serde_json::{Value, json};
 use crate::invocation::Invocation;
 use crate::registry::{Family, Scenario, ScenarioError, ScenarioFuture};
 use crate::scenarios::{
-    BOTH, MODERN, builder, connect, expect_success, failed, text_of, unexpected,
+    BOTH, MODERN, SINCE_2025_06_18, builder, connect, expect_success, failed, text_of, unexpected,
 };
 
 /// The family.
 pub const FAMILY: Family = Family::new(
     "tools",
     &[
-        Scenario::new("tools_call", BOTH, |inv| {
+        Scenario::new("tools_call", SINCE_2025_06_18, |inv| {
             Box::pin(tools_call(inv)) as ScenarioFuture<'_>
         }),
         Scenario::new("json-schema-2020-12-preservation", BOTH, |inv| {

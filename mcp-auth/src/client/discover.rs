@@ -1,5 +1,16 @@
 //! Discovery over the HTTP client: protected resource metadata, then authorization
 //! server metadata, each location tried in order and every target checked first.
+//!
+//! 2025-03-26 back-compatibility (on by default, see
+//! [`OAuthClientBuilder::legacy_fallback`](crate::OAuthClientBuilder::legacy_fallback)):
+//! only when no protected resource metadata is found at all, the MCP server's
+//! origin (its path discarded) is the authorization server. Its metadata is
+//! used when served, and must then pass the same checks as any other (identical
+//! issuer, PKCE `S256`): a bad document is refused, never replaced. When it is
+//! not served (any non-success status), the default endpoints `/authorize`,
+//! `/token` and `/register` at the origin are used. A server that has protected
+//! resource metadata never falls back. `tests/legacy_fallback.rs` holds one test
+//! per decision.
 
 use serde::de::DeserializeOwned;
 use url::Url;
