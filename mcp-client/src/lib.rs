@@ -92,6 +92,7 @@ mod features;
 mod form_defaults;
 pub mod handlers;
 mod http_io;
+pub mod legacy_sse;
 mod listen;
 pub mod llm_server;
 mod notify_queue;
