@@ -11,80 +11,30 @@
 //! test fails (it never passes silently). The peer listens on a 127.0.0.1
 //! port chosen here.
 
-use std::collections::BTreeMap;
-use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
-use std::sync::Arc;
-use std::time::{Duration, Instant};
+mod common;
 
-use mcp_client::mcp_types::content::ContentBlock;
+use std::collections::BTreeMap;
+use std::process::Command;
+use std::sync::Arc;
+
+use common::{HttpPeer, REQUEST_TIMEOUT, answer_sampling, call, env_path, free_port};
 use mcp_client::mcp_types::logging::{LoggingLevel, LoggingMessageNotificationParams};
 use mcp_client::mcp_types::roots::Root;
-use mcp_client::mcp_types::sampling::{CreateMessageRequestParams, CreateMessageResult};
 use mcp_client::mcp_types::{Era, ProtocolVersion};
-use mcp_client::{Client, HandlerError, NotificationHandler};
+use mcp_client::{Client, NotificationHandler};
 use serde_json::json;
 use tokio::sync::Notify;
 
-/// How long the peer may take to start listening.
-const STARTUP: Duration = Duration::from_secs(30);
-/// Every request's deadline, and the bound on waiting for the server.
-const REQUEST_TIMEOUT: Duration = Duration::from_secs(20);
-
-fn env_path(name: &str) -> PathBuf {
-    match std::env::var_os(name) {
-        Some(v) if !v.is_empty() => PathBuf::from(v),
-        _ => panic!("{name} is not set: run the interop tests with `cargo xtask interop`"),
-    }
-}
-
-/// `server-everything sse` on a free 127.0.0.1 port, killed on drop.
-struct SsePeer {
-    child: Child,
-    port: u16,
-}
-
-impl SsePeer {
-    fn start() -> SsePeer {
-        let port = {
-            let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
-            listener.local_addr().expect("local address").port()
-        };
-        let child = Command::new(env_path("MCP_INTEROP_NODE"))
-            .arg(env_path("MCP_INTEROP_EVERYTHING"))
-            .arg("sse")
-            .env("PORT", port.to_string())
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("server-everything starts");
-        let mut peer = SsePeer { child, port };
-        let addr = SocketAddr::from(([127, 0, 0, 1], port));
-        let started = Instant::now();
-        // The peer is another process: waiting for its port is the only way
-        // to know it listens.
-        while TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_err() {
-            if let Ok(Some(status)) = peer.child.try_wait() {
-                panic!("server-everything exited before listening: {status}");
-            }
-            assert!(started.elapsed() < STARTUP, "no listener on {addr}");
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        peer
-    }
-
-    fn url(&self, path: &str) -> String {
-        format!("http://127.0.0.1:{}{path}", self.port)
-    }
-}
-
-impl Drop for SsePeer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// `server-everything sse` on a free 127.0.0.1 port (the old transport's
+/// event stream is `GET /sse`).
+fn everything_sse() -> HttpPeer {
+    let port = free_port();
+    let mut command = Command::new(env_path("MCP_INTEROP_NODE"));
+    command
+        .arg(env_path("MCP_INTEROP_EVERYTHING"))
+        .arg("sse")
+        .env("PORT", port.to_string());
+    HttpPeer::start(command, port)
 }
 
 /// Wakes the test when the server logs that it received the client's roots
@@ -101,40 +51,16 @@ impl NotificationHandler for RootsLogged {
     }
 }
 
-async fn answer_sampling(
-    params: CreateMessageRequestParams,
-) -> Result<CreateMessageResult, HandlerError> {
-    assert!(!params.messages.is_empty(), "sampling carries messages");
-    Ok(CreateMessageResult::new(
-        ContentBlock::text("a short summary"),
-        "interop-model",
-    ))
-}
-
-async fn call(client: &Client, tool: &str, arguments: serde_json::Value) -> String {
-    let result = client
-        .call_tool(tool, arguments)
-        .await
-        .unwrap_or_else(|e| panic!("tools/call {tool}: {e}"));
-    assert_ne!(result.is_error, Some(true), "{tool}: {:?}", result.content);
-    result
-        .content
-        .iter()
-        .filter_map(|c| c.as_text())
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 #[tokio::test]
 async fn the_default_builder_falls_back_to_http_sse() {
-    let peer = SsePeer::start();
+    let peer = everything_sse();
     let roots_logged = Arc::new(RootsLogged::default());
     let client = Client::builder()
         .request_timeout(Some(REQUEST_TIMEOUT))
         .roots(vec![Root::new("file:///interop/sse")])
         .sampling(answer_sampling)
         .notifications(roots_logged.clone())
-        .http(&peer.url("/sse"))
+        .http(&peer.at("/sse"))
         .connect()
         .await
         .expect("connect over the HTTP+SSE fallback");
@@ -188,10 +114,10 @@ async fn the_default_builder_falls_back_to_http_sse() {
 
 #[tokio::test]
 async fn without_the_fallback_the_post_status_is_the_error() {
-    let peer = SsePeer::start();
+    let peer = everything_sse();
     let err = Client::builder()
         .request_timeout(Some(REQUEST_TIMEOUT))
-        .http(&peer.url("/sse"))
+        .http(&peer.at("/sse"))
         .http_sse_fallback(false)
         .connect()
         .await
@@ -202,10 +128,10 @@ async fn without_the_fallback_the_post_status_is_the_error() {
 
 #[tokio::test]
 async fn a_failed_fallback_names_both_attempts() {
-    let peer = SsePeer::start();
+    let peer = everything_sse();
     let err = Client::builder()
         .request_timeout(Some(REQUEST_TIMEOUT))
-        .http(&peer.url("/nothing-here"))
+        .http(&peer.at("/nothing-here"))
         .connect()
         .await
         .expect_err("nothing at that path");

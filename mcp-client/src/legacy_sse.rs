@@ -20,17 +20,21 @@
 //! session to control (`Client::open_server_stream` and the header and
 //! credential setters that act on the live HTTP transport do not apply;
 //! the configured headers and auth provider are used). When the event
-//! stream ends, the connection ends: requests still waiting fail as the
-//! transport closing, and the reason is logged.
+//! stream ends or breaks, the connection ends: requests still waiting fail
+//! as the transport closing ([`Error::is_transport`]), with the reason as
+//! their [`Error::http_error`] ([`HttpError::StreamEnded`], or
+//! [`HttpError::Sse`] for an event over the size limit). A POST the server
+//! refuses ends the connection too (the message is lost, so its answer
+//! could never come); the refusal is logged.
 
 use std::io;
 
 use bytes::Bytes;
 use mcp_core::{ConnectError, EraPreference, RequestError};
-use mcp_transport_http::HttpConfig;
 use mcp_transport_http::legacy_sse::{
     LegacySseError, LegacySseReceiver, LegacySseSender, LegacySseTransport,
 };
+use mcp_transport_http::{HttpConfig, HttpError};
 use mcp_types::{Era, Message, ProtocolVersion};
 
 use crate::builder::ClientBuilder;
@@ -52,10 +56,10 @@ impl Transport for LegacySseLink {
     fn send(&self, message: Vec<u8>) -> TransportFuture<'static, io::Result<()>> {
         let sender = self.sender.clone();
         Box::pin(async move {
-            sender
-                .send(Bytes::from(message))
-                .await
-                .map_err(io::Error::other)
+            sender.send(Bytes::from(message)).await.map_err(|e| {
+                tracing::warn!(error = %e, "the HTTP+SSE server refused a message");
+                io::Error::other(e)
+            })
         })
     }
 
@@ -72,6 +76,18 @@ impl Transport for LegacySseLink {
     fn close(&mut self) -> TransportFuture<'_, ()> {
         Box::pin(self.sender.close())
     }
+}
+
+/// Why a call still waiting lost its answer when the HTTP+SSE link failed
+/// with `error` (`None` for another transport's error): the event stream,
+/// which alone carries responses, ended or broke before the reply.
+pub(crate) fn pending_cause(error: &io::Error) -> Option<HttpError> {
+    let failed = error.get_ref()?.downcast_ref::<LegacySseError>()?;
+    Some(match failed {
+        LegacySseError::Stream(HttpError::Sse(e)) => HttpError::Sse(e.clone()),
+        LegacySseError::Closed => HttpError::Closed,
+        _ => HttpError::StreamEnded,
+    })
 }
 
 /// The era preference for a session over the old transport: only its
@@ -153,7 +169,6 @@ fn both_failed(first: Error, status: u16, fallback: LegacySseError) -> Error {
 mod tests {
     use super::*;
     use http::StatusCode;
-    use mcp_transport_http::HttpError;
 
     fn connect_error(status: u16) -> Error {
         Error::new(ErrorKind::Connect {

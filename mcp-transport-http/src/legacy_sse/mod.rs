@@ -160,8 +160,8 @@ pub struct LegacySseSender {
 
 impl LegacySseSender {
     /// POSTs one serialized JSON-RPC message. Returns once the server
-    /// accepted it (`202`); its response, if it is a request, arrives on the
-    /// event stream. A server that answers with a JSON body or a stream
+    /// accepted it (`202`, or any success); its response, if it is a
+    /// request, arrives on the event stream. A server that answers with a JSON body or a stream
     /// instead has that answer delivered to the receiver too.
     ///
     /// # Errors
@@ -169,15 +169,16 @@ impl LegacySseSender {
     /// an error status), [`LegacySseError::Closed`] after
     /// [`LegacySseSender::close`].
     pub async fn send(&self, body: Bytes) -> Result<(), LegacySseError> {
-        let reply = self
-            .shared
-            .post
-            .send(body, &HttpRouting::default())
-            .await
-            .map_err(|e| match e {
-                HttpError::Closed => LegacySseError::Closed,
-                e => LegacySseError::Post(e),
-            })?;
+        let reply = match self.shared.post.send(body, &HttpRouting::default()).await {
+            Ok(reply) => reply,
+            // Any success accepts the message (some servers say so in
+            // plain text); its answer comes on the event stream.
+            Err(HttpError::UnexpectedContentType { status, .. }) if status.is_success() => {
+                return Ok(());
+            }
+            Err(HttpError::Closed) => return Err(LegacySseError::Closed),
+            Err(e) => return Err(LegacySseError::Post(e)),
+        };
         match reply {
             Reply::Message(message) => self.deliver(Ok(*message)).await,
             Reply::Stream(mut stream) => {
