@@ -84,6 +84,11 @@ async fn requests_are_posted_and_answered_on_the_event_stream() {
         transport.message_endpoint().to_string(),
         format!("http://{host}/message?sessionId=s1")
     );
+    let debug = format!("{transport:?}");
+    assert!(
+        !debug.contains("s1"),
+        "the session id stays out of Debug: {debug}"
+    );
     let (sender, mut receiver) = transport.into_parts();
     sender.send(request(7, "tools/list")).await.unwrap();
     let reply = within(Duration::from_secs(5), receiver.next()).await;
@@ -240,5 +245,37 @@ async fn the_wait_for_the_endpoint_is_bounded_by_the_connect_timeout() {
     assert!(
         matches!(err, LegacySseError::EndpointTimeout(d) if d == Duration::from_secs(3)),
         "{err:?}"
+    );
+}
+
+#[tokio::test]
+async fn any_success_accepts_a_post_and_a_direct_answer_is_delivered() {
+    let push: Push = Arc::default();
+    let p = push.clone();
+    let server = serve(move |seen, _| match (&seen.method, request_id(seen)) {
+        (&Method::GET, _) => {
+            let (tx, rx) = mpsc::unbounded_channel();
+            *p.lock().unwrap() = Some(tx);
+            live(ENDPOINT.to_owned(), rx)
+        }
+        // Off the old transport's script, but seen in the wild.
+        (_, 1) => Response::builder()
+            .status(200)
+            .header("content-type", "text/plain")
+            .body(full("Accepted"))
+            .unwrap(),
+        (_, id) => json(200, &result(id, "{}")),
+    })
+    .await;
+    let transport = LegacySseTransport::connect(config(&server.url))
+        .await
+        .unwrap();
+    let (sender, mut receiver) = transport.into_parts();
+    sender.send(request(1, "ping")).await.unwrap();
+    sender.send(request(2, "ping")).await.unwrap();
+    let item = within(Duration::from_secs(5), receiver.next()).await;
+    assert!(
+        matches!(&item, Some(Ok(Message::Response(r))) if r.id == RequestId::Number(2)),
+        "{item:?}"
     );
 }

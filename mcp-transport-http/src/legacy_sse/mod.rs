@@ -134,13 +134,23 @@ async fn open(get: &HttpTransport, server: &Uri) -> Result<(EventStream, Uri), L
 }
 
 /// What both halves share: the two HTTP transports and the stream reader.
-#[derive(Debug)]
 struct Shared {
     /// Holds the event stream's `GET`.
     get: HttpTransport,
     /// POSTs to the message endpoint.
     post: HttpTransport,
     pump: tokio::task::AbortHandle,
+}
+
+impl std::fmt::Debug for Shared {
+    /// The server URL and the message endpoint's path: its query holds the
+    /// session id, which stays out of `Debug` output.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LegacySse")
+            .field("server", &self.get.inner.config.endpoint)
+            .field("message_path", &self.post.inner.config.endpoint.path())
+            .finish_non_exhaustive()
+    }
 }
 
 impl Drop for Shared {
@@ -180,10 +190,18 @@ impl LegacySseSender {
             Err(e) => return Err(LegacySseError::Post(e)),
         };
         match reply {
-            Reply::Message(message) => self.deliver(Ok(*message)).await,
+            Reply::Message(message) => self.deliver(*message).await,
             Reply::Stream(mut stream) => {
                 while let Some(item) = stream.next().await {
-                    self.deliver(item.map_err(LegacySseError::Post)).await;
+                    match item {
+                        Ok(message) => self.deliver(message).await,
+                        // Not the event stream: its end or fault does not
+                        // end the transport.
+                        Err(err) => {
+                            tracing::warn!(%err, "a POST's own answer stream failed");
+                            break;
+                        }
+                    }
                 }
             }
             _ => {}
@@ -191,9 +209,9 @@ impl LegacySseSender {
         Ok(())
     }
 
-    async fn deliver(&self, item: Result<Message, LegacySseError>) {
+    async fn deliver(&self, message: Message) {
         if let Some(tx) = self.direct.upgrade() {
-            let _ = tx.send(item).await;
+            let _ = tx.send(Ok(message)).await;
         }
     }
 
