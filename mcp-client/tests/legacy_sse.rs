@@ -117,6 +117,16 @@ async fn start() -> (String, Arc<OldServer>, mpsc::UnboundedReceiver<Seen>) {
     (url, server, seen_rx)
 }
 
+/// The default builder on the server's URL.
+async fn connect(url: &str) -> Client {
+    Client::builder()
+        .request_timeout(Some(WAIT))
+        .http(url)
+        .connect()
+        .await
+        .expect("connect over the fallback")
+}
+
 /// Waits for the first request the server sees that `wanted` accepts.
 async fn saw(rx: &mut mpsc::UnboundedReceiver<Seen>, wanted: impl Fn(&Seen) -> bool) -> Seen {
     tokio::time::timeout(WAIT, async {
@@ -134,12 +144,7 @@ async fn saw(rx: &mut mpsc::UnboundedReceiver<Seen>, wanted: impl Fn(&Seen) -> b
 #[tokio::test]
 async fn the_default_builder_speaks_the_old_transport_after_a_404() {
     let (url, _server, mut seen) = start().await;
-    let client = Client::builder()
-        .request_timeout(Some(WAIT))
-        .http(&url)
-        .connect()
-        .await
-        .expect("connect over the fallback");
+    let client = connect(&url).await;
     assert_eq!(client.era(), Some(Era::Legacy));
     assert_eq!(
         client.protocol_version(),
@@ -180,12 +185,7 @@ async fn the_default_builder_speaks_the_old_transport_after_a_404() {
 #[tokio::test]
 async fn the_stream_ending_fails_a_waiting_call_and_names_why() {
     let (url, server, mut seen) = start().await;
-    let client = Client::builder()
-        .request_timeout(Some(WAIT))
-        .http(&url)
-        .connect()
-        .await
-        .expect("connect over the fallback");
+    let client = connect(&url).await;
     let caller = client.clone();
     let call = tokio::spawn(async move { caller.call_tool("hang", json!({})).await });
     saw(&mut seen, |(_, _, b)| b["params"]["name"] == "hang").await;

@@ -13,7 +13,9 @@ use futures::StreamExt;
 use http::{Method, Response};
 use http_body_util::{BodyExt, StreamBody};
 use hyper::body::Frame;
-use mcp_transport_http::legacy_sse::{EndpointError, LegacySseError, LegacySseTransport};
+use mcp_transport_http::legacy_sse::{
+    EndpointError, LegacySseError, LegacySseReceiver, LegacySseTransport,
+};
 use mcp_transport_http::{Fault, HttpError};
 use mcp_types::{Message, RequestId};
 use support::*;
@@ -62,6 +64,22 @@ async fn old_server(first: &'static str) -> (TestServer, Push) {
     })
     .await;
     (server, push)
+}
+
+/// The receiver has nothing more.
+async fn assert_ended(receiver: &mut LegacySseReceiver) {
+    assert!(
+        within(Duration::from_secs(5), receiver.next())
+            .await
+            .is_none()
+    );
+}
+
+/// The error of connecting to `url`.
+async fn refused(url: &str) -> LegacySseError {
+    LegacySseTransport::connect(config(url))
+        .await
+        .expect_err("the connection is refused")
 }
 
 const ENDPOINT: &str = "event: endpoint\ndata: /message?sessionId=s1\n\n";
@@ -121,11 +139,7 @@ async fn requests_are_posted_and_answered_on_the_event_stream() {
         sender.send(request(8, "ping")).await,
         Err(LegacySseError::Closed)
     ));
-    assert!(
-        within(Duration::from_secs(5), receiver.next())
-            .await
-            .is_none()
-    );
+    assert_ended(&mut receiver).await;
 }
 
 #[tokio::test]
@@ -147,19 +161,13 @@ async fn the_stream_ending_is_reported_once_then_the_receiver_ends() {
         }
     ));
     assert_eq!(err.to_string(), "the HTTP+SSE event stream ended");
-    assert!(
-        within(Duration::from_secs(5), receiver.next())
-            .await
-            .is_none()
-    );
+    assert_ended(&mut receiver).await;
 }
 
 #[tokio::test]
 async fn a_cross_origin_endpoint_is_refused_and_nothing_is_posted() {
     let (server, _push) = old_server("event: endpoint\ndata: http://evil.example/m\n\n").await;
-    let err = LegacySseTransport::connect(config(&sse_url(&server)))
-        .await
-        .unwrap_err();
+    let err = refused(&sse_url(&server)).await;
     let LegacySseError::Endpoint(EndpointError::CrossOrigin { endpoint, .. }) = &err else {
         panic!("{err:?}")
     };
@@ -171,9 +179,7 @@ async fn a_cross_origin_endpoint_is_refused_and_nothing_is_posted() {
 #[tokio::test]
 async fn the_first_event_must_be_the_endpoint() {
     let (server, _push) = old_server("data: {\"jsonrpc\":\"2.0\",\"method\":\"x\"}\n\n").await;
-    let err = LegacySseTransport::connect(config(&sse_url(&server)))
-        .await
-        .unwrap_err();
+    let err = refused(&sse_url(&server)).await;
     assert!(
         matches!(&err, LegacySseError::NotEndpointFirst { found } if found == "message"),
         "{err:?}"
@@ -184,16 +190,12 @@ async fn the_first_event_must_be_the_endpoint() {
 async fn a_failed_get_names_its_status() {
     for code in [404, 405, 500] {
         let server = serve(move |_, _| status(code)).await;
-        let err = LegacySseTransport::connect(config(&server.url))
-            .await
-            .unwrap_err();
+        let err = refused(&server.url).await;
         assert_eq!(err.to_string(), format!("GET answered {code}"));
         assert!(matches!(err, LegacySseError::Get(_)));
     }
     let server = serve(|_, _| json(200, "{}")).await;
-    let err = LegacySseTransport::connect(config(&server.url))
-        .await
-        .unwrap_err();
+    let err = refused(&server.url).await;
     assert!(
         matches!(
             &err,
@@ -216,19 +218,13 @@ async fn an_event_over_the_limit_fails_the_stream() {
         matches!(item, Some(Err(LegacySseError::Stream(HttpError::Sse(_))))),
         "{item:?}"
     );
-    assert!(
-        within(Duration::from_secs(5), receiver.next())
-            .await
-            .is_none()
-    );
+    assert_ended(&mut receiver).await;
 }
 
 #[tokio::test]
 async fn the_stream_ending_before_the_endpoint_is_named() {
     let server = serve(|_, _| sse(vec![chunk(": keep-alive\n\n")], None)).await;
-    let err = LegacySseTransport::connect(config(&server.url))
-        .await
-        .unwrap_err();
+    let err = refused(&server.url).await;
     assert!(matches!(
         err,
         LegacySseError::StreamEnded {
