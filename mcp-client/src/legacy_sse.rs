@@ -24,8 +24,9 @@
 //! as the transport closing ([`Error::is_transport`]), with the reason as
 //! their [`Error::http_error`] ([`HttpError::StreamEnded`], or
 //! [`HttpError::Sse`] for an event over the size limit). A POST the server
-//! refuses ends the connection too (the message is lost, so its answer
-//! could never come); the refusal is logged.
+//! refuses, or does not accept within the connect timeout, ends the
+//! connection too (the message is lost, so its answer could never come);
+//! the refusal is logged.
 
 use std::io;
 

@@ -275,3 +275,30 @@ async fn any_success_accepts_a_post_and_a_direct_answer_is_delivered() {
         "{item:?}"
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_post_that_never_ends_fails_after_the_connect_timeout() {
+    let push: Push = Arc::default();
+    let p = push.clone();
+    let server = serve(move |seen, _| match seen.method {
+        Method::GET => {
+            let (tx, rx) = mpsc::unbounded_channel();
+            *p.lock().unwrap() = Some(tx);
+            live(ENDPOINT.to_owned(), rx)
+        }
+        // `202`, then a body that never ends.
+        _ => Response::builder()
+            .status(202)
+            .body(scripted(vec![Step::Hang], None))
+            .unwrap(),
+    })
+    .await;
+    let config = config(&server.url).with_connect_timeout(Duration::from_secs(4));
+    let transport = LegacySseTransport::connect(config).await.unwrap();
+    let (sender, _receiver) = transport.into_parts();
+    let err = sender.send(request(1, "ping")).await.unwrap_err();
+    assert!(
+        matches!(err, LegacySseError::PostTimeout(d) if d == Duration::from_secs(4)),
+        "{err:?}"
+    );
+}

@@ -63,6 +63,9 @@ pub enum LegacySseError {
     /// A `POST` to the message endpoint failed.
     #[error("POST to the HTTP+SSE message endpoint failed: {0}")]
     Post(#[source] HttpError),
+    /// A `POST` to the message endpoint did not end within the wait.
+    #[error("the HTTP+SSE message endpoint did not accept a POST within {0:?}")]
+    PostTimeout(Duration),
     /// The transport was closed.
     #[error("the HTTP+SSE transport is closed")]
     Closed,
@@ -91,9 +94,9 @@ impl LegacySseError {
                 e.fault()
             }
             LegacySseError::Closed => Fault::Caller,
-            LegacySseError::EndpointTimeout(_) | LegacySseError::StreamEnded { .. } => {
-                Fault::Network
-            }
+            LegacySseError::EndpointTimeout(_)
+            | LegacySseError::PostTimeout(_)
+            | LegacySseError::StreamEnded { .. } => Fault::Network,
             LegacySseError::NotEndpointFirst { .. } | LegacySseError::Endpoint(_) => Fault::Server,
         }
     }

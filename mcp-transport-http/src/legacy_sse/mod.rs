@@ -171,14 +171,24 @@ pub struct LegacySseSender {
 impl LegacySseSender {
     /// POSTs one serialized JSON-RPC message. Returns once the server
     /// accepted it (`202`, or any success); its response, if it is a
-    /// request, arrives on the event stream. A server that answers with a JSON body or a stream
-    /// instead has that answer delivered to the receiver too.
+    /// request, arrives on the event stream. A server that answers with a
+    /// JSON body or a stream instead has that answer delivered to the
+    /// receiver too. The whole exchange must end within the connect timeout
+    /// (an old-transport server accepts at once; the work comes later).
     ///
     /// # Errors
     /// [`LegacySseError::Post`] when the POST fails (with the status, for
-    /// an error status), [`LegacySseError::Closed`] after
+    /// an error status), [`LegacySseError::PostTimeout`] when it does not
+    /// end in time, [`LegacySseError::Closed`] after
     /// [`LegacySseSender::close`].
     pub async fn send(&self, body: Bytes) -> Result<(), LegacySseError> {
+        let wait = self.shared.post.inner.config.connect_timeout;
+        tokio::time::timeout(wait, self.exchange(body))
+            .await
+            .map_err(|_| LegacySseError::PostTimeout(wait))?
+    }
+
+    async fn exchange(&self, body: Bytes) -> Result<(), LegacySseError> {
         let reply = match self.shared.post.send(body, &HttpRouting::default()).await {
             Ok(reply) => reply,
             // Any success accepts the message (some servers say so in
