@@ -15,7 +15,11 @@ use tokio::sync::mpsc;
 use super::endpoint::resolve_endpoint;
 use super::error::LegacySseError;
 use crate::error::HttpError;
+use crate::headers::bounded;
 use crate::sse::{SseEvent, SseParser};
+
+/// How much of an unexpected event type an error repeats.
+const MAX_TYPE_SHOWN: usize = 64;
 
 /// The open event stream: its body and the parser state.
 pub(super) struct EventStream {
@@ -65,7 +69,7 @@ impl EventStream {
         match first.event.as_deref() {
             Some("endpoint") => Ok(resolve_endpoint(server, &first.data)?),
             other => Err(LegacySseError::NotEndpointFirst {
-                found: other.unwrap_or("message").to_owned(),
+                found: bounded(other.unwrap_or("message"), MAX_TYPE_SHOWN),
             }),
         }
     }
