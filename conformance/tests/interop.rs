@@ -12,87 +12,25 @@
 //! passes silently). HTTP peers listen on 127.0.0.1 ports chosen here.
 
 use std::collections::BTreeMap;
-use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use mcp_client::mcp_types::Era;
 use mcp_client::mcp_types::completion::CompleteRequestParams;
-use mcp_client::mcp_types::content::ContentBlock;
 use mcp_client::mcp_types::elicitation::{ElicitRequestFormParams, ElicitResult, ElicitValue};
 use mcp_client::mcp_types::logging::{LoggingLevel, LoggingMessageNotificationParams};
 use mcp_client::mcp_types::roots::Root;
-use mcp_client::mcp_types::sampling::{CreateMessageRequestParams, CreateMessageResult};
-use mcp_client::mcp_types::tools::CallToolResult;
 use mcp_client::{
     CallOptions, Client, ClientBuilder, EraPreference, HandlerError, NotificationHandler,
     ServerCommand,
 };
 use serde_json::{Value, json};
 
-/// How long a peer may take to start listening.
-const STARTUP: Duration = Duration::from_secs(30);
-/// Every request's deadline.
-const REQUEST_TIMEOUT: Duration = Duration::from_secs(20);
+mod common;
 
-fn env_path(name: &str) -> PathBuf {
-    match std::env::var_os(name) {
-        Some(v) if !v.is_empty() => PathBuf::from(v),
-        _ => panic!("{name} is not set: run the interop tests with `cargo xtask interop`"),
-    }
-}
-
-/// A peer server process listening on 127.0.0.1, killed on drop.
-struct HttpPeer {
-    child: Child,
-    url: String,
-}
-
-impl HttpPeer {
-    /// Starts `command` (already told to listen on `port`) and waits until
-    /// the port accepts connections.
-    fn start(mut command: Command, port: u16) -> HttpPeer {
-        let child = command
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("the peer starts");
-        let mut peer = HttpPeer {
-            child,
-            url: format!("http://127.0.0.1:{port}/mcp"),
-        };
-        let addr = SocketAddr::from(([127, 0, 0, 1], port));
-        let started = Instant::now();
-        while TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_err() {
-            if let Ok(Some(status)) = peer.child.try_wait() {
-                panic!("the peer on port {port} exited before listening: {status}");
-            }
-            assert!(
-                started.elapsed() < STARTUP,
-                "the peer did not listen on {addr} within {STARTUP:?}"
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        peer
-    }
-}
-
-impl Drop for HttpPeer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// A free loopback port (released just before the peer binds it).
-fn free_port() -> u16 {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
-    listener.local_addr().expect("local address").port()
-}
+use common::{HttpPeer, REQUEST_TIMEOUT, answer_sampling, call, env_path, free_port, text};
 
 fn everything_stdio() -> ServerCommand {
     ServerCommand::new(env_path("MCP_INTEROP_NODE"))
@@ -158,34 +96,6 @@ async fn answer_form(params: ElicitRequestFormParams) -> Result<ElicitResult, Ha
         "name".to_owned(),
         ElicitValue::from("Ada"),
     )])))
-}
-
-async fn answer_sampling(
-    params: CreateMessageRequestParams,
-) -> Result<CreateMessageResult, HandlerError> {
-    assert!(!params.messages.is_empty(), "sampling carries messages");
-    Ok(CreateMessageResult::new(
-        ContentBlock::text("a short summary"),
-        "interop-model",
-    ))
-}
-
-fn text(result: &CallToolResult) -> String {
-    result
-        .content
-        .iter()
-        .filter_map(|c| c.as_text())
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-async fn call(client: &Client, tool: &str, arguments: Value) -> String {
-    let result = client
-        .call_tool(tool, arguments)
-        .await
-        .unwrap_or_else(|e| panic!("tools/call {tool}: {e}"));
-    assert_ne!(result.is_error, Some(true), "{tool}: {}", text(&result));
-    text(&result)
 }
 
 fn base(era: EraPreference) -> ClientBuilder {

@@ -57,6 +57,8 @@ pub struct ClientBuilder {
     get_stream: bool,
     /// Notification queue bound and debouncing (throughput.rs).
     pub(crate) throughput: crate::throughput::ThroughputConfig,
+    /// Fall back to HTTP+SSE (legacy_sse.rs).
+    sse_fallback: bool,
 }
 
 impl std::fmt::Debug for ClientBuilder {
@@ -86,6 +88,7 @@ impl ClientBuilder {
             server_key: None,
             get_stream: true,
             throughput: Default::default(),
+            sse_fallback: true,
         }
     }
 
@@ -107,6 +110,28 @@ impl ClientBuilder {
     /// proxy, auth, limits).
     pub fn http_config(mut self, config: HttpConfig) -> Self {
         self.target = Target::Http(Ok(config));
+        self
+    }
+
+    /// Falls back to the deprecated HTTP+SSE transport (2024-11-05) when
+    /// the Streamable HTTP `initialize` POST fails with `400`, `404` or
+    /// `405` (on by default; see [`crate::legacy_sse`]). With it off, such
+    /// a server fails `connect` with the POST's status. Only
+    /// [`ClientBuilder::connect`] falls back, not
+    /// [`ClientBuilder::connect_uninitialized`].
+    ///
+    /// ```no_run
+    /// # async fn run() -> Result<(), mcp_client::Error> {
+    /// use mcp_client::Client;
+    /// let client = Client::builder()
+    ///     .http("https://example.com/mcp")
+    ///     .http_sse_fallback(false)
+    ///     .connect()
+    ///     .await?;
+    /// # let _ = client; Ok(()) }
+    /// ```
+    pub fn http_sse_fallback(mut self, on: bool) -> Self {
+        self.sse_fallback = on;
         self
     }
 
@@ -314,9 +339,41 @@ impl ClientBuilder {
     /// [`Error`] when the transport cannot start or the lifecycle fails
     /// (with the server's exit status and stderr tail for stdio servers).
     pub async fn connect(self) -> Result<Client, Error> {
+        let fallback = self.sse_fallback_plan();
         let (client, connected) = self.launch(true)?;
-        connected.await.map_err(|_| Error::closed())??;
-        Ok(client)
+        match (connected.await.map_err(|_| Error::closed())?, fallback) {
+            (Ok(()), _) => Ok(client),
+            (Err(e), Some((spare, config))) => {
+                drop(client);
+                crate::legacy_sse::fall_back(spare, config, e).await
+            }
+            (Err(e), None) => Err(e),
+        }
+    }
+
+    /// For the HTTP+SSE fallback: everything but the transport, the era
+    /// limited to legacy versions, and the HTTP configuration; `None` when
+    /// the fallback does not apply (off, not HTTP, no legacy version).
+    fn sse_fallback_plan(&self) -> Option<(ClientBuilder, HttpConfig)> {
+        let Target::Http(Ok(http)) = &self.target else {
+            return None;
+        };
+        let era = crate::legacy_sse::legacy_era(&self.config.era).filter(|_| self.sse_fallback)?;
+        let spare = ClientBuilder {
+            target: Target::None,
+            config: self.config.clone().with_era(era),
+            handlers: self.handlers.clone(),
+            era_cache: self.era_cache.clone(),
+            server_key: (self.server_key.clone()).or_else(|| Some(http.endpoint().to_string())),
+            get_stream: self.get_stream,
+            throughput: self.throughput.clone(),
+            sse_fallback: false,
+        };
+        let http = match self.config.strict {
+            true => http.clone().with_envelope_checks(true),
+            false => http.clone(),
+        };
+        Some((spare, http))
     }
 
     /// Starts the transport and the driver; runs the lifecycle only when
@@ -333,6 +390,7 @@ impl ClientBuilder {
             server_key,
             get_stream,
             throughput,
+            sse_fallback: _,
         } = self;
         handlers.freeze_advertised();
         let features = honest_features(config.features.clone(), &handlers);

@@ -110,6 +110,9 @@ enum Wake {
     /// A line that broke the JSON-RPC envelope (stdio).
     Broken(mcp_transport_stdio::BrokenEnvelope),
     Wrote(Result<(), String>),
+    /// A custom transport's receive failed; the error may name why the
+    /// calls still waiting lost their answers (legacy_sse.rs).
+    CustomFailed(std::io::Error),
     Http(HttpIo),
     Handler(Target, Served),
     Timer,
@@ -206,6 +209,14 @@ impl Driver {
             Wake::Inbound(Some(Ok(m))) => self.receive(now, m),
             Wake::Inbound(Some(Err(e))) => self.transport_ended(now, Some(e)),
             Wake::Inbound(None) => self.transport_ended(now, None),
+            Wake::CustomFailed(e) => {
+                for p in self.pending.values_mut() {
+                    if p.cause.is_none() {
+                        p.cause = crate::legacy_sse::pending_cause(&e);
+                    }
+                }
+                self.transport_ended(now, Some(e.to_string()));
+            }
             Wake::Skipped => {}
             // A broken reply fails its request at once, as the peer's
             // protocol fault; any other broken line is reported.
@@ -311,7 +322,7 @@ impl Driver {
                 },
                 Some(Link::Custom(t)) if recv_open => match t.recv().await {
                     Some(Ok(m)) => Wake::Inbound(Some(Ok(m))),
-                    Some(Err(e)) => Wake::Inbound(Some(Err(e.to_string()))),
+                    Some(Err(e)) => Wake::CustomFailed(e),
                     None => Wake::Inbound(None),
                 },
                 _ => std::future::pending().await,

@@ -70,7 +70,9 @@
 //! results, [`Client::call_tool_and_poll`], [`Client::attach_task`]),
 //! [`RequestHandle`] (a request started now, awaited or cancelled later),
 //! [`throughput`] (the bounded, debounced notification queue),
-//! [`llm_server`] (asking a server's model: the inverse of host sampling).
+//! [`llm_server`] (asking a server's model: the inverse of host sampling),
+//! [`legacy_sse`] (the HTTP+SSE fallback for servers of the 2024-11-05
+//! transport).
 //! [`ClientBuilder::connect_uninitialized`] and [`Client::initialize`]
 //! split connecting from the handshake; [`Client::close_server_stream`] and
 //! [`Client::open_server_stream`] control the 2025-11-25 GET stream.
@@ -92,6 +94,7 @@ mod features;
 mod form_defaults;
 pub mod handlers;
 mod http_io;
+pub mod legacy_sse;
 mod listen;
 pub mod llm_server;
 mod notify_queue;

@@ -38,6 +38,9 @@
 //! [`mcp_auth::OAuthClient`] into the authorization hook, with every OAuth
 //! request sent through the same HTTP stack as MCP traffic.
 //!
+//! The deprecated HTTP+SSE transport (2024-11-05) is [`legacy_sse`], for
+//! the fallback the 2025-11-25 specification describes.
+//!
 //! Modules: [`sse`] is a pure event-stream parser; [`headers`] renders
 //! routing; [`auth`] is the authorization hook; [`oauth`] its OAuth provider.
 
@@ -52,6 +55,7 @@ mod transport;
 
 pub mod auth;
 pub mod headers;
+pub mod legacy_sse;
 pub mod oauth;
 pub mod sse;
 

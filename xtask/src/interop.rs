@@ -8,7 +8,7 @@
 //! not enable its feature), then runs
 //!
 //! ```text
-//! cargo test -p conformance --features interop --test interop
+//! cargo test -p conformance --features interop --test interop --test interop_sse
 //! ```
 //!
 //! with the peers' locations in the environment:
@@ -16,11 +16,12 @@
 //! | variable | value |
 //! | --- | --- |
 //! | `MCP_INTEROP_NODE` | the Node 22 executable |
-//! | `MCP_INTEROP_EVERYTHING` | server-everything's `dist/index.js` (run as `node <it> stdio` or `node <it> streamableHttp` with `PORT`) |
+//! | `MCP_INTEROP_EVERYTHING` | server-everything's `dist/index.js` (run as `node <it> stdio`, or `node <it> streamableHttp` or `node <it> sse` with `PORT`) |
 //! | `MCP_INTEROP_PYTHON` | the virtualenv's `python` (has the `mcp` SDK) |
 //! | `MCP_INTEROP_PYTHON_SERVER` | `interop/python/server.py` (run as `python <it> stdio` or `python <it> http --port P`) |
 //!
-//! The tests live in `conformance/tests/interop.rs`, built only with the
+//! The tests live in `conformance/tests/interop.rs` and (the HTTP+SSE
+//! fallback) `conformance/tests/interop_sse.rs`, built only with the
 //! `interop` feature (so a plain `cargo test` never builds them without the
 //! peers). The step fails when the tests fail **or when none ran**: the
 //! test harness's `test result:` line is read and must count at least one
@@ -81,6 +82,8 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         "interop",
         "--test",
         "interop",
+        "--test",
+        "interop_sse",
     ])
     .envs(env(&peers)?);
     let passed = run_counting("interop tests", &mut cmd)?;

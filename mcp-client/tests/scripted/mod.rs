@@ -10,11 +10,21 @@ use tokio::net::TcpStream;
 pub async fn read_request(
     reader: &mut BufReader<TcpStream>,
 ) -> Option<(String, Vec<(String, String)>, Vec<u8>)> {
+    let (method, _target, headers, body) = read_request_at(reader).await?;
+    Some((method, headers, body))
+}
+
+/// Like [`read_request`], with the request target (path and query) too.
+pub async fn read_request_at(
+    reader: &mut BufReader<TcpStream>,
+) -> Option<(String, String, Vec<(String, String)>, Vec<u8>)> {
     let mut line = String::new();
     if reader.read_line(&mut line).await.ok()? == 0 {
         return None;
     }
-    let method = line.split_whitespace().next()?.to_owned();
+    let mut words = line.split_whitespace();
+    let method = words.next()?.to_owned();
+    let target = words.next()?.to_owned();
     let mut headers = Vec::new();
     loop {
         line.clear();
@@ -33,7 +43,7 @@ pub async fn read_request(
         .unwrap_or(0);
     let mut body = vec![0; len];
     reader.read_exact(&mut body).await.ok()?;
-    Some((method, headers, body))
+    Some((method, target, headers, body))
 }
 
 pub async fn respond(w: &mut BufReader<TcpStream>, status: &str, extra: &str, body: &str) {
