@@ -320,21 +320,30 @@ impl Connection {
     }
 
     /// Tells the server a wire request is abandoned: `notifications/cancelled`
-    /// (2025-11-25, and stdio in 2026-07-28) or a closed stream (HTTP in
-    /// 2026-07-28).
+    /// (2025-11-25, and stdio in 2026-07-28) and, over HTTP, a closed
+    /// response stream.
+    ///
+    /// In 2026-07-28 closing the stream is the cancellation. In 2025-11-25
+    /// the notification is, and the client stops reading the request's stream
+    /// as well: its reply would be ignored anyway, and a server that keeps a
+    /// cancelled request's stream open (the TypeScript SDK v1 keeps it until
+    /// the session ends) would otherwise hold one of the transport's
+    /// concurrent-request slots for the rest of the session.
     pub(super) fn cancel_on_wire(&mut self, wire: i64, reason: &str) {
         if self.wires.abandon(wire).is_none() {
             return;
         }
-        if self.era == Some(Era::Modern) && self.config.transport == TransportKind::Http {
-            self.transmits.push_back(Transmit::CloseStream {
-                request_id: RequestId::Number(wire),
-            });
-        } else {
+        let http = self.config.transport == TransportKind::Http;
+        if self.era != Some(Era::Modern) || !http {
             self.send_notification(
                 "notifications/cancelled",
                 Some(json!({ "requestId": wire, "reason": reason })),
             );
+        }
+        if http {
+            self.transmits.push_back(Transmit::CloseStream {
+                request_id: RequestId::Number(wire),
+            });
         }
     }
 
