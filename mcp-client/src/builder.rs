@@ -2,7 +2,7 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use futures::stream::FuturesUnordered;
 use mcp_core::{ClientFeatures, Config, Connection, EraPreference, InputMode, TransportKind};
@@ -346,7 +346,7 @@ impl ClientBuilder {
         config = config.with_transport(kind).with_features(features);
         let mut conn = Connection::new(config);
         if initialize {
-            conn.connect(Instant::now())?;
+            conn.connect(crate::driver::clock())?;
         }
         let shared = Arc::new(Shared::default());
         shared.set_handlers(|h| *h = handlers);

@@ -82,6 +82,16 @@ impl Driver {
         };
         match &e {
             HttpError::Cancelled => {}
+            // Not sent (its session was gone): the core sends it again in
+            // the new session.
+            HttpError::SessionLost => match id {
+                Some(id) => self.conn.handle_request_unsent(now, id),
+                None => {
+                    let newer =
+                        matches!(&self.link, Some(Link::Http(h)) if h.session_id().is_some());
+                    self.conn.handle_session_expired(now, None, newer);
+                }
+            },
             // The transport forgot the stale id; the core fails the request
             // (not replayed) and starts one fresh `initialize`.
             HttpError::SessionExpired => {

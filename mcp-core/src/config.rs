@@ -181,6 +181,16 @@ pub struct Config {
     /// Requests for capabilities the server did not advertise fail locally.
     pub strict_capabilities: bool,
     /// The default per-request timeout; `None` disables it.
+    ///
+    /// One rule in both eras: the deadline starts when the call's request is
+    /// sent and covers the whole call, every 2026-07-28 multi round-trip
+    /// round and the time the client's own input handlers take included
+    /// (a 2025-11-25 server's requests arrive while the call's one request
+    /// is in flight, so they count there too). Progress restarts it when
+    /// [`Config::reset_timeout_on_progress`] is set; a call can opt out of
+    /// counting input time with [`RequestOptions::pause_for_input`]. Each
+    /// request of a task (`tasks/get`, `tasks/result`) has a deadline of its
+    /// own.
     pub request_timeout: Option<Duration>,
     /// The maximum total time of a call, progress and rounds included.
     pub max_total: Option<Duration>,
@@ -372,6 +382,12 @@ pub struct RequestOptions {
     /// A manual multi round-trip retry: `inputResponses` and the verbatim
     /// `requestState` (see [`RetryExtras::from_input_required`]).
     pub retry: Option<RetryExtras>,
+    /// 2026-07-28: stop the per-request deadline while the client answers an
+    /// `input_required` round, and restart it in full when the round's
+    /// answers are sent. Off by default: the deadline covers the whole call,
+    /// time in the client's own input handlers included (see
+    /// [`Config::request_timeout`]). The maximum total still applies.
+    pub pause_for_input: bool,
 }
 
 impl RequestOptions {
@@ -421,6 +437,14 @@ impl RequestOptions {
     #[must_use]
     pub fn without_cache(mut self) -> Self {
         self.no_cache = true;
+        self
+    }
+
+    /// 2026-07-28: the per-request deadline stops while the client answers
+    /// input requests (see [`RequestOptions::pause_for_input`]).
+    #[must_use]
+    pub fn with_deadline_paused_for_input(mut self) -> Self {
+        self.pause_for_input = true;
         self
     }
 

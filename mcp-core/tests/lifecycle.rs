@@ -556,6 +556,67 @@ fn legacy_http_session_expiry_starts_one_fresh_session() {
     assert!(!h.conn.is_recovering_session());
 }
 
+/// Issue 14, item 4: a request the transport never sent (its session was
+/// already gone) is not failed as "not replayed": it goes out in the new
+/// session, after `notifications/initialized`, with a fresh id.
+#[test]
+fn a_request_never_sent_goes_out_in_the_new_session() {
+    let mut h = legacy(
+        config()
+            .with_transport(TransportKind::Http)
+            .with_request_timeout(Some(Duration::from_secs(10))),
+    );
+    let reached = h
+        .conn
+        .send_request(h.now, "tools/list", None, RequestOptions::default())
+        .unwrap();
+    let unsent = h
+        .conn
+        .send_request(h.now, "tools/list", None, RequestOptions::default())
+        .unwrap();
+    let first = h.drain();
+    assert_eq!(first.len(), 2);
+    // The unsent one is reported first: it starts the recovery itself.
+    h.advance(Duration::from_secs(6));
+    h.conn.handle_request_unsent(h.now, &unsent);
+    h.conn.handle_session_expired(h.now, Some(&reached), false);
+    let events = h.take_events();
+    let failed: Vec<_> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::RequestFailed { id, error, .. } => Some((id.clone(), error.to_string())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        failed.len(),
+        1,
+        "only the request that reached the old session: {failed:?}"
+    );
+    assert_eq!(failed[0].0, reached);
+    let init = h.sent.last().unwrap().clone();
+    assert_eq!(init["method"], "initialize", "one fresh initialize");
+    h.reply(&init, initialize_result("2025-11-25"));
+    let sent = h.drain();
+    assert_eq!(sent[0]["method"], "notifications/initialized");
+    assert_eq!(sent[1]["method"], "tools/list");
+    assert_ne!(sent[1]["id"], first[1]["id"], "a fresh id");
+    assert!(
+        h.take_events()
+            .iter()
+            .any(|e| matches!(e, Event::Connected { .. }))
+    );
+    // Its deadline starts when it is sent: not at 10 s from the first try.
+    h.advance(Duration::from_secs(9));
+    assert!(h.take_events().is_empty());
+    h.reply(&sent[1], json!({"tools": []}));
+    assert!(
+        h.take_events()
+            .iter()
+            .any(|e| matches!(e, Event::Response(c) if c.id == unsent))
+    );
+}
+
 #[test]
 fn a_late_expiry_from_a_replaced_session_starts_no_initialize() {
     let mut h = legacy(config().with_transport(TransportKind::Http));

@@ -333,13 +333,14 @@ impl Inner {
         };
         let session = if legacy { self.session.id() } else { None };
         // A legacy request other than `initialize` (which alone has no
-        // version yet) must not go out sessionless after an expiry.
+        // version yet) must not go out sessionless after an expiry: it is
+        // not sent, and says so (the caller sends it in the new session).
         if legacy
             && session.is_none()
             && routing.protocol_version.is_some()
             && self.session.is_lost()
         {
-            return Err(HttpError::SessionExpired);
+            return Err(HttpError::SessionLost);
         }
         let (mut response, sent_session) = self.execute(&spec, session).await?;
         if legacy && let Some(received) = response.headers().get(headers::SESSION_ID) {

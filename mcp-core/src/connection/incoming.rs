@@ -227,7 +227,7 @@ impl Connection {
         }
         let in_flight = c.wire.is_some();
         if self.config.reset_timeout_on_progress && in_flight {
-            self.arm_request_timer(now, key);
+            self.arm_request_timer(now, key, true);
         }
         self.events.push_back(Event::Progress {
             id: RequestId::Number(key),
@@ -406,6 +406,49 @@ impl Connection {
         }
         if !newer_session_live {
             self.recover_session(now);
+        }
+    }
+
+    /// HTTP, 2025-11-25: the transport did not send this request, because
+    /// another request's `404` had ended its session and no new session was
+    /// open yet. The request never reached the server, so it does not fail:
+    /// its call waits for the new session (a recovery starts here if none is
+    /// under way) and goes out in it with a fresh id, its deadline starting
+    /// then. Task-side requests (`tasks/get`, ...) fail as
+    /// [`RequestError::SessionExpired`] instead: their task belonged to the
+    /// old session.
+    pub fn handle_request_unsent(&mut self, now: Instant, request_id: &RequestId) {
+        let Some(wire) = self.wires.resolve(request_id) else {
+            return;
+        };
+        let Some((key, role)) = self.wires.get(wire).map(|w| (w.call, w.role)) else {
+            return;
+        };
+        self.wires.abandon(wire);
+        let Some(c) = self.calls.get_mut(&key) else {
+            return;
+        };
+        let current = c.wire == Some(wire);
+        if current {
+            c.wire = None;
+        }
+        let resend = current
+            && role == Role::Main
+            && matches!(c.kind, CallKind::User | CallKind::List { .. });
+        if !resend {
+            if current {
+                self.fail_call(key, RequestError::SessionExpired);
+            }
+            self.recover_session(now);
+            return;
+        }
+        c.deadline = None;
+        self.timers.cancel(&Timer::Request(RequestId::Number(key)));
+        self.recover_session(now);
+        if self.recovering {
+            self.parked.push(key);
+        } else {
+            self.send_main(now, key);
         }
     }
 

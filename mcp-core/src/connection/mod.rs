@@ -124,6 +124,10 @@ struct Call {
     wire: Option<i64>,
     started: Instant,
     total_deadline: Option<Instant>,
+    /// The running per-request deadline of the call's main request: set
+    /// when it is first sent and kept across multi round-trip rounds (see
+    /// `Config::request_timeout`).
+    deadline: Option<Instant>,
     rounds: RoundCounter,
     input: Option<InputRound>,
     extras: RetryExtras,

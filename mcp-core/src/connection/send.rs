@@ -72,6 +72,7 @@ impl Connection {
             wire: None,
             started: now,
             total_deadline: total.and_then(|t| now.checked_add(t)),
+            deadline: None,
             rounds: RoundCounter::new(self.config.max_rounds),
             input: None,
             extras,
@@ -169,10 +170,14 @@ impl Connection {
                     routing,
                     call: Some(RequestId::Number(key)),
                 });
-                if let Some(c) = self.calls.get_mut(&key) {
-                    c.wire = Some(id);
-                }
-                self.arm_request_timer(now, key);
+                let restart = match self.calls.get_mut(&key) {
+                    Some(c) => {
+                        c.wire = Some(id);
+                        c.deadline.is_none() || c.opts.pause_for_input
+                    }
+                    None => false,
+                };
+                self.arm_request_timer(now, key, restart);
             }
             Err(e) => {
                 self.wires.abandon(id);
@@ -262,7 +267,7 @@ impl Connection {
             if let Some(c) = self.calls.get_mut(&key) {
                 c.wire = Some(id);
             }
-            self.arm_request_timer(now, key);
+            self.arm_request_timer(now, key, true);
         }
     }
 
@@ -393,11 +398,18 @@ impl Connection {
     }
 
     /// Arms the call's request deadline: the per-request timeout, capped by
-    /// the maximum total; none for subscriptions.
-    pub(super) fn arm_request_timer(&mut self, now: Instant, key: i64) {
+    /// the maximum total; none for subscriptions. With `restart` the timeout
+    /// starts now (a first send, a task request, progress that resets it);
+    /// without, the call's running deadline is armed again (a resend within
+    /// the call, such as a multi round-trip round).
+    pub(super) fn arm_request_timer(&mut self, now: Instant, key: i64, restart: bool) {
         let Some(c) = self.calls.get(&key) else {
             return;
         };
+        if !restart && let Some(at) = c.deadline {
+            self.timers.set(Timer::Request(RequestId::Number(key)), at);
+            return;
+        }
         let timer = Timer::Request(RequestId::Number(key));
         if matches!(c.kind, CallKind::Listen { .. }) {
             return;
@@ -418,6 +430,9 @@ impl Connection {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
+        if let Some(c) = self.calls.get_mut(&key) {
+            c.deadline = at;
+        }
         match at {
             Some(at) => self.timers.set(timer, at),
             None => self.timers.cancel(&timer),
