@@ -343,7 +343,13 @@ impl ClientBuilder {
         {
             config = config.with_era(EraPreference::Known(version));
         }
-        config = config.with_transport(kind).with_features(features);
+        // The driver reports when each HTTP POST leaves the transport's
+        // in-flight queue (http_io.rs): deadlines start then.
+        let reports_sends = kind == TransportKind::Http;
+        config = config
+            .with_transport(kind)
+            .with_features(features)
+            .with_send_reports(reports_sends);
         let mut conn = Connection::new(config);
         if initialize {
             conn.connect(crate::driver::clock())?;

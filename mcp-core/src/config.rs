@@ -210,6 +210,14 @@ pub struct Config {
     pub cache_entries: usize,
     /// `io.modelcontextprotocol/logLevel` put on every modern request.
     pub log_level: Option<String>,
+    /// The transport reports when each request actually leaves the client
+    /// ([`crate::Connection::handle_request_sent`]): a request's deadline
+    /// then starts when it is sent, not when it is queued (an HTTP
+    /// transport's in-flight limit can hold requests back). Off by default:
+    /// the deadline starts when the request is handed to the transport. The
+    /// maximum total ([`Config::max_total`]) always counts from the call's
+    /// start, queueing included.
+    pub reports_sends: bool,
     /// Strict mode (off by default): a response whose id is the string
     /// spelling of the numeric id sent fails its request, and the facade
     /// checks every envelope and validates every result against the
@@ -237,6 +245,7 @@ impl Config {
             cache_entries: crate::cache::DEFAULT_MAX_ENTRIES,
             log_level: None,
             strict: false,
+            reports_sends: false,
         }
     }
 
@@ -286,6 +295,14 @@ impl Config {
     #[must_use]
     pub fn with_request_timeout(mut self, timeout: Option<Duration>) -> Self {
         self.request_timeout = timeout;
+        self
+    }
+
+    /// Deadlines start when the transport reports the request sent (see
+    /// [`Config::reports_sends`]).
+    #[must_use]
+    pub fn with_send_reports(mut self, reports: bool) -> Self {
+        self.reports_sends = reports;
         self
     }
 

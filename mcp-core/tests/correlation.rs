@@ -311,3 +311,45 @@ fn close_fails_calls_and_emits_closed() {
     assert!(matches!(&events[1], Event::Closed));
     assert!(h.conn.poll_timeout().is_none());
 }
+
+/// Issue 14, item 3: with send reports, time a request waits in the
+/// transport's queue does not count against its deadline; the maximum total
+/// still counts from the call's start.
+#[test]
+fn the_deadline_starts_when_the_transport_sends_the_request() {
+    let cfg = config()
+        .with_transport(TransportKind::Http)
+        .with_request_timeout(Some(Duration::from_secs(10)))
+        .with_send_reports(true);
+    let mut h = modern(cfg);
+    let id = h
+        .conn
+        .call_tool(h.now, "slow", json!({}), RequestOptions::default())
+        .unwrap();
+    let req = h.drain().remove(0);
+    h.advance(Duration::from_secs(30));
+    assert!(h.take_events().is_empty(), "queued, not timed out");
+    h.conn.handle_request_sent(h.now, &id);
+    h.advance(Duration::from_secs(9));
+    assert!(h.take_events().is_empty());
+    h.advance(Duration::from_secs(1));
+    let events = h.take_events();
+    assert!(
+        events.iter().any(|e| matches!(
+            e,
+            Event::RequestFailed {
+                error: RequestError::Timeout(_),
+                ..
+            }
+        )),
+        "{events:?}"
+    );
+    let _ = req;
+
+    // The maximum total bounds the queue too.
+    let opts = RequestOptions::default().with_max_total(Duration::from_secs(20));
+    h.conn.call_tool(h.now, "slow", json!({}), opts).unwrap();
+    h.drain();
+    h.advance(Duration::from_secs(20));
+    assert!(h.take_events().iter().any(|e| matches!(e, Event::RequestFailed { error: RequestError::Timeout(d), .. } if *d == Duration::from_secs(20))));
+}

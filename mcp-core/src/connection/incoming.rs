@@ -409,6 +409,27 @@ impl Connection {
         }
     }
 
+    /// The transport sent this request (it left the client's queue). With
+    /// [`Config::reports_sends`](crate::Config::reports_sends) the request's
+    /// deadline starts now; otherwise this does nothing.
+    pub fn handle_request_sent(&mut self, now: Instant, request_id: &RequestId) {
+        let Some(wire) = self.wires.resolve(request_id) else {
+            return;
+        };
+        let Some(key) = self.wires.get(wire).map(|w| w.call) else {
+            return;
+        };
+        let Some(c) = self.calls.get_mut(&key) else {
+            return;
+        };
+        if c.wire != Some(wire) {
+            return;
+        }
+        if let Some(restart) = c.unsent.take() {
+            self.arm_request_timer(now, key, restart);
+        }
+    }
+
     /// HTTP, 2025-11-25: the transport did not send this request, because
     /// another request's `404` had ended its session and no new session was
     /// open yet. The request never reached the server, so it does not fail:
@@ -443,6 +464,7 @@ impl Connection {
             return;
         }
         c.deadline = None;
+        c.unsent = None;
         self.timers.cancel(&Timer::Request(RequestId::Number(key)));
         self.recover_session(now);
         if self.recovering {

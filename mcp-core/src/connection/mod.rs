@@ -5,7 +5,8 @@
 //! * **getters**: [`Connection::state`], [`Connection::era`],
 //!   [`Connection::protocol_version`], [`Connection::server_info`], ...
 //! * **inputs**: [`Connection::handle_message`],
-//!   [`Connection::handle_timeout`], [`Connection::handle_http_error`],
+//!   [`Connection::handle_timeout`], [`Connection::handle_request_sent`],
+//!   [`Connection::handle_request_unsent`], [`Connection::handle_http_error`],
 //!   [`Connection::handle_stream_closed`],
 //!   [`Connection::handle_transport_closed`];
 //! * **commands**: [`Connection::connect`], [`Connection::send_request`],
@@ -128,6 +129,10 @@ struct Call {
     /// when it is first sent and kept across multi round-trip rounds (see
     /// `Config::request_timeout`).
     deadline: Option<Instant>,
+    /// The current request waits for the transport to report it sent
+    /// (`Config::reports_sends`); its deadline is armed then, restarting it
+    /// when this says so.
+    unsent: Option<bool>,
     rounds: RoundCounter,
     input: Option<InputRound>,
     extras: RetryExtras,

@@ -73,6 +73,7 @@ impl Connection {
             started: now,
             total_deadline: total.and_then(|t| now.checked_add(t)),
             deadline: None,
+            unsent: None,
             rounds: RoundCounter::new(self.config.max_rounds),
             input: None,
             extras,
@@ -177,7 +178,7 @@ impl Connection {
                     }
                     None => false,
                 };
-                self.arm_request_timer(now, key, restart);
+                self.arm_when_sent(now, key, restart);
             }
             Err(e) => {
                 self.wires.abandon(id);
@@ -267,7 +268,29 @@ impl Connection {
             if let Some(c) = self.calls.get_mut(&key) {
                 c.wire = Some(id);
             }
-            self.arm_request_timer(now, key, true);
+            self.arm_when_sent(now, key, true);
+        }
+    }
+
+    /// Arms the deadline of a request just handed to the transport: now, or
+    /// when the transport reports it sent (`Config::reports_sends`), so that
+    /// time queued in the transport does not count. Until then only the
+    /// maximum total applies. A resend that keeps the call's running
+    /// deadline arms it now.
+    fn arm_when_sent(&mut self, now: Instant, key: i64, restart: bool) {
+        let defer = restart && self.config.reports_sends;
+        let Some(c) = self.calls.get_mut(&key) else {
+            return;
+        };
+        if !defer {
+            c.unsent = None;
+            return self.arm_request_timer(now, key, restart);
+        }
+        c.unsent = Some(restart);
+        let timer = Timer::Request(RequestId::Number(key));
+        match c.total_deadline {
+            Some(at) => self.timers.set(timer, at),
+            None => self.timers.cancel(&timer),
         }
     }
 
