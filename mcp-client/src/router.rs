@@ -292,6 +292,7 @@ impl Driver {
                 tracing::warn!(violation = %p, "server broke the protocol")
             }
             Event::PostRejected { status, .. } => tracing::warn!(status, "server rejected a POST"),
+            Event::ServerFactsKnown => self.shared.update(&self.conn),
             Event::SessionExpired => {
                 tracing::warn!("the legacy HTTP session expired");
                 // Served callback tasks belonged to the old session.

@@ -261,6 +261,11 @@ pub enum Event {
     /// replayed, and a fresh `initialize` is under way (`Connected` follows
     /// when the new session is ready, or `ConnectFailed`).
     SessionExpired,
+    /// The server's facts (`serverInfo`, capabilities, instructions) became
+    /// known after the connection was ready: the answer to the background
+    /// `server/discover` of a connection whose era came from a cache
+    /// ([`crate::EraPreference::Known`]).
+    ServerFactsKnown,
     /// The connection is closed; nothing more will happen.
     Closed,
 }

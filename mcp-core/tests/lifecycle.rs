@@ -209,13 +209,41 @@ fn http_probe_timeout_does_not_downgrade() {
     )));
 }
 
+/// Issue 14, item 9: a cached outcome makes the connection ready at once,
+/// and the server's facts are fetched in the background instead of staying
+/// `None` (read as "none") for the whole connection.
 #[test]
-fn cached_outcome_skips_the_probe() {
+fn cached_outcome_skips_the_probe_and_learns_the_facts_in_the_background() {
     let mut h = Harness::new(config().with_era(EraPreference::Known(ProtocolVersion::V2026_07_28)));
     h.conn.connect(h.now).unwrap();
-    assert!(h.drain().is_empty());
-    assert_eq!(h.conn.state(), State::Ready);
+    assert_eq!(h.conn.state(), State::Ready, "ready before any answer");
     assert_eq!(h.conn.era_outcome().unwrap().decided_by, Decision::Cached);
+    let sent = h.drain();
+    assert_eq!(sent.len(), 1, "{sent:?}");
+    assert_eq!(sent[0]["method"], "server/discover");
+    assert!(!h.conn.server_facts_known());
+    assert!(h.conn.server_capabilities().is_none());
+    // Calls go out meanwhile.
+    let call = h
+        .conn
+        .send_request(h.now, "tools/list", None, RequestOptions::default())
+        .unwrap();
+    assert_eq!(h.drain()[0]["method"], "tools/list");
+    h.reply(&sent[0], discover_result());
+    let events = h.take_events();
+    assert!(
+        events.iter().any(|e| matches!(e, Event::ServerFactsKnown)),
+        "{events:?}"
+    );
+    assert!(
+        !events.iter().any(|e| matches!(e, Event::Response(_))),
+        "{events:?}"
+    );
+    assert!(h.conn.server_facts_known());
+    assert_eq!(h.conn.server_info().unwrap().name, "demo");
+    assert_eq!(h.conn.instructions(), Some("be nice"));
+    assert_eq!(h.conn.era_outcome().unwrap().decided_by, Decision::Cached);
+    assert_eq!(h.conn.calls_in_progress(), 1, "only {call} is left");
 }
 
 #[test]

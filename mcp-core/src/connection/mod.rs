@@ -175,6 +175,9 @@ pub struct Connection {
     /// A fresh `initialize` replaces an expired 2025-11-25 session; calls
     /// started meanwhile wait in `parked`.
     recovering: bool,
+    /// The background `server/discover` of a connection that skipped the
+    /// probe (a cached era): its result fills in the server's facts.
+    facts_call: Option<i64>,
 }
 
 impl Connection {
@@ -205,6 +208,7 @@ impl Connection {
             events: VecDeque::new(),
             parked: Vec::new(),
             recovering: false,
+            facts_call: None,
         }
     }
 
@@ -241,7 +245,20 @@ impl Connection {
         self.outcome.as_ref()
     }
 
-    /// The server's identity (`serverInfo`; display only, M-06).
+    /// Whether the server's facts (identity, capabilities, instructions)
+    /// are known. They are once `initialize` or `server/discover` answered;
+    /// a connection whose era came from a cache
+    /// ([`crate::EraPreference::Known`]) is ready before that, and learns
+    /// them from a `server/discover` sent in the background
+    /// ([`crate::Event::ServerFactsKnown`]). Until then the getters below
+    /// return `None` for "unknown", not "none", and capability checks
+    /// (strict capabilities) are not made: the server's answers decide.
+    pub fn server_facts_known(&self) -> bool {
+        self.server.capabilities.is_some()
+    }
+
+    /// The server's identity (`serverInfo`; display only, M-06); `None`
+    /// while unknown (see [`Connection::server_facts_known`]).
     pub fn server_info(&self) -> Option<&Implementation> {
         self.server.info.as_ref()
     }

@@ -39,6 +39,12 @@ impl Connection {
         let Some(c) = self.calls.get(&key) else {
             return;
         };
+        if self.facts_call == Some(key) {
+            if let Some(raw) = self.checked(key, result) {
+                self.on_facts(now, key, raw);
+            }
+            return;
+        }
         match c.kind {
             CallKind::Probe | CallKind::Initialize => {
                 let probe = matches!(c.kind, CallKind::Probe);
