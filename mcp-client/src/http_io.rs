@@ -127,7 +127,17 @@ impl Driver {
             }
             HttpError::Status { status, .. } | HttpError::Unauthorized { status, .. } => {
                 let error = body_error(e.jsonrpc_message());
+                let recovering = self.conn.is_recovering_session();
                 self.conn.handle_http_error(now, id, status.as_u16(), error);
+                // The core read the answer as an ended session (a `400` that
+                // names it): the transport forgets the stale id, as a `404`
+                // makes it do, so the fresh `initialize` goes out without it.
+                if !recovering
+                    && self.conn.is_recovering_session()
+                    && let Some(Link::Http(http)) = &self.link
+                {
+                    http.clear_session();
+                }
             }
             _ => {
                 tracing::debug!(error = %e, "HTTP exchange failed");

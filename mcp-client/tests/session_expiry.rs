@@ -1,7 +1,8 @@
 //! A 2025-11-25 session that the server ends while many calls are in
 //! flight or queued (issue 14, item 4): only the calls that reached the old
 //! session fail as "not replayed"; every call that was never sent goes out
-//! in the new session and succeeds.
+//! in the new session and succeeds. And a server that answers a stale
+//! session with `400` instead of `404` (item 8) is recovered the same way.
 
 mod scripted;
 
@@ -19,6 +20,9 @@ const CALLS: usize = 500;
 
 #[derive(Default)]
 struct State {
+    /// Answer a stale session with `400` and a JSON-RPC error naming it, as
+    /// the TypeScript SDK v1 does, instead of `404`.
+    stale_is_400: bool,
     /// The current session's number and how many requests it served.
     session: u32,
     served: u32,
@@ -78,7 +82,12 @@ async fn serve(stream: TcpStream, state: Arc<Mutex<State>>) {
             }
             live
         };
-        if !live {
+        let stale_is_400 = state.lock().expect("lock").stale_is_400;
+        if !live && stale_is_400 {
+            let body = r#"{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: No valid session ID provided"},"id":null}"#;
+            let extra = "content-type: application/json\r\n";
+            scripted::respond(&mut conn, "400 Bad Request", extra, body).await;
+        } else if !live {
             scripted::respond(&mut conn, "404 Not Found", "", "").await;
         } else if request.get("id").is_none() {
             scripted::respond(&mut conn, "202 Accepted", "", "").await;
@@ -93,23 +102,26 @@ async fn serve(stream: TcpStream, state: Arc<Mutex<State>>) {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn only_calls_that_reached_an_ended_session_fail_as_not_replayed() {
+async fn start(state: Arc<Mutex<State>>) -> Client {
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let url = format!("http://{}/mcp", listener.local_addr().expect("addr"));
-    let state = Arc::new(Mutex::new(State::default()));
-    let server_state = state.clone();
     tokio::spawn(async move {
         while let Ok((stream, _)) = listener.accept().await {
-            tokio::spawn(serve(stream, server_state.clone()));
+            tokio::spawn(serve(stream, state.clone()));
         }
     });
-    let client = Client::builder()
+    Client::builder()
         .http(&url)
         .era(EraPreference::LegacyOnly)
         .connect()
         .await
-        .expect("connect");
+        .expect("connect")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn only_calls_that_reached_an_ended_session_fail_as_not_replayed() {
+    let state = Arc::new(Mutex::new(State::default()));
+    let client = start(state.clone()).await;
     let calls = (0..CALLS).map(|i| {
         let client = client.clone();
         async move {
@@ -151,5 +163,34 @@ async fn only_calls_that_reached_an_ended_session_fail_as_not_replayed() {
     );
     assert_eq!(answered + not_replayed, CALLS);
     assert!(sessions > 1, "the server ended at least one session");
+    client.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stale_session_answered_with_400_is_replaced() {
+    let state = Arc::new(Mutex::new(State {
+        stale_is_400: true,
+        ..State::default()
+    }));
+    let client = start(state.clone()).await;
+    for i in 0..SESSION_REQUESTS {
+        client
+            .call_tool("echo", json!({ "text": format!("call {i}") }))
+            .await
+            .expect("served in the first session");
+    }
+    let e = client
+        .call_tool("echo", json!({"text": "stale"}))
+        .await
+        .expect_err("the server ended the session");
+    assert!(e.is_session_recovered(), "{e}");
+    assert!(e.to_string().contains("not replayed"), "{e}");
+    let r = client
+        .call_tool("echo", json!({"text": "again"}))
+        .await
+        .expect("served in a new session");
+    let got: String = r.content.iter().filter_map(|b| b.as_text()).collect();
+    assert_eq!(got, "again");
+    assert_eq!(state.lock().expect("lock").session, 2);
     client.close().await;
 }

@@ -663,6 +663,50 @@ fn a_late_expiry_from_a_replaced_session_starts_no_initialize() {
     assert!(!h.conn.is_recovering_session());
 }
 
+/// Issue 14, item 8: a server that answers a stale 2025-11-25 session with
+/// `400` naming the session (server-everything does) gets the same
+/// treatment as a `404`; another `400` stays a plain failure.
+#[test]
+fn a_400_that_names_the_session_is_an_ended_session() {
+    let mut h = legacy(config().with_transport(TransportKind::Http));
+    let plain = h
+        .conn
+        .send_request(h.now, "tools/list", None, RequestOptions::default())
+        .unwrap();
+    h.drain();
+    let bad = ErrorObject::new(ErrorCode::INVALID_PARAMS, "Bad Request: missing name");
+    h.conn
+        .handle_http_error(h.now, Some(&plain), 400, Some(bad));
+    assert!(!h.conn.is_recovering_session());
+    assert!(h.take_events().iter().any(|e| matches!(
+        e,
+        Event::RequestFailed { id, error: RequestError::Remote(_), .. } if *id == plain
+    )));
+
+    let call = h
+        .conn
+        .send_request(h.now, "tools/list", None, RequestOptions::default())
+        .unwrap();
+    h.drain();
+    let stale = ErrorObject::new(
+        ErrorCode(-32000),
+        "Bad Request: No valid session ID provided",
+    );
+    h.conn
+        .handle_http_error(h.now, Some(&call), 400, Some(stale));
+    let events = h.take_events();
+    assert!(
+        events.iter().any(|e| matches!(
+            e,
+            Event::RequestFailed { id, error: RequestError::SessionExpired, .. } if *id == call
+        )),
+        "{events:?}"
+    );
+    assert!(events.iter().any(|e| matches!(e, Event::SessionExpired)));
+    assert!(h.conn.is_recovering_session());
+    assert_eq!(h.sent.last().unwrap()["method"], "initialize");
+}
+
 #[test]
 fn a_plain_404_is_not_an_expired_session() {
     let mut h = legacy(config().with_transport(TransportKind::Http));

@@ -170,6 +170,7 @@ impl Connection {
         if !*acked {
             if n.method == "notifications/subscriptions/acknowledged" {
                 *acked = true;
+                self.timers.cancel(&Timer::Request(RequestId::Number(key)));
                 self.events.push_back(Event::SubscriptionAcknowledged {
                     id,
                     params: n.params,
@@ -329,6 +330,9 @@ impl Connection {
         status: u16,
         error: Option<ErrorObject>,
     ) {
+        if self.is_stale_session_answer(status, error.as_ref()) {
+            return self.handle_session_expired(now, request_id, false);
+        }
         let Some(id) = request_id else {
             self.events.push_back(Event::PostRejected { status, error });
             return;
@@ -377,6 +381,21 @@ impl Connection {
             return self.probe_undecided(key, RequestError::HttpStatus(status));
         }
         self.fail_call(key, RequestError::HttpStatus(status));
+    }
+
+    /// Whether an HTTP error answers a stale 2025-11-25 session the way
+    /// some servers do instead of `404`: a `400` whose JSON-RPC error names
+    /// the session (the TypeScript SDK v1, and so server-everything, answers
+    /// "Bad Request: No valid session ID provided"). The client then treats
+    /// it as an ended session: the request fails as not replayed and one
+    /// fresh `initialize` starts a new session. A `400` that does not name
+    /// the session stays an ordinary failure of its request.
+    fn is_stale_session_answer(&self, status: u16, error: Option<&ErrorObject>) -> bool {
+        status == 400
+            && self.era == Some(Era::Legacy)
+            && self.state == State::Ready
+            && self.is_http()
+            && error.is_some_and(|e| e.message.to_ascii_lowercase().contains("session"))
     }
 
     /// HTTP, 2025-11-25: a request that carried the `Mcp-Session-Id` got

@@ -421,7 +421,7 @@ impl Connection {
     }
 
     /// Arms the call's request deadline: the per-request timeout, capped by
-    /// the maximum total; none for subscriptions. With `restart` the timeout
+    /// the maximum total; none for an acknowledged subscription. With `restart` the timeout
     /// starts now (a first send, a task request, progress that resets it);
     /// without, the call's running deadline is armed again (a resend within
     /// the call, such as a multi round-trip round).
@@ -434,7 +434,11 @@ impl Connection {
             return;
         }
         let timer = Timer::Request(RequestId::Number(key));
-        if matches!(c.kind, CallKind::Listen { .. }) {
+        // A subscription's acknowledgement is awaited within the request
+        // deadline; once acknowledged, the stream has none by design (it
+        // ends when the caller drops it, the server ends it or the
+        // transport closes).
+        if matches!(c.kind, CallKind::Listen { acked: true }) {
             return;
         }
         // Silence decides "legacy" only when a legacy version is acceptable;
