@@ -19,12 +19,7 @@ async fn serve(stream: TcpStream) {
     let mut conn = BufReader::new(stream);
     while let Some((method, _, body)) = scripted::read_request(&mut conn).await {
         if method != "POST" {
-            let status = if method == "DELETE" {
-                "200 OK"
-            } else {
-                "405 Method Not Allowed"
-            };
-            scripted::respond(&mut conn, status, "", "").await;
+            scripted::answer_non_post(&mut conn, &method).await;
             continue;
         }
         let request: Value = serde_json::from_slice(&body).unwrap_or_default();
@@ -35,12 +30,7 @@ async fn serve(stream: TcpStream) {
         } else {
             // A healthy but not instant server.
             tokio::time::sleep(ANSWER_AFTER).await;
-            let text = request["params"]["arguments"]["text"].clone();
-            let reply = json!({"jsonrpc": "2.0", "id": request["id"], "result": {
-                "content": [{"type": "text", "text": text}]
-            }});
-            let extra = "content-type: application/json\r\n";
-            scripted::respond(&mut conn, "200 OK", extra, &reply.to_string()).await;
+            scripted::answer_echo(&mut conn, &request).await;
         }
     }
 }
