@@ -2,7 +2,7 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use futures::stream::FuturesUnordered;
 use mcp_core::{ClientFeatures, Config, Connection, EraPreference, InputMode, TransportKind};
@@ -401,10 +401,16 @@ impl ClientBuilder {
         {
             config = config.with_era(EraPreference::Known(version));
         }
-        config = config.with_transport(kind).with_features(features);
+        // The driver reports when each HTTP POST leaves the transport's
+        // in-flight queue (http_io.rs): deadlines start then.
+        let reports_sends = kind == TransportKind::Http;
+        config = config
+            .with_transport(kind)
+            .with_features(features)
+            .with_send_reports(reports_sends);
         let mut conn = Connection::new(config);
         if initialize {
-            conn.connect(Instant::now())?;
+            conn.connect(crate::driver::clock())?;
         }
         let shared = Arc::new(Shared::default());
         shared.set_handlers(|h| *h = handlers);

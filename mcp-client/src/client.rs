@@ -227,17 +227,35 @@ impl Client {
 
     // ---- what the server said ----
 
-    /// The server's `Implementation` (`serverInfo`).
+    /// Whether the server's facts ([`Client::server_info`],
+    /// [`Client::server_capabilities`], [`Client::instructions`]) are known.
+    ///
+    /// They are from the handshake, except on a connection whose
+    /// 2026-07-28 era came from a warm [`EraCache`](crate::EraCache): it is
+    /// ready without the `server/discover` round trip, and sends that
+    /// request in the background right after connecting; the facts are
+    /// known once it answers (normally one round trip later). Until then
+    /// the getters return `None` meaning "not known yet", and the client
+    /// makes no capability checks of its own: the server's answers decide.
+    pub fn server_facts_known(&self) -> bool {
+        self.inner.shared.with(|f| f.capabilities.is_some())
+    }
+
+    /// The server's `Implementation` (`serverInfo`); `None` when the server
+    /// gave none or while its facts are not known
+    /// ([`Client::server_facts_known`]).
     pub fn server_info(&self) -> Option<Implementation> {
         self.inner.shared.with(|f| f.server_info.clone())
     }
 
-    /// The server's capabilities.
+    /// The server's capabilities; `None` only while they are not known
+    /// ([`Client::server_facts_known`]).
     pub fn server_capabilities(&self) -> Option<ServerCapabilities> {
         self.inner.shared.with(|f| f.capabilities.clone())
     }
 
-    /// The server's instructions for the model, if it gave any.
+    /// The server's instructions for the model; `None` when it gave none or
+    /// while its facts are not known ([`Client::server_facts_known`]).
     pub fn instructions(&self) -> Option<String> {
         self.inner.shared.with(|f| f.instructions.clone())
     }

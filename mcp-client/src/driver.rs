@@ -4,8 +4,9 @@
 //! Handles talk to it through one command channel. After every input or
 //! command it follows the core's drain rule: drain `poll_transmit` into the
 //! transport, drain `poll_event` into the waiting callers and handlers,
-//! then arm one timer from `poll_timeout`. The clock is read here and only
-//! here. HTTP exchanges, response streams and running handlers are futures
+//! then arm one timer from `poll_timeout`. The clock the core is told is
+//! read through [`clock`] (tokio's, so a paused test clock drives it).
+//! HTTP exchanges, response streams and running handlers are futures
 //! polled inside the driver's `select!` (no task per request).
 
 use std::collections::{HashMap, VecDeque};
@@ -155,6 +156,14 @@ pub(crate) struct Driver {
     pub(crate) notifier: crate::throughput::Notifier,
 }
 
+/// The instant the core is told: tokio's clock, which is the system's
+/// monotonic clock except under a paused test clock
+/// (`#[tokio::test(start_paused = true)]`), so the facade's deadlines can be
+/// tested on virtual time like the core's.
+pub(crate) fn clock() -> Instant {
+    tokio::time::Instant::now().into_std()
+}
+
 /// Other calls in flight from which the driver lets runnable callers queue
 /// their requests before writing, so that they share one write.
 const CONCURRENT_BATCHING: usize = 4;
@@ -168,7 +177,7 @@ impl Driver {
         let close_done = loop {
             self.flush();
             let wake = self.wait(&mut commands).await;
-            let now = Instant::now();
+            let now = clock();
             if let Err(done) = self.on_wake(now, wake) {
                 break done;
             }
@@ -189,7 +198,7 @@ impl Driver {
                 && self.conn.in_flight() >= self.outbox.len() + CONCURRENT_BATCHING
             {
                 tokio::task::yield_now().await;
-                if let Err(done) = self.take_ready(Instant::now(), &mut commands) {
+                if let Err(done) = self.take_ready(clock(), &mut commands) {
                     break done;
                 }
             }
@@ -541,21 +550,35 @@ impl Driver {
         self.conn.handle_transport_closed(now, reason);
     }
 
+    /// Runs a handler inside the driver. A server request's handler stops
+    /// when the server cancels the request ([`Driver::abandon`]); an input
+    /// handler stops when its call ends (router.rs).
     pub(crate) fn serve(&mut self, target: Target, fut: BoxFuture<Served>) {
-        if let Target::ServerRequest(id) = &target {
-            let (abort, registration) = futures::future::AbortHandle::new_pair();
-            self.serving.insert(id.clone(), abort);
-            let fut = futures::future::Abortable::new(fut, registration);
-            self.handler_io.push(Box::pin(async move {
-                match fut.await {
-                    Ok(served) => (target, served),
-                    Err(futures::future::Aborted) => (Target::Abandoned, Ok(Value::Null)),
+        let (abort, registration) = futures::future::AbortHandle::new_pair();
+        match &target {
+            Target::ServerRequest(id) => {
+                self.serving.insert(id.clone(), abort);
+            }
+            Target::Input { call, .. } | Target::TaskInput { call, .. }
+                if self.pending.contains_key(call) =>
+            {
+                if let Some(p) = self.pending.get_mut(call) {
+                    p.inputs.push(abort);
                 }
-            }));
-            return;
+            }
+            _ => {
+                self.handler_io
+                    .push(Box::pin(async move { (target, fut.await) }));
+                return;
+            }
         }
-        self.handler_io
-            .push(Box::pin(async move { (target, fut.await) }));
+        let fut = futures::future::Abortable::new(fut, registration);
+        self.handler_io.push(Box::pin(async move {
+            match fut.await {
+                Ok(served) => (target, served),
+                Err(futures::future::Aborted) => (Target::Abandoned, Ok(Value::Null)),
+            }
+        }));
     }
 
     /// The server cancelled a request it sent: its handler stops (its future
@@ -567,7 +590,7 @@ impl Driver {
     }
 
     async fn shut_down(&mut self) {
-        self.conn.close(Instant::now());
+        self.conn.close(clock());
         self.flush();
         if let Some(w) = self.writing.take() {
             let _ = tokio::time::timeout(std::time::Duration::from_secs(1), w).await;

@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use bytes::Bytes;
-use mcp_transport_http::{HttpError, HttpTransport, Reply, ResponseStream};
+use mcp_transport_http::{HttpError, HttpTransport, PostSlot, Reply, ResponseStream};
 use mcp_types::jsonrpc::ErrorObject;
 use mcp_types::routing::HttpRouting;
 use mcp_types::{Message, RequestId};
@@ -14,8 +14,19 @@ use crate::driver::Driver;
 use crate::handlers::BoxFuture;
 use crate::transport::Link;
 
+/// A POST that has its place and is about to be sent.
+pub(crate) struct Admitted {
+    http: HttpTransport,
+    slot: PostSlot,
+    bytes: Vec<u8>,
+    routing: HttpRouting,
+    headers: http::HeaderMap,
+}
+
 /// One finished HTTP step.
 pub(crate) enum HttpIo {
+    /// A POST left the transport's queue: it is sent now.
+    Admitted(Box<Admitted>),
     Posted {
         id: Option<RequestId>,
         result: Result<Reply, HttpError>,
@@ -38,6 +49,12 @@ const GET_STREAM_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 impl Driver {
     pub(crate) fn on_http(&mut self, now: Instant, io: HttpIo) {
         match io {
+            HttpIo::Admitted(a) => {
+                if let Some(id) = &a.routing.request_id {
+                    self.conn.handle_request_sent(now, id);
+                }
+                self.http_io.push(send_in(*a));
+            }
             HttpIo::Posted { id, result } => match result {
                 Ok(Reply::Accepted) => {
                     if let Some(id) = id {
@@ -82,6 +99,16 @@ impl Driver {
         };
         match &e {
             HttpError::Cancelled => {}
+            // Not sent (its session was gone): the core sends it again in
+            // the new session.
+            HttpError::SessionLost => match id {
+                Some(id) => self.conn.handle_request_unsent(now, id),
+                None => {
+                    let newer =
+                        matches!(&self.link, Some(Link::Http(h)) if h.session_id().is_some());
+                    self.conn.handle_session_expired(now, None, newer);
+                }
+            },
             // The transport forgot the stale id; the core fails the request
             // (not replayed) and starts one fresh `initialize`.
             HttpError::SessionExpired => {
@@ -100,7 +127,17 @@ impl Driver {
             }
             HttpError::Status { status, .. } | HttpError::Unauthorized { status, .. } => {
                 let error = body_error(e.jsonrpc_message());
+                let recovering = self.conn.is_recovering_session();
                 self.conn.handle_http_error(now, id, status.as_u16(), error);
+                // The core read the answer as an ended session (a `400` that
+                // names it): the transport forgets the stale id, as a `404`
+                // makes it do, so the fresh `initialize` goes out without it.
+                if !recovering
+                    && self.conn.is_recovering_session()
+                    && let Some(Link::Http(http)) = &self.link
+                {
+                    http.clear_session();
+                }
             }
             _ => {
                 tracing::debug!(error = %e, "HTTP exchange failed");
@@ -135,6 +172,9 @@ impl Driver {
     }
 }
 
+/// A POST in two steps: wait for a place among the transport's concurrent
+/// POSTs ([`HttpIo::Admitted`], when the core starts the request's
+/// deadline), then send.
 pub(crate) fn post(
     http: HttpTransport,
     bytes: Vec<u8>,
@@ -142,7 +182,34 @@ pub(crate) fn post(
     headers: http::HeaderMap,
 ) -> BoxFuture<HttpIo> {
     Box::pin(async move {
-        let result = http.send_with(Bytes::from(bytes), &routing, &headers).await;
+        match http.reserve(&routing).await {
+            Ok(slot) => HttpIo::Admitted(Box::new(Admitted {
+                http,
+                slot,
+                bytes,
+                routing,
+                headers,
+            })),
+            Err(e) => HttpIo::Posted {
+                id: routing.request_id,
+                result: Err(e),
+            },
+        }
+    })
+}
+
+fn send_in(a: Admitted) -> BoxFuture<HttpIo> {
+    Box::pin(async move {
+        let Admitted {
+            http,
+            slot,
+            bytes,
+            routing,
+            headers,
+        } = a;
+        let result = http
+            .send_in(slot, Bytes::from(bytes), &routing, &headers)
+            .await;
         HttpIo::Posted {
             id: routing.request_id,
             result,

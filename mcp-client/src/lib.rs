@@ -42,16 +42,61 @@
 //! predicates ([`Error::is_timeout`], [`Error::is_cancelled`],
 //! [`Error::remote_error`], [`Error::is_transport`], ...).
 //!
+//! # Deadlines
+//!
+//! One rule in both eras: a call's timeout
+//! ([`ClientBuilder::request_timeout`], [`CallOptions::with_timeout`])
+//! starts when its request is sent and covers the whole call, including
+//! every 2026-07-28 multi round-trip round and the time the client's own
+//! input handlers take. When it passes, the call fails
+//! ([`Error::is_timeout`]), the server is told (`notifications/cancelled`
+//! and, over HTTP, the request's response stream is closed, so a server
+//! that keeps it open holds none of the transport's concurrent POSTs), a
+//! late reply is ignored, and a 2026-07-28 input handler still running for
+//! the call is cancelled (its future dropped). A call can opt out of
+//! counting handler time with [`CallOptions::pause_timeout_for_input`].
+//! Over HTTP, time a request waits behind the in-flight limit
+//! (`HttpConfig::with_max_concurrent_posts`) does not count: the timeout
+//! starts when the request leaves that queue.
+//! [`CallOptions::with_max_total`] bounds the whole call from its start,
+//! queueing, rounds and task polling included.
+//!
+//! Waits without a limit are so by choice: an acknowledged [`Subscription`]
+//! has no deadline (it ends when dropped, when the server ends it or when
+//! the transport closes; its acknowledgement is awaited within the
+//! timeout), and [`TaskHandle::wait`] polls a task for as long as the
+//! server says it is working (each poll has the timeout; bound the whole
+//! wait with [`TaskHandle::wait_timeout`] or
+//! [`CallOptions::with_max_total`]).
+//!
 //! # Sessions and reconnection
 //!
-//! When a 2025-11-25 HTTP server ends its session (`404` on a request that
-//! carried the `Mcp-Session-Id`), the client starts exactly one new session
-//! (`initialize`, `notifications/initialized`) without the stale id. The
-//! request that met the `404` fails with [`Error::is_session_recovered`]
-//! and is not replayed; requests made meanwhile wait for the new session,
-//! and resource subscriptions and the log level are sent again in it. A
+//! When a 2025-11-25 HTTP server ends its session, the client starts
+//! exactly one new session (`initialize`, `notifications/initialized`)
+//! without the stale id. A server ends a session with `404` on a request
+//! that carried the `Mcp-Session-Id`, or, as the TypeScript SDK v1 (and so
+//! server-everything) does, with `400` and a JSON-RPC error whose message
+//! names the session ("Bad Request: No valid session ID provided"): the
+//! client treats both alike. A request that reached the ended session fails
+//! with [`Error::is_session_recovered`] ("the server ended the MCP session
+//! (HTTP 404); the request was not replayed") and is not replayed, since the
+//! server may have acted on it. A request that had not been sent yet (it
+//! waited for a place among the concurrent POSTs, or was made while the new
+//! session was being set up) is not failed: it goes out in the new session,
+//! after `notifications/initialized`, with a fresh id. Resource
+//! subscriptions and the log level are sent again in the new session. A
 //! 2026-07-28 connection has no session and nothing to reconnect: a
 //! [`Subscription`] whose stream ends yields its end and then `None`.
+//!
+//! # Server facts
+//!
+//! [`Client::server_info`], [`Client::server_capabilities`] and
+//! [`Client::instructions`] come from the handshake. With a warm
+//! [`EraCache`] a 2026-07-28 connection is ready without the
+//! `server/discover` round trip and sends that request in the background;
+//! until it answers, [`Client::server_facts_known`] is `false`, the getters
+//! return `None` meaning "not known yet", and the client makes no
+//! capability checks of its own.
 //!
 //! # Features
 //!

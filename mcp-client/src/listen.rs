@@ -57,6 +57,9 @@ impl SubscriptionEvent {
 ///   [`Error::is_transport`], [`Error::is_closed`]), then `None`;
 /// * the connection's driver is gone: `None`.
 ///
+/// [`Client::listen`] waits for the server's acknowledgement within the
+/// request timeout; after it the subscription has no deadline, by design.
+///
 /// After it ends it yields `None` forever. A 2026-07-28 connection has no
 /// sessions, so the client has nothing to reconnect and does not reopen a
 /// subscription by itself: call [`Client::listen`] again for a new one

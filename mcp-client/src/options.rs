@@ -90,6 +90,19 @@ impl CallOptions {
         self
     }
 
+    /// 2026-07-28: stops this call's timeout while the client's input
+    /// handlers answer a multi round-trip round, and restarts it in full
+    /// when their answers are sent. By default the timeout covers the whole
+    /// call, handler time included, and a handler still running when it
+    /// passes is cancelled (its future dropped). [`CallOptions::with_max_total`]
+    /// still bounds a paused call. No effect in 2025-11-25, where the
+    /// server's requests are not tied to one call.
+    #[must_use]
+    pub fn pause_timeout_for_input(mut self) -> Self {
+        self.core = self.core.with_deadline_paused_for_input();
+        self
+    }
+
     /// Caps the whole call (progress, input rounds and task polling
     /// included).
     #[must_use]

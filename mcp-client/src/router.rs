@@ -47,6 +47,9 @@ pub(crate) struct Pending {
     /// The HTTP failure that ended this call, attached to its error.
     pub(crate) cause: Option<mcp_transport_http::HttpError>,
     pub(crate) cancelled_by_drop: bool,
+    /// Stops the input handlers still answering this call's rounds: they
+    /// are cancelled (their futures dropped) when the call ends.
+    pub(crate) inputs: Vec<futures::future::AbortHandle>,
     span: tracing::Span,
 }
 
@@ -69,6 +72,7 @@ impl Pending {
             override_error: None,
             cause: None,
             cancelled_by_drop: false,
+            inputs: Vec::new(),
             span,
         }
     }
@@ -86,7 +90,7 @@ impl Driver {
     /// Their answers go to no caller; a failure is logged (`warn`).
     fn restore_session(&mut self) {
         let restore = self.shared.restore(|r| r.clone());
-        let now = std::time::Instant::now();
+        let now = crate::driver::clock();
         let level = restore
             .log_level
             .map(|level| ("logging/setLevel", serde_json::json!({ "level": level })));
@@ -105,6 +109,11 @@ impl Driver {
     fn finish(&mut self, id: &RequestId, r: Result<Outcome, Error>) {
         if let Some(mut p) = self.pending.remove(id) {
             self.tokens.remove(&p.token);
+            // A handler that outlives its call (a deadline, a cancellation)
+            // is cancelled: nobody can use its answer.
+            for input in p.inputs.drain(..) {
+                input.abort();
+            }
             let _enter = p.span.clone().entered();
             match &r {
                 Ok(_) => tracing::debug!("request completed"),
@@ -245,7 +254,7 @@ impl Driver {
                     }
                     None => {
                         let e = HandlerError::not_supported(&method).into_error_object();
-                        let _ = self.conn.respond(Instant::now(), &id, Err(e));
+                        let _ = self.conn.respond(crate::driver::clock(), &id, Err(e));
                     }
                 }
             }
@@ -283,6 +292,7 @@ impl Driver {
                 tracing::warn!(violation = %p, "server broke the protocol")
             }
             Event::PostRejected { status, .. } => tracing::warn!(status, "server rejected a POST"),
+            Event::ServerFactsKnown => self.shared.update(&self.conn),
             Event::SessionExpired => {
                 tracing::warn!("the legacy HTTP session expired");
                 // Served callback tasks belonged to the old session.
@@ -329,7 +339,7 @@ impl Driver {
                         method: method.to_owned(),
                     }));
                 }
-                let _ = self.conn.cancel(Instant::now(), &call);
+                let _ = self.conn.cancel(crate::driver::clock(), &call);
             }
         }
     }

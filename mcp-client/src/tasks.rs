@@ -514,6 +514,11 @@ impl TaskHandle {
     /// them). The result (or the task's failure) is cached: a second call
     /// sends nothing.
     ///
+    /// The wait has no overall limit of its own, by design: it lasts as long
+    /// as the server reports the task working (each poll request has the
+    /// request timeout). Bound it with [`TaskHandle::wait_timeout`] or the
+    /// call's [`CallOptions::with_max_total`](crate::CallOptions::with_max_total).
+    ///
     /// # Errors
     /// See [`Error`]; [`Error::is_cancelled`] when the task was cancelled.
     pub async fn wait(&mut self) -> Result<CallToolResult, Error> {

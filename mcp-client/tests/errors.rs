@@ -396,3 +396,34 @@ async fn a_connection_lost_mid_call_fails_the_call_as_transport() {
         .expect_err("closed");
     assert!(again.is_closed(), "{again:?}");
 }
+
+/// Issue 14, item 9: a connection whose 2026-07-28 era is already known (a
+/// warm `EraCache`) is ready at once, learns the server's facts from a
+/// background `server/discover`, and checks capabilities once they are
+/// known.
+#[tokio::test]
+async fn a_known_era_learns_the_server_facts_in_the_background() {
+    let (replies, inbox) = mpsc::unbounded_channel();
+    let client = Client::builder()
+        .transport(Bare { replies, inbox })
+        .era(EraPreference::Known(ProtocolVersion::V2026_07_28))
+        .connect()
+        .await
+        .expect("connect");
+    let outcome = client.era_outcome().expect("outcome");
+    assert_eq!(format!("{:?}", outcome.decided_by), "Cached");
+    // One round trip later: the server answers in order, so the background
+    // discover has been answered by then.
+    client
+        .start_request("server/discover", None)
+        .await
+        .expect("discover");
+    assert!(client.server_facts_known());
+    assert_eq!(client.server_info().map(|i| i.name), Some("bare".into()));
+    let err = client
+        .list_tools(None)
+        .await
+        .expect_err("no tools capability");
+    assert!(err.is_capability_not_offered(), "{err}");
+    client.close().await;
+}

@@ -66,13 +66,18 @@ async fn an_expired_legacy_session_is_replaced_once_and_the_request_not_replayed
     assert_eq!(format!("{first:?}"), "SessionId(<redacted>)");
 
     assert_eq!(server.demo.expire_sessions(), 1, "one session to expire");
-    let e = client
-        .call_tool("echo", echo("lost"))
-        .await
-        .expect_err("the session is gone");
-    assert!(e.is_session_recovered(), "{e}");
-    assert!(e.is_transport(), "{e}");
-    assert!(e.to_string().contains("not replayed"), "{e}");
+    // The server also ends the GET stream, whose reconnection may meet the
+    // `404` first: then this call was never sent to the old session and goes
+    // out in the new one. If it reached the old session, it fails and is
+    // not replayed.
+    match client.call_tool("echo", echo("lost")).await {
+        Ok(r) => assert_eq!(text(&r.content), "lost"),
+        Err(e) => {
+            assert!(e.is_session_recovered(), "{e}");
+            assert!(e.is_transport(), "{e}");
+            assert!(e.to_string().contains("not replayed"), "{e}");
+        }
+    }
 
     // Later requests use the new session (they wait for it if needed).
     let r = tokio::time::timeout(
@@ -100,8 +105,9 @@ async fn an_expired_legacy_session_is_replaced_once_and_the_request_not_replayed
 
     // A second expiry is recovered the same way.
     assert_eq!(server.demo.expire_sessions(), 1);
-    let e = client.list_tools(None).await.expect_err("gone again");
-    assert!(e.is_session_recovered(), "{e}");
+    if let Err(e) = client.list_tools(None).await {
+        assert!(e.is_session_recovered(), "{e}");
+    }
     client.list_tools(None).await.expect("third session");
     assert_eq!(initialized(&server, 3).await, 3);
     client.close().await;
@@ -281,8 +287,10 @@ async fn a_recovered_session_resubscribes_its_resources() {
     let uri = "demo://item/2";
     client.subscribe(uri).await.expect("subscribe");
     assert_eq!(server.demo.expire_sessions(), 1);
-    let e = client.list_tools(None).await.expect_err("session gone");
-    assert!(e.is_session_recovered(), "{e}");
+    // Fails (not replayed) only if it reached the old session.
+    if let Err(e) = client.list_tools(None).await {
+        assert!(e.is_session_recovered(), "{e}");
+    }
     client.list_tools(None).await.expect("new session");
 
     // The re-subscription travels on its own POST; trigger until the update

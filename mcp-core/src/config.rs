@@ -181,6 +181,16 @@ pub struct Config {
     /// Requests for capabilities the server did not advertise fail locally.
     pub strict_capabilities: bool,
     /// The default per-request timeout; `None` disables it.
+    ///
+    /// One rule in both eras: the deadline starts when the call's request is
+    /// sent and covers the whole call, every 2026-07-28 multi round-trip
+    /// round and the time the client's own input handlers take included
+    /// (a 2025-11-25 server's requests arrive while the call's one request
+    /// is in flight, so they count there too). Progress restarts it when
+    /// [`Config::reset_timeout_on_progress`] is set; a call can opt out of
+    /// counting input time with [`RequestOptions::pause_for_input`]. Each
+    /// request of a task (`tasks/get`, `tasks/result`) has a deadline of its
+    /// own.
     pub request_timeout: Option<Duration>,
     /// The maximum total time of a call, progress and rounds included.
     pub max_total: Option<Duration>,
@@ -200,6 +210,14 @@ pub struct Config {
     pub cache_entries: usize,
     /// `io.modelcontextprotocol/logLevel` put on every modern request.
     pub log_level: Option<String>,
+    /// The transport reports when each request actually leaves the client
+    /// ([`crate::Connection::handle_request_sent`]): a request's deadline
+    /// then starts when it is sent, not when it is queued (an HTTP
+    /// transport's in-flight limit can hold requests back). Off by default:
+    /// the deadline starts when the request is handed to the transport. The
+    /// maximum total ([`Config::max_total`]) always counts from the call's
+    /// start, queueing included.
+    pub reports_sends: bool,
     /// Strict mode (off by default): a response whose id is the string
     /// spelling of the numeric id sent fails its request, and the facade
     /// checks every envelope and validates every result against the
@@ -227,6 +245,7 @@ impl Config {
             cache_entries: crate::cache::DEFAULT_MAX_ENTRIES,
             log_level: None,
             strict: false,
+            reports_sends: false,
         }
     }
 
@@ -276,6 +295,14 @@ impl Config {
     #[must_use]
     pub fn with_request_timeout(mut self, timeout: Option<Duration>) -> Self {
         self.request_timeout = timeout;
+        self
+    }
+
+    /// Deadlines start when the transport reports the request sent (see
+    /// [`Config::reports_sends`]).
+    #[must_use]
+    pub fn with_send_reports(mut self, reports: bool) -> Self {
+        self.reports_sends = reports;
         self
     }
 
@@ -372,6 +399,12 @@ pub struct RequestOptions {
     /// A manual multi round-trip retry: `inputResponses` and the verbatim
     /// `requestState` (see [`RetryExtras::from_input_required`]).
     pub retry: Option<RetryExtras>,
+    /// 2026-07-28: stop the per-request deadline while the client answers an
+    /// `input_required` round, and restart it in full when the round's
+    /// answers are sent. Off by default: the deadline covers the whole call,
+    /// time in the client's own input handlers included (see
+    /// [`Config::request_timeout`]). The maximum total still applies.
+    pub pause_for_input: bool,
 }
 
 impl RequestOptions {
@@ -421,6 +454,14 @@ impl RequestOptions {
     #[must_use]
     pub fn without_cache(mut self) -> Self {
         self.no_cache = true;
+        self
+    }
+
+    /// 2026-07-28: the per-request deadline stops while the client answers
+    /// input requests (see [`RequestOptions::pause_for_input`]).
+    #[must_use]
+    pub fn with_deadline_paused_for_input(mut self) -> Self {
+        self.pause_for_input = true;
         self
     }
 

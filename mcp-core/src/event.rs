@@ -29,8 +29,11 @@ pub enum Transmit {
         /// pages and task requests. `None` for notifications and responses.
         call: Option<RequestId>,
     },
-    /// HTTP, 2026-07-28: close the response stream of this request; closing
-    /// is the cancellation (M-53). stdio transports never see this.
+    /// HTTP: stop reading the response stream of this request and close it.
+    /// In 2026-07-28 closing is the cancellation (M-53); in 2025-11-25 it
+    /// follows `notifications/cancelled`, so that a stream the server keeps
+    /// open does not hold a concurrent-request slot. stdio transports never
+    /// see this.
     CloseStream {
         /// The wire id of the request whose stream to close.
         request_id: RequestId,
@@ -258,6 +261,11 @@ pub enum Event {
     /// replayed, and a fresh `initialize` is under way (`Connected` follows
     /// when the new session is ready, or `ConnectFailed`).
     SessionExpired,
+    /// The server's facts (`serverInfo`, capabilities, instructions) became
+    /// known after the connection was ready: the answer to the background
+    /// `server/discover` of a connection whose era came from a cache
+    /// ([`crate::EraPreference::Known`]).
+    ServerFactsKnown,
     /// The connection is closed; nothing more will happen.
     Closed,
 }

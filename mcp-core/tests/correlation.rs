@@ -97,6 +97,43 @@ fn cancel_in_modern_http_closes_the_stream() {
     assert_eq!(sent, vec![json!({"closeStream": id.to_string()})]);
 }
 
+/// Issue 14, item 1: a legacy HTTP call that is cancelled or times out is
+/// announced with `notifications/cancelled` and its response stream is
+/// closed, so a server that keeps the stream open holds no request slot.
+#[test]
+fn legacy_http_cancel_and_timeout_notify_and_close_the_stream() {
+    let cfg = config()
+        .with_transport(TransportKind::Http)
+        .with_request_timeout(Some(Duration::from_secs(10)));
+    let mut h = legacy(cfg);
+    let id = h
+        .conn
+        .call_tool(h.now, "slow", json!({}), RequestOptions::default())
+        .unwrap();
+    let req = h.drain().remove(0);
+    h.conn.cancel(h.now, &id).unwrap();
+    let sent = h.drain();
+    assert_eq!(sent.len(), 2, "{sent:?}");
+    assert_eq!(sent[0]["method"], "notifications/cancelled");
+    assert_eq!(sent[0]["params"]["requestId"], req["id"]);
+    assert_eq!(sent[1], json!({"closeStream": req["id"].to_string()}));
+
+    let timed = h
+        .conn
+        .call_tool(h.now, "slow", json!({}), RequestOptions::default())
+        .unwrap();
+    let req = h.drain().remove(0);
+    h.advance(Duration::from_secs(10));
+    let sent = h.drain();
+    assert_eq!(sent[0]["method"], "notifications/cancelled");
+    assert_eq!(sent[1], json!({"closeStream": req["id"].to_string()}));
+    let events = h.take_events();
+    assert!(
+        events.iter().any(|e| matches!(e, Event::RequestFailed { id, error: RequestError::Timeout(_), .. } if *id == timed)),
+        "{events:?}"
+    );
+}
+
 #[test]
 fn timeout_fails_the_request_and_cancels_on_the_wire() {
     for (modern_era, transport) in [
@@ -273,4 +310,46 @@ fn close_fails_calls_and_emits_closed() {
     );
     assert!(matches!(&events[1], Event::Closed));
     assert!(h.conn.poll_timeout().is_none());
+}
+
+/// Issue 14, item 3: with send reports, time a request waits in the
+/// transport's queue does not count against its deadline; the maximum total
+/// still counts from the call's start.
+#[test]
+fn the_deadline_starts_when_the_transport_sends_the_request() {
+    let cfg = config()
+        .with_transport(TransportKind::Http)
+        .with_request_timeout(Some(Duration::from_secs(10)))
+        .with_send_reports(true);
+    let mut h = modern(cfg);
+    let id = h
+        .conn
+        .call_tool(h.now, "slow", json!({}), RequestOptions::default())
+        .unwrap();
+    let req = h.drain().remove(0);
+    h.advance(Duration::from_secs(30));
+    assert!(h.take_events().is_empty(), "queued, not timed out");
+    h.conn.handle_request_sent(h.now, &id);
+    h.advance(Duration::from_secs(9));
+    assert!(h.take_events().is_empty());
+    h.advance(Duration::from_secs(1));
+    let events = h.take_events();
+    assert!(
+        events.iter().any(|e| matches!(
+            e,
+            Event::RequestFailed {
+                error: RequestError::Timeout(_),
+                ..
+            }
+        )),
+        "{events:?}"
+    );
+    let _ = req;
+
+    // The maximum total bounds the queue too.
+    let opts = RequestOptions::default().with_max_total(Duration::from_secs(20));
+    h.conn.call_tool(h.now, "slow", json!({}), opts).unwrap();
+    h.drain();
+    h.advance(Duration::from_secs(20));
+    assert!(h.take_events().iter().any(|e| matches!(e, Event::RequestFailed { error: RequestError::Timeout(d), .. } if *d == Duration::from_secs(20))));
 }

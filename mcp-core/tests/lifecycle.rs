@@ -209,13 +209,41 @@ fn http_probe_timeout_does_not_downgrade() {
     )));
 }
 
+/// Issue 14, item 9: a cached outcome makes the connection ready at once,
+/// and the server's facts are fetched in the background instead of staying
+/// `None` (read as "none") for the whole connection.
 #[test]
-fn cached_outcome_skips_the_probe() {
+fn cached_outcome_skips_the_probe_and_learns_the_facts_in_the_background() {
     let mut h = Harness::new(config().with_era(EraPreference::Known(ProtocolVersion::V2026_07_28)));
     h.conn.connect(h.now).unwrap();
-    assert!(h.drain().is_empty());
-    assert_eq!(h.conn.state(), State::Ready);
+    assert_eq!(h.conn.state(), State::Ready, "ready before any answer");
     assert_eq!(h.conn.era_outcome().unwrap().decided_by, Decision::Cached);
+    let sent = h.drain();
+    assert_eq!(sent.len(), 1, "{sent:?}");
+    assert_eq!(sent[0]["method"], "server/discover");
+    assert!(!h.conn.server_facts_known());
+    assert!(h.conn.server_capabilities().is_none());
+    // Calls go out meanwhile.
+    let call = h
+        .conn
+        .send_request(h.now, "tools/list", None, RequestOptions::default())
+        .unwrap();
+    assert_eq!(h.drain()[0]["method"], "tools/list");
+    h.reply(&sent[0], discover_result());
+    let events = h.take_events();
+    assert!(
+        events.iter().any(|e| matches!(e, Event::ServerFactsKnown)),
+        "{events:?}"
+    );
+    assert!(
+        !events.iter().any(|e| matches!(e, Event::Response(_))),
+        "{events:?}"
+    );
+    assert!(h.conn.server_facts_known());
+    assert_eq!(h.conn.server_info().unwrap().name, "demo");
+    assert_eq!(h.conn.instructions(), Some("be nice"));
+    assert_eq!(h.conn.era_outcome().unwrap().decided_by, Decision::Cached);
+    assert_eq!(h.conn.calls_in_progress(), 1, "only {call} is left");
 }
 
 #[test]
@@ -556,6 +584,67 @@ fn legacy_http_session_expiry_starts_one_fresh_session() {
     assert!(!h.conn.is_recovering_session());
 }
 
+/// Issue 14, item 4: a request the transport never sent (its session was
+/// already gone) is not failed as "not replayed": it goes out in the new
+/// session, after `notifications/initialized`, with a fresh id.
+#[test]
+fn a_request_never_sent_goes_out_in_the_new_session() {
+    let mut h = legacy(
+        config()
+            .with_transport(TransportKind::Http)
+            .with_request_timeout(Some(Duration::from_secs(10))),
+    );
+    let reached = h
+        .conn
+        .send_request(h.now, "tools/list", None, RequestOptions::default())
+        .unwrap();
+    let unsent = h
+        .conn
+        .send_request(h.now, "tools/list", None, RequestOptions::default())
+        .unwrap();
+    let first = h.drain();
+    assert_eq!(first.len(), 2);
+    // The unsent one is reported first: it starts the recovery itself.
+    h.advance(Duration::from_secs(6));
+    h.conn.handle_request_unsent(h.now, &unsent);
+    h.conn.handle_session_expired(h.now, Some(&reached), false);
+    let events = h.take_events();
+    let failed: Vec<_> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::RequestFailed { id, error, .. } => Some((id.clone(), error.to_string())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        failed.len(),
+        1,
+        "only the request that reached the old session: {failed:?}"
+    );
+    assert_eq!(failed[0].0, reached);
+    let init = h.sent.last().unwrap().clone();
+    assert_eq!(init["method"], "initialize", "one fresh initialize");
+    h.reply(&init, initialize_result("2025-11-25"));
+    let sent = h.drain();
+    assert_eq!(sent[0]["method"], "notifications/initialized");
+    assert_eq!(sent[1]["method"], "tools/list");
+    assert_ne!(sent[1]["id"], first[1]["id"], "a fresh id");
+    assert!(
+        h.take_events()
+            .iter()
+            .any(|e| matches!(e, Event::Connected { .. }))
+    );
+    // Its deadline starts when it is sent: not at 10 s from the first try.
+    h.advance(Duration::from_secs(9));
+    assert!(h.take_events().is_empty());
+    h.reply(&sent[1], json!({"tools": []}));
+    assert!(
+        h.take_events()
+            .iter()
+            .any(|e| matches!(e, Event::Response(c) if c.id == unsent))
+    );
+}
+
 #[test]
 fn a_late_expiry_from_a_replaced_session_starts_no_initialize() {
     let mut h = legacy(config().with_transport(TransportKind::Http));
@@ -572,6 +661,50 @@ fn a_late_expiry_from_a_replaced_session_starts_no_initialize() {
     )));
     assert_eq!(h.conn.state(), State::Ready);
     assert!(!h.conn.is_recovering_session());
+}
+
+/// Issue 14, item 8: a server that answers a stale 2025-11-25 session with
+/// `400` naming the session (server-everything does) gets the same
+/// treatment as a `404`; another `400` stays a plain failure.
+#[test]
+fn a_400_that_names_the_session_is_an_ended_session() {
+    let mut h = legacy(config().with_transport(TransportKind::Http));
+    let plain = h
+        .conn
+        .send_request(h.now, "tools/list", None, RequestOptions::default())
+        .unwrap();
+    h.drain();
+    let bad = ErrorObject::new(ErrorCode::INVALID_PARAMS, "Bad Request: missing name");
+    h.conn
+        .handle_http_error(h.now, Some(&plain), 400, Some(bad));
+    assert!(!h.conn.is_recovering_session());
+    assert!(h.take_events().iter().any(|e| matches!(
+        e,
+        Event::RequestFailed { id, error: RequestError::Remote(_), .. } if *id == plain
+    )));
+
+    let call = h
+        .conn
+        .send_request(h.now, "tools/list", None, RequestOptions::default())
+        .unwrap();
+    h.drain();
+    let stale = ErrorObject::new(
+        ErrorCode(-32000),
+        "Bad Request: No valid session ID provided",
+    );
+    h.conn
+        .handle_http_error(h.now, Some(&call), 400, Some(stale));
+    let events = h.take_events();
+    assert!(
+        events.iter().any(|e| matches!(
+            e,
+            Event::RequestFailed { id, error: RequestError::SessionExpired, .. } if *id == call
+        )),
+        "{events:?}"
+    );
+    assert!(events.iter().any(|e| matches!(e, Event::SessionExpired)));
+    assert!(h.conn.is_recovering_session());
+    assert_eq!(h.sent.last().unwrap()["method"], "initialize");
 }
 
 #[test]

@@ -321,3 +321,111 @@ fn every_round_of_a_call_names_its_call() {
         }
     }
 }
+
+fn timed_out(events: &[Event], id: &mcp_types::RequestId) -> Option<std::time::Duration> {
+    events.iter().find_map(|e| match e {
+        Event::RequestFailed {
+            id: failed,
+            error: RequestError::Timeout(d),
+            ..
+        } if failed == id => Some(*d),
+        _ => None,
+    })
+}
+
+/// Issue 14, item 2: the call's deadline covers the whole call, the time
+/// the client's input handler takes included, as in 2025-11-25.
+#[test]
+fn the_deadline_covers_time_spent_answering_input() {
+    let secs = std::time::Duration::from_secs;
+    let mut h = modern(config().with_request_timeout(Some(secs(10))));
+    let id = h
+        .conn
+        .call_tool(h.now, "book", json!({}), RequestOptions::default())
+        .unwrap();
+    let r1 = h.drain().remove(0);
+    h.advance(secs(2));
+    h.reply(
+        &r1,
+        json!({"resultType": "input_required", "inputRequests": {"a": {"method": "roots/list"}}}),
+    );
+    h.take_events();
+    // A handler that never answers: the call still ends at its deadline.
+    h.advance(secs(7));
+    assert_eq!(timed_out(&h.take_events(), &id), None);
+    h.advance(secs(1));
+    assert_eq!(timed_out(&h.take_events(), &id), Some(secs(10)));
+    assert!(
+        h.conn
+            .answer_input(h.now, &id, "a", json!({"roots": []}))
+            .is_err()
+    );
+
+    // A round answered in time: the resend keeps the call's deadline.
+    let id = h
+        .conn
+        .call_tool(h.now, "book", json!({}), RequestOptions::default())
+        .unwrap();
+    let r1 = h.drain().remove(0);
+    h.reply(
+        &r1,
+        json!({"resultType": "input_required", "inputRequests": {"a": {"method": "roots/list"}}}),
+    );
+    h.advance(secs(6));
+    h.conn
+        .answer_input(h.now, &id, "a", json!({"roots": []}))
+        .unwrap();
+    assert_eq!(h.drain().len(), 1, "the round is resent");
+    h.advance(secs(3));
+    assert_eq!(timed_out(&h.take_events(), &id), None);
+    h.advance(secs(1));
+    assert_eq!(timed_out(&h.take_events(), &id), Some(secs(10)));
+}
+
+/// The per-call opt-out: the deadline stops while the client answers and
+/// restarts in full when the answers go out; the maximum total still holds.
+#[test]
+fn a_call_may_pause_its_deadline_for_input() {
+    let secs = std::time::Duration::from_secs;
+    let mut h = modern(config().with_request_timeout(Some(secs(10))));
+    let opts = RequestOptions::default()
+        .with_deadline_paused_for_input()
+        .with_max_total(secs(100));
+    let id = h.conn.call_tool(h.now, "book", json!({}), opts).unwrap();
+    let r1 = h.drain().remove(0);
+    h.reply(
+        &r1,
+        json!({"resultType": "input_required", "inputRequests": {"a": {"method": "roots/list"}}}),
+    );
+    h.advance(secs(30));
+    assert_eq!(timed_out(&h.take_events(), &id), None);
+    h.conn
+        .answer_input(h.now, &id, "a", json!({"roots": []}))
+        .unwrap();
+    h.drain();
+    h.advance(secs(9));
+    assert_eq!(timed_out(&h.take_events(), &id), None);
+    h.advance(secs(1));
+    assert_eq!(timed_out(&h.take_events(), &id), Some(secs(40)));
+
+    let id = h
+        .conn
+        .call_tool(
+            h.now,
+            "book",
+            json!({}),
+            RequestOptions::default()
+                .with_deadline_paused_for_input()
+                .with_max_total(secs(50)),
+        )
+        .unwrap();
+    let r1 = h.drain().remove(0);
+    h.reply(
+        &r1,
+        json!({"resultType": "input_required", "inputRequests": {"a": {"method": "roots/list"}}}),
+    );
+    h.advance(secs(49));
+    assert_eq!(timed_out(&h.take_events(), &id), None);
+    h.advance(secs(1));
+    assert_eq!(timed_out(&h.take_events(), &id), Some(secs(50)));
+}

@@ -41,15 +41,15 @@ fn listen_ack_first_and_routing() {
         .unwrap();
     let lb = h.drain().remove(0);
     assert_ne!(la["id"], lb["id"]);
+    h.feed(ack(&la["id"]));
+    h.feed(changed(&la["id"]));
+    h.feed(ack(&lb["id"]));
     assert!(
         h.conn
             .poll_timeout()
             .is_none_or(|t| t.1 == mcp_core::Timer::CacheExpiry),
-        "no deadline on listen"
+        "no deadline on an acknowledged listen"
     );
-    h.feed(ack(&la["id"]));
-    h.feed(changed(&la["id"]));
-    h.feed(ack(&lb["id"]));
     // A string id equal to the numeric listen id routes too.
     h.feed(changed(&json!(lb["id"].to_string())));
     let events = h.take_events();
@@ -209,4 +209,38 @@ fn modern_server_requests_are_violations() {
         &h.take_events()[0],
         Event::ProtocolViolation(PeerMisbehaved::UnexpectedRequest { .. })
     ));
+}
+
+/// Issue 14, item 8: a subscription's acknowledgement is awaited within the
+/// request deadline (a server that never acknowledges does not leave it
+/// pending forever); once acknowledged, the stream has no deadline by
+/// design.
+#[test]
+fn the_acknowledgement_is_bounded_and_the_stream_is_not() {
+    let cfg = config().with_request_timeout(Some(std::time::Duration::from_secs(10)));
+    let mut h = modern(cfg);
+    let silent = h
+        .conn
+        .listen(h.now, json!({}), RequestOptions::default())
+        .unwrap();
+    let acked = h
+        .conn
+        .listen(h.now, json!({}), RequestOptions::default())
+        .unwrap();
+    let sent = h.drain();
+    h.feed(ack(&sent[1]["id"]));
+    h.advance(std::time::Duration::from_secs(10));
+    let events = h.take_events();
+    assert!(
+        events.iter().any(|e| matches!(e, Event::SubscriptionEnded { id, reason: SubscriptionEnd::Failed(RequestError::Timeout(_)) } if *id == silent)),
+        "{events:?}"
+    );
+    h.advance(std::time::Duration::from_secs(3600));
+    let events = h.take_events();
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, Event::SubscriptionEnded { id, .. } if *id == acked)),
+        "{events:?}"
+    );
 }

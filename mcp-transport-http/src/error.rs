@@ -126,6 +126,11 @@ pub enum HttpError {
     /// new session (a fresh `initialize`) and does not replay the request.
     #[error("the server ended the MCP session (HTTP 404); the request was not replayed")]
     SessionExpired,
+    /// A 2025-11-25 request that was not sent: another request's `404` ended
+    /// its session and no new session is open yet. It never reached the
+    /// server, so the caller may send it again in the new session.
+    #[error("not sent: the server ended the MCP session (HTTP 404) and no new one is open yet")]
+    SessionLost,
     /// A `3xx` answer. Redirects are never followed (credentials must not
     /// follow them). The message shows the `Location` with its query values
     /// redacted.
@@ -273,6 +278,7 @@ impl HttpError {
             HttpError::Status { .. }
             | HttpError::Unauthorized { .. }
             | HttpError::SessionExpired
+            | HttpError::SessionLost
             | HttpError::Redirect { .. }
             | HttpError::UnexpectedContentType { .. }
             | HttpError::BodyTooLarge { .. }

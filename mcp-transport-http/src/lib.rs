@@ -65,4 +65,4 @@ pub use config::{
 pub use error::{ConfigError, Fault, HttpError};
 pub use session::SessionId;
 pub use stream::ResponseStream;
-pub use transport::{HttpTransport, Reply};
+pub use transport::{HttpTransport, PostSlot, Reply};

@@ -9,7 +9,7 @@
 //!
 //! A session that expired stays *lost* until a new one is adopted: a later
 //! legacy request that is not `initialize` fails with
-//! [`crate::HttpError::SessionExpired`] without being sent, rather than
+//! [`crate::HttpError::SessionLost`] without being sent, rather than
 //! going out without an id (which a server would read as a request from no
 //! session at all). This closes the race between an expiry seen on one
 //! exchange (the GET stream, say) and requests already on their way.

@@ -15,7 +15,7 @@ use http_body_util::Full;
 use hyper::body::Incoming;
 use mcp_types::routing::HttpRouting;
 use mcp_types::{Era, Message, ProtocolVersion, RequestId};
-use tokio::sync::{Semaphore, watch};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 
 use crate::auth::{AuthChallenge, AuthDecision, AuthRequest, MAX_AUTH_RETRIES};
 use crate::body::{ERROR_BODY_LIMIT, describe_error_body, json_reply, read_limited, read_prefix};
@@ -25,6 +25,23 @@ use crate::error::HttpError;
 use crate::headers::{self, BodyKind, body_kind, bounded, header_texts, render_routing};
 use crate::session::{Session, SessionId};
 use crate::stream::{Cancel, ResponseStream, StreamKind};
+
+/// A request's place among the transport's concurrent POSTs, from
+/// [`HttpTransport::reserve`]: holds its permit (if it needs one) and its
+/// cancellation registration until it is sent with
+/// [`HttpTransport::send_in`] or dropped.
+pub struct PostSlot {
+    permit: Option<OwnedSemaphorePermit>,
+    cancel: Cancel,
+}
+
+impl std::fmt::Debug for PostSlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PostSlot")
+            .field("permit", &self.permit.is_some())
+            .finish_non_exhaustive()
+    }
+}
 
 /// What the server answered to one POST.
 #[derive(Debug)]
@@ -153,14 +170,55 @@ impl HttpTransport {
         routing: &HttpRouting,
         extra: &HeaderMap,
     ) -> Result<Reply, HttpError> {
+        let slot = self.reserve(routing).await?;
+        self.send_in(slot, body, routing, extra).await
+    }
+
+    /// The first half of [`HttpTransport::send_with`]: waits for one of the
+    /// `max_concurrent_posts` permits when the request needs one (see
+    /// there), and returns the slot to send it in with
+    /// [`HttpTransport::send_in`]. A caller that measures a deadline starts
+    /// it when this returns: the time before is the client's own queue.
+    /// [`HttpTransport::cancel`] with the request's id ends the wait.
+    ///
+    /// # Errors
+    /// [`HttpError::Cancelled`] or [`HttpError::Closed`].
+    pub async fn reserve(&self, routing: &HttpRouting) -> Result<PostSlot, HttpError> {
         let mut cancel = self.inner.register(routing.request_id.as_ref());
         if cancel.is_closed() {
             return Err(HttpError::Closed);
         }
+        let permit = if routing.request_id.is_some() && !routing.long_lived {
+            let acquire = self.inner.permits.clone().acquire_owned();
+            let permit = tokio::select! {
+                biased;
+                err = cancel.cancelled() => return Err(err),
+                permit = acquire => permit,
+            };
+            Some(permit.map_err(|_| HttpError::Closed)?)
+        } else {
+            None
+        };
+        Ok(PostSlot { permit, cancel })
+    }
+
+    /// The second half of [`HttpTransport::send_with`]: POSTs the message in
+    /// a slot from [`HttpTransport::reserve`] for the same routing.
+    ///
+    /// # Errors
+    /// See [`HttpError`].
+    pub async fn send_in(
+        &self,
+        slot: PostSlot,
+        body: Bytes,
+        routing: &HttpRouting,
+        extra: &HeaderMap,
+    ) -> Result<Reply, HttpError> {
+        let PostSlot { permit, mut cancel } = slot;
         let work = self
             .inner
             .clone()
-            .post(body, routing, extra, cancel.clone());
+            .post(body, routing, extra, cancel.clone(), permit);
         tokio::select! {
             biased;
             err = cancel.cancelled() => Err(err),
@@ -305,14 +363,8 @@ impl Inner {
         routing: &HttpRouting,
         extra: &HeaderMap,
         cancel: Cancel,
+        permit: Option<OwnedSemaphorePermit>,
     ) -> Result<Reply, HttpError> {
-        let ordinary = routing.request_id.is_some() && !routing.long_lived;
-        let permit = if ordinary {
-            let permit = self.permits.clone().acquire_owned().await;
-            Some(permit.map_err(|_| HttpError::Closed)?)
-        } else {
-            None
-        };
         let legacy = !is_modern(routing.protocol_version.as_ref());
         let mut headers = HeaderMap::new();
         for (name, value) in extra {
@@ -333,13 +385,14 @@ impl Inner {
         };
         let session = if legacy { self.session.id() } else { None };
         // A legacy request other than `initialize` (which alone has no
-        // version yet) must not go out sessionless after an expiry.
+        // version yet) must not go out sessionless after an expiry: it is
+        // not sent, and says so (the caller sends it in the new session).
         if legacy
             && session.is_none()
             && routing.protocol_version.is_some()
             && self.session.is_lost()
         {
-            return Err(HttpError::SessionExpired);
+            return Err(HttpError::SessionLost);
         }
         let (mut response, sent_session) = self.execute(&spec, session).await?;
         if legacy && let Some(received) = response.headers().get(headers::SESSION_ID) {

@@ -155,13 +155,13 @@ async fn after_an_expiry_no_request_goes_out_sessionless_until_initialize() {
         .await
         .unwrap_err();
     assert!(matches!(err, HttpError::SessionExpired), "{err:?}");
-    // A request already on its way when the expiry was seen fails the same
-    // way, without reaching the server sessionless.
+    // A request already on its way when the expiry was seen is not sent
+    // (it never reaches the server sessionless), and says so.
     let err = t
         .send(request(2, "tools/call"), &legacy(2, Some(V)))
         .await
         .unwrap_err();
-    assert!(matches!(err, HttpError::SessionExpired), "{err:?}");
+    assert!(matches!(err, HttpError::SessionLost), "{err:?}");
     assert_eq!(
         server.state.seen().len(),
         2,

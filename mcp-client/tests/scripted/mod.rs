@@ -66,3 +66,24 @@ pub async fn answer_initialize(conn: &mut BufReader<TcpStream>, request: &serde_
     let extra = "content-type: application/json\r\nmcp-session-id: s-1\r\n";
     respond(conn, "200 OK", extra, &reply.to_string()).await;
 }
+
+/// Answers what a 2025-11-25 endpoint gets besides POST: `DELETE` ends the
+/// session (`200`), anything else (the GET stream) is `405`.
+pub async fn answer_non_post(conn: &mut BufReader<TcpStream>, method: &str) {
+    let status = if method == "DELETE" {
+        "200 OK"
+    } else {
+        "405 Method Not Allowed"
+    };
+    respond(conn, status, "", "").await;
+}
+
+/// Answers a `tools/call` of an echo tool: its `text` argument as text.
+pub async fn answer_echo(conn: &mut BufReader<TcpStream>, request: &serde_json::Value) {
+    let text = request["params"]["arguments"]["text"].clone();
+    let reply = serde_json::json!({"jsonrpc": "2.0", "id": request["id"], "result": {
+        "content": [{"type": "text", "text": text}]
+    }});
+    let extra = "content-type: application/json\r\n";
+    respond(conn, "200 OK", extra, &reply.to_string()).await;
+}

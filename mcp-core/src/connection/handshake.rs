@@ -50,6 +50,15 @@ impl Connection {
             (EraPreference::Known(v), Some(Era::Modern)) => {
                 self.version = Some(v.clone());
                 self.become_ready(now, Era::Modern, Decision::Cached);
+                // Ready without a round trip; the server's facts follow.
+                let discover = self.start_call(
+                    now,
+                    "server/discover",
+                    Map::new(),
+                    RequestOptions::default(),
+                    CallKind::User,
+                );
+                self.facts_call = discover.ok().and_then(|id| id.as_number());
             }
             (_, Some(Era::Modern)) => self.start_probe(now, first)?,
             (pref, _) => {
@@ -134,6 +143,30 @@ impl Connection {
                 self.connect_failed(ConnectError::NoMutualVersion {
                     server: d.supported_versions,
                 });
+            }
+        }
+    }
+
+    /// The answer to the background `server/discover` (a cached era): the
+    /// server's facts, now known. The era stays as decided.
+    pub(super) fn on_facts(&mut self, now: Instant, key: i64, raw: Box<RawValue>) {
+        self.remove_call(key);
+        self.facts_call = None;
+        match serde_json::from_str::<DiscoverResult>(raw.get()) {
+            Ok(d) => {
+                self.server.info = d.meta.server_info().ok().flatten();
+                self.server.capabilities = Some(d.capabilities);
+                self.server.capabilities_raw = raw_capabilities(&raw);
+                self.server.instructions = d.instructions;
+                self.store_discover(now, raw);
+                self.events.push_back(Event::ServerFactsKnown);
+            }
+            Err(e) => {
+                self.events
+                    .push_back(Event::ProtocolViolation(PeerMisbehaved::InvalidResult {
+                        method: "server/discover".into(),
+                        reason: e.to_string(),
+                    }))
             }
         }
     }

@@ -170,6 +170,7 @@ impl Connection {
         if !*acked {
             if n.method == "notifications/subscriptions/acknowledged" {
                 *acked = true;
+                self.timers.cancel(&Timer::Request(RequestId::Number(key)));
                 self.events.push_back(Event::SubscriptionAcknowledged {
                     id,
                     params: n.params,
@@ -227,7 +228,7 @@ impl Connection {
         }
         let in_flight = c.wire.is_some();
         if self.config.reset_timeout_on_progress && in_flight {
-            self.arm_request_timer(now, key);
+            self.arm_request_timer(now, key, true);
         }
         self.events.push_back(Event::Progress {
             id: RequestId::Number(key),
@@ -329,6 +330,9 @@ impl Connection {
         status: u16,
         error: Option<ErrorObject>,
     ) {
+        if self.is_stale_session_answer(status, error.as_ref()) {
+            return self.handle_session_expired(now, request_id, false);
+        }
         let Some(id) = request_id else {
             self.events.push_back(Event::PostRejected { status, error });
             return;
@@ -379,6 +383,21 @@ impl Connection {
         self.fail_call(key, RequestError::HttpStatus(status));
     }
 
+    /// Whether an HTTP error answers a stale 2025-11-25 session the way
+    /// some servers do instead of `404`: a `400` whose JSON-RPC error names
+    /// the session (the TypeScript SDK v1, and so server-everything, answers
+    /// "Bad Request: No valid session ID provided"). The client then treats
+    /// it as an ended session: the request fails as not replayed and one
+    /// fresh `initialize` starts a new session. A `400` that does not name
+    /// the session stays an ordinary failure of its request.
+    fn is_stale_session_answer(&self, status: u16, error: Option<&ErrorObject>) -> bool {
+        status == 400
+            && self.era == Some(Era::Legacy)
+            && self.state == State::Ready
+            && self.is_http()
+            && error.is_some_and(|e| e.message.to_ascii_lowercase().contains("session"))
+    }
+
     /// HTTP, 2025-11-25: a request that carried the `Mcp-Session-Id` got
     /// `404`, so the server ended the session it carried (the transport has
     /// already forgotten that id). The request fails with
@@ -406,6 +425,71 @@ impl Connection {
         }
         if !newer_session_live {
             self.recover_session(now);
+        }
+    }
+
+    /// The transport sent this request (it left the client's queue). With
+    /// [`Config::reports_sends`](crate::Config::reports_sends) the request's
+    /// deadline starts now; otherwise this does nothing.
+    pub fn handle_request_sent(&mut self, now: Instant, request_id: &RequestId) {
+        let Some(wire) = self.wires.resolve(request_id) else {
+            return;
+        };
+        let Some(key) = self.wires.get(wire).map(|w| w.call) else {
+            return;
+        };
+        let Some(c) = self.calls.get_mut(&key) else {
+            return;
+        };
+        if c.wire != Some(wire) {
+            return;
+        }
+        if let Some(restart) = c.unsent.take() {
+            self.arm_request_timer(now, key, restart);
+        }
+    }
+
+    /// HTTP, 2025-11-25: the transport did not send this request, because
+    /// another request's `404` had ended its session and no new session was
+    /// open yet. The request never reached the server, so it does not fail:
+    /// its call waits for the new session (a recovery starts here if none is
+    /// under way) and goes out in it with a fresh id, its deadline starting
+    /// then. Task-side requests (`tasks/get`, ...) fail as
+    /// [`RequestError::SessionExpired`] instead: their task belonged to the
+    /// old session.
+    pub fn handle_request_unsent(&mut self, now: Instant, request_id: &RequestId) {
+        let Some(wire) = self.wires.resolve(request_id) else {
+            return;
+        };
+        let Some((key, role)) = self.wires.get(wire).map(|w| (w.call, w.role)) else {
+            return;
+        };
+        self.wires.abandon(wire);
+        let Some(c) = self.calls.get_mut(&key) else {
+            return;
+        };
+        let current = c.wire == Some(wire);
+        if current {
+            c.wire = None;
+        }
+        let resend = current
+            && role == Role::Main
+            && matches!(c.kind, CallKind::User | CallKind::List { .. });
+        if !resend {
+            if current {
+                self.fail_call(key, RequestError::SessionExpired);
+            }
+            self.recover_session(now);
+            return;
+        }
+        c.deadline = None;
+        c.unsent = None;
+        self.timers.cancel(&Timer::Request(RequestId::Number(key)));
+        self.recover_session(now);
+        if self.recovering {
+            self.parked.push(key);
+        } else {
+            self.send_main(now, key);
         }
     }
 

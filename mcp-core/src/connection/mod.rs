@@ -5,7 +5,8 @@
 //! * **getters**: [`Connection::state`], [`Connection::era`],
 //!   [`Connection::protocol_version`], [`Connection::server_info`], ...
 //! * **inputs**: [`Connection::handle_message`],
-//!   [`Connection::handle_timeout`], [`Connection::handle_http_error`],
+//!   [`Connection::handle_timeout`], [`Connection::handle_request_sent`],
+//!   [`Connection::handle_request_unsent`], [`Connection::handle_http_error`],
 //!   [`Connection::handle_stream_closed`],
 //!   [`Connection::handle_transport_closed`];
 //! * **commands**: [`Connection::connect`], [`Connection::send_request`],
@@ -124,6 +125,14 @@ struct Call {
     wire: Option<i64>,
     started: Instant,
     total_deadline: Option<Instant>,
+    /// The running per-request deadline of the call's main request: set
+    /// when it is first sent and kept across multi round-trip rounds (see
+    /// `Config::request_timeout`).
+    deadline: Option<Instant>,
+    /// The current request waits for the transport to report it sent
+    /// (`Config::reports_sends`); its deadline is armed then, restarting it
+    /// when this says so.
+    unsent: Option<bool>,
     rounds: RoundCounter,
     input: Option<InputRound>,
     extras: RetryExtras,
@@ -166,6 +175,9 @@ pub struct Connection {
     /// A fresh `initialize` replaces an expired 2025-11-25 session; calls
     /// started meanwhile wait in `parked`.
     recovering: bool,
+    /// The background `server/discover` of a connection that skipped the
+    /// probe (a cached era): its result fills in the server's facts.
+    facts_call: Option<i64>,
 }
 
 impl Connection {
@@ -196,6 +208,7 @@ impl Connection {
             events: VecDeque::new(),
             parked: Vec::new(),
             recovering: false,
+            facts_call: None,
         }
     }
 
@@ -232,7 +245,20 @@ impl Connection {
         self.outcome.as_ref()
     }
 
-    /// The server's identity (`serverInfo`; display only, M-06).
+    /// Whether the server's facts (identity, capabilities, instructions)
+    /// are known. They are once `initialize` or `server/discover` answered;
+    /// a connection whose era came from a cache
+    /// ([`crate::EraPreference::Known`]) is ready before that, and learns
+    /// them from a `server/discover` sent in the background
+    /// ([`crate::Event::ServerFactsKnown`]). Until then the getters below
+    /// return `None` for "unknown", not "none", and capability checks
+    /// (strict capabilities) are not made: the server's answers decide.
+    pub fn server_facts_known(&self) -> bool {
+        self.server.capabilities.is_some()
+    }
+
+    /// The server's identity (`serverInfo`; display only, M-06); `None`
+    /// while unknown (see [`Connection::server_facts_known`]).
     pub fn server_info(&self) -> Option<&Implementation> {
         self.server.info.as_ref()
     }

@@ -39,6 +39,12 @@ impl Connection {
         let Some(c) = self.calls.get(&key) else {
             return;
         };
+        if self.facts_call == Some(key) {
+            if let Some(raw) = self.checked(key, result) {
+                self.on_facts(now, key, raw);
+            }
+            return;
+        }
         match c.kind {
             CallKind::Probe | CallKind::Initialize => {
                 let probe = matches!(c.kind, CallKind::Probe);
@@ -300,11 +306,16 @@ impl Connection {
             return self.send_main(now, key);
         }
         c.input = Some(round);
-        // Waiting for a human: the per-request deadline pauses; the total
-        // deadline (if any) still applies.
-        let total = c.total_deadline;
+        // The client's handlers answer within the call's deadline, as a
+        // 2025-11-25 call's do; a call that opted out pauses its per-request
+        // deadline (the total deadline, if any, still applies).
+        let at = if c.opts.pause_for_input {
+            c.total_deadline
+        } else {
+            c.deadline
+        };
         let timer = Timer::Request(RequestId::Number(key));
-        match total {
+        match at {
             Some(at) => self.timers.set(timer, at),
             None => self.timers.cancel(&timer),
         }

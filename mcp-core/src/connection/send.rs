@@ -72,6 +72,8 @@ impl Connection {
             wire: None,
             started: now,
             total_deadline: total.and_then(|t| now.checked_add(t)),
+            deadline: None,
+            unsent: None,
             rounds: RoundCounter::new(self.config.max_rounds),
             input: None,
             extras,
@@ -169,10 +171,14 @@ impl Connection {
                     routing,
                     call: Some(RequestId::Number(key)),
                 });
-                if let Some(c) = self.calls.get_mut(&key) {
-                    c.wire = Some(id);
-                }
-                self.arm_request_timer(now, key);
+                let restart = match self.calls.get_mut(&key) {
+                    Some(c) => {
+                        c.wire = Some(id);
+                        c.deadline.is_none() || c.opts.pause_for_input
+                    }
+                    None => false,
+                };
+                self.arm_when_sent(now, key, restart);
             }
             Err(e) => {
                 self.wires.abandon(id);
@@ -262,7 +268,29 @@ impl Connection {
             if let Some(c) = self.calls.get_mut(&key) {
                 c.wire = Some(id);
             }
-            self.arm_request_timer(now, key);
+            self.arm_when_sent(now, key, true);
+        }
+    }
+
+    /// Arms the deadline of a request just handed to the transport: now, or
+    /// when the transport reports it sent (`Config::reports_sends`), so that
+    /// time queued in the transport does not count. Until then only the
+    /// maximum total applies. A resend that keeps the call's running
+    /// deadline arms it now.
+    fn arm_when_sent(&mut self, now: Instant, key: i64, restart: bool) {
+        let defer = restart && self.config.reports_sends;
+        let Some(c) = self.calls.get_mut(&key) else {
+            return;
+        };
+        if !defer {
+            c.unsent = None;
+            return self.arm_request_timer(now, key, restart);
+        }
+        c.unsent = Some(restart);
+        let timer = Timer::Request(RequestId::Number(key));
+        match c.total_deadline {
+            Some(at) => self.timers.set(timer, at),
+            None => self.timers.cancel(&timer),
         }
     }
 
@@ -320,21 +348,30 @@ impl Connection {
     }
 
     /// Tells the server a wire request is abandoned: `notifications/cancelled`
-    /// (2025-11-25, and stdio in 2026-07-28) or a closed stream (HTTP in
-    /// 2026-07-28).
+    /// (2025-11-25, and stdio in 2026-07-28) and, over HTTP, a closed
+    /// response stream.
+    ///
+    /// In 2026-07-28 closing the stream is the cancellation. In 2025-11-25
+    /// the notification is, and the client stops reading the request's stream
+    /// as well: its reply would be ignored anyway, and a server that keeps a
+    /// cancelled request's stream open (the TypeScript SDK v1 keeps it until
+    /// the session ends) would otherwise hold one of the transport's
+    /// concurrent-request slots for the rest of the session.
     pub(super) fn cancel_on_wire(&mut self, wire: i64, reason: &str) {
         if self.wires.abandon(wire).is_none() {
             return;
         }
-        if self.era == Some(Era::Modern) && self.config.transport == TransportKind::Http {
-            self.transmits.push_back(Transmit::CloseStream {
-                request_id: RequestId::Number(wire),
-            });
-        } else {
+        let http = self.config.transport == TransportKind::Http;
+        if self.era != Some(Era::Modern) || !http {
             self.send_notification(
                 "notifications/cancelled",
                 Some(json!({ "requestId": wire, "reason": reason })),
             );
+        }
+        if http {
+            self.transmits.push_back(Transmit::CloseStream {
+                request_id: RequestId::Number(wire),
+            });
         }
     }
 
@@ -384,13 +421,24 @@ impl Connection {
     }
 
     /// Arms the call's request deadline: the per-request timeout, capped by
-    /// the maximum total; none for subscriptions.
-    pub(super) fn arm_request_timer(&mut self, now: Instant, key: i64) {
+    /// the maximum total; none for an acknowledged subscription. With `restart` the timeout
+    /// starts now (a first send, a task request, progress that resets it);
+    /// without, the call's running deadline is armed again (a resend within
+    /// the call, such as a multi round-trip round).
+    pub(super) fn arm_request_timer(&mut self, now: Instant, key: i64, restart: bool) {
         let Some(c) = self.calls.get(&key) else {
             return;
         };
+        if !restart && let Some(at) = c.deadline {
+            self.timers.set(Timer::Request(RequestId::Number(key)), at);
+            return;
+        }
         let timer = Timer::Request(RequestId::Number(key));
-        if matches!(c.kind, CallKind::Listen { .. }) {
+        // A subscription's acknowledgement is awaited within the request
+        // deadline; once acknowledged, the stream has none by design (it
+        // ends when the caller drops it, the server ends it or the
+        // transport closes).
+        if matches!(c.kind, CallKind::Listen { acked: true }) {
             return;
         }
         // Silence decides "legacy" only when a legacy version is acceptable;
@@ -409,6 +457,9 @@ impl Connection {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
+        if let Some(c) = self.calls.get_mut(&key) {
+            c.deadline = at;
+        }
         match at {
             Some(at) => self.timers.set(timer, at),
             None => self.timers.cancel(&timer),
