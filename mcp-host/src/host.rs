@@ -1,24 +1,20 @@
 //! [`Host`]: the servers of a config run as one.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
+use mcp_client::Client;
 use mcp_client::mcp_types::logging::LoggingLevel;
-use mcp_client::mcp_types::prompts::GetPromptResult;
-use mcp_client::mcp_types::resources::ReadResourceResult;
-use mcp_client::mcp_types::tools::CallToolResult;
 use mcp_client::oauth::OAuthConfig;
 use mcp_client::oauth::store::{MemoryStore, TokenStore};
-use mcp_client::{CallOptions, Client};
-use serde_json::Value;
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
 use tracing::Instrument;
 
 use crate::backoff::{Backoff, Jitter};
 use crate::catalogue::{Catalogue, Listing, Part};
 use crate::config::{Config, ServerEntry};
-use crate::connect::{StderrTail, with_tail};
+use crate::connect::StderrTail;
 use crate::error::HostError;
 use crate::events::{HostEvent, ListKind, ServerState};
 use crate::handlers::HostHandlers;
@@ -132,7 +128,14 @@ impl Shared {
     /// Rebuilds the catalogue from the connected servers and announces the
     /// `kinds` of `label` as changed.
     pub(crate) fn rebuild(&self, label: &str, kinds: &[ListKind]) {
-        let catalogue = {
+        {
+            // The catalogue lock is held while the slots are read, so two
+            // servers rebuilding at once cannot store an older snapshot over
+            // a newer one. Lock order: catalogue, then slots.
+            let mut current = self
+                .catalogue
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
             let slots = self.slots();
             let parts: Vec<Part<'_>> = slots
                 .iter()
@@ -143,12 +146,8 @@ impl Shared {
                     listing: &s.listing,
                 })
                 .collect();
-            Catalogue::build(&self.options.naming, &parts)
-        };
-        *self
-            .catalogue
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner) = Arc::new(catalogue);
+            *current = Arc::new(Catalogue::build(&self.options.naming, &parts));
+        }
         for &kind in kinds {
             let server = label.to_owned();
             let _ = self
@@ -317,7 +316,7 @@ impl Host {
         HostBuilder::default()
     }
 
-    fn shared(&self) -> &Arc<Shared> {
+    pub(crate) fn shared(&self) -> &Arc<Shared> {
         &self.inner.shared
     }
 
@@ -401,7 +400,10 @@ impl Host {
         Ok(())
     }
 
-    fn control(&self, label: &str) -> Result<Option<mpsc::UnboundedSender<Control>>, HostError> {
+    pub(crate) fn control(
+        &self,
+        label: &str,
+    ) -> Result<Option<mpsc::UnboundedSender<Control>>, HostError> {
         self.shared()
             .with_slot(label, |s| s.control.clone())
             .ok_or_else(|| HostError::UnknownServer(label.into()))
@@ -479,166 +481,5 @@ impl Host {
     /// A receiver of every host event from now on.
     pub fn events(&self) -> broadcast::Receiver<HostEvent> {
         self.shared().events.subscribe()
-    }
-
-    // ---- routing ----
-
-    /// Calls the tool with this qualified name on its server, with that
-    /// server's deadlines.
-    ///
-    /// # Errors
-    /// [`HostError::UnknownTool`] (also for a tool the filters hide),
-    /// [`HostError::NotReady`], [`HostError::ServerDied`] when the
-    /// connection ended during the call (it is not replayed),
-    /// [`HostError::Call`].
-    pub async fn call_tool(
-        &self,
-        name: &str,
-        arguments: Value,
-    ) -> Result<CallToolResult, HostError> {
-        self.call_tool_with(name, arguments, CallOptions::new())
-            .await
-    }
-
-    /// [`Host::call_tool`] with per-call options.
-    ///
-    /// # Errors
-    /// As [`Host::call_tool`].
-    pub async fn call_tool_with(
-        &self,
-        name: &str,
-        arguments: Value,
-        options: CallOptions,
-    ) -> Result<CallToolResult, HostError> {
-        let (origin, tool) = {
-            let catalogue = self.catalogue();
-            let t = catalogue
-                .tool(name)
-                .ok_or_else(|| HostError::UnknownTool(name.into()))?;
-            (t.origin.clone(), t.item.name.clone())
-        };
-        let span = tracing::debug_span!("mcp_host.call_tool", server = %origin, tool = %tool);
-        self.routed(&origin, |c| async move {
-            c.call_tool_with(&tool, arguments, options).await
-        })
-        .instrument(span)
-        .await
-    }
-
-    /// Gets the prompt with this qualified name from its server.
-    ///
-    /// # Errors
-    /// [`HostError::UnknownPrompt`], and as [`Host::call_tool`].
-    pub async fn get_prompt(
-        &self,
-        name: &str,
-        arguments: BTreeMap<String, String>,
-    ) -> Result<GetPromptResult, HostError> {
-        let (origin, prompt) = {
-            let catalogue = self.catalogue();
-            let p = catalogue
-                .prompt(name)
-                .ok_or_else(|| HostError::UnknownPrompt(name.into()))?;
-            (p.origin.clone(), p.item.name.clone())
-        };
-        self.routed(&origin, |c| async move {
-            c.get_prompt(&prompt, arguments).await
-        })
-        .await
-    }
-
-    /// Reads `uri` from the server `origin`, and only from it: a resource
-    /// (or a skill) of one server can never make the host read from
-    /// another.
-    ///
-    /// # Errors
-    /// [`HostError::UnknownServer`], and as [`Host::call_tool`].
-    pub async fn read_resource(
-        &self,
-        origin: &str,
-        uri: &str,
-    ) -> Result<ReadResourceResult, HostError> {
-        self.routed(origin, |c| async move { c.read_resource(uri).await })
-            .await
-    }
-
-    /// Subscribes to a resource of `origin`; updates arrive as
-    /// [`HostEvent::ResourceUpdated`]. Restored after a reconnect.
-    ///
-    /// # Errors
-    /// As [`Host::read_resource`].
-    pub async fn subscribe(&self, origin: &str, uri: &str) -> Result<(), HostError> {
-        let added = self
-            .shared()
-            .with_slot(origin, |s| s.subscriptions.insert(uri.to_owned()))
-            .ok_or_else(|| HostError::UnknownServer(origin.into()))?;
-        let client = self.ready(origin)?.0;
-        if client.era() == Some(mcp_client::mcp_types::Era::Modern) {
-            if added && let Ok(Some(c)) = self.control(origin) {
-                let _ = c.send(Control::Resubscribe);
-            }
-            return Ok(());
-        }
-        self.routed(origin, |c| async move { c.subscribe(uri).await })
-            .await
-    }
-
-    /// Sets the log level of `origin`; restored after a reconnect.
-    ///
-    /// # Errors
-    /// As [`Host::read_resource`].
-    pub async fn set_log_level(&self, origin: &str, level: LoggingLevel) -> Result<(), HostError> {
-        self.shared()
-            .with_slot(origin, |s| s.log_level = Some(level.clone()))
-            .ok_or_else(|| HostError::UnknownServer(origin.into()))?;
-        self.routed(origin, |c| async move { c.set_log_level(level).await })
-            .await
-    }
-
-    /// The connected client of `label` and its connection generation.
-    fn ready(&self, label: &str) -> Result<(Client, u64, Arc<StderrTail>), HostError> {
-        let found = self
-            .shared()
-            .with_slot(label, |s| match &s.client {
-                Some(c) => Ok((c.clone(), s.generation, s.tail.clone())),
-                None => Err(s.state.clone()),
-            })
-            .ok_or_else(|| HostError::UnknownServer(label.into()))?;
-        found.map_err(|state| HostError::NotReady {
-            server: label.into(),
-            state,
-        })
-    }
-
-    /// Runs `f` on the client of `label`; a transport failure marks the
-    /// connection dead (once, for its generation) and is reported with
-    /// its cause; nothing is retried.
-    async fn routed<T, F, Fut>(&self, label: &str, f: F) -> Result<T, HostError>
-    where
-        F: FnOnce(Client) -> Fut,
-        Fut: Future<Output = Result<T, mcp_client::Error>>,
-    {
-        let (client, generation, tail) = self.ready(label)?;
-        match f(client).await {
-            Ok(v) => Ok(v),
-            Err(e) if e.is_transport() || e.is_closed() => {
-                let cause = with_tail(e.to_string(), &tail);
-                if let Ok(Some(c)) = self.control(label) {
-                    let died = Control::Died {
-                        generation,
-                        cause: cause.clone(),
-                    };
-                    let _ = c.send(died);
-                }
-                Err(HostError::ServerDied {
-                    server: label.into(),
-                    cause,
-                })
-            }
-            Err(source) => Err(HostError::Call {
-                server: label.into(),
-                source,
-            }),
-        }
     }
 }

@@ -51,6 +51,7 @@ mod handlers;
 mod host;
 mod listing;
 pub mod naming;
+mod route;
 mod supervisor;
 
 pub use catalogue::{Catalogue, Listing, Named, Sourced};

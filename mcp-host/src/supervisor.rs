@@ -35,8 +35,9 @@ pub(crate) enum Control {
     Died { generation: u64, cause: String },
     /// Drop the connection (if any) and connect again now.
     Restart,
-    /// The resource subscriptions changed (2026-07-28 reopens its stream).
-    Resubscribe,
+    /// The resource subscriptions changed (2026-07-28 reopens its stream);
+    /// the sender is told when the new stream is acknowledged.
+    Resubscribe(Option<oneshot::Sender<()>>),
     /// Close and end; the sender is told when done.
     Stop(Option<oneshot::Sender<()>>),
 }
@@ -187,9 +188,15 @@ impl Supervisor {
                 }
             }
         }
+        // The stream is open before Ready: nothing sent after Ready is missed.
+        let listen = if modern {
+            self.listen(&client).await
+        } else {
+            None
+        };
         self.shared.rebuild(&label, &ListKind::ALL);
         self.set(ServerState::Ready);
-        let end = self.watch(&client, generation, modern).await;
+        let end = self.watch(&client, generation, listen).await;
         self.shared.with_slot(&label, |s| {
             s.client = None;
             s.listing = Listing::default();
@@ -199,12 +206,13 @@ impl Supervisor {
         end
     }
 
-    async fn watch(&mut self, client: &Client, generation: u64, modern: bool) -> End {
-        let mut listen = if modern {
-            self.listen(client).await
-        } else {
-            None
-        };
+    async fn watch(
+        &mut self,
+        client: &Client,
+        generation: u64,
+        mut listen: Option<Subscription>,
+    ) -> End {
+        let modern = client.era() == Some(Era::Modern);
         let options = &self.shared.options;
         let mut tick = tokio::time::interval(options.liveness_interval);
         tick.set_missed_tick_behavior(MissedTickBehavior::Delay);
@@ -230,8 +238,15 @@ impl Supervisor {
                             return End::Died(cause);
                         }
                     }
-                    Some(Control::Resubscribe) if modern => listen = self.listen(client).await,
-                    Some(Control::Resubscribe) => {}
+                    Some(Control::Resubscribe(done)) => {
+                        if modern {
+                            // The new stream first, then the old one goes.
+                            listen = self.listen(client).await;
+                        }
+                        if let Some(done) = done {
+                            let _ = done.send(());
+                        }
+                    }
                 },
                 event = next_event(&mut listen) => match event {
                     Some(Ok(event)) => {
