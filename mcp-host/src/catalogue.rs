@@ -106,23 +106,8 @@ impl Catalogue {
             .collect();
         let (tools, tool_collisions) = named(policy, tools, |t| &t.name);
         let (prompts, prompt_collisions) = named(policy, prompts, |p| &p.name);
-        let sourced = |label: &str| label.to_owned();
-        let resources = parts
-            .iter()
-            .flat_map(|p| p.listing.resources.iter().map(|r| (p.label, r)))
-            .map(|(l, r)| Sourced {
-                origin: sourced(l),
-                item: r.clone(),
-            })
-            .collect();
-        let templates = parts
-            .iter()
-            .flat_map(|p| p.listing.templates.iter().map(|r| (p.label, r)))
-            .map(|(l, r)| Sourced {
-                origin: sourced(l),
-                item: r.clone(),
-            })
-            .collect();
+        let resources = sourced(parts, |l| &l.resources);
+        let templates = sourced(parts, |l| &l.templates);
         let index = |v: &[String]| v.iter().enumerate().map(|(i, n)| (n.clone(), i)).collect();
         let tool_names: Vec<String> = tools.iter().map(|t: &Named<Tool>| t.name.clone()).collect();
         let prompt_names: Vec<String> = prompts
@@ -155,6 +140,19 @@ impl Catalogue {
     pub fn tools_of<'a>(&'a self, origin: &'a str) -> impl Iterator<Item = &'a Named<Tool>> + 'a {
         self.tools.iter().filter(move |t| t.origin == origin)
     }
+}
+
+/// Every item `items` picks from each part, with its origin.
+fn sourced<T: Clone>(parts: &[Part<'_>], items: impl Fn(&Listing) -> &Vec<T>) -> Vec<Sourced<T>> {
+    parts
+        .iter()
+        .flat_map(|p| {
+            items(p.listing).iter().map(|item| Sourced {
+                origin: p.label.to_owned(),
+                item: item.clone(),
+            })
+        })
+        .collect()
 }
 
 fn named<T: Clone>(

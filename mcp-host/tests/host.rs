@@ -7,27 +7,9 @@ mod support;
 use std::collections::BTreeSet;
 
 use demo_server::Eras;
-use mcp_client::mcp_types::content::ContentBlock;
-use mcp_host::config::{Config, Vars};
 use mcp_host::{Host, HostError, HostEvent, HostOptions, ListKind, NamingPolicy, ServerState};
 use serde_json::json;
-use support::{http_demo, json_path, next_matching, until};
-
-fn text(result: &mcp_client::mcp_types::tools::CallToolResult) -> String {
-    result
-        .content
-        .iter()
-        .filter_map(ContentBlock::as_text)
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-fn parse(text: &str) -> Config {
-    let config =
-        Config::parse_with(text, &Vars::from_map([("ERA", "legacy")])).expect("valid config");
-    assert!(config.errors.is_empty(), "{:?}", config.errors);
-    config
-}
+use support::{http_demo, json_path, next_matching, parse, text, until};
 
 fn names_of(host: &Host, origin: &str) -> Vec<String> {
     host.catalogue()

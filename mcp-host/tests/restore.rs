@@ -8,22 +8,10 @@ use mcp_client::HandlerError;
 use mcp_client::mcp_types::content::ContentBlock;
 use mcp_client::mcp_types::logging::LoggingLevel;
 use mcp_client::mcp_types::sampling::{CreateMessageRequestParams, CreateMessageResult};
-use mcp_client::mcp_types::tools::CallToolResult;
-use mcp_host::config::{Config, Vars};
+use mcp_host::config::Config;
 use mcp_host::{Host, HostError, HostEvent, HostHandlers, ServerState};
 use serde_json::json;
-use support::{http_demo, json_path, next_matching, until};
-
-fn text(result: &CallToolResult) -> String {
-    let blocks = result.content.iter().filter_map(ContentBlock::as_text);
-    blocks.collect::<Vec<_>>().join(" ")
-}
-
-fn parse(text: &str) -> Config {
-    let config = Config::parse_with(text, &Vars::from_map([("X", "x")])).expect("valid config");
-    assert!(config.errors.is_empty(), "{:?}", config.errors);
-    config
-}
+use support::{http_demo, json_path, next_matching, parse, text, until};
 
 fn two_eras() -> Config {
     let demo = json_path("demo-server");

@@ -8,6 +8,9 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use demo_server::{DemoOptions, DemoServer, Eras, HttpHandle};
+use mcp_client::mcp_types::content::ContentBlock;
+use mcp_client::mcp_types::tools::CallToolResult;
+use mcp_host::config::{Config, Vars};
 use mcp_host::{Host, HostEvent};
 use tokio::sync::broadcast::{Receiver, error::RecvError};
 
@@ -90,4 +93,18 @@ pub async fn next_matching<T>(
             Err(_) => panic!("timed out waiting for {what}"),
         }
     }
+}
+
+/// The text blocks of a tool result, joined by spaces.
+pub fn text(result: &CallToolResult) -> String {
+    let blocks = result.content.iter().filter_map(ContentBlock::as_text);
+    blocks.collect::<Vec<_>>().join(" ")
+}
+
+/// Parses a config whose entries must all be valid (`${ERA}` is `legacy`).
+pub fn parse(text: &str) -> Config {
+    let vars = Vars::from_map([("ERA", "legacy")]);
+    let config = Config::parse_with(text, &vars).expect("valid config");
+    assert!(config.errors.is_empty(), "{:?}", config.errors);
+    config
 }
