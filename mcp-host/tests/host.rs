@@ -287,3 +287,48 @@ async fn servers_are_added_restarted_and_removed_at_runtime_and_startup_is_bound
     ));
     host.close().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_keeps_exiting_backs_off_visibly_and_gives_up_at_the_bound() {
+    // `false` starts and exits at once: every attempt fails, none is
+    // permanent (unlike a command that does not exist).
+    let config = parse(
+        r#"{"mcpServers": {"flaky": {"command": "false", "mcpHost": {"reconnect":
+            {"initialMs": 10, "maxMs": 1000, "factor": 2, "jitterPercent": 0, "maxAttempts": 3}}}}}"#,
+    );
+    let host = Host::builder().build();
+    let mut events = host.events();
+    host.add(config.servers[0].clone()).unwrap();
+    let mut seen = Vec::new();
+    let cause = loop {
+        let state = next_matching(&mut events, "a state", |e| match e {
+            HostEvent::State { state, .. } => Some(state.clone()),
+            _ => None,
+        })
+        .await;
+        match state {
+            ServerState::Reconnecting { attempt, delay, .. } => {
+                seen.push((attempt, delay.as_millis()));
+            }
+            ServerState::Failed { cause } => break cause,
+            _ => {}
+        }
+    };
+    assert_eq!(seen, [(1, 10), (2, 20), (3, 40)]);
+    assert!(
+        cause.contains("gave up after 3 reconnect attempts"),
+        "{cause}"
+    );
+    // A restart starts over.
+    host.restart("flaky").unwrap();
+    let first = next_matching(&mut events, "a new round", |e| match e {
+        HostEvent::State {
+            state: ServerState::Reconnecting { attempt, .. },
+            ..
+        } => Some(*attempt),
+        _ => None,
+    })
+    .await;
+    assert_eq!(first, 1);
+    host.close().await;
+}
