@@ -382,9 +382,12 @@ impl Host {
     /// backoff; starts a disabled or failed server.
     ///
     /// # Errors
-    /// [`HostError::UnknownServer`].
+    /// [`HostError::UnknownServer`], [`HostError::Closed`].
     pub fn restart(&self, label: &str) -> Result<(), HostError> {
         let shared = self.shared();
+        if *shared.closed.lock().unwrap_or_else(PoisonError::into_inner) {
+            return Err(HostError::Closed);
+        }
         match self.control(label)? {
             Some(c) => {
                 let _ = c.send(Control::Restart);

@@ -99,7 +99,11 @@ impl Host {
     }
 
     /// Subscribes to a resource of `origin`; updates arrive as
-    /// [`HostEvent::ResourceUpdated`](crate::HostEvent::ResourceUpdated). Restored after a reconnect.
+    /// [`HostEvent::ResourceUpdated`](crate::HostEvent::ResourceUpdated).
+    /// Restored after a reconnect. While the server is not ready the
+    /// subscription is remembered (and applied when it connects) and
+    /// [`HostError::NotReady`] is returned; one the server refuses is
+    /// forgotten.
     ///
     /// # Errors
     /// As [`Host::read_resource`].
@@ -120,8 +124,14 @@ impl Host {
             }
             return Ok(());
         }
-        self.routed(origin, |c| async move { c.subscribe(uri).await })
-            .await
+        let result = self
+            .routed(origin, |c| async move { c.subscribe(uri).await })
+            .await;
+        if let Err(HostError::Call { .. }) = &result {
+            self.shared()
+                .with_slot(origin, |s| s.subscriptions.remove(uri));
+        }
+        result
     }
 
     /// Sets the log level of `origin`; restored after a reconnect.
