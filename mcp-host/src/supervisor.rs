@@ -402,3 +402,53 @@ pub(crate) fn seed_for(seed: u64, label: &str) -> u64 {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test(start_paused = true)]
+    async fn a_pause_lasts_its_delay_and_drops_controls_for_a_live_connection() {
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        tx.send(Control::Refresh(ListKind::Tools)).unwrap();
+        tx.send(Control::Died {
+            generation: 1,
+            cause: "old".into(),
+        })
+        .unwrap();
+        let start = tokio::time::Instant::now();
+        let p = pause(&mut rx, Some(Duration::from_millis(1500))).await;
+        assert!(matches!(p, Pause::Elapsed));
+        assert_eq!(start.elapsed(), Duration::from_millis(1500));
+        assert!(rx.try_recv().is_err(), "the dropped controls were consumed");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn restart_and_stop_cut_a_pause_short() {
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let (first_tx, first_rx) = oneshot::channel();
+        let start = tokio::time::Instant::now();
+        let waiter = tokio::spawn(async move {
+            let first = pause(&mut rx, Some(Duration::from_secs(60))).await;
+            let _ = first_tx.send((matches!(first, Pause::Restart), tokio::time::Instant::now()));
+            matches!(pause(&mut rx, None).await, Pause::Stop(Some(_)))
+        });
+        tokio::time::advance(Duration::from_secs(2)).await;
+        tx.send(Control::Restart).unwrap();
+        let (restarted, at) = first_rx.await.unwrap();
+        assert!(restarted);
+        assert_eq!(at - start, Duration::from_secs(2));
+        // Without a delay only a restart or stop ends it, however long.
+        tokio::time::advance(Duration::from_secs(3600)).await;
+        let (done, _wait) = oneshot::channel();
+        tx.send(Control::Stop(Some(done))).unwrap();
+        assert!(waiter.await.unwrap());
+    }
+
+    #[test]
+    fn servers_get_different_jitter_seeds() {
+        assert_ne!(seed_for(1, "a"), seed_for(1, "b"));
+        assert_eq!(seed_for(1, "a"), seed_for(1, "a"));
+        assert_ne!(seed_for(1, "a"), seed_for(2, "a"));
+    }
+}
