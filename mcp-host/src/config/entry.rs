@@ -70,11 +70,13 @@ pub struct StdioConfig {
 }
 
 impl fmt::Debug for StdioConfig {
-    // Environment values are often tokens: only their names show.
+    // Environment values are often tokens, and arguments may carry them
+    // too (`--api-key ${KEY}`): only the variable names and the number of
+    // arguments show.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Stdio")
             .field("command", &self.command)
-            .field("args", &self.args)
+            .field("args", &self.args.len())
             .field("env", &self.env.keys().collect::<Vec<_>>())
             .field("cwd", &self.cwd)
             .finish()

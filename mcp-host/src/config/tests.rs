@@ -166,7 +166,7 @@ fn labels_with_slashes_are_escaped_in_paths() {
 fn secrets_stay_out_of_debug() {
     let c = parse(
         r#"{"mcpServers": {
-            "a": {"command": "x", "env": {"K": "${TOKEN}"}},
+            "a": {"command": "x", "env": {"K": "${TOKEN}"}, "args": ["--key", "${TOKEN}"]},
             "b": {"url": "https://h/mcp?key=${TOKEN}", "headers": {"X": "${TOKEN}"}}
         }}"#,
     );
