@@ -9,15 +9,24 @@
 //! calls in flight on one connection and the memory of an idle stdio and
 //! HTTP connection, measured over 100 clients in a fresh process.
 //! `--quick` runs fewer calls; `--only TEXT` and `--no-floor` narrow a run
-//! for profiling.
+//! for profiling. Then the host benchmark (`bench_host.rs`); `--host` runs
+//! only that.
 
 use crate::util;
 
 /// Runs the benchmark, passing `args` through (`--quick`, `--only TEXT`,
 /// `--no-floor`).
 pub(crate) fn run(args: &[String]) -> Result<(), String> {
+    if args.iter().any(|a| a == "--host") {
+        return crate::bench_host::run(args);
+    }
     let mut cmd = util::cargo();
     cmd.args(["bench", "-p", "mcp-client", "--bench", "calls", "--"]);
     cmd.args(args);
-    util::run("bench", &mut cmd)
+    util::run("bench", &mut cmd)?;
+    // A narrowed client run (`--only`) is for profiling the client alone.
+    if args.iter().any(|a| a == "--only") {
+        return Ok(());
+    }
+    crate::bench_host::run(args)
 }

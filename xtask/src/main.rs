@@ -11,6 +11,7 @@
 
 mod baseline;
 mod bench;
+mod bench_host;
 mod ci;
 mod conformance;
 mod install;
@@ -54,7 +55,9 @@ fn print_help() {
         "conformance  [--revision R] [--scenario S] [--timeout-ms N]: the official client suite",
         "             at every revision it lists, judged by conformance/expected-failures.yaml",
         "interop      install, smoke-check the peer servers, run the interop tests (conformance crate)",
-        "bench        [--quick]: tools/call throughput, latency and CPU vs. a floor client",
+        "bench        [--quick]: tools/call throughput, latency and CPU vs. a floor client;",
+        "             then mcp-host: 100 stdio servers, time to ready, memory, routing overhead",
+        "             (`--host` runs only the host part)",
     ] {
         println!("{line}");
     }

@@ -1,0 +1,227 @@
+//! One catalogue of every server's tools, prompts, resources and resource
+//! templates, each tagged with its origin (the host-assigned server label,
+//! never the server's self-reported name), tools and prompts under
+//! collision-free qualified names ([`crate::naming`]).
+//!
+//! The catalogue is an immutable snapshot, rebuilt whenever a server's
+//! listing changes (a `list_changed` notification in either era, a connect
+//! or reconnect, a removal) and announced with
+//! [`HostEvent::CatalogueChanged`](crate::HostEvent::CatalogueChanged).
+//!
+//! # Skills
+//!
+//! Skills are not listed yet: `mcp-client` has no skills API. When it has,
+//! they join [`Listing`] and [`Catalogue`] the way prompts do (qualified
+//! names, origin label, a [`ListKind`](crate::ListKind) of their own), and
+//! reading a skill's files goes through
+//! [`Host::read_resource`](crate::Host::read_resource) with the skill's
+//! origin, so a skill from one server can never make the host read from
+//! another.
+
+use std::collections::HashMap;
+
+use mcp_client::mcp_types::prompts::Prompt;
+use mcp_client::mcp_types::resources::{Resource, ResourceTemplate};
+use mcp_client::mcp_types::tools::Tool;
+
+use crate::config::ToolRules;
+use crate::naming::{Collision, NamingPolicy, assign};
+
+/// What one server listed (unfiltered).
+#[derive(Clone, Debug, Default)]
+#[non_exhaustive]
+pub struct Listing {
+    /// `tools/list`.
+    pub tools: Vec<Tool>,
+    /// `prompts/list`.
+    pub prompts: Vec<Prompt>,
+    /// `resources/list`.
+    pub resources: Vec<Resource>,
+    /// `resources/templates/list`.
+    pub templates: Vec<ResourceTemplate>,
+}
+
+/// A tool or prompt under its qualified name.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct Named<T> {
+    /// The collision-free qualified name (`label__name`).
+    pub name: String,
+    /// The label of the server it came from.
+    pub origin: String,
+    /// The item as the server listed it (its own `name`).
+    pub item: T,
+}
+
+/// A resource or template with its origin.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct Sourced<T> {
+    /// The label of the server it came from.
+    pub origin: String,
+    /// The item as the server listed it.
+    pub item: T,
+}
+
+/// The catalogue of all ready servers, in server order then listing order.
+#[derive(Clone, Debug, Default)]
+#[non_exhaustive]
+pub struct Catalogue {
+    /// Tools kept by each server's filters.
+    pub tools: Vec<Named<Tool>>,
+    /// Prompts.
+    pub prompts: Vec<Named<Prompt>>,
+    /// Resources.
+    pub resources: Vec<Sourced<Resource>>,
+    /// Resource templates.
+    pub templates: Vec<Sourced<ResourceTemplate>>,
+    /// Tool names two entries wanted (all kept, renamed, reported).
+    pub tool_collisions: Vec<Collision>,
+    /// Prompt names two entries wanted.
+    pub prompt_collisions: Vec<Collision>,
+    tool_index: HashMap<String, usize>,
+    prompt_index: HashMap<String, usize>,
+}
+
+/// One server's part of a catalogue build.
+pub(crate) struct Part<'a> {
+    pub(crate) label: &'a str,
+    pub(crate) rules: &'a ToolRules,
+    pub(crate) listing: &'a Listing,
+}
+
+impl Catalogue {
+    /// Builds the catalogue of `parts`, in order.
+    pub(crate) fn build(policy: &NamingPolicy, parts: &[Part<'_>]) -> Catalogue {
+        let tools: Vec<(&str, &Tool)> = parts
+            .iter()
+            .flat_map(|p| {
+                let keep = p.listing.tools.iter().filter(|t| p.rules.keeps(t));
+                keep.map(|t| (p.label, t))
+            })
+            .collect();
+        let prompts: Vec<(&str, &Prompt)> = parts
+            .iter()
+            .flat_map(|p| p.listing.prompts.iter().map(|x| (p.label, x)))
+            .collect();
+        let (tools, tool_collisions) = named(policy, tools, |t| &t.name);
+        let (prompts, prompt_collisions) = named(policy, prompts, |p| &p.name);
+        let resources = sourced(parts, |l| &l.resources);
+        let templates = sourced(parts, |l| &l.templates);
+        let index = |v: &[String]| v.iter().enumerate().map(|(i, n)| (n.clone(), i)).collect();
+        let tool_names: Vec<String> = tools.iter().map(|t: &Named<Tool>| t.name.clone()).collect();
+        let prompt_names: Vec<String> = prompts
+            .iter()
+            .map(|p: &Named<Prompt>| p.name.clone())
+            .collect();
+        Catalogue {
+            tool_index: index(&tool_names),
+            prompt_index: index(&prompt_names),
+            tools,
+            prompts,
+            resources,
+            templates,
+            tool_collisions,
+            prompt_collisions,
+        }
+    }
+
+    /// The tool with this qualified name.
+    pub fn tool(&self, name: &str) -> Option<&Named<Tool>> {
+        self.tool_index.get(name).map(|&i| &self.tools[i])
+    }
+
+    /// The prompt with this qualified name.
+    pub fn prompt(&self, name: &str) -> Option<&Named<Prompt>> {
+        self.prompt_index.get(name).map(|&i| &self.prompts[i])
+    }
+
+    /// The tools of one server.
+    pub fn tools_of<'a>(&'a self, origin: &'a str) -> impl Iterator<Item = &'a Named<Tool>> + 'a {
+        self.tools.iter().filter(move |t| t.origin == origin)
+    }
+}
+
+/// Every item `items` picks from each part, with its origin.
+fn sourced<T: Clone>(parts: &[Part<'_>], items: impl Fn(&Listing) -> &Vec<T>) -> Vec<Sourced<T>> {
+    parts
+        .iter()
+        .flat_map(|p| {
+            items(p.listing).iter().map(|item| Sourced {
+                origin: p.label.to_owned(),
+                item: item.clone(),
+            })
+        })
+        .collect()
+}
+
+fn named<T: Clone>(
+    policy: &NamingPolicy,
+    items: Vec<(&str, &T)>,
+    name: impl Fn(&T) -> &String,
+) -> (Vec<Named<T>>, Vec<Collision>) {
+    let keys: Vec<(&str, &str)> = items.iter().map(|(l, t)| (*l, name(t).as_str())).collect();
+    let (names, collisions) = assign(policy, &keys);
+    let out = items
+        .into_iter()
+        .zip(names)
+        .map(|((label, item), name)| Named {
+            name,
+            origin: label.to_owned(),
+            item: item.clone(),
+        })
+        .collect();
+    (out, collisions)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tool(name: &str, read_only: bool) -> Tool {
+        serde_json::from_value(serde_json::json!({
+            "name": name, "inputSchema": {"type": "object"},
+            "annotations": {"readOnlyHint": read_only}
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn origins_filters_and_lookup() {
+        let a = Listing {
+            tools: vec![tool("echo", true), tool("rm", false)],
+            ..Listing::default()
+        };
+        let b = Listing {
+            tools: vec![tool("echo", false)],
+            ..Listing::default()
+        };
+        let ro = ToolRules {
+            read_only: true,
+            ..ToolRules::default()
+        };
+        let all = ToolRules::default();
+        let parts = [
+            Part {
+                label: "a",
+                rules: &ro,
+                listing: &a,
+            },
+            Part {
+                label: "b",
+                rules: &all,
+                listing: &b,
+            },
+        ];
+        let c = Catalogue::build(&NamingPolicy::default(), &parts);
+        let names: Vec<&str> = c.tools.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["a__echo", "b__echo"]);
+        let b_echo = c.tool("b__echo").unwrap();
+        assert_eq!(
+            (b_echo.origin.as_str(), b_echo.item.name.as_str()),
+            ("b", "echo")
+        );
+        assert!(c.tool("a__rm").is_none(), "filtered tools are not routable");
+        assert_eq!(c.tools_of("a").count(), 1);
+    }
+}

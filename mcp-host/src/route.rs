@@ -1,0 +1,195 @@
+//! Routing: a qualified name or an origin label to its server's client,
+//! with that server's deadlines; a transport failure marks the connection
+//! dead and is never retried.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use mcp_client::mcp_types::logging::LoggingLevel;
+use mcp_client::mcp_types::prompts::GetPromptResult;
+use mcp_client::mcp_types::resources::ReadResourceResult;
+use mcp_client::mcp_types::tools::CallToolResult;
+use mcp_client::{CallOptions, Client};
+use serde_json::Value;
+use tracing::Instrument;
+
+use crate::connect::{StderrTail, with_tail};
+use crate::error::HostError;
+use crate::host::Host;
+use crate::supervisor::Control;
+
+impl Host {
+    /// Calls the tool with this qualified name on its server, with that
+    /// server's deadlines.
+    ///
+    /// # Errors
+    /// [`HostError::UnknownTool`] (also for a tool the filters hide),
+    /// [`HostError::NotReady`], [`HostError::ServerDied`] when the
+    /// connection ended during the call (it is not replayed),
+    /// [`HostError::Call`].
+    pub async fn call_tool(
+        &self,
+        name: &str,
+        arguments: Value,
+    ) -> Result<CallToolResult, HostError> {
+        self.call_tool_with(name, arguments, CallOptions::new())
+            .await
+    }
+
+    /// [`Host::call_tool`] with per-call options.
+    ///
+    /// # Errors
+    /// As [`Host::call_tool`].
+    pub async fn call_tool_with(
+        &self,
+        name: &str,
+        arguments: Value,
+        options: CallOptions,
+    ) -> Result<CallToolResult, HostError> {
+        let (origin, tool) = {
+            let catalogue = self.catalogue();
+            let t = catalogue
+                .tool(name)
+                .ok_or_else(|| HostError::UnknownTool(name.into()))?;
+            (t.origin.clone(), t.item.name.clone())
+        };
+        let span = tracing::debug_span!("mcp_host.call_tool", server = %origin, tool = %tool);
+        self.routed(&origin, |c| async move {
+            c.call_tool_with(&tool, arguments, options).await
+        })
+        .instrument(span)
+        .await
+    }
+
+    /// Gets the prompt with this qualified name from its server.
+    ///
+    /// # Errors
+    /// [`HostError::UnknownPrompt`], and as [`Host::call_tool`].
+    pub async fn get_prompt(
+        &self,
+        name: &str,
+        arguments: BTreeMap<String, String>,
+    ) -> Result<GetPromptResult, HostError> {
+        let (origin, prompt) = {
+            let catalogue = self.catalogue();
+            let p = catalogue
+                .prompt(name)
+                .ok_or_else(|| HostError::UnknownPrompt(name.into()))?;
+            (p.origin.clone(), p.item.name.clone())
+        };
+        self.routed(&origin, |c| async move {
+            c.get_prompt(&prompt, arguments).await
+        })
+        .await
+    }
+
+    /// Reads `uri` from the server `origin`, and only from it: a resource
+    /// (or a skill) of one server can never make the host read from
+    /// another.
+    ///
+    /// # Errors
+    /// [`HostError::UnknownServer`], and as [`Host::call_tool`].
+    pub async fn read_resource(
+        &self,
+        origin: &str,
+        uri: &str,
+    ) -> Result<ReadResourceResult, HostError> {
+        self.routed(origin, |c| async move { c.read_resource(uri).await })
+            .await
+    }
+
+    /// Subscribes to a resource of `origin`; updates arrive as
+    /// [`HostEvent::ResourceUpdated`](crate::HostEvent::ResourceUpdated).
+    /// Restored after a reconnect. While the server is not ready the
+    /// subscription is remembered (and applied when it connects) and
+    /// [`HostError::NotReady`] is returned; one the server refuses is
+    /// forgotten.
+    ///
+    /// # Errors
+    /// As [`Host::read_resource`].
+    pub async fn subscribe(&self, origin: &str, uri: &str) -> Result<(), HostError> {
+        let added = self
+            .shared()
+            .with_slot(origin, |s| s.subscriptions.insert(uri.to_owned()))
+            .ok_or_else(|| HostError::UnknownServer(origin.into()))?;
+        let client = self.ready(origin)?.0;
+        if client.era() == Some(mcp_client::mcp_types::Era::Modern) {
+            // The supervisor reopens the stream with the new filter; wait
+            // until it is acknowledged, so no update after this is missed.
+            if added && let Ok(Some(c)) = self.control(origin) {
+                let (done, wait) = tokio::sync::oneshot::channel();
+                if c.send(Control::Resubscribe(Some(done))).is_ok() {
+                    let _ = wait.await;
+                }
+            }
+            return Ok(());
+        }
+        let result = self
+            .routed(origin, |c| async move { c.subscribe(uri).await })
+            .await;
+        if let Err(HostError::Call { .. }) = &result {
+            self.shared()
+                .with_slot(origin, |s| s.subscriptions.remove(uri));
+        }
+        result
+    }
+
+    /// Sets the log level of `origin`; restored after a reconnect.
+    ///
+    /// # Errors
+    /// As [`Host::read_resource`].
+    pub async fn set_log_level(&self, origin: &str, level: LoggingLevel) -> Result<(), HostError> {
+        self.shared()
+            .with_slot(origin, |s| s.log_level = Some(level.clone()))
+            .ok_or_else(|| HostError::UnknownServer(origin.into()))?;
+        self.routed(origin, |c| async move { c.set_log_level(level).await })
+            .await
+    }
+
+    /// The connected client of `label` and its connection generation.
+    fn ready(&self, label: &str) -> Result<(Client, u64, Arc<StderrTail>), HostError> {
+        let found = self
+            .shared()
+            .with_slot(label, |s| match &s.client {
+                Some(c) => Ok((c.clone(), s.generation, s.tail.clone())),
+                None => Err(s.state.clone()),
+            })
+            .ok_or_else(|| HostError::UnknownServer(label.into()))?;
+        found.map_err(|state| HostError::NotReady {
+            server: label.into(),
+            state,
+        })
+    }
+
+    /// Runs `f` on the client of `label`; a transport failure marks the
+    /// connection dead (once, for its generation) and is reported with
+    /// its cause; nothing is retried.
+    async fn routed<T, F, Fut>(&self, label: &str, f: F) -> Result<T, HostError>
+    where
+        F: FnOnce(Client) -> Fut,
+        Fut: Future<Output = Result<T, mcp_client::Error>>,
+    {
+        let (client, generation, tail) = self.ready(label)?;
+        match f(client).await {
+            Ok(v) => Ok(v),
+            Err(e) if e.is_transport() || e.is_closed() => {
+                let cause = with_tail(e.to_string(), &tail);
+                if let Ok(Some(c)) = self.control(label) {
+                    let died = Control::Died {
+                        generation,
+                        cause: cause.clone(),
+                    };
+                    let _ = c.send(died);
+                }
+                Err(HostError::ServerDied {
+                    server: label.into(),
+                    cause,
+                })
+            }
+            Err(source) => Err(HostError::Call {
+                server: label.into(),
+                source,
+            }),
+        }
+    }
+}

@@ -1,0 +1,32 @@
+//! The host part of `cargo xtask bench`: builds the demo server in release
+//! mode, then runs `mcp-host/benches/host.rs` against it (100 stdio servers
+//! from one config: time to all ready, memory per server, routed vs direct
+//! `tools/call`).
+
+use crate::util;
+
+/// Runs the host benchmark; `--quick` makes fewer calls.
+pub(crate) fn run(args: &[String]) -> Result<(), String> {
+    let mut build = util::cargo();
+    build.args([
+        "build",
+        "--release",
+        "-p",
+        "demo-server",
+        "--bin",
+        "demo-server",
+    ]);
+    util::run("bench host: build the demo server", &mut build)?;
+    let server = util::root()
+        .join("target/release")
+        .join(format!("demo-server{}", std::env::consts::EXE_SUFFIX));
+    let mut cmd = util::cargo();
+    cmd.args([
+        "bench", "-p", "mcp-host", "--bench", "host", "--", "--server",
+    ]);
+    cmd.arg(server);
+    if args.iter().any(|a| a == "--quick") {
+        cmd.arg("--quick");
+    }
+    util::run("bench host", &mut cmd)
+}
