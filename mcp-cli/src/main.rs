@@ -1,0 +1,161 @@
+//! `mcp`: a command-line Model Context Protocol client, built on
+//! `mcp-client`.
+//!
+//! ```text
+//! mcp [OPTIONS] <COMMAND> [ARGS]... -- <SERVER COMMAND [ARGS]... | URL>
+//! ```
+//!
+//! One run connects (stdio or Streamable HTTP, era detected or pinned with
+//! `--era`), runs one command, prints its result (text, or one JSON
+//! document with `--json`) and closes. Exit codes are stable; see
+//! [`exit`] and `mcp --help`.
+//!
+//! Ctrl-C cancels the call in flight (the client sends the cancellation
+//! and closes the connection; the server process is in its own process
+//! group, so the terminal's SIGINT does not reach it) and exits 130; a
+//! second Ctrl-C exits at once.
+//!
+//! Dependencies, each for one job: `clap` (derive) parses the command line
+//! and prints help and usage errors; `boon` (already in the tree through
+//! `mcp-client`) checks tool arguments against the tool's input schema;
+//! `base64` decodes images and blobs to save them. Colours, the spinner
+//! and the progress bar are a few lines of ANSI in [`ui`], not a crate.
+
+mod agent_help;
+mod args;
+mod commands;
+mod connect;
+mod events;
+mod exit;
+mod interact;
+mod render;
+mod tool_args;
+mod ui;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::args::{Cli, Command, RootsCmd};
+use crate::connect::{Session, Target};
+use crate::exit::{CliError, Exit};
+use crate::render::Out;
+use crate::ui::Ui;
+
+fn main() -> ExitCode {
+    let (before, after) = args::split_target(std::env::args().collect());
+    let cli = match Cli::try_parse_from(before) {
+        Ok(cli) => cli,
+        Err(e) => {
+            // clap prints help (exit 0) and usage errors (exit 2) itself.
+            let _ = e.print();
+            return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("mcp: cannot start the runtime: {e}");
+            return code(Exit::Transport);
+        }
+    };
+    let ui = Ui::detect();
+    let out = Out::new(ui.clone(), cli.global.json, cli.global.save_dir.clone());
+    match runtime.block_on(run(cli, after, &out)) {
+        Ok(exit) => code(exit),
+        Err(e) => {
+            ui.clear_status();
+            if out.json {
+                let doc =
+                    serde_json::json!({ "error": { "message": e.message, "exit": e.exit as u8 } });
+                eprintln!("{doc}");
+            } else {
+                eprintln!("mcp: {}", e.message);
+            }
+            code(e.exit)
+        }
+    }
+}
+
+fn code(exit: Exit) -> ExitCode {
+    ExitCode::from(exit as u8)
+}
+
+async fn run(cli: Cli, after: Vec<String>, out: &Out) -> Result<Exit, CliError> {
+    match &cli.command {
+        Command::AgentHelp => {
+            print!("{}", agent_help::GUIDE);
+            return Ok(Exit::Ok);
+        }
+        Command::Roots(RootsCmd::List) => return commands::roots_list(&cli.global.roots, out),
+        _ => {}
+    }
+    let target = Target::from_args(&cli.global, after)?;
+    let mut session = connect::connect(&cli.global, &target, &out.ui).await?;
+    if let Some(level) = cli.global.log_level {
+        session
+            .client
+            .set_log_level(commands::level_of(level))
+            .await?;
+    }
+    let result = run_interruptible(&mut session, &cli.command, out).await;
+    close(&session).await;
+    result
+}
+
+/// Runs the command; the first Ctrl-C drops it, which cancels the call in
+/// flight on the wire.
+async fn run_interruptible(
+    session: &mut Session,
+    command: &Command,
+    out: &Out,
+) -> Result<Exit, CliError> {
+    let streams = matches!(
+        command,
+        Command::Watch { .. }
+            | Command::Logs { .. }
+            | Command::Resources(args::ResourcesCmd::Subscribe { .. })
+    );
+    let logs = if streams {
+        None
+    } else {
+        Some(spawn_log_printer(session, out))
+    };
+    let result = tokio::select! {
+        r = commands::run(session, command, out) => r,
+        _ = tokio::signal::ctrl_c() => {
+            out.ui.clear_status();
+            // Watching ends normally on Ctrl-C.
+            if streams { Ok(Exit::Ok) } else { Err(CliError::interrupted()) }
+        }
+    };
+    if let Some(task) = logs {
+        task.abort();
+    }
+    result
+}
+
+/// Prints the server's log messages on stderr while a command runs.
+fn spawn_log_printer(session: &mut Session, out: &Out) -> tokio::task::JoinHandle<()> {
+    let (_closed, empty) = tokio::sync::mpsc::channel(1);
+    let mut events = std::mem::replace(&mut session.events, empty);
+    let ui = out.ui.clone();
+    tokio::spawn(async move {
+        while let Some(e) = events.recv().await {
+            if e.method == "notifications/message" {
+                ui.note(&format!("server log {}", e.describe()));
+            }
+        }
+    })
+}
+
+/// Closes the connection; a Ctrl-C meanwhile exits at once.
+async fn close(session: &Session) {
+    tokio::select! {
+        () = session.client.close() => {}
+        _ = tokio::signal::ctrl_c() => std::process::exit(i32::from(Exit::Interrupted as u8)),
+    }
+}
