@@ -33,6 +33,7 @@ const fn after_help() -> &'static str {
         "Targets:\n",
         "  -- COMMAND [ARGS]...   a stdio server started as a child process\n",
         "  -- URL | --url URL     a Streamable HTTP server (http:// or https://)\n",
+        "  --server NAME          a server of an mcpServers config (--config FILE)\n",
         "\n",
         "Examples:\n",
         "  mcp tools list -- demo-server\n",
@@ -59,6 +60,13 @@ pub(crate) struct Global {
     /// A Streamable HTTP server URL (instead of `-- URL`).
     #[arg(long, global = true, value_name = "URL")]
     pub(crate) url: Option<String>,
+    /// A server by its name in an `mcpServers` / VS Code `servers` config.
+    #[arg(long, short = 's', global = true, value_name = "NAME")]
+    pub(crate) server: Option<String>,
+    /// The config file for --server (default: the usual locations of
+    /// Claude, Claude Code, Cursor, VS Code and Windsurf configs).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub(crate) config: Option<std::path::PathBuf>,
     /// An HTTP header for every request, `Name: value` (repeatable).
     #[arg(
         long = "header",
@@ -169,6 +177,8 @@ pub(crate) enum Command {
         #[arg(long)]
         count: Option<u64>,
     },
+    /// The servers of the config files (--config, or the usual locations).
+    Servers,
     /// A concise guide for a model driving this CLI.
     AgentHelp,
 }

@@ -2,6 +2,8 @@
 //! Streamable HTTP, the era, headers and bearer token, the roots, and the
 //! handlers that ask the user (see [`crate::interact`]).
 
+use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -20,33 +22,71 @@ use crate::ui::Ui;
 #[derive(Debug)]
 pub(crate) enum Target {
     /// A child process.
-    Stdio(Vec<String>),
+    Stdio {
+        /// The program and its arguments.
+        cmd: Vec<String>,
+        /// Variables set for it (from a config entry).
+        env: BTreeMap<String, String>,
+        /// Its working directory (from a config entry).
+        cwd: Option<PathBuf>,
+    },
     /// A Streamable HTTP endpoint.
-    Http(String),
+    Http {
+        /// The endpoint.
+        url: String,
+        /// Headers from a config entry (before `--header`).
+        headers: BTreeMap<String, String>,
+    },
 }
 
 impl Target {
-    /// The target from `--url` and what followed `--`.
-    pub(crate) fn from_args(global: &Global, after: Vec<String>) -> Result<Target, CliError> {
+    /// The target from `--url`, `--server` and what followed `--`, with the
+    /// era a config entry pins.
+    pub(crate) fn from_args(
+        global: &Global,
+        after: Vec<String>,
+    ) -> Result<(Target, Option<EraArg>), CliError> {
         let is_url = |s: &str| s.starts_with("http://") || s.starts_with("https://");
-        match (&global.url, after.as_slice()) {
-            (Some(_), [_, ..]) => Err(CliError::usage(
-                "give the server either with --url or after --, not both",
-            )),
-            (Some(url), []) => Ok(Target::Http(url.clone())),
-            (None, [one]) if is_url(one) => Ok(Target::Http(one.clone())),
-            (None, [_, ..]) => Ok(Target::Stdio(after)),
+        let given = usize::from(global.url.is_some())
+            + usize::from(global.server.is_some())
+            + usize::from(!after.is_empty());
+        if given > 1 {
+            return Err(CliError::usage(
+                "give the server once: after --, with --url, or with --server",
+            ));
+        }
+        if let Some(name) = &global.server {
+            return crate::config_target::resolve(global.config.as_deref(), name);
+        }
+        let target = match (&global.url, after.as_slice()) {
+            (Some(url), _) => Target::http(url),
+            (None, [one]) if is_url(one) => Target::http(one),
+            (None, [_, ..]) => Target::Stdio {
+                cmd: after,
+                env: BTreeMap::new(),
+                cwd: None,
+            },
             (None, []) => Err(CliError::usage(
-                "no server given: add `-- COMMAND [ARGS]...` (stdio) or `-- URL` / `--url URL` (HTTP)",
-            )),
+                "no server given: add `-- COMMAND [ARGS]...` (stdio), `-- URL` / `--url URL` \
+                 (HTTP) or `--server NAME` (from a config file)",
+            ))?,
+        };
+        Ok((target, None))
+    }
+
+    fn http(url: &str) -> Target {
+        Target::Http {
+            url: url.to_owned(),
+            headers: BTreeMap::new(),
         }
     }
 
-    /// A short description for messages.
+    /// A short description for messages (a URL without its query, which
+    /// may carry a token).
     pub(crate) fn describe(&self) -> String {
         match self {
-            Target::Stdio(cmd) => cmd.join(" "),
-            Target::Http(url) => url.clone(),
+            Target::Stdio { cmd, .. } => cmd.join(" "),
+            Target::Http { url, .. } => url.split(['?', '#']).next().unwrap_or_default().to_owned(),
         }
     }
 }
@@ -62,19 +102,25 @@ pub(crate) struct Session {
     pub(crate) events: mpsc::Receiver<Event>,
 }
 
-/// Connects to `target` as `global` says, showing a spinner meanwhile.
+/// Connects to `target` as `global` says, showing a spinner meanwhile. An
+/// era pinned by `--era` wins over `configured` (a config entry's).
 pub(crate) async fn connect(
     global: &Global,
     target: &Target,
+    configured: Option<EraArg>,
     ui: &Ui,
 ) -> Result<Session, CliError> {
+    let era = match (global.era, configured) {
+        (EraArg::Auto, Some(e)) => e,
+        (e, _) => e,
+    };
     let (sink, events) = EventSink::new();
     let asker = Asker::new(ui.clone(), ui.interactive() && !global.no_input);
     let roots = roots(&global.roots)?;
     let timeout = request_timeout(global.timeout)?;
     let mut builder = Client::builder()
         .client_info("mcp-cli", env!("CARGO_PKG_VERSION"))
-        .era(match global.era {
+        .era(match era {
             EraArg::Auto => EraPreference::Auto,
             EraArg::Legacy => EraPreference::LegacyOnly,
             EraArg::Modern => EraPreference::ModernOnly,
@@ -97,8 +143,10 @@ pub(crate) async fn connect(
             async move { c.sample(p).await }
         });
     builder = match target {
-        Target::Stdio(cmd) => builder.stdio(server_command(cmd, global.verbose)),
-        Target::Http(url) => builder.http_config(http_config(url, global)?),
+        Target::Stdio { cmd, env, cwd } => {
+            builder.stdio(server_command(cmd, env, cwd.as_deref(), global.verbose))
+        }
+        Target::Http { url, headers } => builder.http_config(http_config(url, headers, global)?),
     };
     let spinner = ui.spinner(format!("connecting to {}", target.describe()));
     let started = Instant::now();
@@ -127,17 +175,35 @@ fn request_timeout(seconds: f64) -> Result<Option<Duration>, CliError> {
         .map_err(|_| CliError::usage(format!("--timeout {seconds}: not a number of seconds")))
 }
 
-fn server_command(cmd: &[String], verbose: bool) -> ServerCommand {
-    let mut c = ServerCommand::new(&cmd[0]).args(&cmd[1..]);
+fn server_command(
+    cmd: &[String],
+    env: &BTreeMap<String, String>,
+    cwd: Option<&std::path::Path>,
+    verbose: bool,
+) -> ServerCommand {
+    let mut c = ServerCommand::new(&cmd[0]).args(&cmd[1..]).envs(env);
+    if let Some(dir) = cwd {
+        c = c.current_dir(dir);
+    }
     if verbose {
         c = c.on_stderr_line(|line| eprintln!("server stderr: {line}"));
     }
     c
 }
 
-fn http_config(url: &str, global: &Global) -> Result<HttpConfig, CliError> {
+fn http_config(
+    url: &str,
+    configured: &BTreeMap<String, String>,
+    global: &Global,
+) -> Result<HttpConfig, CliError> {
+    let shown = url.split(['?', '#']).next().unwrap_or_default();
     let mut config =
-        HttpConfig::new(url).map_err(|e| CliError::usage(format!("--url {url}: {e}")))?;
+        HttpConfig::new(url).map_err(|e| CliError::usage(format!("URL {shown}: {e}")))?;
+    for (name, value) in configured {
+        config = config
+            .with_header(name, value)
+            .map_err(|e| CliError::usage(format!("header {name} of the config entry: {e}")))?;
+    }
     for header in &global.headers {
         let Some((name, value)) = header.split_once(':') else {
             return Err(CliError::usage(format!(

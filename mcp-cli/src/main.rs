@@ -24,6 +24,7 @@
 mod agent_help;
 mod args;
 mod commands;
+mod config_target;
 mod connect;
 mod events;
 mod exit;
@@ -91,10 +92,11 @@ async fn run(cli: Cli, after: Vec<String>, out: &Out) -> Result<Exit, CliError> 
             return Ok(Exit::Ok);
         }
         Command::Roots(RootsCmd::List) => return commands::roots_list(&cli.global.roots, out),
+        Command::Servers => return config_target::list(cli.global.config.as_deref(), out),
         _ => {}
     }
-    let target = Target::from_args(&cli.global, after)?;
-    let mut session = connect::connect(&cli.global, &target, &out.ui).await?;
+    let (target, era) = Target::from_args(&cli.global, after)?;
+    let mut session = connect::connect(&cli.global, &target, era, &out.ui).await?;
     if let Some(level) = cli.global.log_level {
         session
             .client

@@ -55,7 +55,9 @@ pub(crate) async fn run(
         }
         Command::Tasks(cmd) => tasks::run(&client, cmd, out).await,
         Command::Roots(cmd) => roots_cmd(&client, cmd, out).await,
-        Command::AgentHelp => Err(CliError::usage("agent-help needs no server")),
+        Command::AgentHelp | Command::Servers => {
+            Err(CliError::usage("this command needs no server"))
+        }
     }
 }
 
