@@ -17,6 +17,7 @@ use crate::events::{Event, EventSink};
 use crate::exit::CliError;
 use crate::interact::Asker;
 use crate::ui::Ui;
+use crate::wire::Tap;
 
 /// Where the server is.
 #[derive(Debug)]
@@ -100,6 +101,56 @@ pub(crate) struct Session {
     pub(crate) connect_time: Duration,
     /// The server's notifications, in arrival order.
     pub(crate) events: mpsc::Receiver<Event>,
+    /// The server process `--verbose` started itself (else the client
+    /// owns it).
+    pub(crate) child: Option<tokio::process::Child>,
+}
+
+impl Session {
+    /// Closes the connection and stops a server process started here
+    /// (stdin closed, then killed after a grace period).
+    pub(crate) async fn close(&mut self) {
+        self.client.close().await;
+        if let Some(child) = &mut self.child {
+            let waited = tokio::time::timeout(Duration::from_secs(2), child.wait()).await;
+            if waited.is_err() {
+                let _ = child.kill().await;
+            }
+        }
+    }
+}
+
+/// `--verbose` on stdio: starts the server here and taps its pipes.
+fn tapped(
+    builder: mcp_client::ClientBuilder,
+    cmd: &[String],
+    env: &BTreeMap<String, String>,
+    cwd: Option<&std::path::Path>,
+    ui: &Ui,
+) -> Result<(mcp_client::ClientBuilder, tokio::process::Child), CliError> {
+    use std::process::Stdio;
+    let mut command = tokio::process::Command::new(&cmd[0]);
+    command
+        .args(&cmd[1..])
+        .envs(env)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true);
+    #[cfg(unix)]
+    command.process_group(0);
+    if let Some(dir) = cwd {
+        command.current_dir(dir);
+    }
+    let mut child = command
+        .spawn()
+        .map_err(|e| CliError::transport(format!("cannot start {:?}: {e}", cmd[0])))?;
+    let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+        return Err(CliError::transport("the server's pipes were not opened"));
+    };
+    let reader = Tap::new(stdout, "<-", ui.clone());
+    let writer = Tap::new(stdin, "->", ui.clone());
+    Ok((builder.io(reader, writer), child))
 }
 
 /// Connects to `target` as `global` says, showing a spinner meanwhile. An
@@ -142,7 +193,13 @@ pub(crate) async fn connect(
             let c = c.clone();
             async move { c.sample(p).await }
         });
+    let mut child = None;
     builder = match target {
+        Target::Stdio { cmd, env, cwd } if global.verbose => {
+            let (b, c) = tapped(builder, cmd, env, cwd.as_deref(), ui)?;
+            child = Some(c);
+            b
+        }
         Target::Stdio { cmd, env, cwd } => {
             builder.stdio(server_command(cmd, env, cwd.as_deref(), global.verbose))
         }
@@ -162,6 +219,7 @@ pub(crate) async fn connect(
         client,
         connect_time,
         events,
+        child,
     })
 }
 

@@ -32,6 +32,7 @@ mod interact;
 mod render;
 mod tool_args;
 mod ui;
+mod wire;
 
 use std::process::ExitCode;
 
@@ -103,8 +104,9 @@ async fn run(cli: Cli, after: Vec<String>, out: &Out) -> Result<Exit, CliError> 
             .set_log_level(commands::level_of(level))
             .await?;
     }
-    let result = run_interruptible(&mut session, &cli.command, out).await;
-    close(&session).await;
+    let show_logs = cli.global.log_level.is_some() || cli.global.verbose;
+    let result = run_interruptible(&mut session, &cli.command, out, show_logs).await;
+    close(&mut session).await;
     result
 }
 
@@ -114,6 +116,7 @@ async fn run_interruptible(
     session: &mut Session,
     command: &Command,
     out: &Out,
+    show_logs: bool,
 ) -> Result<Exit, CliError> {
     let streams = matches!(
         command,
@@ -124,7 +127,7 @@ async fn run_interruptible(
     let logs = if streams {
         None
     } else {
-        Some(spawn_log_printer(session, out))
+        Some(spawn_log_printer(session, out, show_logs))
     };
     let result = tokio::select! {
         r = commands::run(session, command, out) => r,
@@ -140,14 +143,15 @@ async fn run_interruptible(
     result
 }
 
-/// Prints the server's log messages on stderr while a command runs.
-fn spawn_log_printer(session: &mut Session, out: &Out) -> tokio::task::JoinHandle<()> {
+/// Prints the server's log messages on stderr while a command runs (when
+/// `show`: with `--log-level` or `--verbose`), else drains them.
+fn spawn_log_printer(session: &mut Session, out: &Out, show: bool) -> tokio::task::JoinHandle<()> {
     let (_closed, empty) = tokio::sync::mpsc::channel(1);
     let mut events = std::mem::replace(&mut session.events, empty);
     let ui = out.ui.clone();
     tokio::spawn(async move {
         while let Some(e) = events.recv().await {
-            if e.method == "notifications/message" {
+            if show && e.method == "notifications/message" {
                 ui.note(&format!("server log {}", e.describe()));
             }
         }
@@ -155,9 +159,9 @@ fn spawn_log_printer(session: &mut Session, out: &Out) -> tokio::task::JoinHandl
 }
 
 /// Closes the connection; a Ctrl-C meanwhile exits at once.
-async fn close(session: &Session) {
+async fn close(session: &mut Session) {
     tokio::select! {
-        () = session.client.close() => {}
+        () = session.close() => {}
         _ = tokio::signal::ctrl_c() => std::process::exit(i32::from(Exit::Interrupted as u8)),
     }
 }
