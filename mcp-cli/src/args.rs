@@ -34,6 +34,8 @@ const fn after_help() -> &'static str {
         "  -- COMMAND [ARGS]...   a stdio server started as a child process\n",
         "  -- URL | --url URL     a Streamable HTTP server (http:// or https://)\n",
         "  --server NAME          a server of an mcpServers config (--config FILE)\n",
+        "  @NAME                  a connection held by `mcp connect NAME -- ...`\n",
+        "  (none)                 the most recent held connection\n",
         "\n",
         "Examples:\n",
         "  mcp tools list -- demo-server\n",
@@ -179,6 +181,22 @@ pub(crate) enum Command {
     },
     /// The servers of the config files (--config, or the usual locations).
     Servers,
+    /// Hold a connection open under NAME; later commands use `@NAME` (or
+    /// the most recent connection when no server is given).
+    Connect {
+        /// The connection's name.
+        name: String,
+    },
+    /// Close a held connection (default: the most recent).
+    Disconnect {
+        /// The connection's name.
+        name: Option<String>,
+    },
+    /// The held connections, most recent first.
+    Connections,
+    /// The connection holder itself (started by `connect`).
+    #[command(hide = true)]
+    Daemon,
     /// A concise guide for a model driving this CLI.
     AgentHelp,
 }

@@ -137,7 +137,7 @@ pub(crate) fn list(given: Option<&Path>, out: &Out) -> Result<Exit, CliError> {
             }));
         }
         for e in &config.errors {
-            out.ui.note(&format!("mcp: {}: {e}", path.display()));
+            out.note(&format!("mcp: {}: {e}", path.display()));
         }
     }
     if out.json {

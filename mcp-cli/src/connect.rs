@@ -244,7 +244,7 @@ fn server_command(
         c = c.current_dir(dir);
     }
     if verbose {
-        c = c.on_stderr_line(|line| eprintln!("server stderr: {line}"));
+        c = c.on_stderr_line(|line| errln!("server stderr: {line}"));
     }
     c
 }

@@ -126,12 +126,12 @@ fn is_yes(answer: &str) -> bool {
 }
 
 fn ask_sampling(params: &CreateMessageRequestParams) -> Option<String> {
-    eprintln!(
+    errln!(
         "mcp: the server asks for a model reply (max {} tokens):",
         params.max_tokens
     );
     if let Some(system) = &params.system_prompt {
-        eprintln!("  system: {system}");
+        errln!("  system: {system}");
     }
     for m in &params.messages {
         let role = serde_json::to_value(&m.role).unwrap_or(Value::Null);
@@ -141,7 +141,7 @@ fn ask_sampling(params: &CreateMessageRequestParams) -> Option<String> {
             .iter()
             .filter_map(ContentBlock::as_text)
             .collect();
-        eprintln!("  {}: {}", role.as_str().unwrap_or("?"), text.join(" "));
+        errln!("  {}: {}", role.as_str().unwrap_or("?"), text.join(" "));
     }
     match ask("Your reply (empty to refuse): ") {
         Line::Text(t) if !t.trim().is_empty() => Some(t),
@@ -150,7 +150,7 @@ fn ask_sampling(params: &CreateMessageRequestParams) -> Option<String> {
 }
 
 fn ask_form(params: &ElicitRequestFormParams) -> ElicitResult {
-    eprintln!("mcp: the server asks: {}", params.message);
+    errln!("mcp: the server asks: {}", params.message);
     let required = params.requested_schema.required.clone().unwrap_or_default();
     let mut content = BTreeMap::new();
     for (name, def) in &params.requested_schema.properties.0 {
@@ -204,11 +204,11 @@ fn ask_field(name: &str, schema: &Value, required: bool) -> Field {
             match &default {
                 Some(d) => match serde_json::from_value(d.clone()) {
                     Ok(v) => return Field::Value(v),
-                    Err(_) => eprintln!("  the server's default is not a valid answer"),
+                    Err(_) => errln!("  the server's default is not a valid answer"),
                 },
                 None if !required => return Field::Skip,
                 None => {
-                    eprintln!("  an answer is required");
+                    errln!("  an answer is required");
                     continue;
                 }
             }
@@ -216,7 +216,7 @@ fn ask_field(name: &str, schema: &Value, required: bool) -> Field {
         }
         match parse_field(&answer, schema, &options) {
             Ok(v) => return Field::Value(v),
-            Err(e) => eprintln!("  {e}"),
+            Err(e) => errln!("  {e}"),
         }
     }
 }

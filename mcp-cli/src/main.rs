@@ -21,6 +21,22 @@
 //! `base64` decodes images and blobs to save them. Colours, the spinner
 //! and the progress bar are a few lines of ANSI in [`ui`], not a crate.
 
+/// `eprintln!` that never panics (a closed stderr loses the line).
+macro_rules! errln {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr().lock(), $($t)*);
+    }};
+}
+
+/// `println!` that never panics (a closed pipe loses the line).
+macro_rules! outln {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout().lock(), $($t)*);
+    }};
+}
+
 mod agent_help;
 mod args;
 mod commands;
@@ -28,6 +44,7 @@ mod config_target;
 mod connect;
 mod events;
 mod exit;
+mod held;
 mod interact;
 mod render;
 mod tool_args;
@@ -45,8 +62,9 @@ use crate::render::Out;
 use crate::ui::Ui;
 
 fn main() -> ExitCode {
-    let (before, after) = args::split_target(std::env::args().collect());
-    let cli = match Cli::try_parse_from(before) {
+    let (mut before, after) = args::split_target(std::env::args().collect());
+    let at = held::take_at_name(&mut before);
+    let cli = match Cli::try_parse_from(&before) {
         Ok(cli) => cli,
         Err(e) => {
             // clap prints help (exit 0) and usage errors (exit 2) itself.
@@ -60,22 +78,23 @@ fn main() -> ExitCode {
     {
         Ok(rt) => rt,
         Err(e) => {
-            eprintln!("mcp: cannot start the runtime: {e}");
+            errln!("mcp: cannot start the runtime: {e}");
             return code(Exit::Transport);
         }
     };
     let ui = Ui::detect();
     let out = Out::new(ui.clone(), cli.global.json, cli.global.save_dir.clone());
-    match runtime.block_on(run(cli, after, &out)) {
+    let argv = Argv { before, after, at };
+    match runtime.block_on(run(cli, argv, &out)) {
         Ok(exit) => code(exit),
         Err(e) => {
             ui.clear_status();
             if out.json {
                 let doc =
                     serde_json::json!({ "error": { "message": e.message, "exit": e.exit as u8 } });
-                eprintln!("{doc}");
+                errln!("{doc}");
             } else {
-                eprintln!("mcp: {}", e.message);
+                errln!("mcp: {}", e.message);
             }
             code(e.exit)
         }
@@ -86,10 +105,45 @@ fn code(exit: Exit) -> ExitCode {
     ExitCode::from(exit as u8)
 }
 
-async fn run(cli: Cli, after: Vec<String>, out: &Out) -> Result<Exit, CliError> {
+/// The raw arguments: before `--` (without `@NAME`), after it, `@NAME`.
+struct Argv {
+    before: Vec<String>,
+    after: Vec<String>,
+    at: Option<String>,
+}
+
+async fn run(cli: Cli, argv: Argv, out: &Out) -> Result<Exit, CliError> {
+    let Argv { before, after, at } = argv;
+    let interrupted = || async {
+        let _ = tokio::signal::ctrl_c().await;
+        Err(CliError::interrupted())
+    };
+    let held_req = match &cli.command {
+        Command::Daemon => return held::daemon::serve().await,
+        Command::Connect { name } => Some((
+            serde_json::json!({ "op": "connect", "name": name, "argv": before, "after": after }),
+            true,
+        )),
+        Command::Disconnect { name } => Some((
+            serde_json::json!({ "op": "disconnect", "name": name }),
+            false,
+        )),
+        Command::Connections => Some((serde_json::json!({ "op": "list" }), false)),
+        _ if at.is_some() => Some((held::run_request(at.as_deref(), &before), false)),
+        _ if no_target(&cli, &after) && held::socket_path()?.exists() => {
+            Some((held::run_request(None, &before), false))
+        }
+        _ => None,
+    };
+    if let Some((req, start)) = held_req {
+        return tokio::select! {
+            r = held::request(&req, start) => r,
+            r = interrupted() => r,
+        };
+    }
     match &cli.command {
         Command::AgentHelp => {
-            print!("{}", agent_help::GUIDE);
+            outln!("{}", agent_help::GUIDE.trim_end());
             return Ok(Exit::Ok);
         }
         Command::Roots(RootsCmd::List) => return commands::roots_list(&cli.global.roots, out),
@@ -108,6 +162,16 @@ async fn run(cli: Cli, after: Vec<String>, out: &Out) -> Result<Exit, CliError> 
     let result = run_interruptible(&mut session, &cli.command, out, show_logs).await;
     close(&mut session).await;
     result
+}
+
+/// Whether no server is named (no `--`, `--url` or `--server`) for a
+/// command that needs one.
+fn no_target(cli: &Cli, after: &[String]) -> bool {
+    let needs = !matches!(
+        cli.command,
+        Command::AgentHelp | Command::Servers | Command::Roots(RootsCmd::List)
+    );
+    needs && after.is_empty() && cli.global.url.is_none() && cli.global.server.is_none()
 }
 
 /// Runs the command; the first Ctrl-C drops it, which cancels the call in

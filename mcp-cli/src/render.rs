@@ -15,6 +15,16 @@ use serde_json::Value;
 use crate::exit::CliError;
 use crate::ui::Ui;
 
+/// One piece of output of a command run by the connection holder, sent
+/// to the `mcp` process that asked for it.
+#[derive(Debug)]
+pub(crate) enum Frame {
+    /// A line for stdout.
+    Out(String),
+    /// A line for stderr.
+    Err(String),
+}
+
 /// Where and how results are written.
 #[derive(Debug)]
 pub(crate) struct Out {
@@ -22,6 +32,8 @@ pub(crate) struct Out {
     pub(crate) ui: Ui,
     /// `--json`.
     pub(crate) json: bool,
+    /// Output goes here instead of stdout and stderr (held connections).
+    remote: Option<tokio::sync::mpsc::UnboundedSender<Frame>>,
     /// Where binary contents go.
     save_dir: PathBuf,
     /// Files saved so far (for unique names).
@@ -36,24 +48,50 @@ impl Out {
             json,
             save_dir: save_dir.unwrap_or_else(std::env::temp_dir),
             saved: AtomicU32::new(0),
+            remote: None,
+        }
+    }
+
+    /// An output whose lines are sent as [`Frame`]s.
+    pub(crate) fn remote(
+        ui: Ui,
+        json: bool,
+        save_dir: Option<PathBuf>,
+        tx: tokio::sync::mpsc::UnboundedSender<Frame>,
+    ) -> Out {
+        Out {
+            remote: Some(tx),
+            ..Out::new(ui, json, save_dir)
+        }
+    }
+
+    /// A line for stderr (a status line is cleared first).
+    pub(crate) fn note(&self, text: &str) {
+        match &self.remote {
+            Some(tx) => {
+                let _ = tx.send(Frame::Err(text.to_owned()));
+            }
+            None => self.ui.note(text),
         }
     }
 
     /// Prints one JSON document (pretty) on stdout.
     pub(crate) fn json_doc(&self, value: &Value) {
         let text = serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string());
-        println!("{text}");
+        self.line(&text);
     }
 
     /// Prints one JSON line on stdout (streams), flushed at once.
     pub(crate) fn json_line(&self, value: &Value) {
-        let mut out = std::io::stdout().lock();
-        let _ = writeln!(out, "{value}");
-        let _ = out.flush();
+        self.line(&value.to_string());
     }
 
     /// Prints a line of text on stdout, flushed at once.
     pub(crate) fn line(&self, text: &str) {
+        if let Some(tx) = &self.remote {
+            let _ = tx.send(Frame::Out(text.to_owned()));
+            return;
+        }
         let mut out = std::io::stdout().lock();
         let _ = writeln!(out, "{text}");
         let _ = out.flush();

@@ -104,7 +104,7 @@ impl Ui {
     /// Prints a line on stderr, clearing any status line first.
     pub(crate) fn note(&self, line: &str) {
         self.clear_status();
-        eprintln!("{line}");
+        errln!("{line}");
     }
 
     /// Draws the progress of a call as a bar (terminal only).

@@ -60,7 +60,7 @@ async fn call(client: &Client, args: &CallArgs, out: &Out) -> Result<Exit, CliEr
             .call_tool_as_task(&tool.name, arguments, opts)
             .await?;
         if let Some(id) = task.task_id() {
-            out.ui.note(&format!("mcp: task {id} started"));
+            out.note(&format!("mcp: task {id} started"));
         }
         task.wait().await?
     } else {
@@ -93,8 +93,7 @@ pub(super) fn tool_result(
         }
     }
     if failed {
-        out.ui
-            .note(&format!("mcp: tool {name:?} reported an error"));
+        out.note(&format!("mcp: tool {name:?} reported an error"));
         Ok(Exit::ToolError)
     } else {
         Ok(Exit::Ok)
@@ -261,7 +260,7 @@ pub(super) async fn complete(
             out.line(v);
         }
         if result.completion.has_more == Some(true) {
-            out.ui.note("mcp: more values exist");
+            out.note("mcp: more values exist");
         }
     }
     Ok(Exit::Ok)

@@ -55,9 +55,12 @@ pub(crate) async fn run(
         }
         Command::Tasks(cmd) => tasks::run(&client, cmd, out).await,
         Command::Roots(cmd) => roots_cmd(&client, cmd, out).await,
-        Command::AgentHelp | Command::Servers => {
-            Err(CliError::usage("this command needs no server"))
-        }
+        Command::AgentHelp
+        | Command::Servers
+        | Command::Connect { .. }
+        | Command::Disconnect { .. }
+        | Command::Connections
+        | Command::Daemon => Err(CliError::usage("this command takes no server")),
     }
 }
 
@@ -70,7 +73,9 @@ pub(crate) fn level_of(level: LevelArg) -> LoggingLevel {
     LoggingLevel::parse(&name)
 }
 
-fn info(session: &Session, out: &Out) -> Result<Exit, CliError> {
+/// What `info --json` prints: era, version, server, capabilities,
+/// instructions and how the era was detected.
+pub(crate) fn connection_info(session: &Session) -> Value {
     let c = &session.client;
     let outcome = c.era_outcome();
     let era = outcome.as_ref().map(|o| json!(o.era));
@@ -79,14 +84,24 @@ fn info(session: &Session, out: &Out) -> Result<Exit, CliError> {
         .map(|o| format!("{:?}", o.decided_by))
         .unwrap_or_default();
     let ms = session.connect_time.as_secs_f64() * 1000.0;
-    let doc = json!({
+    json!({
         "era": era,
         "protocolVersion": c.protocol_version().map(|v| v.as_str().to_owned()),
         "serverInfo": c.server_info(),
         "capabilities": c.server_capabilities(),
         "instructions": c.instructions(),
         "eraDetection": { "decidedBy": decided, "connectMs": ms },
-    });
+    })
+}
+
+fn info(session: &Session, out: &Out) -> Result<Exit, CliError> {
+    let c = &session.client;
+    let doc = connection_info(session);
+    let decided = doc["eraDetection"]["decidedBy"]
+        .as_str()
+        .unwrap_or("")
+        .to_owned();
+    let ms = doc["eraDetection"]["connectMs"].as_f64().unwrap_or(0.0);
     if out.json {
         out.json_doc(&doc);
         return Ok(Exit::Ok);

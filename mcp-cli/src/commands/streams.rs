@@ -65,7 +65,7 @@ pub(super) async fn watch(
         None
     };
     if !out.json {
-        out.ui.note("mcp: watching; Ctrl-C stops");
+        out.note("mcp: watching; Ctrl-C stops");
     }
     show(session, listen, count, out, |_| true).await
 }
@@ -85,8 +85,7 @@ pub(super) async fn subscribe(
         None
     };
     if !out.json {
-        out.ui
-            .note(&format!("mcp: subscribed to {uri}; Ctrl-C stops"));
+        out.note(&format!("mcp: subscribed to {uri}; Ctrl-C stops"));
     }
     let wanted = uri.to_owned();
     show(session, listen, count, out, move |e| {

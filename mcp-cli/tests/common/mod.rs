@@ -41,10 +41,19 @@ pub fn demo_exe() -> PathBuf {
     .clone()
 }
 
-/// Runs `mcp ARGS` with no stdin and waits (at most [`DEADLINE`]).
+/// Runs `mcp ARGS` with no stdin and waits (at most [`DEADLINE`]). Held
+/// connections live in a runtime dir of this test process.
 pub fn mcp(args: &[&str]) -> Output {
+    static RUNTIME: OnceLock<PathBuf> = OnceLock::new();
+    let runtime = RUNTIME.get_or_init(|| temp_dir("runtime"));
+    mcp_in(runtime, args)
+}
+
+/// Runs `mcp ARGS` with `XDG_RUNTIME_DIR=runtime`.
+pub fn mcp_in(runtime: &std::path::Path, args: &[&str]) -> Output {
     let child = Command::new(mcp_exe())
         .args(args)
+        .env("XDG_RUNTIME_DIR", runtime)
         .env_remove("NO_COLOR")
         .env_remove("MCP_BEARER_TOKEN")
         .stdin(Stdio::null())

@@ -1,0 +1,108 @@
+//! Held connections: `mcp connect NAME`, `@NAME` and the most recent
+//! connection, `mcp disconnect`, the holder's private socket and its exit
+//! when idle.
+
+mod common;
+
+use std::os::unix::fs::PermissionsExt;
+use std::time::{Duration, Instant};
+
+use common::{HttpServer, demo_exe, mcp_in, temp_dir};
+use serde_json::Value;
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn json(out: &std::process::Output) -> Value {
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}{}", text(&out.stdout), text(&out.stderr)))
+}
+
+#[test]
+fn commands_run_on_held_connections_until_disconnected() {
+    let runtime = temp_dir("held");
+    let mcp = |args: &[&str]| mcp_in(&runtime, args);
+    let demo = demo_exe();
+    let demo = demo.to_str().expect("utf-8 path");
+    let http = HttpServer::start(demo_exe());
+
+    let out = mcp(&["connect", "dev", "--era", "legacy", "--", demo]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("connected dev"),
+        "{}",
+        text(&out.stdout)
+    );
+
+    let dir = runtime.join("mcp-cli");
+    let mode = |p: &std::path::Path| std::fs::metadata(p).map(|m| m.permissions().mode() & 0o777);
+    assert_eq!(mode(&dir).ok(), Some(0o700));
+    assert_eq!(mode(&dir.join("daemon.sock")).ok(), Some(0o600));
+
+    // A legacy task lives in its session: listing it later proves the
+    // connection was held between the two runs.
+    let out = mcp(&[
+        "@dev",
+        "--json",
+        "tools",
+        "call",
+        "long_task",
+        "steps=1",
+        "step_ms=1",
+        "--task",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let task_id = text(&out.stderr)
+        .split_whitespace()
+        .nth(2)
+        .map(str::to_owned)
+        .expect("the task id is announced");
+    let out = mcp(&["--json", "tasks", "list"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let ids: Vec<String> = json(&out)["tasks"]
+        .as_array()
+        .expect("tasks")
+        .iter()
+        .filter_map(|t| t["taskId"].as_str().map(str::to_owned))
+        .collect();
+    assert!(ids.contains(&task_id), "{task_id} in {ids:?}");
+
+    let out = mcp(&["connect", "web", "--", &http.url]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let out = mcp(&["tools", "call", "echo", "text=most recent"]);
+    assert_eq!(text(&out.stdout), "most recent\n");
+    let out = mcp(&["--json", "@dev", "info"]);
+    assert_eq!(json(&out)["era"], "legacy");
+    let out = mcp(&["@web", "tools", "call", "add", "a=1", "b=x"]);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "schema errors keep their exit code"
+    );
+
+    let out = mcp(&["connections"]);
+    let list = json(&out);
+    assert_eq!(list["connections"][0]["name"], "web");
+    assert_eq!(list["connections"][1]["name"], "dev");
+
+    assert_eq!(mcp(&["disconnect", "web"]).status.code(), Some(0));
+    assert_eq!(mcp(&["disconnect"]).status.code(), Some(0));
+    let out = mcp(&["@dev", "ping"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("no held connection"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    // Holding nothing, the holder exits and removes its socket.
+    let start = Instant::now();
+    while dir.join("daemon.sock").exists() {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "the holder did not exit"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
