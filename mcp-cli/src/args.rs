@@ -314,6 +314,15 @@ pub(crate) enum TasksCmd {
         /// The task id.
         id: String,
     },
+    /// Answer a 2026-07-28 task's input requests: a JSON object of
+    /// responses keyed by input request id (`tasks/update`).
+    Update {
+        /// The task id.
+        id: String,
+        /// The responses, as JSON or `@FILE`.
+        #[arg(long, value_name = "JSON|@FILE")]
+        responses: String,
+    },
 }
 
 /// `roots ...`.

@@ -205,6 +205,12 @@ pub(crate) async fn connect(
         }
         Target::Http { url, headers } => builder.http_config(http_config(url, headers, global)?),
     };
+    if global.verbose && matches!(target, Target::Http { .. }) {
+        ui.note(&format!(
+            "mcp: Streamable HTTP to {} (the HTTP wire itself is not shown: only stdio servers are tapped)",
+            target.describe()
+        ));
+    }
     let spinner = ui.spinner(format!("connecting to {}", target.describe()));
     let started = Instant::now();
     let connected = builder.connect().await;

@@ -177,3 +177,27 @@ fn ctrl_c_cancels_the_call_in_flight_and_exits_130() {
     assert_eq!(cancel["params"]["requestId"], id["id"], "{log}");
     assert!(log.contains("interrupted"), "{log}");
 }
+
+#[test]
+fn a_call_that_reports_progress_draws_a_bar_on_the_terminal() {
+    let dir = temp_dir("tty-progress");
+    let out = dir.join("out");
+    let (s, exit) = script(
+        &dir,
+        "--era modern tools call slow_count count=40 delay_ms=50",
+        &format!("> {}", out.display()),
+    );
+    let tmux = Tmux::start("progress", &s);
+    let screen = tmux.wait_screen("[#");
+    assert!(
+        screen.contains("/40 step"),
+        "a bar with the count: {screen}"
+    );
+    let code = wait_until("the exit code", || {
+        let c = read(&exit);
+        (!c.is_empty()).then_some(c)
+    });
+    assert_eq!(code.trim(), "0");
+    // The bar is cleared and never reaches stdout.
+    assert_eq!(read(&out), "counted to 40\n");
+}

@@ -1,4 +1,4 @@
-//! `tasks list|get|result|cancel`.
+//! `tasks list|get|result|cancel|update`.
 //!
 //! 2025-11-25 tasks belong to a session, so a one-shot run sees only the
 //! tasks it started; 2026-07-28 task ids are valid across connections.
@@ -51,6 +51,19 @@ pub(super) async fn run(client: &Client, cmd: &TasksCmd, out: &Out) -> Result<Ex
             let mut handle = client.attach_task(id, CallOptions::new())?;
             let result = handle.wait().await?;
             super::features::tool_result(&format!("task {id}"), &result, out)
+        }
+        TasksCmd::Update { id, responses } => {
+            let responses = crate::tool_args::read_json_object(responses)?;
+            let params = json!({ "taskId": id, "inputResponses": responses });
+            let _: Value = client
+                .request_as("tasks/update", Some(params), CallOptions::new())
+                .await?;
+            if out.json {
+                out.json_doc(&json!({ "updated": id }));
+            } else {
+                out.line(&format!("task {id} updated"));
+            }
+            Ok(Exit::Ok)
         }
         TasksCmd::Cancel { id } => {
             let task = raw(client, "tasks/cancel", id).await?;
