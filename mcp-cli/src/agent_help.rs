@@ -23,6 +23,14 @@ Discover, then act:
   mcp --json tasks list|get ID|result ID|cancel ID -- SERVER
   mcp --json watch --count N -- SERVER      notifications, one JSON line each
 
+Hold a connection to skip start-up and keep a session (legacy tasks,
+subscriptions): `mcp connect dev -- SERVER`, then `mcp --json @dev tools list`
+(or no target at all: the most recent connection), `mcp disconnect dev`.
+On a held connection a server's question does not block on a terminal: the
+calling command prints `elicitation N pending` on stderr and waits; answer
+from another shell with `mcp --json elicitation list` and
+`mcp elicitation respond N key=value` (or --decline / --cancel).
+
 key=value pairs are typed from the tool's inputSchema (integers, booleans,
 JSON arrays/objects); arguments the schema refuses fail with exit 2 before
 anything is sent, and the message names the argument and the expected type.

@@ -194,6 +194,9 @@ pub(crate) enum Command {
     },
     /// The held connections, most recent first.
     Connections,
+    /// Questions servers asked held connections, answered from here.
+    #[command(subcommand)]
+    Elicitation(ElicitationCmd),
     /// The connection holder itself (started by `connect`).
     #[command(hide = true)]
     Daemon,
@@ -322,6 +325,31 @@ pub(crate) enum TasksCmd {
         /// The responses, as JSON or `@FILE`.
         #[arg(long, value_name = "JSON|@FILE")]
         responses: String,
+    },
+}
+
+/// `elicitation ...`.
+#[derive(Debug, Subcommand)]
+pub(crate) enum ElicitationCmd {
+    /// The pending questions, oldest first.
+    List,
+    /// Answer a pending question: accept with `key=value` (typed from its
+    /// schema) or `--args`, or `--decline` / `--cancel`.
+    Respond {
+        /// The question's number.
+        id: u64,
+        /// Answers as `key=value`.
+        #[arg(value_name = "KEY=VALUE")]
+        pairs: Vec<String>,
+        /// All answers as one JSON object, or `@FILE`.
+        #[arg(long, value_name = "JSON|@FILE")]
+        args: Option<String>,
+        /// Decline the question.
+        #[arg(long, conflicts_with = "cancel")]
+        decline: bool,
+        /// Cancel the question.
+        #[arg(long)]
+        cancel: bool,
     },
 }
 

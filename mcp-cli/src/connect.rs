@@ -160,13 +160,14 @@ pub(crate) async fn connect(
     target: &Target,
     configured: Option<EraArg>,
     ui: &Ui,
+    pending: Option<crate::held::pending::Pending>,
 ) -> Result<Session, CliError> {
     let era = match (global.era, configured) {
         (EraArg::Auto, Some(e)) => e,
         (e, _) => e,
     };
     let (sink, events) = EventSink::new();
-    let asker = Asker::new(ui.clone(), ui.interactive() && !global.no_input);
+    let asker = Asker::new(ui.clone(), ui.interactive() && !global.no_input, pending);
     let roots = roots(&global.roots)?;
     let timeout = request_timeout(global.timeout)?;
     let mut builder = Client::builder()

@@ -17,6 +17,7 @@ use mcp_types::elicitation::{ElicitRequestFormParams, ElicitResult, ElicitValue}
 use mcp_types::sampling::{CreateMessageRequestParams, CreateMessageResult};
 use serde_json::Value;
 
+use crate::held::pending::Pending;
 use crate::ui::Ui;
 
 /// Answers elicitation and sampling for one run.
@@ -25,6 +26,8 @@ pub(crate) struct Asker {
     ui: Ui,
     /// Questions may be asked.
     interactive: bool,
+    /// Held connections: questions wait for `mcp elicitation respond`.
+    pending: Option<Pending>,
 }
 
 /// What one line of input was.
@@ -35,9 +38,14 @@ enum Line {
 }
 
 impl Asker {
-    /// An asker that prompts only when `interactive`.
-    pub(crate) fn new(ui: Ui, interactive: bool) -> Asker {
-        Asker { ui, interactive }
+    /// An asker that prompts only when `interactive`; with `pending`,
+    /// elicitations wait for a later `mcp elicitation respond` instead.
+    pub(crate) fn new(ui: Ui, interactive: bool, pending: Option<Pending>) -> Asker {
+        Asker {
+            ui,
+            interactive,
+            pending,
+        }
     }
 
     /// Serves a form elicitation.
@@ -45,6 +53,9 @@ impl Asker {
         &self,
         params: ElicitRequestFormParams,
     ) -> HandlerResult<ElicitResult> {
+        if let Some(p) = &self.pending {
+            return p.form(params).await;
+        }
         if !self.interactive {
             self.ui.note(&format!(
                 "mcp: declined the server's question ({:?}): no terminal to ask on",
@@ -58,6 +69,9 @@ impl Asker {
 
     /// Serves a URL elicitation: the URL is printed, never fetched.
     pub(crate) async fn url(&self, request: UrlElicitation) -> HandlerResult<ElicitResult> {
+        if let Some(p) = &self.pending {
+            return p.url(request).await;
+        }
         self.ui.note(&format!(
             "mcp: the server asks you to open a URL: {}\n  {}",
             request.message, request.url

@@ -129,6 +129,10 @@ async fn run(cli: Cli, argv: Argv, out: &Out) -> Result<Exit, CliError> {
             false,
         )),
         Command::Connections => Some((serde_json::json!({ "op": "list" }), false)),
+        Command::Elicitation(_) => Some((
+            serde_json::json!({ "op": "elicitation", "argv": before }),
+            false,
+        )),
         _ if at.is_some() => Some((held::run_request(at.as_deref(), &before), false)),
         _ if no_target(&cli, &after) && held::socket_path()?.exists() => {
             Some((held::run_request(None, &before), false))
@@ -151,7 +155,7 @@ async fn run(cli: Cli, argv: Argv, out: &Out) -> Result<Exit, CliError> {
         _ => {}
     }
     let (target, era) = Target::from_args(&cli.global, after)?;
-    let mut session = connect::connect(&cli.global, &target, era, &out.ui).await?;
+    let mut session = connect::connect(&cli.global, &target, era, &out.ui, None).await?;
     if let Some(level) = cli.global.log_level {
         session
             .client

@@ -106,3 +106,75 @@ fn commands_run_on_held_connections_until_disconnected() {
         std::thread::sleep(Duration::from_millis(100));
     }
 }
+
+#[test]
+fn an_agent_answers_a_pending_elicitation_from_another_command() {
+    let runtime = temp_dir("held-elicit");
+    let mcp = |args: &[&str]| mcp_in(&runtime, args);
+    let demo = demo_exe();
+    let out = mcp(&[
+        "connect",
+        "e",
+        "--era",
+        "legacy",
+        "--",
+        demo.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+
+    let caller = std::process::Command::new(common::mcp_exe())
+        .args(["@e", "tools", "call", "interview"])
+        .env("XDG_RUNTIME_DIR", &runtime)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start the calling mcp");
+    let wait_pending = |id: u64| {
+        let start = Instant::now();
+        loop {
+            let list = json(&mcp(&["--json", "elicitation", "list"]));
+            if let Some(e) = list["elicitations"].as_array().and_then(|a| a.first())
+                && e["id"] == id
+            {
+                return e.clone();
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(30),
+                "no pending elicitation {id}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    };
+    let first = wait_pending(1);
+    assert_eq!(first["message"], "What is your name?");
+    assert_eq!(first["requestedSchema"]["required"][0], "name");
+    // An answer the schema refuses keeps the question open.
+    let out = mcp(&["elicitation", "respond", "1"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert_eq!(
+        mcp(&["elicitation", "respond", "1", "name=Ada"])
+            .status
+            .code(),
+        Some(0)
+    );
+    wait_pending(2);
+    assert_eq!(
+        mcp(&["elicitation", "respond", "2", "colour=green"])
+            .status
+            .code(),
+        Some(0)
+    );
+
+    let done = common::wait(caller);
+    assert_eq!(done.status.code(), Some(0), "{}", text(&done.stderr));
+    assert_eq!(text(&done.stdout), "Ada likes green\n");
+    assert!(
+        text(&done.stderr).contains("elicitation 1 pending"),
+        "{}",
+        text(&done.stderr)
+    );
+    let out = mcp(&["elicitation", "respond", "9", "--decline"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(mcp(&["disconnect", "e"]).status.code(), Some(0));
+}

@@ -60,6 +60,7 @@ pub(crate) async fn run(
         | Command::Connect { .. }
         | Command::Disconnect { .. }
         | Command::Connections
+        | Command::Elicitation(_)
         | Command::Daemon => Err(CliError::usage("this command takes no server")),
     }
 }

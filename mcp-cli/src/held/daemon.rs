@@ -11,7 +11,8 @@ use tokio::net::unix::OwnedWriteHalf;
 use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::{Mutex, mpsc};
 
-use crate::args::{Cli, Command};
+use super::pending::{Pending, Response};
+use crate::args::{Cli, Command, ElicitationCmd};
 use crate::connect::{Session, Target, connect};
 use crate::exit::{CliError, Exit};
 use crate::render::{Frame, Out};
@@ -34,6 +35,8 @@ struct Held {
 struct State {
     held: Vec<Held>,
     last_request: Option<Instant>,
+    /// Questions of every held connection waiting for an answer.
+    pending: Pending,
 }
 
 type Shared = Arc<std::sync::Mutex<State>>;
@@ -167,6 +170,7 @@ async fn dispatch(
         }
         Some("run") => run(state, name.as_deref(), &argv, tx, ui).await,
         Some("disconnect") => disconnect(state, name.as_deref(), tx).await,
+        Some("elicitation") => elicitation(state, &argv, tx, ui),
         Some("list") => {
             let out = Out::remote(ui, true, None, tx);
             let s = lock(state);
@@ -199,7 +203,8 @@ async fn open(
 ) -> Result<Exit, CliError> {
     let cli = parse(argv)?;
     let (target, era) = Target::from_args(&cli.global, after)?;
-    let session = connect(&cli.global, &target, era, &ui).await?;
+    let pending = lock(state).pending.clone();
+    let session = connect(&cli.global, &target, era, &ui, Some(pending)).await?;
     let out = Out::remote(ui, cli.global.json, None, tx);
     let info = crate::commands::connection_info(&session);
     let old = {
@@ -271,8 +276,69 @@ async fn run(
     ) {
         return Err(CliError::usage("connect and disconnect take no @NAME"));
     }
+    let pending = lock(state).pending.clone();
+    pending.set_output(Some(tx.clone()));
     let out = Out::remote(ui, cli.global.json, cli.global.save_dir.clone(), tx);
-    crate::commands::run(&mut session, &cli.command, &out).await
+    let result = crate::commands::run(&mut session, &cli.command, &out).await;
+    pending.set_output(None);
+    result
+}
+
+/// `elicitation list|respond`: needs no connection lock (the command that
+/// caused the question holds it while it waits).
+fn elicitation(
+    state: &Shared,
+    argv: &[String],
+    tx: mpsc::UnboundedSender<Frame>,
+    ui: Ui,
+) -> Result<Exit, CliError> {
+    let cli = parse(argv)?;
+    let out = Out::remote(ui, cli.global.json, None, tx);
+    let pending = lock(state).pending.clone();
+    match cli.command {
+        Command::Elicitation(ElicitationCmd::List) => {
+            let list = pending.list();
+            if out.json {
+                out.json_doc(&json!({ "elicitations": list }));
+            } else if list.is_empty() {
+                out.line("no pending elicitations");
+            } else {
+                for e in &list {
+                    out.line(&format!(
+                        "{}  {}  {}",
+                        e["id"],
+                        e["mode"].as_str().unwrap_or(""),
+                        e["message"].as_str().unwrap_or("")
+                    ));
+                }
+            }
+            Ok(Exit::Ok)
+        }
+        Command::Elicitation(ElicitationCmd::Respond {
+            id,
+            pairs,
+            args,
+            decline,
+            cancel,
+        }) => {
+            let response = if decline {
+                Response::Decline
+            } else if cancel {
+                Response::Cancel
+            } else {
+                let json = args
+                    .as_deref()
+                    .map(crate::tool_args::read_json_object)
+                    .transpose()?
+                    .unwrap_or_default();
+                Response::Accept(json, pairs)
+            };
+            pending.respond(id, response)?;
+            out.line(&format!("answered elicitation {id}"));
+            Ok(Exit::Ok)
+        }
+        _ => Err(CliError::usage("not an elicitation command")),
+    }
 }
 
 async fn disconnect(

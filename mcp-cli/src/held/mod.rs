@@ -14,6 +14,7 @@
 //! declined on held connections: there is no terminal to ask on.
 
 pub(crate) mod daemon;
+pub(crate) mod pending;
 
 use std::io::ErrorKind;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
