@@ -33,9 +33,8 @@ pub(crate) fn read_json_object(text: &str) -> Result<Map<String, Value>, CliErro
     };
     match serde_json::from_str(body) {
         Ok(Value::Object(map)) => Ok(map),
-        Ok(other) => Err(CliError::usage(format!(
-            "{source}: the arguments must be a JSON object, not {}",
-            kind_of(&other)
+        Ok(_) => Err(CliError::usage(format!(
+            "{source}: the arguments must be a JSON object ({{...}})"
         ))),
         Err(e) => Err(CliError::usage(format!("{source} is not valid JSON: {e}"))),
     }
@@ -188,17 +187,6 @@ fn collect(e: &boon::ValidationError<'_, '_>, out: &mut Vec<String>) {
         for c in &e.causes {
             collect(c, out);
         }
-    }
-}
-
-fn kind_of(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 

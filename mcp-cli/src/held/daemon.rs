@@ -145,26 +145,10 @@ async fn dispatch(
     ui: Ui,
 ) -> Result<Exit, CliError> {
     let name = req.get("name").and_then(Value::as_str).map(str::to_owned);
-    let argv: Vec<String> = req
-        .get("argv")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(|s| s.as_str().map(str::to_owned))
-                .collect()
-        })
-        .unwrap_or_default();
+    let argv = strings(req, "argv");
     match req.get("op").and_then(Value::as_str) {
         Some("connect") => {
-            let after: Vec<String> = req
-                .get("after")
-                .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(|s| s.as_str().map(str::to_owned))
-                        .collect()
-                })
-                .unwrap_or_default();
+            let after = strings(req, "after");
             let name = name.ok_or_else(|| CliError::usage("connect needs a NAME"))?;
             open(state, &name, &argv, after, tx, ui).await
         }
@@ -187,6 +171,18 @@ async fn dispatch(
             "the connection holder got an unknown request",
         )),
     }
+}
+
+/// The strings of the array `key` of a request.
+fn strings(req: &Value, key: &str) -> Vec<String> {
+    req.get(key)
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|s| s.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 fn parse(argv: &[String]) -> Result<Cli, CliError> {
