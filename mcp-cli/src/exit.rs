@@ -115,7 +115,13 @@ pub(crate) fn classify(e: &mcp_client::Error) -> Exit {
             mcp_client::ErrorKind::Spawn(_)
             | mcp_client::ErrorKind::Http(_)
             | mcp_client::ErrorKind::Transport(_) => Exit::Transport,
-            mcp_client::ErrorKind::Connect { .. } => Exit::Transport,
+            // No common version: the server answered, in a way we cannot speak.
+            mcp_client::ErrorKind::Connect { error, .. } => match error {
+                mcp_core::ConnectError::NoMutualVersion { .. }
+                | mcp_core::ConnectError::LegacyServer
+                | mcp_core::ConnectError::UnsupportedVersion(_) => Exit::Protocol,
+                _ => Exit::Transport,
+            },
             _ => Exit::Protocol,
         }
     }

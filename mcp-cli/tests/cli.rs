@@ -322,3 +322,49 @@ fn http_in_both_eras() {
     let out = mcp(&["ping", "-H", "no colon", "--url", &server.url]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn an_era_the_server_does_not_speak_exits_3() {
+    let out = mcp_stdio(&["--era", "modern", "info"], &["--era", "legacy"]);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("legacy"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn watch_prints_list_changes_as_json_lines() {
+    use std::io::{BufRead, BufReader};
+    let server = HttpServer::start(demo_exe());
+    let mut watcher = std::process::Command::new(common::mcp_exe())
+        .args(["watch", "--count", "1", "--url", &server.url])
+        .env("XDG_RUNTIME_DIR", common::temp_dir("watch"))
+        .arg("--json")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start mcp watch");
+    // The subscription is acknowledged before the watcher says it watches.
+    let stderr = watcher.stderr.take().expect("piped stderr");
+    let mut first = String::new();
+    BufReader::new(stderr)
+        .read_line(&mut first)
+        .expect("read the watcher's stderr");
+    assert!(first.contains("watching"), "{first}");
+    let out = mcp(&[
+        "--url",
+        &server.url,
+        "tools",
+        "call",
+        "trigger",
+        "event=tools_list_changed",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let done = common::wait(watcher);
+    assert_eq!(done.status.code(), Some(0));
+    let line: Value = serde_json::from_slice(&done.stdout).expect("one JSON line");
+    assert_eq!(line["method"], "notifications/tools/list_changed");
+}

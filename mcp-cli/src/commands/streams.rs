@@ -64,9 +64,8 @@ pub(super) async fn watch(
         }
         None
     };
-    if !out.json {
-        out.note("mcp: watching; Ctrl-C stops");
-    }
+    // Also with --json (on stderr): a script may wait for it.
+    out.note("mcp: watching; Ctrl-C stops");
     show(session, listen, count, out, |_| true).await
 }
 
