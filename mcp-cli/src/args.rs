@@ -200,6 +200,8 @@ pub(crate) enum Command {
     /// The connection holder itself (started by `connect`).
     #[command(hide = true)]
     Daemon,
+    /// Type commands one per line on one connection.
+    Repl,
     /// A concise guide for a model driving this CLI.
     AgentHelp,
 }

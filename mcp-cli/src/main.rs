@@ -47,6 +47,7 @@ mod exit;
 mod held;
 mod interact;
 mod render;
+mod repl;
 mod tool_args;
 mod ui;
 mod wire;
@@ -85,7 +86,10 @@ fn main() -> ExitCode {
     let ui = Ui::detect();
     let out = Out::new(ui.clone(), cli.global.json, cli.global.save_dir.clone());
     let argv = Argv { before, after, at };
-    match runtime.block_on(run(cli, argv, &out)) {
+    let result = runtime.block_on(run(cli, argv, &out));
+    // A prompt may still wait on stdin in a blocking thread: do not join it.
+    runtime.shutdown_background();
+    match result {
         Ok(exit) => code(exit),
         Err(e) => {
             ui.clear_status();
@@ -161,6 +165,11 @@ async fn run(cli: Cli, argv: Argv, out: &Out) -> Result<Exit, CliError> {
             .client
             .set_log_level(commands::level_of(level))
             .await?;
+    }
+    if matches!(cli.command, Command::Repl) {
+        let result = repl::run(&mut session, &out.ui).await;
+        close(&mut session).await;
+        return result;
     }
     let show_logs = cli.global.log_level.is_some() || cli.global.verbose;
     let result = run_interruptible(&mut session, &cli.command, out, show_logs).await;

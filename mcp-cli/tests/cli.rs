@@ -368,3 +368,34 @@ fn watch_prints_list_changes_as_json_lines() {
     let line: Value = serde_json::from_slice(&done.stdout).expect("one JSON line");
     assert_eq!(line["method"], "notifications/tools/list_changed");
 }
+
+#[test]
+fn the_repl_runs_many_commands_on_one_connection() {
+    use std::io::Write;
+    let demo = demo_exe();
+    let mut child = std::process::Command::new(common::mcp_exe())
+        .args(["--era", "legacy", "repl", "--"])
+        .arg(&demo)
+        .env("XDG_RUNTIME_DIR", common::temp_dir("repl"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start mcp repl");
+    let script = "tools call echo text=\"hi there\"\nbogus\n\
+                  tools call long_task steps=1 step_ms=1 --task\n--json tasks list\nquit\n";
+    child
+        .stdin
+        .take()
+        .expect("piped stdin")
+        .write_all(script.as_bytes())
+        .expect("write the script");
+    let out = common::wait(child);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let shown = text(&out.stdout);
+    assert!(shown.starts_with("hi there\n"), "{shown}");
+    assert!(text(&out.stderr).contains("unrecognized subcommand 'bogus'"));
+    // The task started by one line is listed by a later one: one session.
+    let listed = shown.find("\"tasks\"").expect("a JSON task list");
+    assert!(shown[listed..].contains("\"taskId\""), "{shown}");
+}

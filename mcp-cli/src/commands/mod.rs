@@ -61,7 +61,8 @@ pub(crate) async fn run(
         | Command::Disconnect { .. }
         | Command::Connections
         | Command::Elicitation(_)
-        | Command::Daemon => Err(CliError::usage("this command takes no server")),
+        | Command::Repl
+        | Command::Daemon => Err(CliError::usage("not here")),
     }
 }
 
