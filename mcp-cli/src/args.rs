@@ -15,7 +15,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
     version,
     about = "A command-line Model Context Protocol client.",
     override_usage = "mcp [OPTIONS] <COMMAND> [ARGS]... -- <SERVER COMMAND [ARGS]... | URL>\n       \
-                      mcp [OPTIONS] --url <URL> <COMMAND> [ARGS]...",
+                      mcp [OPTIONS] --url <URL> | --server <NAME> <COMMAND> [ARGS]...\n       \
+                      mcp [OPTIONS] [@NAME] <COMMAND> [ARGS]...   (a held connection)",
     after_help = after_help()
 )]
 pub(crate) struct Cli {

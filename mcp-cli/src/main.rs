@@ -138,7 +138,7 @@ async fn run(cli: Cli, argv: Argv, out: &Out) -> Result<Exit, CliError> {
             false,
         )),
         _ if at.is_some() => Some((held::run_request(at.as_deref(), &before), false)),
-        _ if no_target(&cli, &after) && held::socket_path()?.exists() => {
+        _ if no_target(&cli, &after) && held::socket_path().is_ok_and(|p| p.exists()) => {
             Some((held::run_request(None, &before), false))
         }
         _ => None,

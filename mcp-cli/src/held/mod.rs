@@ -74,7 +74,9 @@ pub(crate) async fn request(req: &Value, start: bool) -> Result<Exit, CliError> 
         Err(_) if start => spawn_daemon(&path).await?,
         Err(_) => {
             return Err(CliError::usage(
-                "no held connections: start one with `mcp connect NAME -- SERVER...`",
+                "no held connection (none was made, or the holder exited): give a server \
+                 (`-- SERVER...`, `--url URL`, `--server NAME`) or hold one with \
+                 `mcp connect NAME -- SERVER...`",
             ));
         }
     };
