@@ -9,7 +9,8 @@ Target (always last): `-- COMMAND ARGS...` starts a stdio server; `-- URL` or
 Era: `--era auto` (default) detects 2026-07-28 vs 2025-11-25.
 
 Always pass --json: stdout is then exactly one JSON document (JSON lines for
-watch, logs, resources subscribe); diagnostics go to stderr. Pass --no-input
+watch, logs, resources subscribe); diagnostics go to stderr, and a failure is one
+line there: {\"error\": {\"message\": ..., \"exit\": N}}. Pass --no-input
 so the server's questions (elicitation, sampling) are declined, not asked.
 
 Discover, then act:

@@ -36,9 +36,7 @@ fn commands_run_on_held_connections_until_disconnected() {
     );
 
     let dir = runtime.join("mcp-cli");
-    let mode = |p: &std::path::Path| std::fs::metadata(p).map(|m| m.permissions().mode() & 0o777);
-    assert_eq!(mode(&dir).ok(), Some(0o700));
-    assert_eq!(mode(&dir.join("daemon.sock")).ok(), Some(0o600));
+    assert_private(&dir);
 
     // A legacy task lives in its session: listing it later proves the
     // connection was held between the two runs.
@@ -96,7 +94,18 @@ fn commands_run_on_held_connections_until_disconnected() {
         text(&out.stderr)
     );
 
-    // Holding nothing, the holder exits and removes its socket.
+    assert_holder_exits(&dir);
+}
+
+/// Only the user can open the holder's directory and socket.
+fn assert_private(dir: &std::path::Path) {
+    let mode = |p: &std::path::Path| std::fs::metadata(p).map(|m| m.permissions().mode() & 0o777);
+    assert_eq!(mode(dir).ok(), Some(0o700));
+    assert_eq!(mode(&dir.join("daemon.sock")).ok(), Some(0o600));
+}
+
+/// Holding nothing, the holder exits and removes its socket.
+fn assert_holder_exits(dir: &std::path::Path) {
     let start = Instant::now();
     while dir.join("daemon.sock").exists() {
         assert!(
