@@ -399,3 +399,34 @@ fn the_repl_runs_many_commands_on_one_connection() {
     let listed = shown.find("\"tasks\"").expect("a JSON task list");
     assert!(shown[listed..].contains("\"taskId\""), "{shown}");
 }
+
+#[test]
+fn sampling_without_a_terminal_is_refused_and_roots_come_from_root() {
+    for era in ["legacy", "modern"] {
+        let out = mcp_stdio(
+            &["--era", era, "tools", "call", "summarize", "text=hi"],
+            &[],
+        );
+        assert_eq!(out.status.code(), Some(3), "{era}");
+        assert!(
+            text(&out.stderr).contains("refused a sampling request"),
+            "{era}: {}",
+            text(&out.stderr)
+        );
+
+        let dir = common::temp_dir(&format!("roots-{era}"));
+        let root = dir.to_str().expect("utf-8");
+        let out = mcp_stdio(
+            &["--era", era, "--root", root, "tools", "call", "list_roots"],
+            &[],
+        );
+        assert_eq!(out.status.code(), Some(0), "{era}: {}", text(&out.stderr));
+        assert!(
+            text(&out.stdout).contains(&format!("file://{root}")),
+            "{era}"
+        );
+    }
+    let out = mcp(&["--json", "roots", "list", "--root", "/srv/data"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(json(&out)["roots"][0]["uri"], "file:///srv/data");
+}
