@@ -334,39 +334,60 @@ fn an_era_the_server_does_not_speak_exits_3() {
     );
 }
 
-#[test]
-fn watch_prints_list_changes_as_json_lines() {
+/// Starts `mcp --json ARGS --url URL` (a stream ending after one
+/// notification), waits for its `ready` note on stderr, runs `mcp --url
+/// URL TRIGGER...` on another connection, and returns the one JSON line
+/// the stream printed.
+fn stream_then_trigger(server: &HttpServer, args: &[&str], ready: &str, trigger: &[&str]) -> Value {
     use std::io::{BufRead, BufReader};
-    let server = HttpServer::start(demo_exe());
-    let mut watcher = std::process::Command::new(common::mcp_exe())
-        .args(["watch", "--count", "1", "--url", &server.url])
-        .env("XDG_RUNTIME_DIR", common::temp_dir("watch"))
-        .arg("--json")
+    let mut stream = std::process::Command::new(common::mcp_exe())
+        .args(args)
+        .args(["--json", "--url", &server.url])
+        .env("XDG_RUNTIME_DIR", common::temp_dir("stream"))
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
-        .expect("start mcp watch");
-    // The subscription is acknowledged before the watcher says it watches.
-    let stderr = watcher.stderr.take().expect("piped stderr");
+        .expect("start the streaming mcp");
+    // The subscription is acknowledged before the note is printed.
+    let stderr = stream.stderr.take().expect("piped stderr");
     let mut first = String::new();
     BufReader::new(stderr)
         .read_line(&mut first)
-        .expect("read the watcher's stderr");
-    assert!(first.contains("watching"), "{first}");
-    let out = mcp(&[
-        "--url",
-        &server.url,
-        "tools",
-        "call",
-        "trigger",
-        "event=tools_list_changed",
-    ]);
+        .expect("read the stream's stderr");
+    assert!(first.contains(ready), "{first}");
+    let mut call = vec!["--url", server.url.as_str(), "tools", "call", "trigger"];
+    call.extend_from_slice(trigger);
+    let out = mcp(&call);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let done = common::wait(watcher);
+    let done = common::wait(stream);
     assert_eq!(done.status.code(), Some(0));
-    let line: Value = serde_json::from_slice(&done.stdout).expect("one JSON line");
+    serde_json::from_slice(&done.stdout).expect("one JSON line")
+}
+
+#[test]
+fn watch_prints_list_changes_as_json_lines() {
+    let server = HttpServer::start(demo_exe());
+    let line = stream_then_trigger(
+        &server,
+        &["watch", "--count", "1"],
+        "watching",
+        &["event=tools_list_changed"],
+    );
     assert_eq!(line["method"], "notifications/tools/list_changed");
+}
+
+#[test]
+fn resources_subscribe_prints_updates_of_its_resource() {
+    let server = HttpServer::start(demo_exe());
+    let line = stream_then_trigger(
+        &server,
+        &["resources", "subscribe", "demo://item/2", "--count", "1"],
+        "subscribed to demo://item/2",
+        &["event=resource_updated", "uri=demo://item/2", "value=new"],
+    );
+    assert_eq!(line["method"], "notifications/resources/updated");
+    assert_eq!(line["params"]["uri"], "demo://item/2");
 }
 
 #[test]

@@ -83,9 +83,8 @@ pub(super) async fn subscribe(
         session.client.subscribe(uri).await?;
         None
     };
-    if !out.json {
-        out.note(&format!("mcp: subscribed to {uri}; Ctrl-C stops"));
-    }
+    // Also with --json (on stderr): a script may wait for it.
+    out.note(&format!("mcp: subscribed to {uri}; Ctrl-C stops"));
     let wanted = uri.to_owned();
     show(session, listen, count, out, move |e| {
         e.method == "notifications/resources/updated"
