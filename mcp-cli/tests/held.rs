@@ -131,30 +131,8 @@ fn an_agent_answers_a_pending_elicitation_from_another_command() {
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
 
-    let caller = std::process::Command::new(common::mcp_exe())
-        .args(["@e", "tools", "call", "interview"])
-        .env("XDG_RUNTIME_DIR", &runtime)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("start the calling mcp");
-    let wait_pending = |id: u64| {
-        let start = Instant::now();
-        loop {
-            let list = json(&mcp(&["--json", "elicitation", "list"]));
-            if let Some(e) = list["elicitations"].as_array().and_then(|a| a.first())
-                && e["id"] == id
-            {
-                return e.clone();
-            }
-            assert!(
-                start.elapsed() < Duration::from_secs(30),
-                "no pending elicitation {id}"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    };
+    let caller = start_interview(&runtime);
+    let wait_pending = |id: u64| wait_pending(&runtime, id);
     let first = wait_pending(1);
     assert_eq!(first["message"], "What is your name?");
     assert_eq!(first["requestedSchema"]["required"][0], "name");
@@ -185,5 +163,74 @@ fn an_agent_answers_a_pending_elicitation_from_another_command() {
     );
     let out = mcp(&["elicitation", "respond", "9", "--decline"]);
     assert_eq!(out.status.code(), Some(2));
+    assert_eq!(mcp(&["disconnect", "e"]).status.code(), Some(0));
+}
+
+/// `mcp @e tools call interview`, running: it waits for answers.
+fn start_interview(runtime: &std::path::Path) -> std::process::Child {
+    std::process::Command::new(common::mcp_exe())
+        .args(["@e", "tools", "call", "interview"])
+        .env("XDG_RUNTIME_DIR", runtime)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start the calling mcp")
+}
+
+/// Waits until the oldest pending elicitation is number `id`.
+fn wait_pending(runtime: &std::path::Path, id: u64) -> Value {
+    let start = Instant::now();
+    loop {
+        let list = json(&mcp_in(runtime, &["--json", "elicitation", "list"]));
+        if let Some(e) = list["elicitations"].as_array().and_then(|a| a.first())
+            && e["id"] == id
+        {
+            return e.clone();
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "no pending elicitation {id}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn ctrl_c_in_a_held_command_ends_it_and_frees_the_connection() {
+    let runtime = temp_dir("held-ctrl-c");
+    let mcp = |args: &[&str]| mcp_in(&runtime, args);
+    let demo = demo_exe();
+    let out = mcp(&[
+        "connect",
+        "e",
+        "--era",
+        "legacy",
+        "--",
+        demo.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    // The call is in flight: it waits for an answer, holding the connection.
+    let caller = start_interview(&runtime);
+    wait_pending(&runtime, 1);
+    let pid = caller.id().to_string();
+    let sent = std::process::Command::new("kill")
+        .args(["-INT", &pid])
+        .status();
+    assert!(sent.is_ok_and(|s| s.success()), "kill -INT");
+    let done = common::wait(caller);
+    assert_eq!(done.status.code(), Some(130), "{}", text(&done.stderr));
+    // The holder dropped the call: the connection serves the next command.
+    let out = mcp(&[
+        "@e",
+        "--timeout",
+        "5",
+        "tools",
+        "call",
+        "echo",
+        "text=after",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "after\n");
     assert_eq!(mcp(&["disconnect", "e"]).status.code(), Some(0));
 }
