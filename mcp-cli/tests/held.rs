@@ -204,13 +204,16 @@ fn ctrl_c_in_a_held_command_ends_it_and_frees_the_connection() {
     let out = mcp(&[
         "connect",
         "e",
+        "--timeout",
+        "0",
         "--era",
         "legacy",
         "--",
         demo.to_str().expect("utf-8"),
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    // The call is in flight: it waits for an answer, holding the connection.
+    // The call is in flight: it waits for an answer (no time limit),
+    // holding the connection.
     let caller = start_interview(&runtime);
     wait_pending(&runtime, 1);
     let pid = caller.id().to_string();
