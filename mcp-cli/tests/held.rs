@@ -120,16 +120,7 @@ fn assert_holder_exits(dir: &std::path::Path) {
 fn an_agent_answers_a_pending_elicitation_from_another_command() {
     let runtime = temp_dir("held-elicit");
     let mcp = |args: &[&str]| mcp_in(&runtime, args);
-    let demo = demo_exe();
-    let out = mcp(&[
-        "connect",
-        "e",
-        "--era",
-        "legacy",
-        "--",
-        demo.to_str().expect("utf-8"),
-    ]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    connect_e(&runtime, &[]);
 
     let caller = start_interview(&runtime);
     let wait_pending = |id: u64| wait_pending(&runtime, id);
@@ -166,6 +157,16 @@ fn an_agent_answers_a_pending_elicitation_from_another_command() {
     assert_eq!(mcp(&["disconnect", "e"]).status.code(), Some(0));
 }
 
+/// `mcp connect e OPTIONS --era legacy -- demo-server`.
+fn connect_e(runtime: &std::path::Path, options: &[&str]) {
+    let demo = demo_exe();
+    let mut args = vec!["connect", "e"];
+    args.extend_from_slice(options);
+    args.extend(["--era", "legacy", "--", demo.to_str().expect("utf-8")]);
+    let out = mcp_in(runtime, &args);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+}
+
 /// `mcp @e tools call interview`, running: it waits for answers.
 fn start_interview(runtime: &std::path::Path) -> std::process::Child {
     std::process::Command::new(common::mcp_exe())
@@ -200,18 +201,7 @@ fn wait_pending(runtime: &std::path::Path, id: u64) -> Value {
 fn ctrl_c_in_a_held_command_ends_it_and_frees_the_connection() {
     let runtime = temp_dir("held-ctrl-c");
     let mcp = |args: &[&str]| mcp_in(&runtime, args);
-    let demo = demo_exe();
-    let out = mcp(&[
-        "connect",
-        "e",
-        "--timeout",
-        "0",
-        "--era",
-        "legacy",
-        "--",
-        demo.to_str().expect("utf-8"),
-    ]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    connect_e(&runtime, &["--timeout", "0"]);
     // The call is in flight: it waits for an answer (no time limit),
     // holding the connection.
     let caller = start_interview(&runtime);
