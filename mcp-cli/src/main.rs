@@ -118,9 +118,15 @@ struct Argv {
 
 async fn run(cli: Cli, argv: Argv, out: &Out) -> Result<Exit, CliError> {
     let Argv { before, after, at } = argv;
-    let interrupted = || async {
+    // Watching ends normally on Ctrl-C; anything else is interrupted.
+    let streams = is_stream(&cli.command);
+    let interrupted = || async move {
         let _ = tokio::signal::ctrl_c().await;
-        Err(CliError::interrupted())
+        if streams {
+            Ok(Exit::Ok)
+        } else {
+            Err(CliError::interrupted())
+        }
     };
     let held_req = match &cli.command {
         Command::Daemon => return held::daemon::serve().await,
@@ -187,6 +193,16 @@ fn no_target(cli: &Cli, after: &[String]) -> bool {
     needs && after.is_empty() && cli.global.url.is_none() && cli.global.server.is_none()
 }
 
+/// Whether the command shows notifications until Ctrl-C.
+fn is_stream(command: &Command) -> bool {
+    matches!(
+        command,
+        Command::Watch { .. }
+            | Command::Logs { .. }
+            | Command::Resources(args::ResourcesCmd::Subscribe { .. })
+    )
+}
+
 /// Runs the command; the first Ctrl-C drops it, which cancels the call in
 /// flight on the wire.
 async fn run_interruptible(
@@ -195,12 +211,8 @@ async fn run_interruptible(
     out: &Out,
     show_logs: bool,
 ) -> Result<Exit, CliError> {
-    let streams = matches!(
-        command,
-        Command::Watch { .. }
-            | Command::Logs { .. }
-            | Command::Resources(args::ResourcesCmd::Subscribe { .. })
-    );
+    let streams = is_stream(command);
+
     let logs = if streams {
         None
     } else {
