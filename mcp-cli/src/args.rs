@@ -81,6 +81,13 @@ pub(crate) struct Global {
     /// A bearer token for HTTP (never printed).
     #[arg(long, global = true, env = "MCP_BEARER_TOKEN", hide_env_values = true)]
     pub(crate) bearer: Option<String>,
+    /// Log in with OAuth when the HTTP server asks (browser, loopback
+    /// redirect; tokens kept in a 0600 file, see `mcp auth`).
+    #[arg(long, global = true)]
+    pub(crate) oauth: bool,
+    /// The loopback port of the OAuth redirect.
+    #[arg(long, global = true, value_name = "PORT", default_value_t = crate::oauth::DEFAULT_PORT)]
+    pub(crate) oauth_port: u16,
     /// Which protocol era to speak.
     #[arg(long, global = true, value_enum, default_value_t = EraArg::Auto)]
     pub(crate) era: EraArg,
@@ -203,6 +210,9 @@ pub(crate) enum Command {
     Daemon,
     /// Type commands one per line on one connection.
     Repl,
+    /// The OAuth registrations and tokens `--oauth` stored.
+    #[command(subcommand)]
+    Auth(AuthCmd),
     /// A concise guide for a model driving this CLI.
     AgentHelp,
 }
@@ -354,6 +364,16 @@ pub(crate) enum ElicitationCmd {
         #[arg(long)]
         cancel: bool,
     },
+}
+
+/// `auth ...`.
+#[derive(Debug, Subcommand)]
+pub(crate) enum AuthCmd {
+    /// Where registrations and tokens are stored, and for whom (never the
+    /// secrets).
+    List,
+    /// Forget every stored registration and token.
+    Clear,
 }
 
 /// `roots ...`.

@@ -204,7 +204,9 @@ pub(crate) async fn connect(
         Target::Stdio { cmd, env, cwd } => {
             builder.stdio(server_command(cmd, env, cwd.as_deref(), global.verbose))
         }
-        Target::Http { url, headers } => builder.http_config(http_config(url, headers, global)?),
+        Target::Http { url, headers } => {
+            builder.http_config(http_config(url, headers, global, ui)?)
+        }
     };
     if global.verbose && matches!(target, Target::Http { .. }) {
         ui.note(&format!(
@@ -260,6 +262,7 @@ fn http_config(
     url: &str,
     configured: &BTreeMap<String, String>,
     global: &Global,
+    ui: &Ui,
 ) -> Result<HttpConfig, CliError> {
     let shown = url.split(['?', '#']).next().unwrap_or_default();
     let mut config =
@@ -283,6 +286,12 @@ fn http_config(
         let bearer =
             BearerToken::new(token).map_err(|e| CliError::usage(format!("--bearer: {e}")))?;
         config = config.with_auth(Arc::new(bearer));
+    }
+    if global.oauth {
+        if global.bearer.is_some() {
+            return Err(CliError::usage("give --bearer or --oauth, not both"));
+        }
+        config = crate::oauth::configure(config, global.oauth_port, ui)?;
     }
     Ok(config)
 }

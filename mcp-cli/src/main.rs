@@ -46,6 +46,7 @@ mod events;
 mod exit;
 mod held;
 mod interact;
+mod oauth;
 mod render;
 mod repl;
 mod tool_args;
@@ -56,7 +57,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-use crate::args::{Cli, Command, RootsCmd};
+use crate::args::{AuthCmd, Cli, Command, RootsCmd};
 use crate::connect::{Session, Target};
 use crate::exit::{CliError, Exit};
 use crate::render::Out;
@@ -162,6 +163,8 @@ async fn run(cli: Cli, argv: Argv, out: &Out) -> Result<Exit, CliError> {
         }
         Command::Roots(RootsCmd::List) => return commands::roots_list(&cli.global.roots, out),
         Command::Servers => return config_target::list(cli.global.config.as_deref(), out),
+        Command::Auth(AuthCmd::List) => return oauth::list(out),
+        Command::Auth(AuthCmd::Clear) => return oauth::clear(out),
         _ => {}
     }
     let (target, era) = Target::from_args(&cli.global, after)?;
@@ -188,7 +191,7 @@ async fn run(cli: Cli, argv: Argv, out: &Out) -> Result<Exit, CliError> {
 fn no_target(cli: &Cli, after: &[String]) -> bool {
     let needs = !matches!(
         cli.command,
-        Command::AgentHelp | Command::Servers | Command::Roots(RootsCmd::List)
+        Command::AgentHelp | Command::Servers | Command::Auth(_) | Command::Roots(RootsCmd::List)
     );
     needs && after.is_empty() && cli.global.url.is_none() && cli.global.server.is_none()
 }

@@ -62,6 +62,7 @@ pub(crate) async fn run(
         | Command::Connections
         | Command::Elicitation(_)
         | Command::Repl
+        | Command::Auth(_)
         | Command::Daemon => Err(CliError::usage("not here")),
     }
 }
