@@ -15,6 +15,12 @@
 //! group, so the terminal's SIGINT does not reach it) and exits 130; a
 //! second Ctrl-C exits at once.
 //!
+//! Beyond one-shot runs: servers named in config files (`--server`, with
+//! `mcp-host`'s loader), held connections (`connect`, `@NAME`,
+//! `disconnect`, `elicitation respond`; see [`held`]), `repl`, OAuth
+//! (`--oauth`, `auth list|clear`; see [`oauth`]), `--verbose` wire traces of
+//! stdio servers ([`wire`]) and `agent-help`.
+//!
 //! Dependencies, each for one job: `clap` (derive) parses the command line
 //! and prints help and usage errors; `boon` (already in the tree through
 //! `mcp-client`) checks tool arguments against the tool's input schema;
