@@ -10,6 +10,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     if let Some(a) = args.first() {
         return Err(format!("unknown ci option {a:?}"));
     }
+    crate::install::ensure_tmux()?;
     util::run("fmt", util::cargo().args(["fmt", "--all", "--check"]))?;
     util::run(
         "clippy",

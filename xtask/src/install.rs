@@ -80,8 +80,45 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     if let Some(a) = args.first() {
         return Err(format!("unknown install option {a:?}"));
     }
+    ensure_tmux()?;
     let peers = ensure()?;
     peers.print_versions()
+}
+
+/// Makes sure `tmux` is on PATH: the `mcp` CLI's terminal tests drive a
+/// real terminal with it. A system package, so it is installed with
+/// `apt-get` when the machine lets us (root); otherwise the error says what
+/// to install.
+pub(crate) fn ensure_tmux() -> Result<(), String> {
+    let present = || {
+        Command::new("tmux")
+            .arg("-V")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    if present() {
+        return Ok(());
+    }
+    println!("==> install: tmux (Debian package, for the CLI's terminal tests)");
+    let apt = |args: &[&str]| {
+        Command::new("apt-get")
+            .args(args)
+            .env("DEBIAN_FRONTEND", "noninteractive")
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    if !apt(&["install", "-y", "-q", "tmux"]) {
+        // A fresh machine's package lists may be empty or old.
+        let _ = apt(&["update", "-q"]);
+        let _ = apt(&["install", "-y", "-q", "tmux"]);
+    }
+    if present() {
+        Ok(())
+    } else {
+        Err("tmux is needed by the mcp CLI's terminal tests and could not be installed \
+             with apt-get (not root?): install the `tmux` package and run again"
+            .into())
+    }
 }
 
 /// The cache folder (see the module docs for the lookup order).

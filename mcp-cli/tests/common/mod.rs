@@ -19,7 +19,8 @@ pub fn mcp_exe() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_mcp"))
 }
 
-/// The `demo-server` binary of this workspace, built when missing.
+/// The `demo-server` binary of this workspace, built once per test process
+/// (a no-op when fresh, so never a stale copy).
 pub fn demo_exe() -> PathBuf {
     static EXE: OnceLock<PathBuf> = OnceLock::new();
     EXE.get_or_init(|| {
@@ -28,14 +29,12 @@ pub fn demo_exe() -> PathBuf {
             .map(PathBuf::from)
             .expect("the target directory");
         let exe = dir.join(format!("demo-server{}", std::env::consts::EXE_SUFFIX));
-        if !exe.exists() {
-            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-            let status = Command::new(cargo)
-                .args(["build", "-q", "-p", "demo-server"])
-                .status()
-                .expect("run cargo build");
-            assert!(status.success(), "building demo-server failed");
-        }
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let status = Command::new(cargo)
+            .args(["build", "-q", "-p", "demo-server"])
+            .status()
+            .expect("run cargo build");
+        assert!(status.success(), "building demo-server failed");
         exe
     })
     .clone()

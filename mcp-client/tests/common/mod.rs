@@ -44,8 +44,8 @@ impl Via {
 }
 
 /// The demo example binary, which serves the demo server on stdio when
-/// started with `--serve-stdio`. `cargo test` builds examples; when run
-/// alone (`--test`), it is built once here.
+/// started with `--serve-stdio`. Built once per test process (a no-op when
+/// it is fresh), so a test never runs a stale copy.
 pub fn demo_exe() -> PathBuf {
     static EXE: OnceLock<PathBuf> = OnceLock::new();
     EXE.get_or_init(|| {
@@ -54,14 +54,12 @@ pub fn demo_exe() -> PathBuf {
         let exe = profile_dir
             .join("examples")
             .join(format!("demo{}", std::env::consts::EXE_SUFFIX));
-        if !exe.exists() {
-            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-            let status = std::process::Command::new(cargo)
-                .args(["build", "-p", "mcp-client", "--example", "demo"])
-                .status()
-                .expect("run cargo build");
-            assert!(status.success(), "building the demo example failed");
-        }
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let status = std::process::Command::new(cargo)
+            .args(["build", "-q", "-p", "mcp-client", "--example", "demo"])
+            .status()
+            .expect("run cargo build");
+        assert!(status.success(), "building the demo example failed");
         exe
     })
     .clone()

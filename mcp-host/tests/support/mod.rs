@@ -15,8 +15,8 @@ use mcp_host::{Host, HostEvent};
 use tokio::sync::broadcast::{Receiver, error::RecvError};
 
 /// A binary of the `demo-server` package (`demo-server`, `crash-server`),
-/// built once when absent (a dev-dependency's binaries are not built by
-/// `cargo test`).
+/// built once per test process (a dev-dependency's binaries are not built
+/// by `cargo test`; a no-op when they are fresh, so never a stale copy).
 pub fn bin(name: &str) -> PathBuf {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
     let dir = BUILT.get_or_init(|| {
@@ -26,18 +26,12 @@ pub fn bin(name: &str) -> PathBuf {
             .and_then(|d| d.parent())
             .expect("target dir")
             .to_path_buf();
-        let missing = ["demo-server", "crash-server"].iter().any(|b| {
-            !dir.join(format!("{b}{}", std::env::consts::EXE_SUFFIX))
-                .exists()
-        });
-        if missing {
-            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-            let status = std::process::Command::new(cargo)
-                .args(["build", "-p", "demo-server", "--bins"])
-                .status()
-                .expect("run cargo build");
-            assert!(status.success(), "building the demo-server binaries failed");
-        }
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let status = std::process::Command::new(cargo)
+            .args(["build", "-q", "-p", "demo-server", "--bins"])
+            .status()
+            .expect("run cargo build");
+        assert!(status.success(), "building the demo-server binaries failed");
         dir
     });
     dir.join(format!("{name}{}", std::env::consts::EXE_SUFFIX))
