@@ -115,9 +115,11 @@ pub(crate) fn ensure_tmux() -> Result<(), String> {
     if present() {
         Ok(())
     } else {
-        Err("tmux is needed by the mcp CLI's terminal tests and could not be installed \
+        Err(
+            "tmux is needed by the mcp CLI's terminal tests and could not be installed \
              with apt-get (not root?): install the `tmux` package and run again"
-            .into())
+                .into(),
+        )
     }
 }
 
