@@ -6,9 +6,8 @@
 mod support;
 
 use mcp_client::skills::SkillError;
-use mcp_host::{Host, HostError, HostEvent, ListKind};
-use serde_json::json;
-use support::{json_path, next_matching, parse};
+use mcp_host::{Host, HostError, ListKind};
+use support::{json_path, parse, trigger_change};
 
 const PDF: &str = "skill://pdf-processing/SKILL.md";
 
@@ -63,21 +62,8 @@ async fn skills_join_the_catalogue_with_their_origin_in_both_eras_and_refresh_on
 
     let mut events = host.events();
     for label in ["legacy", "modern"] {
-        host.call_tool(
-            &format!("{label}__trigger"),
-            json!({"event": "resources_list_changed"}),
-        )
-        .await
-        .unwrap();
-        let server = next_matching(&mut events, "skills change", |e| match e {
-            HostEvent::CatalogueChanged {
-                server,
-                kind: ListKind::Skills,
-            } => Some(server.clone()),
-            _ => None,
-        })
-        .await;
-        assert_eq!(server, label);
+        let event = "resources_list_changed";
+        trigger_change(&host, &mut events, label, event, ListKind::Skills).await;
     }
     assert_eq!(skill_names(&host).len(), 6);
     host.close().await;
