@@ -548,3 +548,25 @@ fn resources_directory_read_lists_the_children() {
         "{children:?}"
     );
 }
+
+#[test]
+fn skills_list_and_load_read_only_what_they_need_on_the_wire() {
+    // The wire trace (--verbose) shows every message sent: listing reads no
+    // file, loading reads SKILL.md and nothing else.
+    let pdf = "skill://pdf-processing/SKILL.md";
+    let out = mcp_stdio(&["--verbose", "skills", "list"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let wire = text(&out.stderr);
+    assert!(wire.contains("\"method\":\"skills/list\""), "{wire}");
+    assert!(!wire.contains("\"method\":\"resources/read\""), "{wire}");
+
+    let out = mcp_stdio(&["--verbose", "skills", "load", pdf], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let wire = text(&out.stderr);
+    let reads: Vec<&str> = wire
+        .lines()
+        .filter(|l| l.starts_with("->") && l.contains("\"method\":\"resources/read\""))
+        .collect();
+    assert_eq!(reads.len(), 1, "{wire}");
+    assert!(reads[0].contains(pdf), "{wire}");
+}

@@ -264,6 +264,55 @@ mod tests {
             ("b", "echo")
         );
         assert!(c.tool("a__rm").is_none(), "filtered tools are not routable");
+        assert!(c.skills.is_empty());
         assert_eq!(c.tools_of("a").count(), 1);
+    }
+
+    fn skill(uri: &str, name: &str) -> SkillEntry {
+        serde_json::from_value(serde_json::json!({
+            "uri": uri, "frontmatter": {"name": name, "description": "d"}
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn skills_are_named_by_origin_kept_on_collision_and_found_by_origin_and_uri() {
+        let a = Listing {
+            skills: vec![
+                skill("skill://x/SKILL.md", "dup"),
+                skill("skill://y/SKILL.md", "dup"),
+            ],
+            ..Listing::default()
+        };
+        let b = Listing {
+            skills: vec![skill("skill://x/SKILL.md", "dup")],
+            ..Listing::default()
+        };
+        let all = ToolRules::default();
+        let parts = [
+            Part {
+                label: "a",
+                rules: &all,
+                listing: &a,
+            },
+            Part {
+                label: "b",
+                rules: &all,
+                listing: &b,
+            },
+        ];
+        let c = Catalogue::build(&NamingPolicy::default(), &parts);
+        assert_eq!(c.skills.len(), 3, "no entry is dropped");
+        let names: std::collections::HashSet<&str> =
+            c.skills.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names.len(), 3, "qualified names are unique: {names:?}");
+        assert!(!c.skill_collisions.is_empty(), "the collision is reported");
+        for s in &c.skills {
+            assert_eq!(c.skill(&s.name).unwrap().item.uri, s.item.uri);
+        }
+        let bx = c.skill_at("b", "skill://x/SKILL.md").unwrap();
+        assert_eq!((bx.origin.as_str(), bx.name.as_str()), ("b", "b__dup"));
+        assert_eq!(c.skill_at("a", "skill://x/SKILL.md").unwrap().origin, "a");
+        assert!(c.skill_at("b", "skill://y/SKILL.md").is_none());
     }
 }

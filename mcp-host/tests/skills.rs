@@ -6,8 +6,8 @@
 mod support;
 
 use mcp_client::skills::SkillError;
-use mcp_host::{Host, HostError, ListKind};
-use support::{json_path, parse, trigger_change};
+use mcp_host::{Host, HostError, HostEvent, ListKind};
+use support::{json_path, next_matching, parse, trigger_change};
 
 const PDF: &str = "skill://pdf-processing/SKILL.md";
 
@@ -66,6 +66,21 @@ async fn skills_join_the_catalogue_with_their_origin_in_both_eras_and_refresh_on
         trigger_change(&host, &mut events, label, event, ListKind::Skills).await;
     }
     assert_eq!(skill_names(&host).len(), 6);
+
+    // A reconnect drops the server's skills and lists them again.
+    host.restart("modern").unwrap();
+    for _ in 0..2 {
+        next_matching(&mut events, "modern's skills change", |e| match e {
+            HostEvent::CatalogueChanged {
+                server,
+                kind: ListKind::Skills,
+            } if server == "modern" => Some(()),
+            _ => None,
+        })
+        .await;
+    }
+    assert_eq!(skill_names(&host).len(), 6);
+    assert!(host.catalogue().skill("modern__refunds").is_some());
     host.close().await;
 }
 
