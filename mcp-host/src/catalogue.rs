@@ -220,6 +220,17 @@ fn named<T: Clone>(
 mod tests {
     use super::*;
 
+    /// The catalogue of two servers, `a` and `b`, with default naming.
+    fn build_ab(a: (&ToolRules, &Listing), b: (&ToolRules, &Listing)) -> Catalogue {
+        let part = |label, (rules, listing)| Part {
+            label,
+            rules,
+            listing,
+        };
+        let parts = [part("a", a), part("b", b)];
+        Catalogue::build(&NamingPolicy::default(), &parts)
+    }
+
     fn tool(name: &str, read_only: bool) -> Tool {
         serde_json::from_value(serde_json::json!({
             "name": name, "inputSchema": {"type": "object"},
@@ -243,19 +254,7 @@ mod tests {
             ..ToolRules::default()
         };
         let all = ToolRules::default();
-        let parts = [
-            Part {
-                label: "a",
-                rules: &ro,
-                listing: &a,
-            },
-            Part {
-                label: "b",
-                rules: &all,
-                listing: &b,
-            },
-        ];
-        let c = Catalogue::build(&NamingPolicy::default(), &parts);
+        let c = build_ab((&ro, &a), (&all, &b));
         let names: Vec<&str> = c.tools.iter().map(|t| t.name.as_str()).collect();
         assert_eq!(names, ["a__echo", "b__echo"]);
         let b_echo = c.tool("b__echo").unwrap();
@@ -289,19 +288,7 @@ mod tests {
             ..Listing::default()
         };
         let all = ToolRules::default();
-        let parts = [
-            Part {
-                label: "a",
-                rules: &all,
-                listing: &a,
-            },
-            Part {
-                label: "b",
-                rules: &all,
-                listing: &b,
-            },
-        ];
-        let c = Catalogue::build(&NamingPolicy::default(), &parts);
+        let c = build_ab((&all, &a), (&all, &b));
         assert_eq!(c.skills.len(), 3, "no entry is dropped");
         let names: std::collections::HashSet<&str> =
             c.skills.iter().map(|s| s.name.as_str()).collect();

@@ -7,7 +7,7 @@ mod support;
 
 use mcp_client::skills::SkillError;
 use mcp_host::{Host, HostError, HostEvent, ListKind};
-use support::{json_path, next_matching, parse, trigger_change};
+use support::{next_matching, trigger_change, two_eras};
 
 const PDF: &str = "skill://pdf-processing/SKILL.md";
 
@@ -22,20 +22,9 @@ fn skill_names(host: &Host) -> Vec<(String, String, String)> {
     v
 }
 
-async fn two_eras() -> Host {
-    let demo = json_path("demo-server");
-    let config = parse(&format!(
-        r#"{{"mcpServers": {{
-        "legacy": {{"command": {demo}, "mcpHost": {{"era": "legacy"}}}},
-        "modern": {{"command": {demo}, "mcpHost": {{"era": "modern"}}}}
-    }}}}"#
-    ));
-    Host::builder().start(&config).await
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn skills_join_the_catalogue_with_their_origin_in_both_eras_and_refresh_on_list_changed() {
-    let host = two_eras().await;
+    let host = Host::builder().start(&two_eras()).await;
     let names = skill_names(&host);
     for label in ["legacy", "modern"] {
         for (name, uri) in [
@@ -86,7 +75,7 @@ async fn skills_join_the_catalogue_with_their_origin_in_both_eras_and_refresh_on
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn skills_load_verified_and_read_files_from_their_origin_only() {
-    let host = two_eras().await;
+    let host = Host::builder().start(&two_eras()).await;
     for label in ["legacy", "modern"] {
         let skill = host
             .load_skill(&format!("{label}__pdf-processing"))

@@ -95,6 +95,18 @@ pub async fn next_matching<T>(
     }
 }
 
+/// A config of the demo server over stdio twice: `legacy` pinned to
+/// 2025-11-25 and `modern` to 2026-07-28.
+pub fn two_eras() -> Config {
+    let demo = json_path("demo-server");
+    parse(&format!(
+        r#"{{"mcpServers": {{
+        "legacy": {{"command": {demo}, "mcpHost": {{"era": "legacy"}}}},
+        "modern": {{"command": {demo}, "mcpHost": {{"era": "modern"}}}}
+    }}}}"#
+    ))
+}
+
 /// Has the demo server `label` send the `event` notification (its
 /// `trigger` tool) and waits for the catalogue change of `kind` it causes,
 /// asserting that it is `label`'s.
