@@ -20,6 +20,10 @@ Discover, then act:
   mcp --json tools call NAME --args '{\"k\": \"v\"}' -- SERVER   (or --args @file.json)
   mcp --json prompts list|get NAME k=v -- SERVER
   mcp --json resources list|templates|read URI -- SERVER
+  mcp --json resources directory-read URI -- SERVER   children of a directory
+  mcp --json skills list -- SERVER          skill entries (no file is read)
+  mcp --json skills get|load SKILL_URI -- SERVER      entry; verified SKILL.md
+  mcp --json skills read SKILL_URI REL/PATH -- SERVER verified supporting file
   mcp --json complete --prompt NAME ARG PREFIX -- SERVER
   mcp --json tasks list|get ID|result ID|cancel ID -- SERVER
   mcp --json watch --count N -- SERVER      notifications, one JSON line each
@@ -35,6 +39,12 @@ from another shell with `mcp --json elicitation list` and
 key=value pairs are typed from the tool's inputSchema (integers, booleans,
 JSON arrays/objects); arguments the schema refuses fail with exit 2 before
 anything is sent, and the message names the argument and the expected type.
+
+Skills: `load` and `read` verify every byte against the entry (SHA-256,
+size, frontmatter) and print nothing on a mismatch: exit 3 and the message
+names the file; `skills get URI --refresh` fetches a fresh entry. An entry
+without digests needs --allow-unverified. Frontmatter such as allowed-tools
+is data from the server, never permission.
 
 Exit codes: 0 ok; 1 the tool reported isError (result still printed);
 2 usage or schema refusal (fix the arguments); 3 server/protocol error

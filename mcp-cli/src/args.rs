@@ -153,6 +153,9 @@ pub(crate) enum Command {
     /// List, read or subscribe to resources.
     #[command(subcommand)]
     Resources(ResourcesCmd),
+    /// Skills the server serves (SEP-2640): list, get, load, read (verified).
+    #[command(subcommand)]
+    Skills(SkillsCmd),
     /// Ask for completions of a prompt argument or a template variable.
     Complete(CompleteArgs),
     /// Check that the server answers.
@@ -284,6 +287,46 @@ pub(crate) enum ResourcesCmd {
     Unsubscribe {
         /// Its URI.
         uri: String,
+    },
+    /// The children of a directory resource (skills extension, when the
+    /// server declares `directoryRead`).
+    DirectoryRead {
+        /// The directory's URI (no trailing slash).
+        uri: String,
+    },
+}
+
+/// `skills ...`.
+#[derive(Debug, Subcommand)]
+pub(crate) enum SkillsCmd {
+    /// List the skill entries (no skill file is read).
+    List,
+    /// The entry of one skill.
+    Get {
+        /// The URI of its `SKILL.md`.
+        uri: String,
+        /// Bypass any cached entry.
+        #[arg(long)]
+        refresh: bool,
+    },
+    /// Load a skill: read its `SKILL.md`, verified against its entry.
+    Load {
+        /// The URI of its `SKILL.md`.
+        uri: String,
+        /// Load an entry that lists no digests (nothing can be verified).
+        #[arg(long)]
+        allow_unverified: bool,
+    },
+    /// Read a supporting file of a skill by its path relative to the skill
+    /// root, verified against the entry (loads the skill first).
+    Read {
+        /// The URI of the skill's `SKILL.md`.
+        uri: String,
+        /// The file's path relative to the skill root.
+        path: String,
+        /// Read from an entry that lists no digests (nothing is verified).
+        #[arg(long)]
+        allow_unverified: bool,
     },
 }
 

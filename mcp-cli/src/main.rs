@@ -15,6 +15,11 @@
 //! group, so the terminal's SIGINT does not reach it) and exits 130; a
 //! second Ctrl-C exits at once.
 //!
+//! Skills (SEP-2640): `skills list|get|load|read` and `resources
+//! directory-read` go through `mcp-client`'s skills API, so loads and file
+//! reads are verified (digest, size, frontmatter) exactly as the SDK does
+//! them, and a verification failure exits 3 with the SDK's message.
+//!
 //! Beyond one-shot runs: servers named in config files (`--server`, with
 //! `mcp-host`'s loader), held connections (`connect`, `@NAME`,
 //! `disconnect`, `elicitation respond`; see [`held`]), `repl`, OAuth

@@ -451,3 +451,122 @@ fn sampling_without_a_terminal_is_refused_and_roots_come_from_root() {
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(json(&out)["roots"][0]["uri"], "file:///srv/data");
 }
+
+#[test]
+fn skills_list_get_load_and_read_verified_in_both_eras() {
+    const PDF: &str = "skill://pdf-processing/SKILL.md";
+    for era in ["legacy", "modern"] {
+        let run = |args: &[&str]| {
+            let mut all = vec!["--json", "--era", era];
+            all.extend_from_slice(args);
+            mcp_stdio(&all, &["--era", era])
+        };
+        let out = run(&["skills", "list"]);
+        assert_eq!(out.status.code(), Some(0), "{era}: {}", text(&out.stderr));
+        let doc = json(&out);
+        let uris: Vec<&str> = doc["skills"]
+            .as_array()
+            .expect("a skills array")
+            .iter()
+            .filter_map(|s| s["uri"].as_str())
+            .collect();
+        assert!(uris.contains(&PDF), "{era}: {uris:?}");
+
+        let out = run(&["skills", "get", PDF, "--refresh"]);
+        assert_eq!(out.status.code(), Some(0), "{era}: {}", text(&out.stderr));
+        assert_eq!(json(&out)["skill"]["frontmatter"]["name"], "pdf-processing");
+
+        let out = run(&["skills", "load", PDF]);
+        assert_eq!(out.status.code(), Some(0), "{era}: {}", text(&out.stderr));
+        let doc = json(&out);
+        assert_eq!(doc["verified"], true);
+        assert!(doc["text"].as_str().unwrap().contains("# PDF processing"));
+
+        let out = run(&["skills", "read", PDF, "references/FORMS.md"]);
+        assert_eq!(out.status.code(), Some(0), "{era}: {}", text(&out.stderr));
+        let doc = json(&out);
+        assert_eq!(doc["uri"], "skill://pdf-processing/references/FORMS.md");
+        assert_eq!(doc["verified"], true);
+        assert!(doc["text"].as_str().unwrap().starts_with("# Forms"));
+
+        // Refusals carry the SDK's message and a non-zero exit.
+        let out = run(&["skills", "read", PDF, "../live-status/SKILL.md"]);
+        assert_eq!(out.status.code(), Some(2), "{era}: {}", text(&out.stderr));
+        let out = run(&["skills", "read", PDF, "references/OTHER.md"]);
+        assert_eq!(out.status.code(), Some(3), "{era}: {}", text(&out.stderr));
+        assert!(text(&out.stderr).contains("references/OTHER.md"), "{era}");
+        let live = "skill://live-status/SKILL.md";
+        let out = run(&["skills", "load", live]);
+        assert_eq!(out.status.code(), Some(3), "{era}: {}", text(&out.stderr));
+        assert!(
+            text(&out.stderr).contains("cannot be verified"),
+            "{era}: {}",
+            text(&out.stderr)
+        );
+        let out = run(&["skills", "load", live, "--allow-unverified"]);
+        assert_eq!(out.status.code(), Some(0), "{era}: {}", text(&out.stderr));
+        assert_eq!(json(&out)["verified"], false);
+    }
+    // Text output: the SKILL.md as served.
+    let out = mcp_stdio(&["skills", "load", PDF], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).starts_with("---\nname: pdf-processing"));
+}
+
+#[test]
+fn resources_directory_read_lists_the_children() {
+    let out = mcp_stdio(
+        &[
+            "--json",
+            "resources",
+            "directory-read",
+            "skill://pdf-processing",
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let doc = json(&out);
+    let children: Vec<(&str, &str)> = doc["resources"]
+        .as_array()
+        .expect("a resources array")
+        .iter()
+        .map(|r| {
+            (
+                r["uri"].as_str().unwrap_or(""),
+                r["mimeType"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert!(
+        children.contains(&("skill://pdf-processing/templates", "inode/directory")),
+        "{children:?}"
+    );
+    assert!(
+        children
+            .iter()
+            .any(|(u, _)| *u == "skill://pdf-processing/SKILL.md"),
+        "{children:?}"
+    );
+}
+
+#[test]
+fn skills_list_and_load_read_only_what_they_need_on_the_wire() {
+    // The wire trace (--verbose) shows every message sent: listing reads no
+    // file, loading reads SKILL.md and nothing else.
+    let pdf = "skill://pdf-processing/SKILL.md";
+    let out = mcp_stdio(&["--verbose", "skills", "list"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let wire = text(&out.stderr);
+    assert!(wire.contains("\"method\":\"skills/list\""), "{wire}");
+    assert!(!wire.contains("\"method\":\"resources/read\""), "{wire}");
+
+    let out = mcp_stdio(&["--verbose", "skills", "load", pdf], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let wire = text(&out.stderr);
+    let reads: Vec<&str> = wire
+        .lines()
+        .filter(|l| l.starts_with("->") && l.contains("\"method\":\"resources/read\""))
+        .collect();
+    assert_eq!(reads.len(), 1, "{wire}");
+    assert!(reads[0].contains(pdf), "{wire}");
+}

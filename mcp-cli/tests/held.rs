@@ -227,3 +227,38 @@ fn ctrl_c_in_a_held_command_ends_it_and_frees_the_connection() {
     assert_eq!(text(&out.stdout), "after\n");
     assert_eq!(mcp(&["disconnect", "e"]).status.code(), Some(0));
 }
+
+#[test]
+fn skills_load_and_read_on_a_held_connection() {
+    let runtime = temp_dir("held-skills");
+    let mcp = |args: &[&str]| mcp_in(&runtime, args);
+    let demo = demo_exe();
+    let demo = demo.to_str().expect("utf-8 path");
+    let out = mcp(&["connect", "sk", "--", demo]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+
+    let pdf = "skill://pdf-processing/SKILL.md";
+    let out = mcp(&["@sk", "--json", "skills", "load", pdf]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(json(&out)["verified"], true);
+    let out = mcp(&[
+        "@sk",
+        "--json",
+        "skills",
+        "read",
+        pdf,
+        "templates/invoice.md",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        json(&out)["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("# Invoice")
+    );
+    let out = mcp(&["@sk", "skills", "load", "skill://live-status/SKILL.md"]);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("cannot be verified"));
+
+    assert_eq!(mcp(&["disconnect", "sk"]).status.code(), Some(0));
+}

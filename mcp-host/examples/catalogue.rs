@@ -68,10 +68,16 @@ async fn main() -> ExitCode {
     for template in &catalogue.templates {
         println!("  {} [{}]", template.item.uri_template, template.origin);
     }
+    println!("skills ({}):", catalogue.skills.len());
+    for skill in &catalogue.skills {
+        let about = skill.item.description().unwrap_or("");
+        println!("  {} [{}] {about}", skill.name, skill.origin);
+    }
     for collision in catalogue
         .tool_collisions
         .iter()
         .chain(&catalogue.prompt_collisions)
+        .chain(&catalogue.skill_collisions)
     {
         let who: Vec<String> = collision
             .claims

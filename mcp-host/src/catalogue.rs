@@ -1,7 +1,7 @@
-//! One catalogue of every server's tools, prompts, resources and resource
-//! templates, each tagged with its origin (the host-assigned server label,
-//! never the server's self-reported name), tools and prompts under
-//! collision-free qualified names ([`crate::naming`]).
+//! One catalogue of every server's tools, prompts, resources, resource
+//! templates and skills, each tagged with its origin (the host-assigned
+//! server label, never the server's self-reported name), tools, prompts and
+//! skills under collision-free qualified names ([`crate::naming`]).
 //!
 //! The catalogue is an immutable snapshot, rebuilt whenever a server's
 //! listing changes (a `list_changed` notification in either era, a connect
@@ -10,18 +10,23 @@
 //!
 //! # Skills
 //!
-//! Skills are not listed yet: `mcp-client` has no skills API. When it has,
-//! they join [`Listing`] and [`Catalogue`] the way prompts do (qualified
-//! names, origin label, a [`ListKind`](crate::ListKind) of their own), and
-//! reading a skill's files goes through
-//! [`Host::read_resource`](crate::Host::read_resource) with the skill's
-//! origin, so a skill from one server can never make the host read from
-//! another.
+//! Skill entries (`skills/list`, SEP-2640) are listed from servers that
+//! declare the extension, without reading any skill file, and named like
+//! prompts: `label__name` (a skill's `name` is a label, not an identifier;
+//! an entry without one is named by its URI). Their identity is (origin
+//! label, URI): [`Catalogue::skill_at`]. They are listed again on
+//! `resources/list_changed` and on reconnect
+//! ([`ListKind::Skills`](crate::ListKind::Skills)). Loading a skill and
+//! reading its files goes through [`Host::load_skill`](crate::Host::load_skill)
+//! and [`Host::read_skill_file`](crate::Host::read_skill_file), always to the
+//! skill's origin, so a skill from one server can never make the host read
+//! from another.
 
 use std::collections::HashMap;
 
 use mcp_client::mcp_types::prompts::Prompt;
 use mcp_client::mcp_types::resources::{Resource, ResourceTemplate};
+use mcp_client::mcp_types::skills::SkillEntry;
 use mcp_client::mcp_types::tools::Tool;
 
 use crate::config::ToolRules;
@@ -39,9 +44,11 @@ pub struct Listing {
     pub resources: Vec<Resource>,
     /// `resources/templates/list`.
     pub templates: Vec<ResourceTemplate>,
+    /// `skills/list` (entries only: no skill file is read).
+    pub skills: Vec<SkillEntry>,
 }
 
-/// A tool or prompt under its qualified name.
+/// A tool, prompt or skill under its qualified name.
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct Named<T> {
@@ -49,7 +56,7 @@ pub struct Named<T> {
     pub name: String,
     /// The label of the server it came from.
     pub origin: String,
-    /// The item as the server listed it (its own `name`).
+    /// The item as the server listed it (with its own name).
     pub item: T,
 }
 
@@ -79,8 +86,13 @@ pub struct Catalogue {
     pub tool_collisions: Vec<Collision>,
     /// Prompt names two entries wanted.
     pub prompt_collisions: Vec<Collision>,
+    /// Skill entries, named `label__name`.
+    pub skills: Vec<Named<SkillEntry>>,
+    /// Skill names two entries wanted.
+    pub skill_collisions: Vec<Collision>,
     tool_index: HashMap<String, usize>,
     prompt_index: HashMap<String, usize>,
+    skill_index: HashMap<String, usize>,
 }
 
 /// One server's part of a catalogue build.
@@ -104,25 +116,28 @@ impl Catalogue {
             .iter()
             .flat_map(|p| p.listing.prompts.iter().map(|x| (p.label, x)))
             .collect();
-        let (tools, tool_collisions) = named(policy, tools, |t| &t.name);
-        let (prompts, prompt_collisions) = named(policy, prompts, |p| &p.name);
+        let skills: Vec<(&str, &SkillEntry)> = parts
+            .iter()
+            .flat_map(|p| p.listing.skills.iter().map(|x| (p.label, x)))
+            .collect();
+        let (tools, tool_collisions) = named(policy, tools, |t| t.name.clone());
+        let (prompts, prompt_collisions) = named(policy, prompts, |p| p.name.clone());
+        let (skills, skill_collisions) =
+            named(policy, skills, |s| s.name().unwrap_or(&s.uri).to_owned());
         let resources = sourced(parts, |l| &l.resources);
         let templates = sourced(parts, |l| &l.templates);
-        let index = |v: &[String]| v.iter().enumerate().map(|(i, n)| (n.clone(), i)).collect();
-        let tool_names: Vec<String> = tools.iter().map(|t: &Named<Tool>| t.name.clone()).collect();
-        let prompt_names: Vec<String> = prompts
-            .iter()
-            .map(|p: &Named<Prompt>| p.name.clone())
-            .collect();
         Catalogue {
-            tool_index: index(&tool_names),
-            prompt_index: index(&prompt_names),
+            tool_index: index(&tools),
+            prompt_index: index(&prompts),
+            skill_index: index(&skills),
             tools,
             prompts,
             resources,
             templates,
+            skills,
             tool_collisions,
             prompt_collisions,
+            skill_collisions,
         }
     }
 
@@ -134,6 +149,19 @@ impl Catalogue {
     /// The prompt with this qualified name.
     pub fn prompt(&self, name: &str) -> Option<&Named<Prompt>> {
         self.prompt_index.get(name).map(|&i| &self.prompts[i])
+    }
+
+    /// The skill entry with this qualified name.
+    pub fn skill(&self, name: &str) -> Option<&Named<SkillEntry>> {
+        self.skill_index.get(name).map(|&i| &self.skills[i])
+    }
+
+    /// The skill entry of `origin` whose `SKILL.md` is at `uri`: a skill's
+    /// identity is (server label, URI), never the URI alone.
+    pub fn skill_at(&self, origin: &str, uri: &str) -> Option<&Named<SkillEntry>> {
+        self.skills
+            .iter()
+            .find(|s| s.origin == origin && s.item.uri == uri)
     }
 
     /// The tools of one server.
@@ -155,12 +183,26 @@ fn sourced<T: Clone>(parts: &[Part<'_>], items: impl Fn(&Listing) -> &Vec<T>) ->
         .collect()
 }
 
+/// Qualified name to position.
+fn index<T>(items: &[Named<T>]) -> HashMap<String, usize> {
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.name.clone(), i))
+        .collect()
+}
+
 fn named<T: Clone>(
     policy: &NamingPolicy,
     items: Vec<(&str, &T)>,
-    name: impl Fn(&T) -> &String,
+    name: impl Fn(&T) -> String,
 ) -> (Vec<Named<T>>, Vec<Collision>) {
-    let keys: Vec<(&str, &str)> = items.iter().map(|(l, t)| (*l, name(t).as_str())).collect();
+    let raw: Vec<String> = items.iter().map(|(_, t)| name(t)).collect();
+    let keys: Vec<(&str, &str)> = items
+        .iter()
+        .zip(&raw)
+        .map(|((l, _), n)| (*l, n.as_str()))
+        .collect();
     let (names, collisions) = assign(policy, &keys);
     let out = items
         .into_iter()
@@ -177,6 +219,17 @@ fn named<T: Clone>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The catalogue of two servers, `a` and `b`, with default naming.
+    fn build_ab(a: (&ToolRules, &Listing), b: (&ToolRules, &Listing)) -> Catalogue {
+        let part = |label, (rules, listing)| Part {
+            label,
+            rules,
+            listing,
+        };
+        let parts = [part("a", a), part("b", b)];
+        Catalogue::build(&NamingPolicy::default(), &parts)
+    }
 
     fn tool(name: &str, read_only: bool) -> Tool {
         serde_json::from_value(serde_json::json!({
@@ -201,19 +254,7 @@ mod tests {
             ..ToolRules::default()
         };
         let all = ToolRules::default();
-        let parts = [
-            Part {
-                label: "a",
-                rules: &ro,
-                listing: &a,
-            },
-            Part {
-                label: "b",
-                rules: &all,
-                listing: &b,
-            },
-        ];
-        let c = Catalogue::build(&NamingPolicy::default(), &parts);
+        let c = build_ab((&ro, &a), (&all, &b));
         let names: Vec<&str> = c.tools.iter().map(|t| t.name.as_str()).collect();
         assert_eq!(names, ["a__echo", "b__echo"]);
         let b_echo = c.tool("b__echo").unwrap();
@@ -222,6 +263,43 @@ mod tests {
             ("b", "echo")
         );
         assert!(c.tool("a__rm").is_none(), "filtered tools are not routable");
+        assert!(c.skills.is_empty());
         assert_eq!(c.tools_of("a").count(), 1);
+    }
+
+    fn skill(uri: &str, name: &str) -> SkillEntry {
+        serde_json::from_value(serde_json::json!({
+            "uri": uri, "frontmatter": {"name": name, "description": "d"}
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn skills_are_named_by_origin_kept_on_collision_and_found_by_origin_and_uri() {
+        let a = Listing {
+            skills: vec![
+                skill("skill://x/SKILL.md", "dup"),
+                skill("skill://y/SKILL.md", "dup"),
+            ],
+            ..Listing::default()
+        };
+        let b = Listing {
+            skills: vec![skill("skill://x/SKILL.md", "dup")],
+            ..Listing::default()
+        };
+        let all = ToolRules::default();
+        let c = build_ab((&all, &a), (&all, &b));
+        assert_eq!(c.skills.len(), 3, "no entry is dropped");
+        let names: std::collections::HashSet<&str> =
+            c.skills.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names.len(), 3, "qualified names are unique: {names:?}");
+        assert!(!c.skill_collisions.is_empty(), "the collision is reported");
+        for s in &c.skills {
+            assert_eq!(c.skill(&s.name).unwrap().item.uri, s.item.uri);
+        }
+        let bx = c.skill_at("b", "skill://x/SKILL.md").unwrap();
+        assert_eq!((bx.origin.as_str(), bx.name.as_str()), ("b", "b__dup"));
+        assert_eq!(c.skill_at("a", "skill://x/SKILL.md").unwrap().origin, "a");
+        assert!(c.skill_at("b", "skill://y/SKILL.md").is_none());
     }
 }

@@ -46,6 +46,20 @@ pub enum HostError {
         #[source]
         source: mcp_client::Error,
     },
+    /// No skill in the catalogue has this qualified name.
+    #[error("no skill `{0}` in the catalogue")]
+    UnknownSkill(String),
+    /// A skill could not be loaded or one of its files read: a
+    /// verification failure (no content was handed out), a path the
+    /// skill's entry does not list, or the server's error.
+    #[error("server `{server}`: {source}")]
+    Skill {
+        /// The server label (the skill's origin).
+        server: String,
+        /// The SDK's error, naming the file and what did not match.
+        #[source]
+        source: mcp_client::skills::SkillError,
+    },
     /// The server's config entry cannot be turned into a connection (an
     /// invalid header, an OAuth setup error).
     #[error("server `{server}`: {reason}")]
@@ -67,6 +81,7 @@ impl HostError {
             HostError::NotReady { server, .. }
             | HostError::ServerDied { server, .. }
             | HostError::Call { server, .. }
+            | HostError::Skill { server, .. }
             | HostError::Setup { server, .. } => Some(server),
             HostError::UnknownServer(s) | HostError::DuplicateLabel(s) => Some(s),
             _ => None,

@@ -60,11 +60,28 @@ pub enum ListKind {
     Prompts,
     /// `resources/list` and `resources/templates/list`.
     Resources,
+    /// `skills/list` (listed again on `resources/list_changed`).
+    Skills,
 }
 
 impl ListKind {
     /// All kinds.
-    pub const ALL: [ListKind; 3] = [ListKind::Tools, ListKind::Prompts, ListKind::Resources];
+    pub const ALL: [ListKind; 4] = [
+        ListKind::Tools,
+        ListKind::Prompts,
+        ListKind::Resources,
+        ListKind::Skills,
+    ];
+
+    /// The listings a `list_changed` of `self` refreshes: skills are
+    /// resources, so a resources change lists skills again too.
+    pub(crate) fn refreshes(self) -> &'static [ListKind] {
+        match self {
+            ListKind::Tools => &[ListKind::Tools],
+            ListKind::Prompts => &[ListKind::Prompts],
+            ListKind::Resources | ListKind::Skills => &[ListKind::Resources, ListKind::Skills],
+        }
+    }
 
     /// From the word of a `notifications/<what>/list_changed`.
     pub(crate) fn from_word(what: &str) -> Option<Self> {

@@ -7,12 +7,14 @@
 //! * [`Host`]: every server connected concurrently with its own
 //!   [`ServerState`]; startup bounded; add, remove and restart at runtime;
 //!   close in parallel.
-//! * [`Catalogue`]: tools, prompts, resources and templates of all servers,
-//!   tagged with their origin label, under collision-free qualified names
+//! * [`Catalogue`]: tools, prompts, resources, templates and skills of all
+//!   servers, tagged with their origin label, under collision-free qualified names
 //!   ([`NamingPolicy`]); collisions are renamed and reported, never
 //!   dropped; refreshed on `list_changed` (both eras) and on reconnect.
 //! * Routing: [`Host::call_tool`] by qualified name,
-//!   [`Host::read_resource`] bound to its origin; per-server tool filters
+//!   [`Host::read_resource`] bound to its origin, skills loaded and their
+//!   files read from their origin only ([`Host::load_skill`],
+//!   [`Host::read_skill_file`]); per-server tool filters
 //!   ([`config::ToolRules`]: allow/deny names and globs, read-only).
 //! * Reconnect with exponential backoff and seeded jitter
 //!   ([`backoff`]); a call in flight when its server died fails with the
@@ -52,6 +54,7 @@ mod host;
 mod listing;
 pub mod naming;
 mod route;
+mod skills;
 mod supervisor;
 
 pub use catalogue::{Catalogue, Listing, Named, Sourced};
@@ -60,6 +63,7 @@ pub use events::{HostEvent, ListKind, ServerState};
 pub use handlers::HostHandlers;
 pub use host::{Host, HostBuilder, HostOptions};
 pub use naming::{Collision, NamingPolicy};
+pub use skills::HostSkill;
 
 /// Migrating from a hand-written host loop.
 #[doc = include_str!("../docs/migrating.md")]

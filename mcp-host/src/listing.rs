@@ -35,6 +35,9 @@ pub(crate) async fn fetch(
                 Err(e) => Err(e),
             }
         }
+        ListKind::Skills if declares_skills(&caps) => {
+            client.list_all_skills().await.map(|v| listing.skills = v)
+        }
         _ => Ok(()),
     };
     match result {
@@ -46,6 +49,15 @@ pub(crate) async fn fetch(
             Ok(())
         }
     }
+}
+
+/// Whether the server declared the skills extension (the only case in
+/// which `skills/list` may be sent).
+fn declares_skills(caps: &mcp_client::mcp_types::capabilities::ServerCapabilities) -> bool {
+    caps.extensions
+        .as_ref()
+        .and_then(|e| e.get(mcp_client::mcp_types::skills::SKILLS_EXTENSION))
+        .is_some_and(|v| !matches!(v, serde_json::Value::Null | serde_json::Value::Bool(false)))
 }
 
 fn not_offered(e: &Error) -> bool {

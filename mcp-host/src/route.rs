@@ -9,6 +9,7 @@ use mcp_client::mcp_types::logging::LoggingLevel;
 use mcp_client::mcp_types::prompts::GetPromptResult;
 use mcp_client::mcp_types::resources::ReadResourceResult;
 use mcp_client::mcp_types::tools::CallToolResult;
+use mcp_client::skills::SkillError;
 use mcp_client::{CallOptions, Client};
 use serde_json::Value;
 use tracing::Instrument;
@@ -147,7 +148,7 @@ impl Host {
     }
 
     /// The connected client of `label` and its connection generation.
-    fn ready(&self, label: &str) -> Result<(Client, u64, Arc<StderrTail>), HostError> {
+    pub(crate) fn ready(&self, label: &str) -> Result<(Client, u64, Arc<StderrTail>), HostError> {
         let found = self
             .shared()
             .with_slot(label, |s| match &s.client {
@@ -164,16 +165,18 @@ impl Host {
     /// Runs `f` on the client of `label`; a transport failure marks the
     /// connection dead (once, for its generation) and is reported with
     /// its cause; nothing is retried.
-    async fn routed<T, F, Fut>(&self, label: &str, f: F) -> Result<T, HostError>
+    pub(crate) async fn routed<T, E, F, Fut>(&self, label: &str, f: F) -> Result<T, HostError>
     where
+        E: Routed,
         F: FnOnce(Client) -> Fut,
-        Fut: Future<Output = Result<T, mcp_client::Error>>,
+        Fut: Future<Output = Result<T, E>>,
     {
         let (client, generation, tail) = self.ready(label)?;
         match f(client).await {
             Ok(v) => Ok(v),
-            Err(e) if e.is_transport() || e.is_closed() => {
-                let cause = with_tail(e.to_string(), &tail);
+            Err(e) if e.connection_gone().is_some() => {
+                let gone = e.connection_gone().map(ToString::to_string);
+                let cause = with_tail(gone.unwrap_or_default(), &tail);
                 if let Ok(Some(c)) = self.control(label) {
                     let died = Control::Died {
                         generation,
@@ -186,10 +189,44 @@ impl Host {
                     cause,
                 })
             }
-            Err(source) => Err(HostError::Call {
-                server: label.into(),
-                source,
-            }),
+            Err(e) => Err(e.into_host(label)),
+        }
+    }
+}
+
+/// An error a routed call can fail with.
+pub(crate) trait Routed {
+    /// The client's error when the connection is gone (transport or closed).
+    fn connection_gone(&self) -> Option<&mcp_client::Error>;
+    /// The host error for any other failure on `server`.
+    fn into_host(self, server: &str) -> HostError;
+}
+
+impl Routed for mcp_client::Error {
+    fn connection_gone(&self) -> Option<&mcp_client::Error> {
+        (self.is_transport() || self.is_closed()).then_some(self)
+    }
+
+    fn into_host(self, server: &str) -> HostError {
+        HostError::Call {
+            server: server.into(),
+            source: self,
+        }
+    }
+}
+
+impl Routed for SkillError {
+    fn connection_gone(&self) -> Option<&mcp_client::Error> {
+        match self {
+            SkillError::Request(e) => e.connection_gone(),
+            _ => None,
+        }
+    }
+
+    fn into_host(self, server: &str) -> HostError {
+        HostError::Skill {
+            server: server.into(),
+            source: self,
         }
     }
 }

@@ -341,15 +341,19 @@ impl Supervisor {
     }
 
     /// Lists `kind` again; `Err` with the cause when the connection is gone.
+    /// (A resources change lists skills again as well.)
     async fn refresh(&self, client: &Client, kind: ListKind) -> Result<(), String> {
         let mut listing = (self.shared)
             .with_slot(self.label(), |s| s.listing.clone())
             .unwrap_or_default();
-        fetch(client, kind, &mut listing)
-            .await
-            .map_err(|e| with_tail(e.to_string(), &self.tail))?;
+        let kinds = kind.refreshes();
+        for &k in kinds {
+            fetch(client, k, &mut listing)
+                .await
+                .map_err(|e| with_tail(e.to_string(), &self.tail))?;
+        }
         self.shared.with_slot(self.label(), |s| s.listing = listing);
-        self.shared.rebuild(self.label(), &[kind]);
+        self.shared.rebuild(self.label(), kinds);
         Ok(())
     }
 }

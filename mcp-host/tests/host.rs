@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use demo_server::Eras;
 use mcp_host::{Host, HostError, HostEvent, HostOptions, ListKind, NamingPolicy, ServerState};
 use serde_json::json;
-use support::{http_demo, json_path, next_matching, parse, text, until};
+use support::{http_demo, json_path, next_matching, parse, text, trigger_change, two_eras, until};
 
 fn names_of(host: &Host, origin: &str) -> Vec<String> {
     host.catalogue()
@@ -201,31 +201,11 @@ async fn a_crash_fails_the_call_with_its_cause_reconnects_with_backoff_and_never
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn list_changed_refreshes_the_catalogue_in_both_eras() {
-    let demo = json_path("demo-server");
-    let config = parse(&format!(
-        r#"{{"mcpServers": {{
-        "legacy": {{"command": {demo}, "mcpHost": {{"era": "legacy"}}}},
-        "modern": {{"command": {demo}, "mcpHost": {{"era": "modern"}}}}
-    }}}}"#
-    ));
-    let host = Host::builder().start(&config).await;
+    let host = Host::builder().start(&two_eras()).await;
     let mut events = host.events();
     for label in ["legacy", "modern"] {
-        host.call_tool(
-            &format!("{label}__trigger"),
-            json!({"event": "prompts_list_changed"}),
-        )
-        .await
-        .unwrap();
-        let server = next_matching(&mut events, "catalogue change", |e| match e {
-            HostEvent::CatalogueChanged {
-                server,
-                kind: ListKind::Prompts,
-            } => Some(server.clone()),
-            _ => None,
-        })
-        .await;
-        assert_eq!(server, label);
+        let event = "prompts_list_changed";
+        trigger_change(&host, &mut events, label, event, ListKind::Prompts).await;
     }
     assert!(host.catalogue().prompt("modern__greeting").is_some());
     host.close().await;

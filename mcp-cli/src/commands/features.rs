@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 
 use mcp_client::{CallOptions, Client};
 use mcp_types::completion::{CompleteRequestParams, CompletionReference};
+use mcp_types::resources::Resource;
 use mcp_types::tools::CallToolResult;
 use serde_json::{Value, json};
 
@@ -184,20 +185,11 @@ pub(super) async fn resources(
     match cmd {
         ResourcesCmd::List => {
             let list = client.list_all_resources().await?;
-            if out.json {
-                out.json_doc(&json!({ "resources": list }));
-                return Ok(Exit::Ok);
-            }
-            for r in &list {
-                let mime = r.mime_type.as_deref().unwrap_or("");
-                out.line(&format!(
-                    "{}  {}  {}",
-                    out.ui.bold(&r.uri),
-                    r.name,
-                    out.ui.dim(mime)
-                ));
-            }
-            Ok(Exit::Ok)
+            resource_list(&list, out)
+        }
+        ResourcesCmd::DirectoryRead { uri } => {
+            let list = client.read_all_directory(uri).await?;
+            resource_list(&list, out)
         }
         ResourcesCmd::Templates => {
             let list = client.list_all_resource_templates().await?;
@@ -235,6 +227,25 @@ pub(super) async fn resources(
             Ok(Exit::Ok)
         }
     }
+}
+
+/// Prints resources: `{"resources": [...]}` with `--json`, one line each
+/// otherwise.
+fn resource_list(list: &[Resource], out: &Out) -> Result<Exit, CliError> {
+    if out.json {
+        out.json_doc(&json!({ "resources": list }));
+        return Ok(Exit::Ok);
+    }
+    for r in list {
+        let mime = r.mime_type.as_deref().unwrap_or("");
+        out.line(&format!(
+            "{}  {}  {}",
+            out.ui.bold(&r.uri),
+            r.name,
+            out.ui.dim(mime)
+        ));
+    }
+    Ok(Exit::Ok)
 }
 
 /// `complete`.

@@ -4,6 +4,7 @@
 //! the exit code; failures come back as [`CliError`]s.
 
 mod features;
+mod skills;
 mod streams;
 mod tasks;
 
@@ -28,6 +29,7 @@ pub(crate) async fn run(
         Command::Tools(cmd) => features::tools(&client, cmd, out).await,
         Command::Prompts(cmd) => features::prompts(&client, cmd, out).await,
         Command::Resources(cmd) => features::resources(session, cmd, out).await,
+        Command::Skills(cmd) => skills::run(&client, cmd, out).await,
         Command::Complete(args) => features::complete(&client, args, out).await,
         Command::Ping => {
             let started = std::time::Instant::now();

@@ -11,7 +11,7 @@ use demo_server::{DemoOptions, DemoServer, Eras, HttpHandle};
 use mcp_client::mcp_types::content::ContentBlock;
 use mcp_client::mcp_types::tools::CallToolResult;
 use mcp_host::config::{Config, Vars};
-use mcp_host::{Host, HostEvent};
+use mcp_host::{Host, HostEvent, ListKind};
 use tokio::sync::broadcast::{Receiver, error::RecvError};
 
 /// A binary of the `demo-server` package (`demo-server`, `crash-server`),
@@ -87,6 +87,42 @@ pub async fn next_matching<T>(
             Err(_) => panic!("timed out waiting for {what}"),
         }
     }
+}
+
+/// A config of the demo server over stdio twice: `legacy` pinned to
+/// 2025-11-25 and `modern` to 2026-07-28.
+pub fn two_eras() -> Config {
+    let demo = json_path("demo-server");
+    parse(&format!(
+        r#"{{"mcpServers": {{
+        "legacy": {{"command": {demo}, "mcpHost": {{"era": "legacy"}}}},
+        "modern": {{"command": {demo}, "mcpHost": {{"era": "modern"}}}}
+    }}}}"#
+    ))
+}
+
+/// Has the demo server `label` send the `event` notification (its
+/// `trigger` tool) and waits for the catalogue change of `kind` it causes,
+/// asserting that it is `label`'s.
+pub async fn trigger_change(
+    host: &Host,
+    events: &mut Receiver<HostEvent>,
+    label: &str,
+    event: &str,
+    kind: ListKind,
+) {
+    host.call_tool(
+        &format!("{label}__trigger"),
+        serde_json::json!({ "event": event }),
+    )
+    .await
+    .expect("the trigger tool runs");
+    let server = next_matching(events, "catalogue change", |e| match e {
+        HostEvent::CatalogueChanged { server, kind: k } if *k == kind => Some(server.clone()),
+        _ => None,
+    })
+    .await;
+    assert_eq!(server, label);
 }
 
 /// The text blocks of a tool result, joined by spaces.
