@@ -439,8 +439,14 @@ impl Error {
             ErrorKind::Request(RequestError::TransportClosed) => {
                 Some("the request got no response")
             }
+            ErrorKind::Request(RequestError::Unauthorized(_)) => Some("authorization required"),
             ErrorKind::Connect {
-                error: ConnectError::Request(RequestError::TransportClosed | RequestError::Closed),
+                error:
+                    ConnectError::Request(
+                        RequestError::TransportClosed
+                        | RequestError::Closed
+                        | RequestError::Unauthorized(_),
+                    ),
                 ..
             }
             | ErrorKind::Transport(_) => Some("connecting failed"),

@@ -141,6 +141,10 @@ pub enum PeerMisbehaved {
         /// What was wrong.
         reason: String,
     },
+    /// HTTP: the server answered a request's POST with `202 Accepted` and
+    /// no body, which only a notification or a response may get (M-54).
+    #[error("the server answered request {0} with 202 Accepted and no body")]
+    AcceptedWithoutBody(RequestId),
     /// Strict mode refused a response (see [`crate::strict`]).
     #[error(transparent)]
     Strict(crate::strict::StrictViolation),

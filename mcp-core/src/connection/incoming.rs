@@ -493,6 +493,34 @@ impl Connection {
         }
     }
 
+    /// HTTP: the server answered the POST of this request with `202
+    /// Accepted` and no body. That is a protocol violation, not a lost
+    /// stream: the request fails at once with
+    /// [`PeerMisbehaved::AcceptedWithoutBody`] and the connection goes on.
+    /// An id not in flight (late or unknown) is ignored.
+    ///
+    /// ```
+    /// use std::time::Instant;
+    /// use mcp_core::{Config, Connection};
+    /// use mcp_types::RequestId;
+    ///
+    /// let mut conn = Connection::new(Config::new("my-client", "1.0"));
+    /// // Nothing is in flight: nothing happens.
+    /// conn.handle_accepted_without_body(Instant::now(), &RequestId::Number(7));
+    /// assert!(conn.poll_event().is_none());
+    /// ```
+    pub fn handle_accepted_without_body(&mut self, now: Instant, request_id: &RequestId) {
+        let _ = now;
+        if self.wires.resolve(request_id).is_none() {
+            return;
+        }
+        let Some((_, key, _)) = self.take_wire(request_id) else {
+            return;
+        };
+        let violation = PeerMisbehaved::AcceptedWithoutBody(request_id.clone());
+        self.fail_call(key, RequestError::Peer(violation));
+    }
+
     /// HTTP: the response stream of one request ended without its response.
     /// The request is lost (M-54); a subscription ends.
     pub fn handle_stream_closed(&mut self, now: Instant, request_id: &RequestId) {
