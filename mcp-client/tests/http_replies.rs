@@ -8,7 +8,7 @@ mod scripted;
 
 use std::time::Duration;
 
-use mcp_client::{ClientBuilder, EraPreference};
+use mcp_client::{ClientBuilder, EraPreference, ErrorKind, PeerMisbehaved, RequestError};
 use serde_json::{Value, json};
 use tokio::io::BufReader;
 use tokio::net::{TcpListener, TcpStream};
@@ -71,6 +71,13 @@ async fn call(tool: &str) -> mcp_client::Error {
 async fn a_202_without_body_answering_a_request_is_a_protocol_violation() {
     let err = call("accept").await;
     assert!(err.is_protocol_violation(), "{err}");
+    assert!(
+        matches!(
+            err.kind(),
+            ErrorKind::Request(RequestError::Peer(PeerMisbehaved::AcceptedWithoutBody(_)))
+        ),
+        "{err:?}"
+    );
     let text = err.to_string();
     assert!(
         text.contains("with 202 Accepted and no body") && text.contains("answered request"),
