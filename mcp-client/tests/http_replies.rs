@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use tokio::io::BufReader;
 use tokio::net::{TcpListener, TcpStream};
 
-use scripted::{answer_initialize, read_request, respond};
+use scripted::{answer_initialize, answer_non_post, read_request, respond};
 
 /// A bearer token the client never holds; it must not show up anywhere.
 const CHALLENGE: &str = "www-authenticate: Bearer realm=\"mcp\", error=\"invalid_token\", \
@@ -23,12 +23,7 @@ async fn serve_connection(stream: TcpStream) {
     let mut conn = BufReader::new(stream);
     while let Some((method, _headers, body)) = read_request(&mut conn).await {
         if method != "POST" {
-            let status = if method == "GET" {
-                "405 Method Not Allowed"
-            } else {
-                "200 OK"
-            };
-            respond(&mut conn, status, "", "").await;
+            answer_non_post(&mut conn, &method).await;
             continue;
         }
         let message: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
