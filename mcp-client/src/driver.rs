@@ -110,6 +110,9 @@ enum Wake {
     Skipped,
     /// A line that broke the JSON-RPC envelope (stdio).
     Broken(mcp_transport_stdio::BrokenEnvelope),
+    /// A line over the stdio line limit, discarded (it may name the
+    /// request it answered).
+    Oversized(mcp_transport_stdio::LineTooLong),
     Wrote(Result<(), String>),
     /// A custom transport's receive failed; the error may name why the
     /// calls still waiting lost their answers (legacy_sse.rs).
@@ -233,6 +236,13 @@ impl Driver {
                 self.conn
                     .handle_envelope_violation(now, b.id.as_ref(), b.violations);
             }
+            Wake::Oversized(l) => {
+                tracing::warn!(error = %l, "discarded a line over the limit");
+                if let Some(id) = &l.id {
+                    let limit = u64::try_from(l.limit).unwrap_or(u64::MAX);
+                    self.conn.handle_response_too_large(now, id, l.len, limit);
+                }
+            }
             Wake::Wrote(Ok(())) => self.writing = None,
             Wake::Wrote(Err(e)) => {
                 self.writing = None;
@@ -281,14 +291,7 @@ impl Driver {
             {
                 more = true;
                 self.drain_queues();
-                let wake = match item {
-                    Some(Ok(Inbound::Message(m))) => Wake::Inbound(Some(Ok(m))),
-                    Some(Ok(Inbound::Broken(b))) => Wake::Broken(b),
-                    Some(Ok(_)) => Wake::Skipped,
-                    Some(Err(e)) => Wake::Inbound(Some(Err(e.to_string()))),
-                    None => Wake::Inbound(None),
-                };
-                self.on_wake(now, wake)?;
+                self.on_wake(now, stream_wake(item))?;
             }
             if !more {
                 break;
@@ -319,16 +322,9 @@ impl Driver {
         } = self;
         let inbound = async {
             match link {
-                Some(Link::Stream { receiver, .. }) if recv_open => match receiver.recv().await {
-                    Some(Ok(Inbound::Message(m))) => Wake::Inbound(Some(Ok(m))),
-                    Some(Ok(Inbound::Broken(b))) => Wake::Broken(b),
-                    Some(Ok(other)) => {
-                        tracing::debug!(item = ?other, "skipped a line from the server");
-                        Wake::Skipped
-                    }
-                    Some(Err(e)) => Wake::Inbound(Some(Err(e.to_string()))),
-                    None => Wake::Inbound(None),
-                },
+                Some(Link::Stream { receiver, .. }) if recv_open => {
+                    stream_wake(receiver.recv().await)
+                }
                 Some(Link::Custom(t)) if recv_open => match t.recv().await {
                     Some(Ok(m)) => Wake::Inbound(Some(Ok(m))),
                     Some(Err(e)) => Wake::CustomFailed(e),
@@ -600,5 +596,20 @@ impl Driver {
         if let Some(link) = self.link.take() {
             link.close().await;
         }
+    }
+}
+
+/// What one item from a stdio receiver wakes the driver with.
+fn stream_wake(item: Option<Result<Inbound, mcp_transport_stdio::RecvError>>) -> Wake {
+    match item {
+        Some(Ok(Inbound::Message(m))) => Wake::Inbound(Some(Ok(m))),
+        Some(Ok(Inbound::Broken(b))) => Wake::Broken(b),
+        Some(Ok(Inbound::Oversized(l))) => Wake::Oversized(l),
+        Some(Ok(other)) => {
+            tracing::debug!(item = ?other, "skipped a line from the server");
+            Wake::Skipped
+        }
+        Some(Err(e)) => Wake::Inbound(Some(Err(e.to_string()))),
+        None => Wake::Inbound(None),
     }
 }

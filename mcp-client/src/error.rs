@@ -290,7 +290,8 @@ impl Error {
     }
 
     /// The connection failed: the transport closed or broke, the server
-    /// process exited, an HTTP exchange failed, or the client was closed.
+    /// process exited, an HTTP exchange failed, a response was over the
+    /// transport's size limit, or the client was closed.
     pub fn is_transport(&self) -> bool {
         match &*self.kind {
             ErrorKind::Http(mcp_transport_http::HttpError::Config(_)) => false,
@@ -303,6 +304,7 @@ impl Error {
                         | RequestError::Closed
                         | RequestError::HttpStatus(_)
                         | RequestError::SessionExpired
+                        | RequestError::ResponseTooLarge { .. }
                 )
             ),
         }
@@ -439,8 +441,14 @@ impl Error {
             ErrorKind::Request(RequestError::TransportClosed) => {
                 Some("the request got no response")
             }
+            ErrorKind::Request(RequestError::Unauthorized(_)) => Some("authorization required"),
             ErrorKind::Connect {
-                error: ConnectError::Request(RequestError::TransportClosed | RequestError::Closed),
+                error:
+                    ConnectError::Request(
+                        RequestError::TransportClosed
+                        | RequestError::Closed
+                        | RequestError::Unauthorized(_),
+                    ),
                 ..
             }
             | ErrorKind::Transport(_) => Some("connecting failed"),

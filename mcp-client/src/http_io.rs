@@ -56,9 +56,11 @@ impl Driver {
                 self.http_io.push(send_in(*a));
             }
             HttpIo::Posted { id, result } => match result {
+                // A request answered with an empty 202: the core fails it as
+                // the server's protocol violation.
                 Ok(Reply::Accepted) => {
                     if let Some(id) = id {
-                        self.conn.handle_stream_closed(now, &id);
+                        self.conn.handle_accepted_without_body(now, &id);
                     }
                 }
                 Ok(Reply::Message(m)) => self.receive(now, *m),
@@ -138,20 +140,31 @@ impl Driver {
                 {
                     http.clear_session();
                 }
+                // The challenge's summary reaches the caller: the core only
+                // knows the status.
+                if matches!(e, HttpError::Unauthorized { .. }) {
+                    self.keep_cause(id, e);
+                }
             }
             _ => {
                 tracing::debug!(error = %e, "HTTP exchange failed");
                 self.last_transport_error = Some(e.to_string());
                 // Keep the typed error: the core only learns that the
                 // stream closed, the caller gets this as the cause.
-                match id.and_then(|id| self.pending.get_mut(id)) {
-                    Some(p) => p.cause = Some(e),
-                    None => self.last_http_error = Some(e),
-                }
+                self.keep_cause(id, e);
                 if let Some(id) = id {
                     self.conn.handle_stream_closed(now, id);
                 }
             }
+        }
+    }
+
+    /// Keeps `e` as the cause of the request `id` fails with, or (no such
+    /// pending call: `connect`'s requests) of the next connect failure.
+    fn keep_cause(&mut self, id: Option<&RequestId>, e: HttpError) {
+        match id.and_then(|id| self.pending.get_mut(id)) {
+            Some(p) => p.cause = Some(e),
+            None => self.last_http_error = Some(e),
         }
     }
 

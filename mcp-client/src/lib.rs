@@ -191,6 +191,24 @@ pub use tasks::TaskHandle;
 pub use transport::{Transport, TransportFuture};
 
 pub use mcp_core::tasks::{TaskSnapshot, TaskStates, TaskStatus};
+/// The typed errors inside [`ErrorKind`], so a caller can match them
+/// without depending on `mcp-core`:
+///
+/// ```
+/// use mcp_client::{ConnectError, Error, ErrorKind, RequestError};
+///
+/// fn why(e: &Error) -> &'static str {
+///     match e.kind() {
+///         ErrorKind::Connect { error: ConnectError::LegacyServer, .. } => "legacy server",
+///         ErrorKind::Connect { error: ConnectError::Request(RequestError::Timeout(_)), .. } => {
+///             "the handshake timed out"
+///         }
+///         ErrorKind::Request(RequestError::ResponseTooLarge { .. }) => "response too large",
+///         _ => "something else",
+///     }
+/// }
+/// ```
+pub use mcp_core::{ConnectError, PeerMisbehaved, RequestError, UsageError};
 pub use mcp_core::{EraOutcome, EraPreference};
 /// The HTTP authorization hook ([`auth::AuthProvider`], [`auth::BearerToken`]),
 /// for [`Client::set_auth_provider`] and `HttpConfig::with_auth`.

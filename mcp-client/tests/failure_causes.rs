@@ -1,11 +1,14 @@
 //! The client's errors name the real cause first (issue 14 item 6), not
 //! "the transport closed": against a port nobody listens on, and a real
-//! server whose answer is over the configured size limit.
+//! server whose answer is over the configured size limit (HTTP body or
+//! event, stdio line).
 
 mod common;
 
-use common::{Server, Via};
-use mcp_client::{Client, HttpConfig};
+use std::time::Duration;
+
+use common::{Server, Via, demo_exe};
+use mcp_client::{Client, HttpConfig, ServerCommand};
 use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -53,6 +56,44 @@ async fn an_answer_over_the_size_limit_is_named_first() {
             text.ends_with("larger than the 65536-byte limit (the request got no response)"),
             "{via:?}: {text}"
         );
+        client.close().await;
+    }
+}
+
+/// A stdio response over `ServerCommand::max_line_length` fails its call at
+/// once (not at its 60 s deadline) with an error naming the size and the
+/// limit, and the connection stays usable.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_oversized_stdio_response_fails_its_call_at_once() {
+    for via in [Via::StdioLegacy, Via::StdioModern] {
+        let command = ServerCommand::new(demo_exe())
+            .arg("--serve-stdio")
+            .max_line_length(64 * 1024);
+        let client = Server::start(via)
+            .await
+            .builder()
+            .stdio(command)
+            .request_timeout(Some(Duration::from_secs(60)))
+            .connect()
+            .await
+            .expect("connect");
+        let err = tokio::time::timeout(
+            Duration::from_secs(10),
+            client.call_tool("big", json!({"bytes": 1 << 20})),
+        )
+        .await
+        .expect("the call ends long before its 60 s deadline")
+        .expect_err("over the limit");
+        let text = err.to_string();
+        assert!(
+            text.contains("over the limit of 65536 bytes") && text.contains("response is"),
+            "{via:?}: {text}"
+        );
+        assert!(err.is_transport() && !err.is_timeout(), "{via:?}: {err:?}");
+        client
+            .call_tool("big", json!({"bytes": 16}))
+            .await
+            .expect("the connection goes on");
         client.close().await;
     }
 }

@@ -141,6 +141,10 @@ pub enum PeerMisbehaved {
         /// What was wrong.
         reason: String,
     },
+    /// HTTP: the server answered a request's POST with `202 Accepted` and
+    /// no body, which only a notification or a response may get (M-54).
+    #[error("the server answered request {0} with 202 Accepted and no body")]
+    AcceptedWithoutBody(RequestId),
     /// Strict mode refused a response (see [`crate::strict`]).
     #[error(transparent)]
     Strict(crate::strict::StrictViolation),
@@ -179,6 +183,18 @@ pub enum RequestError {
     /// The connection was closed locally.
     #[error("the connection was closed")]
     Closed,
+    /// The response was over the transport's size limit and was discarded
+    /// (for example a stdio line over `ServerCommand::max_line_length`);
+    /// the connection goes on.
+    #[error(
+        "the server's response is {size} bytes, over the limit of {limit} bytes; it was discarded"
+    )]
+    ResponseTooLarge {
+        /// The size of the discarded response in bytes.
+        size: u64,
+        /// The configured limit in bytes.
+        limit: u64,
+    },
     /// The multi-round-trip loop hit its round cap; the last
     /// `InputRequiredResult` is attached.
     #[error("gave up after {rounds} input_required rounds")]

@@ -25,7 +25,9 @@ pub const MAX_FAILURES: usize = 16;
 /// and ends with `…`.
 pub const MAX_LOCATION_LEN: usize = 256;
 
-/// A response that strict mode refused.
+/// A response that was refused: by strict mode (an id mismatch, a schema
+/// failure), or because its envelope broke JSON-RPC (which fails the call
+/// in either mode; strict mode also refuses a missing `jsonrpc`).
 ///
 /// ```
 /// use mcp_core::strict::{StrictProblem, StrictViolation};
@@ -39,7 +41,7 @@ pub const MAX_LOCATION_LEN: usize = 256;
 /// );
 /// assert_eq!(
 ///     v.to_string(),
-///     "strict mode: the response to `tools/call` (id 3) is not a complete \
+///     "the response to `tools/call` (id 3) is not a complete \
 ///      JSON-RPC envelope: the `jsonrpc` member is missing"
 /// );
 /// ```
@@ -174,12 +176,15 @@ impl fmt::Display for SchemaFailure {
 }
 
 impl fmt::Display for StrictViolation {
+    /// Names the violation by what it is. Only the checks that strict mode
+    /// alone makes (an id mismatch, a schema failure) start with
+    /// `strict mode:`; a broken envelope fails its call in either mode, so
+    /// its message does not name a mode.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "strict mode: the response to `{}` (id {}) ",
-            self.method, self.id
-        )?;
+        if !matches!(self.problem, StrictProblem::Envelope(_)) {
+            f.write_str("strict mode: ")?;
+        }
+        write!(f, "the response to `{}` (id {}) ", self.method, self.id)?;
         match &self.problem {
             StrictProblem::Envelope(violations) => {
                 f.write_str("is not a complete JSON-RPC envelope: ")?;
@@ -228,6 +233,24 @@ mod tests {
         let f = SchemaFailure::new(long, "type", "/type");
         assert!(f.instance_location.len() <= MAX_LOCATION_LEN + '…'.len_utf8());
         assert!(f.instance_location.ends_with('…'));
+    }
+
+    /// An envelope violation fails its call in either mode, so its message
+    /// names what broke and never says "strict mode".
+    #[test]
+    fn envelope_violations_are_not_called_strict_mode() {
+        let v = StrictViolation::new(
+            "tools/call",
+            RequestId::Number(4),
+            StrictProblem::Envelope(vec![EnvelopeViolation::BothResultAndError]),
+        );
+        assert_eq!(
+            v.to_string(),
+            "the response to `tools/call` (id 4) is not a complete JSON-RPC envelope: \
+             a response carries both `result` and `error`"
+        );
+        let id = StrictViolation::new("ping", RequestId::Number(5), StrictProblem::IdMismatch);
+        assert!(id.to_string().starts_with("strict mode: "), "{id}");
     }
 
     #[test]

@@ -493,6 +493,65 @@ impl Connection {
         }
     }
 
+    /// HTTP: the server answered the POST of this request with `202
+    /// Accepted` and no body. That is a protocol violation, not a lost
+    /// stream: the request fails at once with
+    /// [`PeerMisbehaved::AcceptedWithoutBody`] and the connection goes on.
+    /// An id not in flight (late or unknown) is ignored.
+    ///
+    /// ```
+    /// use std::time::Instant;
+    /// use mcp_core::{Config, Connection};
+    /// use mcp_types::RequestId;
+    ///
+    /// let mut conn = Connection::new(Config::new("my-client", "1.0"));
+    /// // Nothing is in flight: nothing happens.
+    /// conn.handle_accepted_without_body(Instant::now(), &RequestId::Number(7));
+    /// assert!(conn.poll_event().is_none());
+    /// ```
+    pub fn handle_accepted_without_body(&mut self, now: Instant, request_id: &RequestId) {
+        let _ = now;
+        if self.wires.resolve(request_id).is_none() {
+            return;
+        }
+        let Some((_, key, _)) = self.take_wire(request_id) else {
+            return;
+        };
+        let violation = PeerMisbehaved::AcceptedWithoutBody(request_id.clone());
+        self.fail_call(key, RequestError::Peer(violation));
+    }
+
+    /// The transport discarded the response to this request because it was
+    /// over its size limit (`size` bytes, `limit` the limit): the request
+    /// fails at once with [`RequestError::ResponseTooLarge`] instead of
+    /// waiting for its deadline, and the connection goes on. An id not in
+    /// flight (late or unknown) is ignored.
+    ///
+    /// ```
+    /// use std::time::Instant;
+    /// use mcp_core::{Config, Connection};
+    /// use mcp_types::RequestId;
+    ///
+    /// let mut conn = Connection::new(Config::new("my-client", "1.0"));
+    /// conn.handle_response_too_large(Instant::now(), &RequestId::Number(3), 1 << 20, 1 << 16);
+    /// assert!(conn.poll_event().is_none());
+    /// ```
+    pub fn handle_response_too_large(
+        &mut self,
+        now: Instant,
+        request_id: &RequestId,
+        size: u64,
+        limit: u64,
+    ) {
+        let _ = now;
+        if self.wires.resolve(request_id).is_none() {
+            return;
+        }
+        if let Some((_, key, _)) = self.take_wire(request_id) {
+            self.fail_call(key, RequestError::ResponseTooLarge { size, limit });
+        }
+    }
+
     /// HTTP: the response stream of one request ended without its response.
     /// The request is lost (M-54); a subscription ends.
     pub fn handle_stream_closed(&mut self, now: Instant, request_id: &RequestId) {
