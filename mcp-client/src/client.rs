@@ -364,8 +364,8 @@ impl Client {
     ///
     /// ```no_run
     /// # async fn run(client: mcp_client::Client) -> Result<(), mcp_client::Error> {
-    /// use mcp_types::methods::v2026_07_28::ListTools;
-    /// use mcp_types::common::PaginatedRequestParams;
+    /// use mcp_client::mcp_types::methods::v2026_07_28::ListTools;
+    /// use mcp_client::mcp_types::common::PaginatedRequestParams;
     /// let page = client.request::<ListTools>(&PaginatedRequestParams::new(), Default::default()).await?;
     /// # let _ = page; Ok(()) }
     /// ```

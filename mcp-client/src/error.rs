@@ -168,7 +168,7 @@ fn context_suffix(context: &Option<String>) -> String {
 ///     if e.is_timeout() {
 ///         "took too long"
 ///     } else if let Some(remote) = e.remote_error() {
-///         if remote.code == mcp_types::ErrorCode::METHOD_NOT_FOUND { "unsupported" } else { "server error" }
+///         if remote.code == mcp_client::mcp_types::ErrorCode::METHOD_NOT_FOUND { "unsupported" } else { "server error" }
 ///     } else if e.is_transport() {
 ///         "connection lost"
 ///     } else {

@@ -8,11 +8,17 @@
 //! * `cargo xtask conformance`: the official client conformance suite against
 //!   the `conformance` binary, judged against a baseline (see [`conformance`]).
 //! * `cargo xtask interop`: the interop tests against real servers (see [`interop`]).
+//! * `cargo xtask examples`: every `mcp-client` example against the demo server
+//!   (see [`examples`]).
+//! * `cargo xtask doccheck`: `mcp-client`'s doc code uses only paths a user
+//!   crate can reach (see [`doccheck`]).
 
 mod baseline;
 mod bench;
 mod ci;
 mod conformance;
+mod doccheck;
+mod examples;
 mod install;
 mod interop;
 mod tidy;
@@ -29,6 +35,8 @@ fn main() -> ExitCode {
         Some("install") => install::run(&args[1..]),
         Some("conformance") => conformance::run(&args[1..]),
         Some("interop") => interop::run(&args[1..]),
+        Some("examples") => examples::run(&args[1..]),
+        Some("doccheck") => doccheck::run(),
         Some("help" | "--help" | "-h") | None => {
             print_help();
             Ok(())
@@ -54,6 +62,8 @@ fn print_help() {
         "conformance  [--revision R] [--scenario S] [--timeout-ms N]: the official client suite",
         "             at 2025-11-25 and 2026-07-28, judged by conformance/expected-failures.yaml",
         "interop      install, smoke-check the peer servers, run the interop tests (conformance crate)",
+        "doccheck     mcp-client doc code names only paths a user crate can reach",
+        "examples     build and run every mcp-client example against the demo server",
         "bench        [--quick]: tools/call throughput, latency and CPU vs. a floor client",
     ] {
         println!("{line}");
