@@ -10,6 +10,7 @@
 //! * `cargo xtask interop`: the interop tests against real servers (see [`interop`]).
 //! * `cargo xtask examples`: every `mcp-client` example against the demo server
 //!   (see [`examples`]).
+//! * `cargo xtask size`: what a stdio-only hello world costs (see [`size`]).
 //! * `cargo xtask doccheck`: `mcp-client`'s doc code uses only paths a user
 //!   crate can reach (see [`doccheck`]).
 
@@ -21,6 +22,7 @@ mod doccheck;
 mod examples;
 mod install;
 mod interop;
+mod size;
 mod tidy;
 mod util;
 
@@ -37,6 +39,7 @@ fn main() -> ExitCode {
         Some("interop") => interop::run(&args[1..]),
         Some("examples") => examples::run(&args[1..]),
         Some("doccheck") => doccheck::run(),
+        Some("size") => size::run(&args[1..]),
         Some("help" | "--help" | "-h") | None => {
             print_help();
             Ok(())
@@ -64,6 +67,7 @@ fn print_help() {
         "interop      install, smoke-check the peer servers, run the interop tests (conformance crate)",
         "doccheck     mcp-client doc code names only paths a user crate can reach",
         "examples     build and run every mcp-client example against the demo server",
+        "size         [--tree-only] [--check]: stdio hello world crates, build time, binary size",
         "bench        [--quick]: tools/call throughput, latency and CPU vs. a floor client",
     ] {
         println!("{line}");
