@@ -360,7 +360,8 @@ impl Client {
         }
     }
 
-    /// Sends a request typed by a method marker of `mcp_types::methods`.
+    /// Sends a request typed by a method marker of
+    /// `mcp_client::mcp_types::methods`.
     ///
     /// ```no_run
     /// # async fn run(client: mcp_client::Client) -> Result<(), mcp_client::Error> {
