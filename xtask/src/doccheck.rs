@@ -6,6 +6,10 @@
 //! check fails on such a bare path (`mcp_types::`, `mcp_core::`,
 //! `mcp_transport_http::`, `mcp_transport_stdio::`, `mcp_auth::`) in a doc
 //! code block, hidden `# ` lines included, and names the reachable path.
+//! Then it compiles and runs those examples with only the crates a user
+//! has in scope (see [`crate::doc_external`]).
+//! Then it compiles and runs those examples with only the crates a user
+//! has in scope (see [`crate::doc_external`]).
 
 use std::path::{Path, PathBuf};
 
@@ -36,6 +40,7 @@ pub(crate) fn run() -> Result<(), String> {
     collect(&crate_dir.join("src"), "rs", &mut files)?;
     collect(&crate_dir.join("docs"), "md", &mut files)?;
     let mut problems = Vec::new();
+    let mut sources = Vec::new();
     for file in &files {
         let text = std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
         let shown = file
@@ -43,15 +48,16 @@ pub(crate) fn run() -> Result<(), String> {
             .unwrap_or(file)
             .display()
             .to_string();
-        let markdown = file.extension().is_some_and(|x| x == "md");
+        let markdown = crate::doc_external::is_markdown(file);
         problems.extend(check(&shown, &text, markdown));
+        sources.push((shown, text, markdown));
     }
     if problems.is_empty() {
         println!(
             "doccheck: {} files, no workspace-internal paths in doc code",
             files.len()
         );
-        Ok(())
+        crate::doc_external::run(&sources)
     } else {
         Err(format!(
             "{} doc code lines name a crate a user of mcp-client does not depend on:\n  {}",
@@ -111,7 +117,7 @@ fn check(file: &str, text: &str, markdown: bool) -> Vec<String> {
 
 /// The documentation text of a line: all of it in Markdown, the part after
 /// `///` or `//!` in Rust; `None` for a Rust line that is no doc comment.
-fn doc_text(line: &str, markdown: bool) -> Option<&str> {
+pub(crate) fn doc_text(line: &str, markdown: bool) -> Option<&str> {
     if markdown {
         return Some(line);
     }

@@ -18,6 +18,7 @@ mod baseline;
 mod bench;
 mod ci;
 mod conformance;
+mod doc_external;
 mod doccheck;
 mod examples;
 mod install;
@@ -65,7 +66,7 @@ fn print_help() {
         "conformance  [--revision R] [--scenario S] [--timeout-ms N]: the official client suite",
         "             at 2025-11-25 and 2026-07-28, judged by conformance/expected-failures.yaml",
         "interop      install, smoke-check the peer servers, run the interop tests (conformance crate)",
-        "doccheck     mcp-client doc code names only paths a user crate can reach",
+        "doccheck     mcp-client doc examples: no internal crate paths; compiled as a user crate",
         "examples     build and run every mcp-client example against the demo server",
         "size         [--tree-only] [--check]: stdio hello world crates, build time, binary size",
         "bench        [--quick]: tools/call throughput, latency and CPU vs. a floor client",
