@@ -68,6 +68,12 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
             let (t, b) = build(&hello, v)?;
             (Some(t), Some(b))
         };
+        println!(
+            "size: {}: {crates} crates, debug build {}, release binary {}",
+            v.label,
+            debug_build.map_or("not built".into(), duration),
+            release_bytes.map_or("not built".into(), megabytes)
+        );
         rows.push(Figures {
             crates,
             debug_build,
@@ -152,6 +158,8 @@ fn build(hello: &Path, v: &Variant) -> Result<(Duration, u64), String> {
     let bytes = std::fs::metadata(&binary)
         .map_err(|e| format!("{}: {e}", binary.display()))?
         .len();
+    // Gigabytes of a throwaway build: not kept.
+    std::fs::remove_dir_all(&target).map_err(|e| format!("{}: {e}", target.display()))?;
     Ok((debug, bytes))
 }
 
