@@ -378,12 +378,13 @@ impl Client {
         }
     }
 
-    /// Sends a request typed by a method marker of `mcp_types::methods`.
+    /// Sends a request typed by a method marker of
+    /// `mcp_client::mcp_types::methods`.
     ///
     /// ```no_run
     /// # async fn run(client: mcp_client::Client) -> Result<(), mcp_client::Error> {
-    /// use mcp_types::methods::v2026_07_28::ListTools;
-    /// use mcp_types::common::PaginatedRequestParams;
+    /// use mcp_client::mcp_types::methods::v2026_07_28::ListTools;
+    /// use mcp_client::mcp_types::common::PaginatedRequestParams;
     /// let page = client.request::<ListTools>(&PaginatedRequestParams::new(), Default::default()).await?;
     /// # let _ = page; Ok(()) }
     /// ```

@@ -9,7 +9,7 @@
 //!
 //! ```
 //! use mcp_client::EraCache;
-//! use mcp_types::ProtocolVersion;
+//! use mcp_client::mcp_types::ProtocolVersion;
 //! let cache = EraCache::new();
 //! cache.insert("http://127.0.0.1:8080/mcp", ProtocolVersion::V2026_07_28);
 //! let saved: Vec<(String, String)> = cache.export();
@@ -27,7 +27,7 @@
 //!
 //! ```
 //! use mcp_client::EraCache;
-//! use mcp_types::ProtocolVersion;
+//! use mcp_client::mcp_types::ProtocolVersion;
 //! let cache = EraCache::new();
 //! cache.insert("https://mcp.example.com/?api_key=s3cret", ProtocolVersion::V2025_11_25);
 //! assert_eq!(cache.get("https://mcp.example.com/?api_key=s3cret"), Some(ProtocolVersion::V2025_11_25));

@@ -168,7 +168,7 @@ fn context_suffix(context: &Option<String>) -> String {
 ///     if e.is_timeout() {
 ///         "took too long"
 ///     } else if let Some(remote) = e.remote_error() {
-///         if remote.code == mcp_types::ErrorCode::METHOD_NOT_FOUND { "unsupported" } else { "server error" }
+///         if remote.code == mcp_client::mcp_types::ErrorCode::METHOD_NOT_FOUND { "unsupported" } else { "server error" }
 ///     } else if e.is_transport() {
 ///         "connection lost"
 ///     } else {
@@ -376,8 +376,8 @@ impl Error {
     /// failed (for example an OAuth check refused the server's metadata:
     /// a wrong `iss`, a `resource` or `issuer` mismatch). The provider's
     /// error stays reachable in the [`std::error::Error::source`] chain
-    /// (downcast to `mcp_transport_http::auth::AuthError`, and to
-    /// `mcp_auth::AuthError` for the OAuth provider).
+    /// (downcast to `mcp_client::auth::AuthError`, and to
+    /// `mcp_client::oauth::AuthError` for the OAuth provider).
     pub fn is_authorization_failed(&self) -> bool {
         self.is_unauthorized()
             || matches!(

@@ -12,8 +12,8 @@
 //!
 //! ```
 //! use mcp_client::{Client, HandlerError};
-//! use mcp_types::sampling::{CreateMessageRequestParams, CreateMessageResult};
-//! use mcp_types::content::ContentBlock;
+//! use mcp_client::mcp_types::sampling::{CreateMessageRequestParams, CreateMessageResult};
+//! use mcp_client::mcp_types::content::ContentBlock;
 //! let builder = Client::builder().sampling(|params: CreateMessageRequestParams| async move {
 //!     let _ = params;
 //!     Ok::<_, HandlerError>(CreateMessageResult::new(ContentBlock::text("hello"), "my-model"))
@@ -33,7 +33,7 @@
 //!
 //! ```
 //! use mcp_client::{Client, HandlerError};
-//! use mcp_types::elicitation::{ElicitRequestFormParams, ElicitResult};
+//! use mcp_client::mcp_types::elicitation::{ElicitRequestFormParams, ElicitResult};
 //! // Accepting without the form's required fields would be refused with
 //! // -32603; declining is always valid.
 //! let builder = Client::builder().form_elicitation(|_p: ElicitRequestFormParams| async {

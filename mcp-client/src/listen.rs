@@ -70,7 +70,7 @@ impl SubscriptionEvent {
 /// ```no_run
 /// # async fn run(client: mcp_client::Client) -> Result<(), mcp_client::Error> {
 /// use futures::StreamExt;
-/// use mcp_types::subscriptions::SubscriptionFilter;
+/// use mcp_client::mcp_types::subscriptions::SubscriptionFilter;
 /// let mut sub = client.listen(SubscriptionFilter::new().with_tools_list_changed()).await?;
 /// while let Some(event) = sub.next().await {
 ///     println!("{}", event?.method);

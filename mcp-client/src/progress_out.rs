@@ -82,8 +82,8 @@ struct ReporterState {
 ///
 /// ```
 /// use mcp_client::{Client, HandlerError, ProgressReporter};
-/// use mcp_types::content::ContentBlock;
-/// use mcp_types::sampling::{CreateMessageRequestParams, CreateMessageResult};
+/// use mcp_client::mcp_types::content::ContentBlock;
+/// use mcp_client::mcp_types::sampling::{CreateMessageRequestParams, CreateMessageResult};
 /// let builder = Client::builder().sampling(|_p: CreateMessageRequestParams| async move {
 ///     if let Some(progress) = ProgressReporter::current() {
 ///         // A refused report (token spent, queue full) is no reason to fail.

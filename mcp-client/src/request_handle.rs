@@ -148,7 +148,7 @@ impl Client {
     }
 
     /// [`Client::start_request`] typed by a method marker of
-    /// `mcp_types::methods`; collect the typed result with
+    /// `mcp_client::mcp_types::methods`; collect the typed result with
     /// [`RequestHandle::result_as`].
     ///
     /// ```no_run

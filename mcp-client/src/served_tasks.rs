@@ -125,8 +125,8 @@ impl ClientBuilder {
     ///
     /// ```
     /// use mcp_client::{Client, HandlerError, ServedTaskOptions};
-    /// use mcp_types::content::ContentBlock;
-    /// use mcp_types::sampling::{CreateMessageRequestParams, CreateMessageResult};
+    /// use mcp_client::mcp_types::content::ContentBlock;
+    /// use mcp_client::mcp_types::sampling::{CreateMessageRequestParams, CreateMessageResult};
     /// let builder = Client::builder()
     ///     .sampling(|_p: CreateMessageRequestParams| async move {
     ///         Ok::<_, HandlerError>(CreateMessageResult::new(ContentBlock::text("hi"), "model"))
@@ -146,7 +146,7 @@ impl ClientBuilder {
 /// ```
 /// use mcp_client::ServedTaskError;
 /// let e = ServedTaskError::UnknownTask("ct1-00".into());
-/// assert_eq!(e.to_error_object().code, mcp_types::ErrorCode::INVALID_PARAMS);
+/// assert_eq!(e.to_error_object().code, mcp_client::mcp_types::ErrorCode::INVALID_PARAMS);
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -177,7 +177,7 @@ impl ServedTaskError {
     /// ```
     /// use mcp_client::ServedTaskError;
     /// let e = ServedTaskError::TooManyTasks(4).to_error_object();
-    /// assert_eq!(e.code, mcp_types::ErrorCode::INTERNAL_ERROR);
+    /// assert_eq!(e.code, mcp_client::mcp_types::ErrorCode::INTERNAL_ERROR);
     /// ```
     pub fn to_error_object(&self) -> ErrorObject {
         let code = match self {

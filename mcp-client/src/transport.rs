@@ -27,7 +27,7 @@ pub type TransportFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 ///
 /// ```
 /// use mcp_client::{Transport, TransportFuture};
-/// use mcp_types::Message;
+/// use mcp_client::mcp_types::Message;
 /// use tokio::sync::mpsc;
 ///
 /// /// A transport over two in-process channels.

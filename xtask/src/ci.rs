@@ -1,5 +1,6 @@
 //! `cargo xtask ci`: every check CI runs, in order, failing fast: format,
-//! clippy, tests, doc tests, rustdoc, tidy, then the official conformance
+//! clippy, tests, doc tests, rustdoc, tidy, the doc-path check, every
+//! `mcp-client` example against the demo server, then the official conformance
 //! suite against its expected-failures baseline, and the interop tests
 //! against real servers (server-everything, the Python SDK).
 
@@ -39,6 +40,8 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     )?;
     println!("==> tidy");
     tidy::run()?;
+    crate::doccheck::run()?;
+    crate::examples::run(&[])?;
     println!("==> conformance");
     crate::conformance::run(&[])?;
     println!("==> interop");

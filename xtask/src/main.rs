@@ -8,14 +8,23 @@
 //! * `cargo xtask conformance`: the official client conformance suite against
 //!   the `conformance` binary, judged against a baseline (see [`conformance`]).
 //! * `cargo xtask interop`: the interop tests against real servers (see [`interop`]).
+//! * `cargo xtask examples`: every `mcp-client` example against the demo server
+//!   (see [`examples`]).
+//! * `cargo xtask size`: what a stdio-only hello world costs (see [`size`]).
+//! * `cargo xtask doccheck`: `mcp-client`'s doc code uses only paths a user
+//!   crate can reach (see [`doccheck`]).
 
 mod baseline;
 mod bench;
 mod bench_host;
 mod ci;
 mod conformance;
+mod doc_external;
+mod doccheck;
+mod examples;
 mod install;
 mod interop;
+mod size;
 mod tidy;
 mod util;
 
@@ -30,6 +39,9 @@ fn main() -> ExitCode {
         Some("install") => install::run(&args[1..]),
         Some("conformance") => conformance::run(&args[1..]),
         Some("interop") => interop::run(&args[1..]),
+        Some("examples") => examples::run(&args[1..]),
+        Some("doccheck") => doccheck::run(),
+        Some("size") => size::run(&args[1..]),
         Some("help" | "--help" | "-h") | None => {
             print_help();
             Ok(())
@@ -55,6 +67,9 @@ fn print_help() {
         "conformance  [--revision R] [--scenario S] [--timeout-ms N]: the official client suite",
         "             at every revision it lists, judged by conformance/expected-failures.yaml",
         "interop      install, smoke-check the peer servers, run the interop tests (conformance crate)",
+        "doccheck     mcp-client doc examples: no internal crate paths; compiled as a user crate",
+        "examples     build and run every mcp-client example against the demo server",
+        "size         [--tree-only] [--check]: stdio hello world crates, build time, binary size",
         "bench        [--quick]: tools/call throughput, latency and CPU vs. a floor client;",
         "             then mcp-host: 100 stdio servers, time to ready, memory, routing overhead",
         "             (`--host` runs only the host part)",

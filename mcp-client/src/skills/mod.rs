@@ -9,14 +9,16 @@
 //!   true` for the last); otherwise they are a usage error and nothing is
 //!   sent.
 //! * Listing and getting entries read no file. `SKILL.md` is read by
-//!   [`Client::load_skill`], a supporting file by [`Client::read_skill_file`],
-//!   never ahead of need.
+//!   [`Client::load_skill`](crate::Client::load_skill), a supporting file
+//!   by [`Client::read_skill_file`](crate::Client::read_skill_file), never
+//!   ahead of need.
 //! * Every read is verified against the entry: byte length against `size`,
 //!   SHA-256 of the raw bytes against `digest`; `SKILL.md`'s YAML
 //!   frontmatter is compared field by field with the entry's `frontmatter`.
 //!   A mismatch is a [`SkillError`] naming the file and the digest, size or
 //!   field, and none of the content is returned.
-//!   [`Client::refresh_skill`] fetches a fresh entry (bypassing the cache).
+//!   [`Client::refresh_skill`](crate::Client::refresh_skill) fetches a
+//!   fresh entry (bypassing the cache).
 //! * An entry without `resources` cannot be verified: loading it fails with
 //!   [`SkillError::Unverifiable`] unless the caller opts in with
 //!   [`LoadOptions::allow_unverified`].

@@ -1,0 +1,205 @@
+//! `cargo xtask size`: what a stdio-only hello world costs a user of
+//! `mcp-client`, with its default features and with them off: unique crates
+//! in the normal dependency tree, a fresh debug build's time and the
+//! stripped release binary's size, next to rmcp 3.11's figures for the same
+//! program (issue 15). The program is `xtask/size/hello-stdio`, its own
+//! workspace, using `mcp-client` by path and the workspace's `Cargo.lock`.
+//!
+//! Options: `--tree-only` counts crates without building; `--check` fails
+//! when the build with default features off exceeds rmcp's crate count or
+//! binary size (the target of issue 15; not part of `cargo xtask ci` until
+//! `mcp-client` has features that can meet it).
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use crate::{examples, util};
+
+/// rmcp 3.11 (client + child process), measured for issue 15: unique crates,
+/// fresh debug build, stripped release binary in bytes.
+const RMCP: (usize, Duration, u64) = (77, Duration::from_secs(71), 3_600_000);
+
+/// One build configuration of the hello world.
+struct Variant {
+    label: &'static str,
+    flags: &'static [&'static str],
+}
+
+const VARIANTS: [Variant; 2] = [
+    Variant {
+        label: "default features",
+        flags: &[],
+    },
+    Variant {
+        label: "default features off",
+        flags: &["--no-default-features"],
+    },
+];
+
+/// What was measured for one variant.
+struct Figures {
+    crates: usize,
+    debug_build: Option<Duration>,
+    release_bytes: Option<u64>,
+}
+
+/// Measures and prints the table.
+pub(crate) fn run(args: &[String]) -> Result<(), String> {
+    let (mut tree_only, mut check) = (false, false);
+    for a in args {
+        match a.as_str() {
+            "--tree-only" => tree_only = true,
+            "--check" => check = true,
+            other => return Err(format!("unknown size option {other:?}")),
+        }
+    }
+    let hello = util::root().join("xtask/size/hello-stdio");
+    // The workspace's resolution, so the figures match what CI builds.
+    std::fs::copy(util::root().join("Cargo.lock"), hello.join("Cargo.lock"))
+        .map_err(|e| format!("copying Cargo.lock into {}: {e}", hello.display()))?;
+    let mut rows = Vec::new();
+    for v in &VARIANTS {
+        let crates = count_crates(&hello, v.flags)?;
+        let (debug_build, release_bytes) = if tree_only {
+            (None, None)
+        } else {
+            let (t, b) = build(&hello, v)?;
+            (Some(t), Some(b))
+        };
+        println!(
+            "size: {}: {crates} crates, debug build {}, release binary {}",
+            v.label,
+            debug_build.map_or("not built".into(), duration),
+            release_bytes.map_or("not built".into(), megabytes)
+        );
+        rows.push(Figures {
+            crates,
+            debug_build,
+            release_bytes,
+        });
+    }
+    print_table(&rows);
+    if check {
+        let off = &rows[1];
+        let over_crates = off.crates > RMCP.0;
+        let over_size = off.release_bytes.is_some_and(|b| b > RMCP.2);
+        if over_crates || over_size {
+            return Err(format!(
+                "stdio-only hello world with default features off: {} crates (target <= {}), \
+                 {} (target <= {})",
+                off.crates,
+                RMCP.0,
+                off.release_bytes
+                    .map_or("size not measured".into(), megabytes),
+                megabytes(RMCP.2)
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Unique `name version` pairs in the normal dependency tree, the hello
+/// world itself left out.
+fn count_crates(hello: &Path, flags: &[&str]) -> Result<usize, String> {
+    let out = util::cargo()
+        .current_dir(hello)
+        .args(["tree", "-e", "normal", "--prefix", "none"])
+        .args(flags)
+        .output()
+        .map_err(|e| format!("cargo tree: cannot start: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "cargo tree failed ({}): {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let unique: BTreeSet<String> = text
+        .lines()
+        .filter_map(|l| {
+            let mut words = l.split_whitespace();
+            Some(format!("{} {}", words.next()?, words.next()?))
+        })
+        .filter(|k| !k.starts_with("hello-stdio "))
+        .collect();
+    Ok(unique.len())
+}
+
+/// A fresh debug build (timed) and a release build (its binary's size), in
+/// a target folder of their own that is emptied first.
+fn build(hello: &Path, v: &Variant) -> Result<(Duration, u64), String> {
+    let slug = v.label.replace(' ', "-");
+    let target = examples::target_dir().join("size").join(slug);
+    if target.exists() {
+        std::fs::remove_dir_all(&target).map_err(|e| format!("{}: {e}", target.display()))?;
+    }
+    let cargo = |profile: &[&str]| -> Command {
+        let mut cmd = util::cargo();
+        cmd.current_dir(hello)
+            .env("CARGO_TARGET_DIR", &target)
+            .args(["build", "--quiet"])
+            .args(profile)
+            .args(v.flags);
+        cmd
+    };
+    let started = Instant::now();
+    util::run(&format!("debug build, {}", v.label), &mut cargo(&[]))?;
+    let debug = started.elapsed();
+    util::run(
+        &format!("release build, {}", v.label),
+        &mut cargo(&["--release"]),
+    )?;
+    let binary: PathBuf = target
+        .join("release")
+        .join(format!("hello-stdio{}", std::env::consts::EXE_SUFFIX));
+    let bytes = std::fs::metadata(&binary)
+        .map_err(|e| format!("{}: {e}", binary.display()))?
+        .len();
+    // Gigabytes of a throwaway build: not kept.
+    std::fs::remove_dir_all(&target).map_err(|e| format!("{}: {e}", target.display()))?;
+    Ok((debug, bytes))
+}
+
+fn megabytes(bytes: u64) -> String {
+    // Display only: a binary's size is far below f64's exact range.
+    #[allow(clippy::cast_precision_loss, reason = "display of a file size")]
+    let mb = bytes as f64 / 1e6;
+    format!("{mb:.1} MB")
+}
+
+fn duration(d: Duration) -> String {
+    let s = d.as_secs();
+    format!("{}m{:02}s", s / 60, s % 60)
+}
+
+fn print_table(rows: &[Figures]) {
+    let cell = |v: Option<String>| v.unwrap_or_else(|| "not built".into());
+    println!("\nstdio-only hello world (connect, list, call); mcp-client has no");
+    println!("stdio/http/oauth features yet, so \"default features off\" only drops");
+    println!("output-schema and strict-schema (boon): the gap below is today's.\n");
+    println!(
+        "| | mcp-client, {} | mcp-client, {} | rmcp 3.11 (client + child process) |",
+        VARIANTS[0].label, VARIANTS[1].label
+    );
+    println!("| --- | --- | --- | --- |");
+    println!(
+        "| crates in the normal dependency tree (unique) | {} | {} | {} |",
+        rows[0].crates, rows[1].crates, RMCP.0
+    );
+    println!(
+        "| fresh debug build | {} | {} | {} |",
+        cell(rows[0].debug_build.map(duration)),
+        cell(rows[1].debug_build.map(duration)),
+        duration(RMCP.1)
+    );
+    println!(
+        "| release binary (stripped) | {} | {} | {} |",
+        cell(rows[0].release_bytes.map(megabytes)),
+        cell(rows[1].release_bytes.map(megabytes)),
+        megabytes(RMCP.2)
+    );
+    println!("\nBuild times depend on the machine and its load; rmcp's were measured elsewhere.");
+}
