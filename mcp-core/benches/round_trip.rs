@@ -16,19 +16,34 @@ use mcp_types::methods::v2026_07_28::CallTool;
 use mcp_types::{Message, ProtocolVersion};
 use serde_json::json;
 
+/// A connection with a cached era: ready at once, its background
+/// `server/discover` (id 1) answered, so the first call has id 2.
 fn ready(now: Instant) -> Connection {
     let config =
         Config::new("bench", "1").with_era(EraPreference::Known(ProtocolVersion::V2026_07_28));
     let mut conn = Connection::new(config);
     conn.connect(now).expect("connect");
+    while conn.poll_transmit().is_some() {}
+    let facts = serde_json::to_vec(&json!({"jsonrpc": "2.0", "id": 1, "result": {
+        "resultType": "complete",
+        "supportedVersions": ["2026-07-28"],
+        "capabilities": {"tools": {}},
+        "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "bench", "version": "1"}}
+    }}))
+    .expect("serialize");
+    conn.handle_message(now, Message::from_slice(&facts).expect("parse"));
     while conn.poll_event().is_some() {}
+    assert!(
+        conn.server_facts_known(),
+        "the background discover was answered"
+    );
     conn
 }
 
 fn response(text_len: usize) -> Vec<u8> {
-    // The first call of a fresh connection has id 1.
+    // The first call after `ready` has id 2.
     let text = "x".repeat(text_len);
-    serde_json::to_vec(&json!({"jsonrpc": "2.0", "id": 1, "result": {
+    serde_json::to_vec(&json!({"jsonrpc": "2.0", "id": 2, "result": {
         "resultType": "complete",
         "content": [{"type": "text", "text": text}],
         "isError": false
