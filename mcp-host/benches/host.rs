@@ -17,22 +17,47 @@ const SERVERS: usize = 100;
 struct Args {
     server: PathBuf,
     calls: usize,
+    servers: usize,
 }
 
 fn args() -> Result<Args, String> {
     let mut server = None;
     let mut calls = 2000;
+    let mut bench = false;
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
         match a.as_str() {
             "--server" => server = it.next().map(PathBuf::from),
             "--quick" => calls = 300,
-            // `cargo bench` passes `--bench`.
+            "--bench" => bench = true,
             _ => {}
         }
     }
-    let server = server.ok_or("--server PATH (the demo-server binary) is required")?;
-    Ok(Args { server, calls })
+    if bench {
+        let server = server.ok_or("--server PATH (the demo-server binary) is required")?;
+        return Ok(Args {
+            server,
+            calls,
+            servers: SERVERS,
+        });
+    }
+    // `cargo test --all-targets` runs this without `--bench`: a small smoke
+    // run on the debug demo-server it built, so the bench stays working.
+    let server = match server {
+        Some(s) => s,
+        None => std::env::current_exe()
+            .map_err(|e| format!("own path: {e}"))?
+            .parent()
+            .and_then(|deps| deps.parent())
+            .map(|dir| dir.join(format!("demo-server{}", std::env::consts::EXE_SUFFIX)))
+            .filter(|p| p.is_file())
+            .ok_or("no --server given and no demo-server binary beside this one")?,
+    };
+    Ok(Args {
+        server,
+        calls: 20,
+        servers: 3,
+    })
 }
 
 /// The resident set size of a process in KiB (Linux `/proc`), if known.
@@ -67,9 +92,9 @@ fn children_rss_kib() -> Option<(u64, usize)> {
     Some((total, count))
 }
 
-fn config(server: &std::path::Path) -> Config {
+fn config(server: &std::path::Path, servers: usize) -> Config {
     let command = serde_json::to_string(&server.display().to_string()).unwrap_or_default();
-    let entries: Vec<String> = (0..SERVERS)
+    let entries: Vec<String> = (0..servers)
         .map(|i| format!(r#""s{i:03}": {{"command": {command}, "mcpHost": {{"era": "legacy"}}}}"#))
         .collect();
     let text = format!(r#"{{"mcpServers": {{{}}}}}"#, entries.join(","));
@@ -93,8 +118,8 @@ where
 }
 
 async fn run(args: Args) -> Result<(), String> {
-    let config = config(&args.server);
-    if config.servers.len() != SERVERS {
+    let config = config(&args.server, args.servers);
+    if config.servers.len() != args.servers {
         return Err(format!("config has {} servers", config.servers.len()));
     }
     let rss_before = rss_kib("self");
@@ -104,8 +129,11 @@ async fn run(args: Args) -> Result<(), String> {
     let host = Host::builder().options(options).start(&config).await;
     let ready_after = started.elapsed();
     let ready = host.states().iter().filter(|(_, s)| s.is_ready()).count();
-    println!("host: {ready}/{SERVERS} stdio demo servers ready in {ready_after:.2?}");
-    if ready != SERVERS {
+    println!(
+        "host: {ready}/{} stdio demo servers ready in {ready_after:.2?}",
+        args.servers
+    );
+    if ready != args.servers {
         let states = host.states();
         let other = states.iter().find(|(_, s)| !s.is_ready());
         return Err(format!("only {ready} servers ready; for example {other:?}"));
@@ -114,7 +142,7 @@ async fn run(args: Args) -> Result<(), String> {
         (Some(b), Some(a)) => println!(
             "host: host process grew {} KiB, {:.1} KiB per server",
             a.saturating_sub(b),
-            a.saturating_sub(b) as f64 / SERVERS as f64
+            a.saturating_sub(b) as f64 / args.servers as f64
         ),
         _ => println!("host: host process RSS unavailable on this platform"),
     }
@@ -131,7 +159,12 @@ async fn run(args: Args) -> Result<(), String> {
         host.catalogue().resources.len()
     );
 
-    let client = host.client("s050").ok_or("s050 has no client")?;
+    // A server in the middle of the config.
+    let label = format!("s{:03}", args.servers / 2);
+    let qualified = format!("{label}__echo");
+    let client = host
+        .client(&label)
+        .ok_or_else(|| format!("{label} has no client"))?;
     let arguments = json!({ "text": "x" });
     // Interleaved rounds on the same connection: the difference is the
     // host's catalogue lookup and routing.
@@ -141,7 +174,7 @@ async fn run(args: Args) -> Result<(), String> {
         let a = arguments.clone();
         routed.push(
             median(args.calls / 5, || async {
-                host.call_tool("s050__echo", a.clone()).await.is_ok()
+                host.call_tool(&qualified, a.clone()).await.is_ok()
             })
             .await,
         );
@@ -164,7 +197,8 @@ async fn run(args: Args) -> Result<(), String> {
     let closing = Instant::now();
     host.close().await;
     println!(
-        "host: closed {SERVERS} servers in parallel in {:.2?}",
+        "host: closed {} servers in parallel in {:.2?}",
+        args.servers,
         closing.elapsed()
     );
     Ok(())
