@@ -15,7 +15,7 @@
 //! last argument and `MCP_CONFORMANCE_SCENARIO`, `MCP_CONFORMANCE_PROTOCOL_VERSION`
 //! (and, for some scenarios, `MCP_CONFORMANCE_CONTEXT`) set, then grades the
 //! traffic. A scenario the binary does not implement exits non-zero and fails
-//! its run like any other failure. [`judge`] decides each run from the exit
+//! its run like any other failure. [`judge`](mod@judge) decides each run from the exit
 //! code and `checks.json`, and names the checks the suite `SKIPPED`.
 //!
 //! The outcome is compared with `conformance/expected-failures.yaml` (see
