@@ -504,13 +504,16 @@ impl Connection {
     /// use mcp_core::{Config, Connection};
     /// use mcp_types::RequestId;
     ///
-    /// let mut conn = Connection::new(Config::new("my-client", "1.0"));
-    /// // Nothing is in flight: nothing happens.
-    /// conn.handle_accepted_without_body(Instant::now(), &RequestId::Number(7));
-    /// assert!(conn.poll_event().is_none());
+    /// fn on_empty_202(conn: &mut Connection, now: Instant) {
+    ///     // Nothing is in flight: nothing happens.
+    ///     conn.handle_accepted_without_body(now, &RequestId::Number(7));
+    ///     assert!(conn.poll_event().is_none());
+    /// }
+    /// # let _ = (on_empty_202, Connection::new(Config::new("my-client", "1.0")));
     /// ```
     pub fn handle_accepted_without_body(&mut self, now: Instant, request_id: &RequestId) {
         let _ = now;
+        // An id not in flight is ignored, not reported as unknown.
         if self.wires.resolve(request_id).is_none() {
             return;
         }
@@ -532,9 +535,12 @@ impl Connection {
     /// use mcp_core::{Config, Connection};
     /// use mcp_types::RequestId;
     ///
-    /// let mut conn = Connection::new(Config::new("my-client", "1.0"));
-    /// conn.handle_response_too_large(Instant::now(), &RequestId::Number(3), 1 << 20, 1 << 16);
-    /// assert!(conn.poll_event().is_none());
+    /// fn on_oversized(conn: &mut Connection, now: Instant) {
+    ///     // Nothing is in flight: nothing happens.
+    ///     conn.handle_response_too_large(now, &RequestId::Number(3), 1 << 20, 1 << 16);
+    ///     assert!(conn.poll_event().is_none());
+    /// }
+    /// # let _ = (on_oversized, Connection::new(Config::new("my-client", "1.0")));
     /// ```
     pub fn handle_response_too_large(
         &mut self,
@@ -544,6 +550,7 @@ impl Connection {
         limit: u64,
     ) {
         let _ = now;
+        // An id not in flight is ignored, not reported as unknown.
         if self.wires.resolve(request_id).is_none() {
             return;
         }
