@@ -122,21 +122,12 @@ impl EraCache {
 /// it is.
 /// A stored key maps to itself, so exported entries restore unchanged.
 fn stored_key(key: &str) -> Cow<'_, str> {
-    let is_url = key.starts_with("http://") || key.starts_with("https://");
-    let end = key.find('#').unwrap_or(key.len());
-    let Some(q) = key[..end].find('?').filter(|_| is_url) else {
+    if !(key.starts_with("http://") || key.starts_with("https://")) {
         return Cow::Borrowed(key);
-    };
-    let pairs: Vec<String> = key[q + 1..end]
-        .split('&')
-        .map(|pair| match pair.split_once('=') {
-            Some((name, value)) if !is_hashed(value) => {
-                format!("{name}=fnv1a-{:016x}", fnv1a(value.as_bytes()))
-            }
-            _ => pair.to_owned(),
-        })
-        .collect();
-    Cow::Owned(format!("{}?{}{}", &key[..q], pairs.join("&"), &key[end..]))
+    }
+    mcp_types::redact::map_query_values(key, |value| {
+        (!is_hashed(value)).then(|| format!("fnv1a-{:016x}", fnv1a(value.as_bytes())))
+    })
 }
 
 /// True for a value [`stored_key`] already hashed.

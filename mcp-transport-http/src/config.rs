@@ -151,29 +151,12 @@ impl fmt::Debug for ProxyConfig {
 /// );
 /// ```
 pub fn redact_url(url: &str) -> String {
-    let url = redact_userinfo(url);
-    let end = url.find('#').unwrap_or(url.len());
-    let Some(q) = url[..end].find('?') else {
-        return url;
-    };
-    let pairs: Vec<String> = url[q + 1..end]
-        .split('&')
-        .map(|pair| match pair.split_once('=') {
-            Some((name, _)) => format!("{name}=<redacted>"),
-            None => pair.to_owned(),
-        })
-        .collect();
-    format!("{}?{}{}", &url[..q], pairs.join("&"), &url[end..])
+    mcp_types::redact::redact_url(url)
 }
 
 /// A URL with any `user:pass@` replaced by `<redacted>@`.
 pub(crate) fn redact_userinfo(url: &str) -> String {
-    let start = url.find("://").map_or(0, |i| i + 3);
-    let end = url[start..].find('/').map_or(url.len(), |i| start + i);
-    match url[start..end].rfind('@') {
-        Some(at) => format!("{}<redacted>@{}", &url[..start], &url[start + at + 1..]),
-        None => url.to_owned(),
-    }
+    mcp_types::redact::redact_userinfo(url).into_owned()
 }
 
 /// Refuses a port that is empty (`host:`), not a number, zero or over

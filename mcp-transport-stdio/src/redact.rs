@@ -20,7 +20,7 @@
 use std::borrow::Cow;
 
 /// What replaces a secret.
-pub(crate) const REDACTED: &str = "<redacted>";
+pub(crate) use mcp_types::redact::REDACTED;
 
 /// Words in a flag or variable name that say its value is a secret.
 const SECRET_PARTS: &[&str] = &[
@@ -93,38 +93,7 @@ fn redact_url(arg: &str) -> Option<String> {
     {
         return None;
     }
-    let rest_start = scheme_end + 3;
-    let authority_end = arg[rest_start..]
-        .find(['/', '?', '#'])
-        .map_or(arg.len(), |i| rest_start + i);
-    let mut out = String::with_capacity(arg.len());
-    out.push_str(&arg[..rest_start]);
-    let authority = &arg[rest_start..authority_end];
-    match authority.rfind('@') {
-        Some(at) => {
-            out.push_str(REDACTED);
-            out.push_str(&authority[at..]);
-        }
-        None => out.push_str(authority),
-    }
-    let tail = &arg[authority_end..];
-    let (before_fragment, fragment) = tail.split_at(tail.find('#').unwrap_or(tail.len()));
-    match before_fragment.split_once('?') {
-        Some((path, query)) => {
-            out.push_str(path);
-            out.push('?');
-            let pairs: Vec<String> = query
-                .split('&')
-                .map(|pair| match pair.split_once('=') {
-                    Some((name, _)) => format!("{name}={REDACTED}"),
-                    None => pair.to_owned(),
-                })
-                .collect();
-            out.push_str(&pairs.join("&"));
-        }
-        None => out.push_str(before_fragment),
-    }
-    out.push_str(fragment);
+    let out = mcp_types::redact::redact_url(arg);
     (out != arg).then_some(out)
 }
 

@@ -92,6 +92,7 @@ pub mod notifications;
 pub mod pagination;
 pub mod prompts;
 pub mod raw;
+pub mod redact;
 pub mod resources;
 pub mod results;
 pub mod roots;
