@@ -75,6 +75,12 @@ pub enum UsageError {
         /// The input key.
         key: String,
     },
+    /// A task id must be 1 to `max` bytes long.
+    #[error("a task id must be 1 to {max} bytes long")]
+    InvalidTaskId {
+        /// The longest id accepted.
+        max: usize,
+    },
     /// `initialize` must not be cancelled (L-06).
     #[error("initialize cannot be cancelled")]
     CannotCancelInitialize,

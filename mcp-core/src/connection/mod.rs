@@ -21,6 +21,7 @@
 //! and `poll_event` until they return `None`, then re-arm the single timer
 //! from `poll_timeout`.
 
+mod attach;
 mod encode;
 mod handshake;
 mod inbound;
@@ -30,6 +31,7 @@ mod send;
 mod strict;
 mod task_drive;
 
+pub use attach::MAX_TASK_ID;
 pub use strict::ResponseTarget;
 
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -107,6 +109,8 @@ enum CallKind {
     Listen {
         acked: bool,
     },
+    /// A task the client did not start, watched by id (attach.rs).
+    Watch,
 }
 
 #[derive(Debug)]
