@@ -223,6 +223,11 @@ pub struct Config {
     /// checks every envelope and validates every result against the
     /// revision's schema (see [`crate::strict`]).
     pub strict: bool,
+    /// Want the 2025-11-25 GET stream from the start: it opens whenever a
+    /// session over Streamable HTTP becomes ready (on by default; see
+    /// [`crate::connection::server_stream`]). Off, it opens only on
+    /// `Connection::open_server_stream`.
+    pub server_stream: bool,
 }
 
 impl Config {
@@ -246,6 +251,7 @@ impl Config {
             log_level: None,
             strict: false,
             reports_sends: false,
+            server_stream: true,
         }
     }
 
@@ -303,6 +309,14 @@ impl Config {
     #[must_use]
     pub fn with_send_reports(mut self, reports: bool) -> Self {
         self.reports_sends = reports;
+        self
+    }
+
+    /// Opens the 2025-11-25 GET stream when a session becomes ready, or not
+    /// (see [`Config::server_stream`]).
+    #[must_use]
+    pub fn with_server_stream(mut self, open: bool) -> Self {
+        self.server_stream = open;
         self
     }
 

@@ -38,6 +38,15 @@ pub enum Transmit {
         /// The wire id of the request whose stream to close.
         request_id: RequestId,
     },
+    /// HTTP, 2025-11-25: open the GET stream (dropping any GET of an older
+    /// generation), then report its fate with
+    /// `Connection::handle_server_stream(now, generation, ..)`.
+    OpenServerStream {
+        /// Tags the outcome: outcomes of older generations are ignored.
+        generation: u64,
+    },
+    /// HTTP, 2025-11-25: drop the GET stream (open, opening or waiting).
+    CloseServerStream,
 }
 
 impl Transmit {
@@ -45,7 +54,7 @@ impl Transmit {
     pub fn bytes(&self) -> Option<&[u8]> {
         match self {
             Transmit::Message { bytes, .. } => Some(bytes),
-            Transmit::CloseStream { .. } => None,
+            _ => None,
         }
     }
 
@@ -53,7 +62,7 @@ impl Transmit {
     pub fn call(&self) -> Option<&RequestId> {
         match self {
             Transmit::Message { call, .. } => call.as_ref(),
-            Transmit::CloseStream { .. } => None,
+            _ => None,
         }
     }
 }
@@ -266,6 +275,12 @@ pub enum Event {
     /// `server/discover` of a connection whose era came from a cache
     /// ([`crate::EraPreference::Known`]).
     ServerFactsKnown,
+    /// The 2025-11-25 GET stream changed (see
+    /// [`crate::connection::server_stream`]).
+    ServerStream(crate::connection::ServerStreamChange),
+    /// The GET stream opened when the session became ready has answered,
+    /// or the wait for it is over: a `connect` held for it may return.
+    ServerStreamSettled,
     /// The connection is closed; nothing more will happen.
     Closed,
 }

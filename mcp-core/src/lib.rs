@@ -106,7 +106,10 @@ pub mod timers;
 mod wire;
 
 pub use config::{ClientFeatures, Config, InputMode, RequestOptions, TransportKind};
-pub use connection::{CloseReason, Connection, ResponseTarget, call_tool_params};
+pub use connection::{
+    CloseReason, Connection, ResponseTarget, ServerStreamChange, ServerStreamOutcome,
+    ServerStreamState, call_tool_params,
+};
 pub use era::{EraOutcome, EraPreference};
 pub use error::{ConnectError, PeerMisbehaved, RequestError, UsageError};
 pub use event::{Completed, Event, SubscriptionEnd, Transmit};

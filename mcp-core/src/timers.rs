@@ -25,6 +25,10 @@ pub enum Timer {
     TaskPoll(RequestId),
     /// The earliest cache entry expires.
     CacheExpiry,
+    /// Open the 2025-11-25 GET stream again after a `409 Conflict`.
+    ServerStreamRetry,
+    /// The wait for the GET stream's first answer is over.
+    ServerStreamWait,
 }
 
 /// The timer table.

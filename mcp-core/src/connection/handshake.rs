@@ -356,6 +356,9 @@ impl Connection {
         self.outcome = Some(outcome.clone());
         self.events.push_back(Event::EraDecided(outcome));
         self.events.push_back(Event::Connected { version, era });
+        if era == Era::Legacy {
+            self.open_stream_on_ready(now);
+        }
         let parked = std::mem::take(&mut self.parked);
         for key in parked {
             self.send_main(now, key);
@@ -373,6 +376,8 @@ impl Connection {
             return;
         };
         self.events.push_back(Event::SessionExpired);
+        // The GET stream belonged to the old session.
+        self.drop_stream(None);
         // Server request ids are per session: the old session's requests
         // can no longer be answered, and their ids may be reused.
         self.server_requests.clear();

@@ -288,6 +288,8 @@ impl Connection {
                     self.cache.purge(now);
                     self.arm_cache_timer();
                 }
+                Timer::ServerStreamRetry => self.on_stream_retry(now),
+                Timer::ServerStreamWait => self.settle_stream(),
             }
         }
     }

@@ -28,10 +28,12 @@ mod inbound;
 mod incoming;
 mod results;
 mod send;
+pub mod server_stream;
 mod strict;
 mod task_drive;
 
 pub use attach::MAX_TASK_ID;
+pub use server_stream::{ServerStreamChange, ServerStreamOutcome, ServerStreamState};
 pub use strict::ResponseTarget;
 
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -182,6 +184,8 @@ pub struct Connection {
     /// The background `server/discover` of a connection that skipped the
     /// probe (a cached era): its result fills in the server's facts.
     facts_call: Option<i64>,
+    /// The 2025-11-25 GET stream (server_stream.rs).
+    stream: server_stream::ServerStream,
 }
 
 impl Connection {
@@ -190,6 +194,7 @@ impl Connection {
         let cache = Cache::new(config.cache_entries);
         let client_info = serde_json::to_value(&config.client_info).unwrap_or_default();
         let modern_capabilities = config.features.capabilities(true, &config.extensions);
+        let config_stream = config.server_stream;
         Connection {
             config,
             client_info,
@@ -213,6 +218,7 @@ impl Connection {
             parked: Vec::new(),
             recovering: false,
             facts_call: None,
+            stream: server_stream::ServerStream::new(config_stream),
         }
     }
 

@@ -544,6 +544,7 @@ impl Connection {
         self.parked.clear();
         self.recovering = false;
         self.timers = crate::timers::TimerTable::default();
+        self.stream.close_quietly();
         self.events.push_back(Event::Closed);
     }
 }
