@@ -275,6 +275,14 @@ pub enum Event {
     /// `server/discover` of a connection whose era came from a cache
     /// ([`crate::EraPreference::Known`]).
     ServerFactsKnown,
+    /// Putting the old session's state (a resource subscription, the log
+    /// level) back into a recovered 2025-11-25 session failed.
+    SessionRestoreFailed {
+        /// The request that failed (`resources/subscribe`, `logging/setLevel`).
+        method: String,
+        /// Why.
+        error: crate::connection::RestoreFailure,
+    },
     /// The 2025-11-25 GET stream changed (see
     /// [`crate::connection::server_stream`]).
     ServerStream(crate::connection::ServerStreamChange),

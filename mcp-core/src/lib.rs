@@ -107,8 +107,8 @@ mod wire;
 
 pub use config::{ClientFeatures, Config, InputMode, RequestOptions, TransportKind};
 pub use connection::{
-    CloseReason, Connection, ResponseTarget, ServerStreamChange, ServerStreamOutcome,
-    ServerStreamState, call_tool_params,
+    CloseReason, Connection, ResponseTarget, RestoreFailure, ServerStreamChange,
+    ServerStreamOutcome, ServerStreamState, call_tool_params,
 };
 pub use era::{EraOutcome, EraPreference};
 pub use error::{ConnectError, PeerMisbehaved, RequestError, UsageError};

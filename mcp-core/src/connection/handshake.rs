@@ -347,7 +347,7 @@ impl Connection {
         };
         self.era = Some(era);
         self.state = State::Ready;
-        self.recovering = false;
+        let recovered = std::mem::take(&mut self.recovering);
         let outcome = EraOutcome {
             version: version.clone(),
             era,
@@ -358,6 +358,9 @@ impl Connection {
         self.events.push_back(Event::Connected { version, era });
         if era == Era::Legacy {
             self.open_stream_on_ready(now);
+        }
+        if recovered {
+            self.restore_session(now);
         }
         let parked = std::mem::take(&mut self.parked);
         for key in parked {

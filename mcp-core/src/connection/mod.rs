@@ -26,6 +26,7 @@ mod encode;
 mod handshake;
 mod inbound;
 mod incoming;
+mod restore;
 mod results;
 mod send;
 pub mod server_stream;
@@ -33,6 +34,7 @@ mod strict;
 mod task_drive;
 
 pub use attach::MAX_TASK_ID;
+pub use restore::RestoreFailure;
 pub use server_stream::{ServerStreamChange, ServerStreamOutcome, ServerStreamState};
 pub use strict::ResponseTarget;
 
@@ -113,6 +115,9 @@ enum CallKind {
     },
     /// A task the client did not start, watched by id (attach.rs).
     Watch,
+    /// State put back into a recovered session (restore.rs): no event
+    /// unless it fails.
+    Restore,
 }
 
 #[derive(Debug)]
@@ -186,6 +191,8 @@ pub struct Connection {
     facts_call: Option<i64>,
     /// The 2025-11-25 GET stream (server_stream.rs).
     stream: server_stream::ServerStream,
+    /// What the 2025-11-25 session holds, for a recovered one (restore.rs).
+    session_state: restore::SessionState,
 }
 
 impl Connection {
@@ -219,6 +226,7 @@ impl Connection {
             recovering: false,
             facts_call: None,
             stream: server_stream::ServerStream::new(config_stream),
+            session_state: restore::SessionState::default(),
         }
     }
 

@@ -511,6 +511,10 @@ impl Connection {
                 refresh_for: Some(original),
                 ..
             } => self.fail_call(original, error),
+            CallKind::Restore => self.events.push_back(Event::SessionRestoreFailed {
+                method: c.method,
+                error: super::RestoreFailure::Failed(error),
+            }),
             _ => self.events.push_back(Event::RequestFailed {
                 id,
                 method: c.method,
