@@ -98,6 +98,7 @@ pub mod error;
 pub mod event;
 pub mod headers;
 pub mod lifecycle;
+pub mod list_changed;
 pub mod mrtr;
 pub mod pagination;
 pub mod strict;

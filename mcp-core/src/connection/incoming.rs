@@ -97,14 +97,15 @@ impl Connection {
             ));
             return;
         }
-        if r.method == "ping" {
-            let _ = self.send_response(r.id, Ok(serde_json::json!({})));
-            return;
-        }
         if let Err(e) =
             legacy::admit_server_request(&r.method, r.params.as_deref(), &self.config.features)
         {
             let _ = self.send_response(r.id, Err(e));
+            return;
+        }
+        // The core answers `ping` itself: the driver never sees it.
+        if r.method == "ping" {
+            let _ = self.send_response(r.id, Ok(serde_json::json!({})));
             return;
         }
         // A live id is never replaced, and the live set is capped.
