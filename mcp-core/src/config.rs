@@ -228,6 +228,12 @@ pub struct Config {
     /// [`crate::connection::server_stream`]). Off, it opens only on
     /// `Connection::open_server_stream`.
     pub server_stream: bool,
+    /// The core serves callback tasks (2025-11-25; see
+    /// [`crate::served_tasks`]) within these limits, for the request types
+    /// declared with [`ClientFeatures::with_task_requests`]. `None` (the
+    /// default): task-augmented requests and `tasks/*` reach the driver as
+    /// ordinary [`Event::ServerRequest`](crate::Event::ServerRequest)s.
+    pub served_tasks: Option<crate::served_tasks::ServedTaskOptions>,
 }
 
 impl Config {
@@ -252,6 +258,7 @@ impl Config {
             strict: false,
             reports_sends: false,
             server_stream: true,
+            served_tasks: None,
         }
     }
 
@@ -317,6 +324,14 @@ impl Config {
     #[must_use]
     pub fn with_server_stream(mut self, open: bool) -> Self {
         self.server_stream = open;
+        self
+    }
+
+    /// Lets the core serve callback tasks within these limits (see
+    /// [`Config::served_tasks`]).
+    #[must_use]
+    pub fn with_served_tasks(mut self, options: crate::served_tasks::ServedTaskOptions) -> Self {
+        self.served_tasks = Some(options);
         self
     }
 

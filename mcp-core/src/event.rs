@@ -275,6 +275,23 @@ pub enum Event {
     /// `server/discover` of a connection whose era came from a cache
     /// ([`crate::EraPreference::Known`]).
     ServerFactsKnown,
+    /// The server asked for a callback task (2025-11-25) and the core
+    /// answered with its `CreateTaskResult`: run the handler for `method`
+    /// with `params` and report with `Connection::finish_served_task`.
+    ServedTaskStarted {
+        /// The task id the client issued.
+        task_id: String,
+        /// `sampling/createMessage` or `elicitation/create`.
+        method: String,
+        /// The request's params, raw (`task` included).
+        params: Option<Box<RawValue>>,
+    },
+    /// A served task was cancelled, expired or lost its session: stop its
+    /// handler; its answer is no longer wanted.
+    ServedTaskStopped {
+        /// The task id.
+        task_id: String,
+    },
     /// Putting the old session's state (a resource subscription, the log
     /// level) back into a recovered 2025-11-25 session failed.
     SessionRestoreFailed {

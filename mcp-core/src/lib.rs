@@ -101,6 +101,7 @@ pub mod lifecycle;
 pub mod list_changed;
 pub mod mrtr;
 pub mod pagination;
+pub mod served_tasks;
 pub mod strict;
 pub mod tasks;
 pub mod timers;

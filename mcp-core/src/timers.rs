@@ -29,6 +29,8 @@ pub enum Timer {
     ServerStreamRetry,
     /// The wait for the GET stream's first answer is over.
     ServerStreamWait,
+    /// The earliest served callback task expires.
+    ServedTaskExpiry,
 }
 
 /// The timer table.

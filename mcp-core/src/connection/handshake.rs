@@ -384,6 +384,8 @@ impl Connection {
         // Server request ids are per session: the old session's requests
         // can no longer be answered, and their ids may be reused.
         self.server_requests.clear();
+        // So are the callback tasks served to it.
+        self.forget_served_tasks();
         let decision = self
             .outcome
             .as_ref()

@@ -29,6 +29,7 @@ mod incoming;
 mod restore;
 mod results;
 mod send;
+mod served;
 pub mod server_stream;
 mod strict;
 mod task_drive;
@@ -193,6 +194,8 @@ pub struct Connection {
     stream: server_stream::ServerStream,
     /// What the 2025-11-25 session holds, for a recovered one (restore.rs).
     session_state: restore::SessionState,
+    /// Callback tasks served to the server (served.rs).
+    served: crate::served_tasks::Store,
 }
 
 impl Connection {
@@ -227,6 +230,7 @@ impl Connection {
             facts_call: None,
             stream: server_stream::ServerStream::new(config_stream),
             session_state: restore::SessionState::default(),
+            served: crate::served_tasks::Store::default(),
         }
     }
 

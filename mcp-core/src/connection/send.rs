@@ -549,6 +549,7 @@ impl Connection {
         self.recovering = false;
         self.timers = crate::timers::TimerTable::default();
         self.stream.close_quietly();
+        self.forget_served_tasks();
         self.events.push_back(Event::Closed);
     }
 }
