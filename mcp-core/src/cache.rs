@@ -1,4 +1,4 @@
-//! The result cache of the 2026-07-28 revision (M-95 to M-102).
+//! The result cache of the 2026-07-28 revision.
 //!
 //! Results of `server/discover`, `tools/list`, `prompts/list`,
 //! `resources/list`, `resources/templates/list`, `resources/read` and the
@@ -170,7 +170,7 @@ impl Cache {
     }
 
     /// Stores a result with its `ttlMs` and scope; a zero, negative or
-    /// absent TTL stores nothing (M-98).
+    /// absent TTL stores nothing.
     #[allow(clippy::too_many_arguments)]
     pub fn insert(
         &mut self,
@@ -236,7 +236,7 @@ impl Cache {
 
     /// Applies a notification: list-changed notifications drop their lists,
     /// `notifications/resources/updated` drops reads (and `skills/get`
-    /// entries) of that URI (M-101).
+    /// entries) of that URI.
     pub fn on_notification(&mut self, method: &str, params: Option<&RawValue>) {
         if let Some(list) = crate::list_changed::ListChanged::from_method(method) {
             return self.invalidate_methods(list.stale_methods());

@@ -1,7 +1,7 @@
 //! Correlation: one table of in-flight requests, keyed by id.
 //!
 //! The client issues integer ids from a counter, so ids are unique among
-//! in-flight requests and never reused within a connection (G-02, L-11).
+//! in-flight requests and never reused within a connection.
 //! A response whose id is a string spelling an in-flight integer id is
 //! accepted (gateways do this). Ids that finished recently are remembered in
 //! a bounded ring so that a late reply after a cancel or a timeout is

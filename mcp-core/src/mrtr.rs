@@ -1,4 +1,4 @@
-//! Multi round-trip requests (2026-07-28, M-70 to M-79).
+//! Multi round-trip requests (2026-07-28).
 //!
 //! An `InputRequiredResult` opens a round: one [`InputRequest`] per entry
 //! of `inputRequests`. When every entry has an answer the original request
@@ -167,7 +167,8 @@ impl RoundCounter {
     }
 }
 
-/// Whether a method may answer `input_required` (M-13).
+/// Whether a method may answer `input_required` (only
+/// requests whose result the server may need input to build).
 pub fn allows_input_required(method: &str) -> bool {
     matches!(method, "tools/call" | "prompts/get" | "resources/read")
 }

@@ -1,6 +1,6 @@
 //! Pagination: follow `nextCursor` until it is absent.
 //!
-//! Cursors are opaque (G-81): the machine never looks inside one, and an
+//! Cursors are opaque: the machine never looks inside one, and an
 //! empty string is a cursor like any other, not the end of the list. A page
 //! cap (default [`DEFAULT_MAX_PAGES`]) and a repeated-cursor guard end a
 //! runaway listing with a typed [`PaginationError`].

@@ -245,7 +245,8 @@ impl Connection {
             .any(|v| v.era() == Some(Era::Legacy))
     }
 
-    /// The stdio probe got no answer in time: a legacy server (M-23). Only
+    /// The stdio probe got no answer in time: a legacy server (one
+    /// that ignores an unknown method without an answer). Only
     /// armed when a legacy version is acceptable; without one, silence
     /// decides nothing and the probe runs to the request timeout.
     pub(super) fn on_probe_silence(&mut self, now: Instant) {

@@ -148,7 +148,8 @@ impl Connection {
         }
     }
 
-    /// The listen call a notification belongs to (M-87).
+    /// The listen call a notification belongs to (its
+    /// `_meta` names the listen call).
     fn subscription_of(&self, params: Option<&RawValue>) -> Option<i64> {
         let has_listen = self
             .calls
@@ -216,7 +217,7 @@ impl Connection {
             ));
             return;
         };
-        // Progress for unknown or finished tokens is dropped (G-71).
+        // Progress for unknown or finished tokens is dropped.
         let key = match &p.progress_token {
             ProgressToken::Number(n) => Some(*n),
             ProgressToken::String(s) => RequestId::String(s.clone()).as_number(),
@@ -307,7 +308,7 @@ impl Connection {
         let wire = c.wire;
         match c.kind {
             CallKind::Probe => self.probe_undecided(key, RequestError::Timeout(elapsed)),
-            // initialize is never cancelled (L-06).
+            // initialize is never cancelled (the protocol forbids it).
             CallKind::Initialize => self.fail_call(key, RequestError::Timeout(elapsed)),
             _ => {
                 if let Some(w) = wire {
@@ -567,7 +568,8 @@ impl Connection {
     }
 
     /// HTTP: the response stream of one request ended without its response.
-    /// The request is lost (M-54); a subscription ends.
+    /// The request is lost (it is not retried: a stream that ends without
+    /// the response is a lost request); a subscription ends.
     pub fn handle_stream_closed(&mut self, now: Instant, request_id: &RequestId) {
         let _ = now;
         let Some(wire) = self.wires.resolve(request_id) else {

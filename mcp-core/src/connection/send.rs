@@ -406,7 +406,8 @@ impl Connection {
                 self.wires.abandon(w);
             }
             // Tasks are cancelled with tasks/cancel, never notifications/cancelled
-            // (L-66, T-11); a 2025-11-25 server must have declared tasks.cancel.
+            // (the task outlives its request); a 2025-11-25 server must have
+            // declared tasks.cancel.
             let allowed = self.era == Some(Era::Modern)
                 || self
                     .server

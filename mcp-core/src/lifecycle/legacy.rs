@@ -10,7 +10,8 @@ use serde_json::{Map, Value, json};
 use crate::config::ClientFeatures;
 use crate::wire;
 
-/// The params of `initialize` (L-01).
+/// The params of `initialize`: the version, the declared capabilities and
+/// `clientInfo`.
 pub fn initialize_params(
     version: &ProtocolVersion,
     features: &ClientFeatures,
@@ -26,7 +27,8 @@ pub fn initialize_params(
     m
 }
 
-/// The server capability a 2025-11-25 request needs (L-07), if any.
+/// The server capability a 2025-11-25 request needs, if any (a
+/// client must not use a feature the server did not advertise).
 pub fn required_capability(method: &str, params: &Map<String, Value>) -> Option<&'static str> {
     Some(match method {
         "resources/list" | "resources/templates/list" | "resources/read" => "resources",
@@ -47,7 +49,8 @@ pub fn required_capability(method: &str, params: &Map<String, Value>) -> Option<
 }
 
 /// Whether the client may answer a server request, per the capabilities
-/// it declared; an error to send back otherwise (L-56, L-58).
+/// it declared; an error to send back otherwise (a client
+/// answers only what it declared).
 ///
 /// # Errors
 /// `-32601` for a feature the client does not serve, `-32602` for params

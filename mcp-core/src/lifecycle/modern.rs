@@ -38,8 +38,8 @@ pub fn retired(method: &str) -> Option<&'static str> {
     })
 }
 
-/// The members the client adds to a 2026-07-28 request's `_meta`
-/// (M-01 to M-04).
+/// The members the client adds to a 2026-07-28 request's `_meta`:
+/// the protocol version, client info and capabilities, and the log level.
 #[derive(Clone, Copy, Debug)]
 pub struct ModernMeta<'a> {
     /// `io.modelcontextprotocol/protocolVersion`.
@@ -116,7 +116,8 @@ pub enum ResultKind {
     Task,
 }
 
-/// Dispatches on `resultType` (M-10 to M-13, T-04).
+/// Dispatches on `resultType` (`complete`, `input_required`, and `task`
+/// when the tasks extension was declared).
 ///
 /// # Errors
 /// An unknown value, `input_required` where it is not allowed, or `task`
@@ -140,7 +141,7 @@ pub fn classify_result(
     }
 }
 
-/// The server capability a 2026-07-28 request needs, if any (M-22, T-15).
+/// The server capability a 2026-07-28 request needs, if any.
 pub fn required_capability(method: &str) -> Option<&'static str> {
     Some(match method {
         "resources/list" | "resources/templates/list" | "resources/read" => "resources",
