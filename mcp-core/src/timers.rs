@@ -31,6 +31,8 @@ pub enum Timer {
     ServerStreamWait,
     /// The earliest served callback task expires.
     ServedTaskExpiry,
+    /// Debounced notifications are due.
+    NotificationFlush,
 }
 
 /// The timer table.

@@ -133,17 +133,11 @@ impl Connection {
             "notifications/cancelled" => self.on_cancelled(n.params.as_deref()),
             "notifications/tasks/status" | "notifications/tasks" => {
                 self.on_task_notification(now, n.params.as_deref());
-                self.events.push_back(Event::Notification {
-                    method: n.method,
-                    params: n.params,
-                });
+                self.notification_event(now, n);
             }
             _ => {
                 self.cache.on_notification(&n.method, n.params.as_deref());
-                self.events.push_back(Event::Notification {
-                    method: n.method,
-                    params: n.params,
-                });
+                self.notification_event(now, n);
             }
         }
     }
@@ -235,12 +229,13 @@ impl Connection {
         if self.config.reset_timeout_on_progress && in_flight {
             self.arm_request_timer(now, key, true);
         }
-        self.events.push_back(Event::Progress {
+        let event = Event::Progress {
             id: RequestId::Number(key),
             progress: p.progress,
             total: p.total,
             message: p.message,
-        });
+        };
+        self.progress_event(now, event);
     }
 
     fn on_cancelled(&mut self, params: Option<&RawValue>) {
@@ -296,6 +291,7 @@ impl Connection {
                 Timer::ServerStreamRetry => self.on_stream_retry(now),
                 Timer::ServerStreamWait => self.settle_stream(),
                 Timer::ServedTaskExpiry => self.on_served_expiry(now),
+                Timer::NotificationFlush => self.flush_notifications(now),
             }
         }
     }

@@ -26,6 +26,7 @@
 //! from `poll_timeout`.
 
 pub mod attach;
+pub mod debounce;
 mod encode;
 mod handshake;
 mod inbound;
@@ -200,6 +201,8 @@ pub struct Connection {
     session_state: restore::SessionState,
     /// Callback tasks served to the server (served.rs).
     served: crate::served_tasks::Store,
+    /// Notifications held back for their debounce window (debounce.rs).
+    debouncer: debounce::Debouncer,
 }
 
 impl Connection {
@@ -235,6 +238,7 @@ impl Connection {
             stream: server_stream::ServerStream::new(config_stream),
             session_state: restore::SessionState::default(),
             served: crate::served_tasks::Store::default(),
+            debouncer: debounce::Debouncer::default(),
         }
     }
 

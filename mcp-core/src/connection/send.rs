@@ -551,6 +551,7 @@ impl Connection {
         self.timers = crate::timers::TimerTable::default();
         self.stream.close_quietly();
         self.forget_served_tasks();
+        self.flush_all_notifications();
         self.events.push_back(Event::Closed);
     }
 }
