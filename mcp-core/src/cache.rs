@@ -22,18 +22,7 @@ pub const DEFAULT_MAX_ENTRIES: usize = 256;
 
 /// Whether a method's results may be cached.
 pub fn is_cacheable(method: &str) -> bool {
-    matches!(
-        method,
-        "server/discover"
-            | "tools/list"
-            | "prompts/list"
-            | "resources/list"
-            | "resources/templates/list"
-            | "resources/read"
-            | "skills/list"
-            | "skills/get"
-            | "resources/directory/read"
-    )
+    mcp_types::methods::facts::is_cacheable(method)
 }
 
 /// `cacheScope` of a result.

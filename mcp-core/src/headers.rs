@@ -41,12 +41,7 @@ pub fn encode_header_value(value: &str) -> String {
 /// name, the resource URI (also of `skills/get` and
 /// `resources/directory/read`), or the task id.
 pub fn mcp_name(method: &str, params: &Map<String, Value>) -> Option<String> {
-    let key = match method {
-        "tools/call" | "prompts/get" => "name",
-        "resources/read" | "skills/get" | "resources/directory/read" => "uri",
-        "tasks/get" | "tasks/update" | "tasks/cancel" => "taskId",
-        _ => return None,
-    };
+    let key = mcp_types::methods::facts::mcp_name_param(method)?;
     params.get(key)?.as_str().map(encode_header_value)
 }
 

@@ -170,5 +170,5 @@ impl RoundCounter {
 /// Whether a method may answer `input_required` (only
 /// requests whose result the server may need input to build).
 pub fn allows_input_required(method: &str) -> bool {
-    matches!(method, "tools/call" | "prompts/get" | "resources/read")
+    mcp_types::methods::facts::allows_input_required(method)
 }

@@ -95,14 +95,5 @@ impl Paginator {
 
 /// The array member holding the items of a paginated method's result.
 pub fn items_key(method: &str) -> Option<&'static str> {
-    Some(match method {
-        "tools/list" => "tools",
-        "prompts/list" => "prompts",
-        "resources/list" => "resources",
-        "resources/templates/list" => "resourceTemplates",
-        "tasks/list" => "tasks",
-        "skills/list" => "skills",
-        "resources/directory/read" => "resources",
-        _ => return None,
-    })
+    mcp_types::methods::facts::page_field(method)
 }

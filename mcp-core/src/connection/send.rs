@@ -17,9 +17,6 @@ use crate::lifecycle::{State, has_capability, legacy, modern};
 use crate::mrtr::{RetryExtras, RoundCounter};
 use crate::timers::Timer;
 
-/// Methods that exist only in 2026-07-28.
-const MODERN_ONLY: [&str; 3] = ["server/discover", "subscriptions/listen", "tasks/update"];
-
 impl Connection {
     pub(super) fn start_call(
         &mut self,
@@ -124,7 +121,9 @@ impl Connection {
                 modern::required_capability(method)
             }
             Era::Legacy => {
-                if MODERN_ONLY.contains(&method) {
+                let modern_only = mcp_types::methods::facts::lookup(method)
+                    .is_some_and(|m| m.only_in(Era::Modern));
+                if modern_only {
                     return Err(UsageError::WrongEra {
                         method: method.to_owned(),
                         era,
