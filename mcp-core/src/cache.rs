@@ -25,24 +25,9 @@ pub fn is_cacheable(method: &str) -> bool {
     mcp_types::methods::facts::is_cacheable(method)
 }
 
-/// `cacheScope` of a result.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum CacheScope {
-    /// Reusable across authorization contexts.
-    Public,
-    /// Reusable only within one authorization context.
-    Private,
-}
-
-impl CacheScope {
-    /// Parses the wire value; anything but `public` is treated as private.
-    pub fn parse(s: Option<&str>) -> CacheScope {
-        match s {
-            Some("public") => CacheScope::Public,
-            _ => CacheScope::Private,
-        }
-    }
-}
+/// Who may reuse a cached result (`mcp-types`' one declaration): only an
+/// explicit `public` is shared across authorization contexts.
+pub use mcp_types::results::CacheScope;
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct Key {
@@ -181,7 +166,7 @@ impl Cache {
         let key = Key {
             method: method.to_owned(),
             params: params_key(params),
-            principal: (scope == CacheScope::Private).then(|| principal.to_owned()),
+            principal: (!scope.is_public()).then(|| principal.to_owned()),
         };
         if !self.entries.contains_key(&key)
             && self.entries.len() >= self.max_entries

@@ -180,7 +180,7 @@ impl Connection {
                 &Map::new(),
                 &self.principal,
                 head.ttl_ms,
-                crate::cache::CacheScope::parse(head.cache_scope.as_deref()),
+                crate::cache::CacheScope::effective(head.cache_scope.as_deref()),
                 raw.clone().into(),
             );
             self.arm_cache_timer();

@@ -166,7 +166,7 @@ impl Connection {
                 &c.params,
                 &self.principal,
                 head.ttl_ms,
-                crate::cache::CacheScope::parse(head.cache_scope.as_deref()),
+                crate::cache::CacheScope::effective(head.cache_scope.as_deref()),
                 raw.clone(),
             );
             self.arm_cache_timer();
