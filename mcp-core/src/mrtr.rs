@@ -17,17 +17,9 @@ use serde_json::{Map, Value};
 /// The default cap on `input_required` rounds for one call.
 pub const DEFAULT_MAX_ROUNDS: u32 = 8;
 
-/// One embedded server request of an `InputRequiredResult`.
-#[derive(Clone, Debug)]
-#[non_exhaustive]
-pub struct InputRequest {
-    /// The server-chosen key; the answer goes under the same key.
-    pub key: String,
-    /// `elicitation/create`, `sampling/createMessage` or `roots/list`.
-    pub method: String,
-    /// The request's params, raw.
-    pub params: Option<Box<RawValue>>,
-}
+/// One embedded server request of an `InputRequiredResult` (its key, its
+/// method, its params raw): `mcp-types`' one declaration.
+pub use mcp_types::results::RawInputRequest as InputRequest;
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -65,11 +57,7 @@ impl InputRound {
             .input_requests
             .unwrap_or_default()
             .into_iter()
-            .map(|(key, r)| InputRequest {
-                key,
-                method: r.method,
-                params: r.params,
-            })
+            .map(|(key, r)| InputRequest::new(key, r.method, r.params))
             .collect();
         let round = InputRound {
             request_state: w.request_state,
