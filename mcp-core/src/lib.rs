@@ -88,7 +88,7 @@
 //!
 //! # Modules
 //!
-//! One small machine per concern: [`correlation`], timers, [`era`],
+//! One small machine per concern: [`correlation`], [`timers`], [`era`],
 //! [`lifecycle`], [`pagination`], [`mrtr`], [`tasks`], [`cache`],
 //! [`headers`], [`served_tasks`]; [`connection`] ties them together. What
 //! a driver wires, with a usage note each: watching a task by id
@@ -113,7 +113,7 @@ pub mod pagination;
 pub mod served_tasks;
 pub mod strict;
 pub mod tasks;
-mod timers;
+pub mod timers;
 mod wire;
 
 pub use config::{ClientFeatures, Config, InputMode, RequestOptions, TransportKind};

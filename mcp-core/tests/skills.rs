@@ -171,3 +171,42 @@ fn modern_skills_get_carries_mcp_name_and_is_cached_per_uri() {
     get_skill(&mut h, "skill://a/SKILL.md", fresh);
     assert_eq!(h.drain().len(), 1, "no_cache goes to the server");
 }
+
+#[test]
+fn resource_notifications_invalidate_cached_skill_results() {
+    use mcp_core::cache::{Cache, CacheScope};
+    let now = origin();
+    let mut c = Cache::new(16);
+    let raw = || serde_json::value::to_raw_value(&json!({})).unwrap().into();
+    let uri = |u: &str| json!({ "uri": u }).as_object().unwrap().clone();
+    let none = serde_json::Map::new();
+    for (method, params) in [
+        ("skills/list", none.clone()),
+        ("skills/get", uri("skill://a/SKILL.md")),
+        ("skills/get", uri("skill://b/SKILL.md")),
+        ("resources/directory/read", uri("skill://a")),
+    ] {
+        c.insert(
+            now,
+            method,
+            &params,
+            "",
+            Some(60_000),
+            CacheScope::Public,
+            raw(),
+        );
+    }
+    let updated = serde_json::value::to_raw_value(&json!({"uri": "skill://a/SKILL.md"})).unwrap();
+    c.on_notification("notifications/resources/updated", Some(&updated));
+    assert!(
+        c.lookup(now, "skills/get", &uri("skill://a/SKILL.md"), "")
+            .is_none()
+    );
+    assert!(
+        c.lookup(now, "skills/get", &uri("skill://b/SKILL.md"), "")
+            .is_some()
+    );
+    assert!(c.lookup(now, "skills/list", &none, "").is_some());
+    c.on_notification("notifications/resources/list_changed", None);
+    assert!(c.is_empty(), "every skills result is dropped");
+}
