@@ -13,7 +13,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use bytes::Bytes;
-use common::{Http, TIMEOUT, modern};
+use common::{Http, modern, roundtrip};
 use demo_server::{DemoOptions, OAuthOptions};
 use http::Method;
 use http_body_util::{BodyExt, Full};
@@ -32,10 +32,6 @@ struct Reply {
 
 /// One request to `path` of the server at `addr`.
 async fn send(addr: SocketAddr, method: Method, path: &str, body: Option<(&str, String)>) -> Reply {
-    let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let io = hyper_util::rt::TokioIo::new(stream);
-    let (mut sender, conn) = hyper::client::conn::http1::handshake(io).await.unwrap();
-    tokio::spawn(conn);
     let mut req = http::Request::builder()
         .method(method)
         .uri(path)
@@ -48,11 +44,7 @@ async fn send(addr: SocketAddr, method: Method, path: &str, body: Option<(&str, 
         None => Vec::new(),
     };
     let req = req.body(Full::new(Bytes::from(bytes))).unwrap();
-    let resp = tokio::time::timeout(TIMEOUT, sender.send_request(req))
-        .await
-        .unwrap()
-        .unwrap();
-    let (parts, body) = resp.into_parts();
+    let (parts, body) = roundtrip(addr, req).await.into_parts();
     let bytes = body.collect().await.unwrap().to_bytes();
     Reply {
         status: parts.status.as_u16(),
