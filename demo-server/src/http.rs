@@ -5,6 +5,9 @@
 //! end a session, SSE responses with event ids and `retry`. Modern
 //! (2026-07-28): no sessions; header/body validation; each POST answered
 //! with JSON or an SSE stream; closing the stream cancels the request.
+//! With [`DemoOptions::oauth`](crate::DemoOptions::oauth), the other paths
+//! are the authorization server's and `/mcp` wants a bearer
+//! (`oauth_http.rs`).
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -79,6 +82,9 @@ impl HttpHandle {
 pub(crate) async fn serve(server: Arc<Server>, addr: SocketAddr) -> Result<HttpHandle, ServeError> {
     let listener = TcpListener::bind(addr).await?;
     let addr = listener.local_addr()?;
+    if let Some(auth) = &server.oauth {
+        auth.set_base(addr);
+    }
     let stop = CancellationToken::new();
     let task = tokio::spawn(accept_loop(Arc::clone(&server), listener, stop.clone()));
     Ok(HttpHandle {
@@ -197,6 +203,14 @@ async fn handle(
     server: Arc<Server>,
     req: hyper::Request<HyperBody>,
 ) -> Result<Response<Body>, Infallible> {
+    if let Some(auth) = &server.oauth {
+        if req.uri().path() != "/mcp" {
+            return Ok(crate::oauth_http::endpoint(auth, req).await);
+        }
+        if let Some(refusal) = crate::oauth_http::check_bearer(auth, req.headers()) {
+            return Ok(refusal);
+        }
+    }
     if req.uri().path() != "/mcp" {
         return Ok(plain(
             StatusCode::NOT_FOUND,

@@ -75,6 +75,8 @@ mod legacy;
 mod listen;
 mod llm;
 mod modern;
+mod oauth;
+mod oauth_http;
 mod prompts;
 mod resources;
 mod resume;
@@ -91,6 +93,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use http::HttpHandle;
+pub use oauth::OAuthOptions;
 
 /// Which protocol eras the server accepts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -152,6 +155,10 @@ pub struct DemoOptions {
     /// response) after this many events, so clients must resume with
     /// `GET` + `Last-Event-ID`.
     pub sse_close_after: Option<u64>,
+    /// When set, the HTTP transport runs its own OAuth authorization server
+    /// and `/mcp` answers `401` until a valid bearer comes (stdio ignores
+    /// it). See [`OAuthOptions`].
+    pub oauth: Option<OAuthOptions>,
 }
 
 impl Default for DemoOptions {
@@ -164,6 +171,7 @@ impl Default for DemoOptions {
             cache_ttl: Duration::from_secs(60),
             sse_retry: Duration::from_millis(1000),
             sse_close_after: None,
+            oauth: None,
         }
     }
 }
@@ -216,6 +224,13 @@ impl DemoOptions {
     #[must_use]
     pub fn with_cache_ttl(mut self, ttl: Duration) -> Self {
         self.cache_ttl = ttl;
+        self
+    }
+
+    /// Protects the HTTP endpoint with OAuth (see [`DemoOptions::oauth`]).
+    #[must_use]
+    pub fn with_oauth(mut self, oauth: OAuthOptions) -> Self {
+        self.oauth = Some(oauth);
         self
     }
 }

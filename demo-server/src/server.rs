@@ -12,6 +12,7 @@ use tokio_util::sync::CancellationToken;
 use crate::DemoOptions;
 use crate::catalog::Catalog;
 use crate::legacy::Session;
+use crate::oauth::AuthServer;
 use crate::support::Signer;
 use crate::tasks::TaskStore;
 
@@ -41,6 +42,8 @@ pub(crate) struct Server {
     notifications: Mutex<HashMap<String, u64>>,
     tagged: Mutex<HashMap<String, u64>>,
     pub(crate) cancelled: AtomicU64,
+    /// The authorization server of the OAuth mode.
+    pub(crate) oauth: Option<AuthServer>,
 }
 
 impl std::fmt::Debug for Server {
@@ -59,6 +62,7 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 impl Server {
     pub(crate) fn new(opts: DemoOptions) -> Server {
         let (events, _) = broadcast::channel(1024);
+        let oauth = opts.oauth.clone().map(AuthServer::new);
         Server {
             opts,
             catalog: Catalog::new(),
@@ -74,6 +78,7 @@ impl Server {
             notifications: Mutex::new(HashMap::new()),
             tagged: Mutex::new(HashMap::new()),
             cancelled: AtomicU64::new(0),
+            oauth,
         }
     }
 

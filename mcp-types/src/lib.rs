@@ -104,6 +104,20 @@ pub mod tasks;
 pub mod tools;
 pub mod version;
 
+/// The `schemars` this crate derives its JSON Schemas with: name it as
+/// `mcp_types::schemars` so your own `JsonSchema` types (tool arguments,
+/// structured results) use the same version.
+///
+/// ```
+/// use mcp_types::schemars::{self, JsonSchema};
+/// #[derive(JsonSchema)]
+/// #[schemars(crate = "mcp_types::schemars")]
+/// struct Args { city: String }
+/// let schema = schemars::schema_for!(Args);
+/// assert_eq!(schema.get("type"), Some(&serde_json::json!("object")));
+/// ```
+pub use schemars;
+
 pub use error::ErrorCode;
 pub use jsonrpc::{Message, RequestId};
 pub use meta::Meta;

@@ -393,6 +393,29 @@ impl CallToolResult {
         self
     }
 
+    /// The text of the result: every text block's text, joined by `\n`
+    /// (other blocks are skipped; see [`ContentBlock::as_text`] to walk the
+    /// blocks yourself, and [`CallToolResult::structured_as`] for a typed
+    /// structured result). Empty when there is no text block.
+    ///
+    /// ```
+    /// use mcp_types::content::ContentBlock;
+    /// use mcp_types::tools::CallToolResult;
+    /// let r = CallToolResult::new(vec![ContentBlock::text("one"), ContentBlock::text("two")]);
+    /// assert_eq!(r.text(), "one\ntwo");
+    /// assert_eq!(CallToolResult::new(vec![]).text(), "");
+    /// ```
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        for t in self.content.iter().filter_map(ContentBlock::as_text) {
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            out.push_str(t);
+        }
+        out
+    }
+
     /// Decodes the structured content as `T`; `Ok(None)` when absent.
     ///
     /// # Errors

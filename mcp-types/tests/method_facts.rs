@@ -167,6 +167,18 @@ fn rows_where(era: Era, kind: facts::Kind, keep: impl Fn(Sender) -> bool) -> BTr
         .collect()
 }
 
+fn client(s: Sender) -> bool {
+    s.client_sends()
+}
+
+fn server(s: Sender) -> bool {
+    matches!(s, Sender::Server | Sender::Both)
+}
+
+fn embedded(s: Sender) -> bool {
+    s == Sender::Embedded
+}
+
 #[test]
 fn senders_match_the_schema_unions() {
     use facts::Kind::{Notification, Request};
@@ -175,9 +187,6 @@ fn senders_match_the_schema_unions() {
         (SchemaDoc::Modern, Era::Modern),
     ] {
         let defs = defs(doc);
-        let client = |s: Sender| s.client_sends();
-        let server = |s: Sender| matches!(s, Sender::Server | Sender::Both);
-        let embedded = |s: Sender| s == Sender::Embedded;
         assert_eq!(
             rows_where(era, Request, client),
             union_methods(&defs, "ClientRequest")
@@ -215,31 +224,28 @@ fn set(methods: &[&str]) -> BTreeSet<String> {
 
 #[test]
 fn the_method_lists_agree_with_the_rows() {
-    let schema_request = |sender: fn(Sender) -> bool, era: Era| {
-        move |m: &MethodFacts| {
-            let f = m.era(era).unwrap();
-            m.kind == facts::Kind::Request && f.extension.is_none() && sender(f.sender)
-        }
-    };
-    let client: fn(Sender) -> bool = Sender::client_sends;
-    let server: fn(Sender) -> bool = |s| matches!(s, Sender::Server | Sender::Both);
-    let embedded: fn(Sender) -> bool = |s| s == Sender::Embedded;
-    assert_eq!(
-        set(v25::CLIENT_REQUESTS),
-        row_names(Era::Legacy, schema_request(client, Era::Legacy))
-    );
-    assert_eq!(
-        set(v25::SERVER_REQUESTS),
-        row_names(Era::Legacy, schema_request(server, Era::Legacy))
-    );
-    assert_eq!(
-        set(v26::CLIENT_REQUESTS),
-        row_names(Era::Modern, schema_request(client, Era::Modern))
-    );
-    assert_eq!(
-        set(v26::INPUT_REQUESTS),
-        row_names(Era::Modern, schema_request(embedded, Era::Modern))
-    );
+    use facts::Kind::Request;
+    let lists = [
+        (
+            v25::CLIENT_REQUESTS,
+            rows_where(Era::Legacy, Request, client),
+        ),
+        (
+            v25::SERVER_REQUESTS,
+            rows_where(Era::Legacy, Request, server),
+        ),
+        (
+            v26::CLIENT_REQUESTS,
+            rows_where(Era::Modern, Request, client),
+        ),
+        (
+            v26::INPUT_REQUESTS,
+            rows_where(Era::Modern, Request, embedded),
+        ),
+    ];
+    for (list, rows) in lists {
+        assert_eq!(set(list), rows);
+    }
     let skills = row_names(Era::Legacy, |m| {
         m.era(Era::Legacy).unwrap().extension.is_some()
     });

@@ -100,3 +100,39 @@ fn run_bounded(mut cmd: Command) -> Result<(), String> {
     let _ = waiter.join();
     outcome
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One example per common job (issue 15's list, plus the era-neutral
+    /// typed calls): each must exist, so `cargo xtask examples` runs it.
+    const JOBS: [&str; 11] = [
+        "stdio",
+        "http_token",
+        "oauth",
+        "handlers",
+        "progress_cancel",
+        "typed_results",
+        "errors",
+        "custom_transport",
+        "raw_core",
+        "tasks",
+        "either_era",
+    ];
+
+    #[test]
+    fn every_job_has_an_example_that_runs() {
+        let names = example_names(&util::root().join("mcp-client/examples")).unwrap();
+        for job in JOBS {
+            assert!(
+                names.iter().any(|n| n == job),
+                "no example {job:?} in {names:?}"
+            );
+        }
+        assert!(
+            !names.iter().any(|n| n == "support"),
+            "support/ is a module"
+        );
+    }
+}

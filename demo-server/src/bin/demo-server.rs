@@ -5,7 +5,13 @@
 //! demo-server [--stdio | --http ADDR] [--era legacy|modern|both]
 //!             [--page-size N] [--no-get-stream]
 //!             [--sse-close-after N] [--sse-retry-ms MS]
+//!             [--oauth] [--oauth-token-ttl-secs N]
 //! ```
+//!
+//! `--oauth` (HTTP only) serves an authorization server on the same address
+//! (metadata, dynamic registration, an authorization endpoint that approves
+//! without a browser, a token endpoint checking PKCE) and answers `/mcp`
+//! with `401` until a valid bearer token comes.
 //!
 //! With `--http`, the first line on stdout is `listening http://ADDR/mcp`.
 //! Diagnostics go to stderr only.
@@ -17,7 +23,8 @@ use std::process::ExitCode;
 use demo_server::{DemoOptions, DemoServer, Eras, ServeError};
 
 const USAGE: &str = "usage: demo-server [--stdio | --http ADDR] [--era legacy|modern|both] \
-[--page-size N] [--no-get-stream] [--sse-close-after N] [--sse-retry-ms MS]";
+[--page-size N] [--no-get-stream] [--sse-close-after N] [--sse-retry-ms MS] \
+[--oauth] [--oauth-token-ttl-secs N]";
 
 enum Mode {
     Stdio,
@@ -58,6 +65,18 @@ fn parse_args() -> Result<(Mode, DemoOptions), ServeError> {
                 let v = value("--sse-retry-ms")?;
                 let n = v.parse().map_err(|_| bad(format!("bad retry {v:?}")))?;
                 opts = opts.with_sse_retry(std::time::Duration::from_millis(n));
+            }
+            "--oauth" => {
+                let o = opts.oauth.clone().unwrap_or_default();
+                opts = opts.with_oauth(o);
+            }
+            "--oauth-token-ttl-secs" => {
+                let v = value("--oauth-token-ttl-secs")?;
+                let n = v
+                    .parse()
+                    .map_err(|_| bad(format!("bad token lifetime {v:?}")))?;
+                let o = opts.oauth.clone().unwrap_or_default();
+                opts = opts.with_oauth(o.with_token_ttl(std::time::Duration::from_secs(n)));
             }
             "-h" | "--help" => {
                 println!("{USAGE}");

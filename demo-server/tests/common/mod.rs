@@ -242,6 +242,24 @@ impl HttpResponse {
     }
 }
 
+/// Sends one request on a fresh loopback connection to `addr`, bounded by
+/// [`TIMEOUT`].
+pub async fn roundtrip(
+    addr: std::net::SocketAddr,
+    req: http::Request<Full<Bytes>>,
+) -> http::Response<Incoming> {
+    let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let (mut sender, conn) =
+        hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream))
+            .await
+            .unwrap();
+    tokio::spawn(conn);
+    tokio::time::timeout(TIMEOUT, sender.send_request(req))
+        .await
+        .unwrap()
+        .unwrap()
+}
+
 pub struct Http {
     pub handle: HttpHandle,
     pub server: DemoServer,
@@ -263,14 +281,6 @@ impl Http {
         headers: &[(&str, String)],
         body: Option<Value>,
     ) -> HttpResponse {
-        let stream = tokio::net::TcpStream::connect(self.handle.local_addr())
-            .await
-            .unwrap();
-        let (mut sender, conn) =
-            hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream))
-                .await
-                .unwrap();
-        tokio::spawn(conn);
         let mut req = http::Request::builder()
             .method(method)
             .uri(self.handle.url())
@@ -284,11 +294,7 @@ impl Http {
             .map(|b| serde_json::to_vec(&b).unwrap())
             .unwrap_or_default();
         let req = req.body(Full::new(Bytes::from(bytes))).unwrap();
-        let resp = tokio::time::timeout(TIMEOUT, sender.send_request(req))
-            .await
-            .unwrap()
-            .unwrap();
-        let (parts, body) = resp.into_parts();
+        let (parts, body) = roundtrip(self.handle.local_addr(), req).await.into_parts();
         HttpResponse {
             status: parts.status.as_u16(),
             headers: parts.headers,

@@ -56,8 +56,14 @@ pub(crate) struct HttpDemo {
 impl HttpDemo {
     /// Starts `demo-server --http 127.0.0.1:0` and reads the URL it prints.
     pub(crate) fn start() -> Result<Self, Failure> {
+        Self::start_with(&[])
+    }
+
+    /// As [`HttpDemo::start`], with more arguments (`--oauth`, `--era legacy`).
+    pub(crate) fn start_with(extra: &[&str]) -> Result<Self, Failure> {
         let mut child = Command::new(demo_server()?)
             .args(["--http", "127.0.0.1:0"])
+            .args(extra)
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()?;

@@ -82,6 +82,45 @@ impl SchemaProperties {
     pub fn get(&self, name: &str) -> Option<&PrimitiveSchemaDefinition> {
         self.0.iter().find(|(n, _)| n == name).map(|(_, d)| d)
     }
+
+    /// The fields as `(name, definition)`, in the order received.
+    ///
+    /// ```
+    /// use mcp_types::elicitation::{PrimitiveSchemaDefinition, RequestedSchema};
+    /// let schema: RequestedSchema = serde_json::from_value(serde_json::json!({
+    ///     "type": "object",
+    ///     "properties": {"name": {"type": "string"}, "age": {"type": "integer"}},
+    /// })).unwrap();
+    /// let names: Vec<&str> = schema.properties.iter().map(|(name, _)| name).collect();
+    /// assert_eq!(names, ["name", "age"]);
+    /// let kinds = schema.properties.iter().filter(|(_, d)| matches!(d, PrimitiveSchemaDefinition::String(_)));
+    /// assert_eq!(kinds.count(), 1);
+    /// ```
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = (&str, &PrimitiveSchemaDefinition)> {
+        self.0.iter().map(|(n, d)| (n.as_str(), d))
+    }
+
+    /// The number of fields.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether there are no fields.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl<'a> IntoIterator for &'a SchemaProperties {
+    type Item = (&'a str, &'a PrimitiveSchemaDefinition);
+    type IntoIter = std::iter::Map<
+        std::slice::Iter<'a, (String, PrimitiveSchemaDefinition)>,
+        fn(&'a (String, PrimitiveSchemaDefinition)) -> (&'a str, &'a PrimitiveSchemaDefinition),
+    >;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter().map(|(n, d)| (n.as_str(), d))
+    }
 }
 
 impl Serialize for SchemaProperties {

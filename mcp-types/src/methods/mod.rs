@@ -13,6 +13,10 @@
 //!   row per method name; every marker points at its row
 //!   ([`facts::KnownMethod`]).
 //!
+//! The markers of methods that are the same in both revisions are declared
+//! once and also named at this module's root, so code that works in either
+//! era names `mcp_types::methods::CallTool` or `methods::ListTools`.
+//!
 //! Shapes that are the same in both revisions share one type; where they
 //! differ the markers point at different types (for example
 //! `v2025_11_25::CallTool` takes [`TaskAugmented`](crate::tasks::legacy::TaskAugmented)
@@ -65,9 +69,12 @@ macro_rules! notification {
     };
 }
 
+mod both_eras;
 pub mod ext_skills;
 pub mod ext_tasks;
 pub mod facts;
 mod table;
 pub mod v2025_11_25;
 pub mod v2026_07_28;
+
+pub use both_eras::*;

@@ -1,18 +1,12 @@
 //! Every method of 2025-11-25 (legacy era).
 
 use crate::common::{NotificationParams, PaginatedRequestParams, RequestParams};
-use crate::completion::{CompleteRequestParams, CompleteResult};
 use crate::elicitation::{
     ElicitResult, ElicitationCompleteNotificationParams, LegacyElicitRequestParams,
 };
 use crate::lifecycle::{InitializeRequestParams, InitializeResult};
-use crate::logging::{LoggingMessageNotificationParams, SetLevelRequestParams};
-use crate::notifications::{CancelledNotificationParams, ProgressNotificationParams};
-use crate::prompts::{GetPromptRequestParams, GetPromptResult, ListPromptsResult};
-use crate::resources::{
-    ListResourceTemplatesResult, ListResourcesResult, ReadResourceRequestParams,
-    ReadResourceResult, ResourceRequestParams, ResourceUpdatedNotificationParams,
-};
+use crate::logging::SetLevelRequestParams;
+use crate::resources::ResourceRequestParams;
 use crate::results::EmptyResult;
 use crate::roots::ListRootsResult;
 use crate::sampling::{CreateMessageRequestParams, CreateMessageResult};
@@ -20,7 +14,13 @@ use crate::tasks::TaskIdParams;
 use crate::tasks::legacy::{
     CreateTaskResult, GetTaskPayloadResult, ListTasksResult, Task, TaskAugmented,
 };
-use crate::tools::{CallToolRequestParams, CallToolResult, ListToolsResult};
+use crate::tools::{CallToolRequestParams, CallToolResult};
+
+pub use super::both_eras::{
+    Cancelled, Complete, GetPrompt, ListPrompts, ListResourceTemplates, ListResources, ListTools,
+    LoggingMessage, Progress, PromptListChanged, ReadResource, ResourceListChanged,
+    ResourceUpdated, ToolListChanged,
+};
 
 request!(
     /// `initialize`: the first request of a session.
@@ -31,18 +31,6 @@ request!(
     Ping = PING, RequestParams => EmptyResult
 );
 request!(
-    /// `resources/list`.
-    ListResources = RESOURCES_LIST, PaginatedRequestParams => ListResourcesResult
-);
-request!(
-    /// `resources/templates/list`.
-    ListResourceTemplates = RESOURCE_TEMPLATES_LIST, PaginatedRequestParams => ListResourceTemplatesResult
-);
-request!(
-    /// `resources/read`.
-    ReadResource = RESOURCES_READ, ReadResourceRequestParams => ReadResourceResult
-);
-request!(
     /// `resources/subscribe`.
     Subscribe = RESOURCES_SUBSCRIBE, ResourceRequestParams => EmptyResult
 );
@@ -51,28 +39,12 @@ request!(
     Unsubscribe = RESOURCES_UNSUBSCRIBE, ResourceRequestParams => EmptyResult
 );
 request!(
-    /// `prompts/list`.
-    ListPrompts = PROMPTS_LIST, PaginatedRequestParams => ListPromptsResult
-);
-request!(
-    /// `prompts/get`.
-    GetPrompt = PROMPTS_GET, GetPromptRequestParams => GetPromptResult
-);
-request!(
-    /// `tools/list`.
-    ListTools = TOOLS_LIST, PaginatedRequestParams => ListToolsResult
-);
-request!(
     /// `tools/call` answered directly (no `task` in the params).
     CallTool = TOOLS_CALL, TaskAugmented<CallToolRequestParams> => CallToolResult
 );
 request!(
     /// `tools/call` with `params.task`: answered with a [`CreateTaskResult`].
     CallToolAsTask = TOOLS_CALL, TaskAugmented<CallToolRequestParams> => CreateTaskResult
-);
-request!(
-    /// `completion/complete`.
-    Complete = COMPLETE, CompleteRequestParams => CompleteResult
 );
 request!(
     /// `logging/setLevel`.
@@ -113,40 +85,12 @@ notification!(
     Initialized = INITIALIZED, NotificationParams
 );
 notification!(
-    /// `notifications/cancelled` (either direction).
-    Cancelled = CANCELLED, CancelledNotificationParams
-);
-notification!(
-    /// `notifications/progress` (either direction).
-    Progress = PROGRESS, ProgressNotificationParams
-);
-notification!(
     /// `notifications/roots/list_changed` (client to server).
     RootsListChanged = ROOTS_LIST_CHANGED, NotificationParams
 );
 notification!(
     /// `notifications/tasks/status` (either direction).
     TaskStatus = LEGACY_TASK_STATUS, Task
-);
-notification!(
-    /// `notifications/message`.
-    LoggingMessage = LOGGING_MESSAGE, LoggingMessageNotificationParams
-);
-notification!(
-    /// `notifications/resources/list_changed`.
-    ResourceListChanged = RESOURCE_LIST_CHANGED, NotificationParams
-);
-notification!(
-    /// `notifications/resources/updated`.
-    ResourceUpdated = RESOURCE_UPDATED, ResourceUpdatedNotificationParams
-);
-notification!(
-    /// `notifications/prompts/list_changed`.
-    PromptListChanged = PROMPT_LIST_CHANGED, NotificationParams
-);
-notification!(
-    /// `notifications/tools/list_changed`.
-    ToolListChanged = TOOL_LIST_CHANGED, NotificationParams
 );
 notification!(
     /// `notifications/elicitation/complete`: a URL elicitation finished.
