@@ -47,9 +47,25 @@ struct Programs {
     rmcp: PathBuf,
 }
 
-/// Builds the programs the table needs.
-fn build() -> Result<Programs, String> {
+/// The programs the table needs, built unless `skip_build`
+/// (`--no-build`: re-run with the binaries of the last build).
+fn build(skip_build: bool) -> Result<Programs, String> {
     let root = util::root();
+    let rmcp_target = crate::install::cache_dir().join("bench-target");
+    let exe = |dir: &Path, name: &str| {
+        dir.join("release")
+            .join(format!("{name}{}", std::env::consts::EXE_SUFFIX))
+    };
+    let target = root.join("target");
+    let programs = Programs {
+        server: exe(&target, "demo-server"),
+        floor: exe(&target, "floor"),
+        sdk: exe(&target, "sdk"),
+        rmcp: exe(&rmcp_target, "rmcp-bench-client"),
+    };
+    if skip_build {
+        return Ok(programs);
+    }
     let mut server = util::cargo();
     server.args([
         "build",
@@ -70,7 +86,6 @@ fn build() -> Result<Programs, String> {
     ]);
     clients.arg(root.join("target"));
     util::run("bench: build the floor and the SDK client", &mut clients)?;
-    let rmcp_target = crate::install::cache_dir().join("bench-target");
     let mut rmcp = util::cargo();
     rmcp.args([
         "build",
@@ -81,17 +96,7 @@ fn build() -> Result<Programs, String> {
     ]);
     rmcp.arg(&rmcp_target);
     util::run("bench: build the rmcp client", &mut rmcp)?;
-    let exe = |dir: &Path, name: &str| {
-        dir.join("release")
-            .join(format!("{name}{}", std::env::consts::EXE_SUFFIX))
-    };
-    let target = root.join("target");
-    Ok(Programs {
-        server: exe(&target, "demo-server"),
-        floor: exe(&target, "floor"),
-        sdk: exe(&target, "sdk"),
-        rmcp: exe(&rmcp_target, "rmcp-bench-client"),
-    })
+    Ok(programs)
 }
 
 /// `taskset -c CPU` before a command line, when the machine has two CPUs
@@ -204,7 +209,8 @@ fn measure(
     Cell::parse(&text).ok_or_else(|| format!("{}: no BENCH lines in {text:?}", variant.name))
 }
 
-/// Runs the side-by-side table; `args` may hold `--quick`.
+/// Runs the side-by-side table; `args` may hold `--quick` and
+/// `--no-build`.
 pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let scale = if args.iter().any(|a| a == "--quick") {
         Scale {
@@ -219,7 +225,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
             reps: 5,
         }
     };
-    let p = build()?;
+    let p = build(args.iter().any(|a| a == "--no-build"))?;
     let http = HttpServer::start(&p.server)?;
     let variants = Variant::all();
     for era in ["legacy", "modern"] {

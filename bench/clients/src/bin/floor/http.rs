@@ -76,18 +76,7 @@ impl Conn {
     async fn read_response(&mut self) -> Result<Response, String> {
         let mut end = 0;
         loop {
-            if end == self.buf.len() {
-                self.buf.resize(self.buf.len() * 2, 0);
-            }
-            let n = self
-                .stream
-                .read(&mut self.buf[end..])
-                .await
-                .map_err(|e| format!("read: {e}"))?;
-            if n == 0 {
-                return Err("the server closed the connection".into());
-            }
-            end += n;
+            end += self.read_more(end).await?;
             let mut headers = [httparse::EMPTY_HEADER; 24];
             let mut resp = httparse::Response::new(&mut headers);
             let httparse::Status::Complete(head_len) = resp
@@ -162,19 +151,25 @@ impl Conn {
                 let len = chunks(&mut self.buf[head_len..end], true)?.unwrap_or(0);
                 return Ok(head_len..head_len + len);
             }
-            if end == self.buf.len() {
-                self.buf.resize(self.buf.len() * 2, 0);
-            }
-            let n = self
-                .stream
-                .read(&mut self.buf[end..])
-                .await
-                .map_err(|e| format!("read: {e}"))?;
-            if n == 0 {
-                return Err("the server closed the connection mid-body".into());
-            }
-            end += n;
+            end += self.read_more(end).await?;
         }
+    }
+
+    /// Reads more of the response into `buf` after `end` (growing it when
+    /// full); the number of bytes read, never 0.
+    async fn read_more(&mut self, end: usize) -> Result<usize, String> {
+        if end == self.buf.len() {
+            self.buf.resize(self.buf.len() * 2, 0);
+        }
+        let n = self
+            .stream
+            .read(&mut self.buf[end..])
+            .await
+            .map_err(|e| format!("read: {e}"))?;
+        if n == 0 {
+            return Err("the server closed the connection".into());
+        }
+        Ok(n)
     }
 }
 
