@@ -52,13 +52,18 @@ pub const JSON: HeaderValue = HeaderValue::from_static("application/json");
 /// travel as a header (the core must encode such values first).
 pub fn render_routing(routing: &HttpRouting, headers: &mut HeaderMap) -> Result<(), HttpError> {
     if let Some(version) = &routing.protocol_version {
-        headers.insert(
-            PROTOCOL_VERSION,
-            value(PROTOCOL_VERSION.as_str(), version.as_str())?,
-        );
+        let v = match known_value(version.as_str()) {
+            Some(v) => v,
+            None => value(PROTOCOL_VERSION.as_str(), version.as_str())?,
+        };
+        headers.insert(PROTOCOL_VERSION, v);
     }
     if let Some(method) = &routing.method {
-        headers.insert(METHOD, value(METHOD.as_str(), method)?);
+        let v = match known_value(method) {
+            Some(v) => v,
+            None => value(METHOD.as_str(), method)?,
+        };
+        headers.insert(METHOD, v);
     }
     if let Some(name) = &routing.name {
         headers.insert(NAME, value(NAME.as_str(), name)?);
@@ -85,6 +90,29 @@ pub fn is_reserved(name: &HeaderName) -> bool {
 pub(crate) fn set_post_basics(headers: &mut HeaderMap) {
     headers.insert(ACCEPT, ACCEPT_POST);
     headers.insert(CONTENT_TYPE, JSON);
+}
+
+/// The static header value for a protocol version or a method a request
+/// names often: rendering it copies and validates nothing per request.
+fn known_value(text: &str) -> Option<HeaderValue> {
+    let known: &'static str = match text {
+        "2025-11-25" => "2025-11-25",
+        "2026-07-28" => "2026-07-28",
+        "2025-06-18" => "2025-06-18",
+        "2025-03-26" => "2025-03-26",
+        "tools/call" => "tools/call",
+        "tools/list" => "tools/list",
+        "resources/read" => "resources/read",
+        "resources/list" => "resources/list",
+        "prompts/get" => "prompts/get",
+        "prompts/list" => "prompts/list",
+        "server/discover" => "server/discover",
+        "ping" => "ping",
+        "notifications/cancelled" => "notifications/cancelled",
+        "notifications/progress" => "notifications/progress",
+        _ => return None,
+    };
+    Some(HeaderValue::from_static(known))
 }
 
 fn value(name: &str, text: &str) -> Result<HeaderValue, HttpError> {
@@ -197,6 +225,22 @@ mod tests {
         render_routing(&HttpRouting::new(ProtocolVersion::V2025_11_25), &mut h).unwrap();
         assert_eq!(h.len(), 1);
         assert_eq!(h[PROTOCOL_VERSION], "2025-11-25");
+    }
+
+    #[test]
+    fn known_and_unknown_values_render_alike() {
+        for method in ["tools/call", "x/custom"] {
+            for version in [
+                ProtocolVersion::V2026_07_28,
+                ProtocolVersion::Unknown("2099-01-01".into()),
+            ] {
+                let mut h = HeaderMap::new();
+                let r = HttpRouting::new(version.clone()).with_method(method);
+                render_routing(&r, &mut h).unwrap();
+                assert_eq!(h[PROTOCOL_VERSION], version.as_str());
+                assert_eq!(h[METHOD], method);
+            }
+        }
     }
 
     #[test]

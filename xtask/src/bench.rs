@@ -1,31 +1,44 @@
-//! `cargo xtask bench [--quick]`: the client benchmark.
+//! `cargo xtask bench [--quick] [--table | --no-table | --host]`: the
+//! client benchmarks.
 //!
-//! Runs `mcp-client/benches/calls.rs` in release mode: sequential and
-//! 32-way concurrent `tools/call` over stdio and HTTP against the demo
-//! server (a separate process), and 1 MiB results, printing calls/s, p50
-//! and p99 latency, client CPU per call and RSS growth next to hand-written
-//! floor clients (stdio: lines and `serde_json`; HTTP: a bare hyper POST
-//! client), each figure the median of several paired runs; then 10,000
-//! calls in flight on one connection and the memory of an idle stdio and
-//! HTTP connection, measured over 100 clients in a fresh process.
-//! `--quick` runs fewer calls; `--only TEXT` and `--no-floor` narrow a run
-//! for profiling. Then the host benchmark (`bench_host.rs`); `--host` runs
-//! only that.
+//! 1. The side-by-side table (`bench_table.rs`): client CPU per
+//!    `tools/call` of the strict floor, rmcp and this SDK (both tokio
+//!    runtimes), both revisions, in one run against one demo server, with
+//!    each figure's ratio to the floor and its target. `--table` runs only
+//!    this.
+//! 2. `mcp-client/benches/calls.rs` in release mode: sequential and 32-way
+//!    concurrent `tools/call` over stdio and HTTP and 1 MiB results, with
+//!    calls/s, p50 and p99 latency, client CPU per call and RSS growth next
+//!    to its own async floor (lines and `serde_json` over stdio, a bare
+//!    hyper POST client over HTTP); then 10,000 calls in flight on one
+//!    connection and the memory of an idle connection. `--only TEXT` and
+//!    `--no-floor` narrow it for profiling (and skip the rest).
+//! 3. The host benchmark (`bench_host.rs`); `--host` runs only that.
+//!
+//! `--quick` runs fewer calls everywhere; `--no-table` skips part 1.
 
 use crate::util;
 
 /// Runs the benchmark, passing `args` through (`--quick`, `--only TEXT`,
 /// `--no-floor`).
 pub(crate) fn run(args: &[String]) -> Result<(), String> {
-    if args.iter().any(|a| a == "--host") {
+    let has = |flag: &str| args.iter().any(|a| a == flag);
+    if has("--host") {
         return crate::bench_host::run(args);
+    }
+    let narrowed = has("--only");
+    if !has("--no-table") && !narrowed {
+        crate::bench_table::run(args)?;
+    }
+    if has("--table") {
+        return Ok(());
     }
     let mut cmd = util::cargo();
     cmd.args(["bench", "-p", "mcp-client", "--bench", "calls", "--"]);
-    cmd.args(args);
+    cmd.args(args.iter().filter(|a| *a != "--no-table"));
     util::run("bench", &mut cmd)?;
     // A narrowed client run (`--only`) is for profiling the client alone.
-    if args.iter().any(|a| a == "--only") {
+    if narrowed {
         return Ok(());
     }
     crate::bench_host::run(args)

@@ -17,6 +17,8 @@
 mod baseline;
 mod bench;
 mod bench_host;
+mod bench_report;
+mod bench_table;
 mod ci;
 mod conformance;
 mod doc_external;
@@ -70,9 +72,10 @@ fn print_help() {
         "doccheck     mcp-client doc examples: no internal crate paths; compiled as a user crate",
         "examples     build and run every mcp-client example against the demo server",
         "size         [--tree-only] [--check]: stdio hello world crates, build time, binary size",
-        "bench        [--quick]: tools/call throughput, latency and CPU vs. a floor client;",
-        "             then mcp-host: 100 stdio servers, time to ready, memory, routing overhead",
-        "             (`--host` runs only the host part)",
+        "bench        [--quick]: client CPU per tools/call of the strict floor, rmcp and this",
+        "             SDK side by side (`--table` runs only that); then throughput, latency",
+        "             and CPU vs. an async floor; then mcp-host: 100 stdio servers, time to",
+        "             ready, memory, routing overhead (`--host` runs only the host part)",
     ] {
         println!("{line}");
     }

@@ -1,0 +1,225 @@
+//! The figures of the side-by-side bench ([`crate::bench_table`]): the
+//! columns (clients), one measured cell per client and scenario, and the
+//! Markdown tables printed from them.
+
+use std::fmt::Write;
+
+/// A column of the table: which client program, on which runtime.
+pub(crate) struct Variant {
+    /// Column heading.
+    pub(crate) name: &'static str,
+    /// `floor`, `rmcp` or `sdk`.
+    pub(crate) program: &'static str,
+    /// `ct` or `mt` (tokio runtime; the floor picks its own).
+    pub(crate) runtime: &'static str,
+    /// rmcp with one reused HTTP client (HTTP rows only).
+    pub(crate) pooled: bool,
+}
+
+impl Variant {
+    /// Every column, in table order: the floor, rmcp (default and pooled
+    /// HTTP, on `#[tokio::main]`'s multi-thread runtime), this SDK on both
+    /// runtimes.
+    pub(crate) fn all() -> Vec<Variant> {
+        let v = |name, program, runtime, pooled| Variant {
+            name,
+            program,
+            runtime,
+            pooled,
+        };
+        vec![
+            v("floor", "floor", "ct", false),
+            v("rmcp", "rmcp", "mt", false),
+            v("rmcp pooled", "rmcp", "mt", true),
+            v("SDK current-thread", "sdk", "ct", false),
+            v("SDK multi-thread", "sdk", "mt", false),
+        ]
+    }
+
+    fn is_sdk(&self) -> bool {
+        self.program == "sdk"
+    }
+}
+
+/// One client's figures in one scenario: medians over its runs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Cell {
+    /// Client CPU per call, µs.
+    pub(crate) cpu_us: f64,
+    /// Median latency, µs.
+    pub(crate) p50_us: f64,
+    /// Allocations per call.
+    pub(crate) allocs: f64,
+    /// Peak RSS of the client process, MiB.
+    pub(crate) rss_mib: f64,
+}
+
+impl Cell {
+    /// Reads a client's `BENCH` lines (`bench/common/measure.rs`).
+    pub(crate) fn parse(output: &str) -> Option<Cell> {
+        let mut cpu = Vec::new();
+        let mut p50 = Vec::new();
+        let mut allocs = Vec::new();
+        let mut rss = 0.0;
+        for line in output.lines().filter_map(|l| l.strip_prefix("BENCH ")) {
+            for field in line.split_whitespace() {
+                let (key, value) = field.split_once('=')?;
+                let value: f64 = value.parse().ok()?;
+                match key {
+                    "cpu_ns" => cpu.push(value / 1000.0),
+                    "p50_ns" => p50.push(value / 1000.0),
+                    "allocs" => allocs.push(value),
+                    "rss_kib" => rss = value / 1024.0,
+                    _ => {}
+                }
+            }
+        }
+        Some(Cell {
+            cpu_us: median(cpu)?,
+            p50_us: median(p50)?,
+            allocs: median(allocs).unwrap_or(0.0),
+            rss_mib: rss,
+        })
+    }
+}
+
+fn median(mut v: Vec<f64>) -> Option<f64> {
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied()
+}
+
+/// A scenario's cells, one per [`Variant`] (`None`: not applicable or failed).
+pub(crate) struct Row {
+    pub(crate) label: &'static str,
+    /// The target, as a multiple of the floor's CPU per call.
+    pub(crate) target: f64,
+    pub(crate) cells: Vec<Option<Cell>>,
+}
+
+/// The Markdown tables for one revision: CPU per call with ratios to the
+/// floor and the target, then latency and peak RSS.
+pub(crate) fn render(era: &str, variants: &[Variant], rows: &[Row], reps: usize) -> String {
+    let revision = if era == "modern" {
+        "2026-07-28"
+    } else {
+        "2025-11-25"
+    };
+    let mut s = String::new();
+    let names: Vec<&str> = variants.iter().map(|v| v.name).collect();
+    let _ = writeln!(
+        s,
+        "\n{revision}: client CPU µs per tools/call, start-up excluded (median of {reps} runs; \
+         x = ratio to the floor)\n\n| scenario | {} | target | SDK meets target |\n|{}",
+        names.join(" | "),
+        " --- |".repeat(names.len() + 3)
+    );
+    for row in rows {
+        let floor = row.cells.first().copied().flatten().map(|c| c.cpu_us);
+        let mut line = format!("| {} |", row.label);
+        for cell in &row.cells {
+            let text = match (cell, floor) {
+                (None, _) => "—".to_owned(),
+                (Some(c), Some(f)) if f > 0.0 && c.cpu_us != f => {
+                    format!("{:.1} ({:.1}x)", c.cpu_us, c.cpu_us / f)
+                }
+                (Some(c), _) => format!("{:.1}", c.cpu_us),
+            };
+            let _ = write!(line, " {text} |");
+        }
+        let target = floor.map(|f| f * row.target);
+        let meets: Vec<&str> = variants
+            .iter()
+            .zip(&row.cells)
+            .filter(|(v, _)| v.is_sdk())
+            .map(|(v, c)| match (c, target) {
+                (Some(c), Some(t)) if c.cpu_us <= t => {
+                    if v.runtime == "ct" {
+                        "ct yes"
+                    } else {
+                        "mt yes"
+                    }
+                }
+                _ => {
+                    if v.runtime == "ct" {
+                        "ct no"
+                    } else {
+                        "mt no"
+                    }
+                }
+            })
+            .collect();
+        let target = target.map_or("—".to_owned(), |t| format!("≤ {t:.1} ({}x)", row.target));
+        let _ = writeln!(s, "{line} {target} | {} |", meets.join(", "));
+    }
+    let _ = writeln!(
+        s,
+        "\n{revision}: p50 latency µs / allocations per call / client peak RSS MiB\n\n| scenario | {} |\n|{}",
+        names.join(" | "),
+        " --- |".repeat(names.len() + 1)
+    );
+    for row in rows {
+        let cells: Vec<String> = row
+            .cells
+            .iter()
+            .map(|c| {
+                c.map_or("—".to_owned(), |c| {
+                    format!("{:.0} / {:.0} / {:.1}", c.p50_us, c.allocs, c.rss_mib)
+                })
+            })
+            .collect();
+        let _ = writeln!(s, "| {} | {} |", row.label, cells.join(" | "));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cell_is_the_median_of_the_runs() {
+        let out = "noise\nBENCH cpu_ns=30000 wall_ns=1 p50_ns=90000 allocs=12.5\n\
+                   BENCH cpu_ns=10000 wall_ns=1 p50_ns=70000 allocs=10\n\
+                   BENCH cpu_ns=20000 wall_ns=1 p50_ns=80000 allocs=11\nBENCH rss_kib=2048\n";
+        let c = Cell::parse(out).expect("cell");
+        assert_eq!(
+            c,
+            Cell {
+                cpu_us: 20.0,
+                p50_us: 80.0,
+                allocs: 11.0,
+                rss_mib: 2.0
+            }
+        );
+    }
+
+    #[test]
+    fn output_without_runs_or_with_a_bad_number_is_no_cell() {
+        assert_eq!(Cell::parse("BENCH rss_kib=10\n"), None);
+        assert_eq!(Cell::parse("BENCH cpu_ns=x p50_ns=1\n"), None);
+    }
+
+    #[test]
+    fn the_table_shows_ratios_to_the_floor_and_the_target() {
+        let cell = |cpu| {
+            Some(Cell {
+                cpu_us: cpu,
+                p50_us: 50.0,
+                allocs: 7.0,
+                rss_mib: 4.0,
+            })
+        };
+        let rows = [Row {
+            label: "stdio, sequential",
+            target: 2.0,
+            cells: vec![cell(10.0), cell(60.0), None, cell(15.0), cell(25.0)],
+        }];
+        let t = render("legacy", &Variant::all(), &rows, 5);
+        assert!(t.contains("2025-11-25"), "{t}");
+        assert!(
+            t.contains("| stdio, sequential | 10.0 | 60.0 (6.0x) | — | 15.0 (1.5x) | 25.0 (2.5x) | ≤ 20.0 (2x) | ct yes, mt no |"),
+            "{t}"
+        );
+        assert!(t.contains("| 50 / 7 / 4.0 |"), "{t}");
+    }
+}

@@ -1,0 +1,262 @@
+//! The side-by-side part of `cargo xtask bench`: client CPU per
+//! `tools/call` of the strict floor, rmcp and this SDK, in one run, against
+//! the same server, printed as the table of issue 18.
+//!
+//! Builds, in release mode: the demo server (the workspace's), the floor
+//! and this SDK's client (`bench/clients`, not a workspace member, into the
+//! workspace's target dir) and the rmcp client (`bench/rmcp-client`, into
+//! `$XDG_CACHE_HOME/mcp-client-rs/bench-target`, so rmcp never enters the
+//! project's own build). Every client is a process of its own that
+//! connects, warms up and then prints one `BENCH` line per measured run
+//! (`bench/common/measure.rs`): its own CPU time per call over the
+//! measured calls only, so start-up is not in it. With two or more CPUs
+//! the client runs pinned to CPU 0 and the server to CPU 1 (`taskset`).
+//!
+//! The server is the demo server for every client (both eras on one
+//! process): its cost is outside the client's CPU figure, and one server
+//! for all keeps the clients' figures comparable.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use crate::bench_report::{Cell, Row, Variant, render};
+use crate::util;
+
+/// How much work each client process does.
+struct Scale {
+    calls: usize,
+    big_calls: usize,
+    reps: usize,
+}
+
+/// A scenario row: label, transport, result bytes (0: `echo`), callers,
+/// and the target as a multiple of the floor.
+const ROWS: [(&str, &str, usize, usize, f64); 5] = [
+    ("stdio, sequential", "stdio", 0, 1, 2.0),
+    ("stdio, 32 in flight", "stdio", 0, 32, 2.0),
+    ("HTTP, sequential", "http", 0, 1, 1.5),
+    ("HTTP, 32 in flight", "http", 0, 32, 1.5),
+    ("stdio, 256 KiB results", "stdio", 262_144, 1, 1.1),
+];
+
+/// The built programs.
+struct Programs {
+    server: PathBuf,
+    floor: PathBuf,
+    sdk: PathBuf,
+    rmcp: PathBuf,
+}
+
+/// The programs the table needs, built unless `skip_build`
+/// (`--no-build`: re-run with the binaries of the last build).
+fn build(skip_build: bool) -> Result<Programs, String> {
+    let root = util::root();
+    let rmcp_target = crate::install::cache_dir().join("bench-target");
+    let exe = |dir: &Path, name: &str| {
+        dir.join("release")
+            .join(format!("{name}{}", std::env::consts::EXE_SUFFIX))
+    };
+    let target = root.join("target");
+    let programs = Programs {
+        server: exe(&target, "demo-server"),
+        floor: exe(&target, "floor"),
+        sdk: exe(&target, "sdk"),
+        rmcp: exe(&rmcp_target, "rmcp-bench-client"),
+    };
+    if skip_build {
+        return Ok(programs);
+    }
+    let mut server = util::cargo();
+    server.args([
+        "build",
+        "--release",
+        "-p",
+        "demo-server",
+        "--bin",
+        "demo-server",
+    ]);
+    util::run("bench: build the demo server", &mut server)?;
+    let mut clients = util::cargo();
+    clients.args([
+        "build",
+        "--release",
+        "--manifest-path",
+        "bench/clients/Cargo.toml",
+        "--target-dir",
+    ]);
+    clients.arg(root.join("target"));
+    util::run("bench: build the floor and the SDK client", &mut clients)?;
+    let mut rmcp = util::cargo();
+    rmcp.args([
+        "build",
+        "--release",
+        "--manifest-path",
+        "bench/rmcp-client/Cargo.toml",
+        "--target-dir",
+    ]);
+    rmcp.arg(&rmcp_target);
+    util::run("bench: build the rmcp client", &mut rmcp)?;
+    Ok(programs)
+}
+
+/// `taskset -c CPU` before a command line, when the machine has two CPUs
+/// and `taskset` exists.
+fn pinned(cpu: usize, program: &Path) -> Vec<String> {
+    let cpus = std::thread::available_parallelism().map_or(1, usize::from);
+    let has_taskset = Command::new("taskset")
+        .arg("-V")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    let mut v = Vec::new();
+    if cpus >= 2 && has_taskset {
+        v.extend(["taskset".to_owned(), "-c".to_owned(), cpu.to_string()]);
+    }
+    v.push(program.display().to_string());
+    v
+}
+
+/// The HTTP demo server, on a free loopback port; killed on drop.
+struct HttpServer {
+    child: std::process::Child,
+    url: String,
+}
+
+impl HttpServer {
+    fn start(server: &Path) -> Result<HttpServer, String> {
+        let argv = pinned(1, server);
+        let mut child = Command::new(&argv[0])
+            .args(&argv[1..])
+            .args(["--http", "127.0.0.1:0"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("start the HTTP demo server: {e}"))?;
+        let stdout = child.stdout.take().ok_or("no stdout")?;
+        let mut line = String::new();
+        std::io::BufRead::read_line(&mut std::io::BufReader::new(stdout), &mut line)
+            .map_err(|e| format!("read the demo server's address: {e}"))?;
+        let url = line
+            .trim()
+            .strip_prefix("listening ")
+            .ok_or_else(|| format!("unexpected first line from the demo server: {line:?}"))?
+            .to_owned();
+        Ok(HttpServer { child, url })
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Runs one client process and reads its figures.
+fn measure(
+    program: &Path,
+    variant: &Variant,
+    row: (&str, &str, usize, usize, f64),
+    era: &str,
+    scale: &Scale,
+    url: &str,
+    server: &Path,
+) -> Result<Cell, String> {
+    let (_, via, bytes, workers, _) = row;
+    let calls = if bytes > 0 {
+        scale.big_calls
+    } else {
+        scale.calls
+    };
+    let argv = pinned(0, program);
+    let mut cmd = Command::new(&argv[0]);
+    cmd.args(&argv[1..]);
+    cmd.args(["--via", via, "--era", era, "--runtime", variant.runtime]);
+    cmd.args([
+        "--bytes",
+        &bytes.to_string(),
+        "--workers",
+        &workers.to_string(),
+    ]);
+    cmd.args([
+        "--calls",
+        &calls.to_string(),
+        "--reps",
+        &scale.reps.to_string(),
+    ]);
+    cmd.args(["--url", url]);
+    if variant.pooled {
+        cmd.arg("--pooled");
+    }
+    cmd.arg("--");
+    cmd.args(pinned(1, server));
+    cmd.arg("--stdio");
+    let out = cmd
+        .stderr(Stdio::piped())
+        .output()
+        .map_err(|e| format!("start {}: {e}", program.display()))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    if !out.status.success() {
+        return Err(format!(
+            "{} ({era}, {}) failed: {}",
+            variant.name,
+            row.0,
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    Cell::parse(&text).ok_or_else(|| format!("{}: no BENCH lines in {text:?}", variant.name))
+}
+
+/// Runs the side-by-side table; `args` may hold `--quick` and
+/// `--no-build`.
+pub(crate) fn run(args: &[String]) -> Result<(), String> {
+    let scale = if args.iter().any(|a| a == "--quick") {
+        Scale {
+            calls: 600,
+            big_calls: 60,
+            reps: 3,
+        }
+    } else {
+        Scale {
+            calls: 3000,
+            big_calls: 300,
+            reps: 5,
+        }
+    };
+    let p = build(args.iter().any(|a| a == "--no-build"))?;
+    let http = HttpServer::start(&p.server)?;
+    let variants = Variant::all();
+    for era in ["legacy", "modern"] {
+        let mut rows = Vec::new();
+        for row in ROWS {
+            let mut cells = Vec::new();
+            for v in &variants {
+                if v.pooled && row.1 != "http" {
+                    cells.push(None);
+                    continue;
+                }
+                let program = match v.program {
+                    "floor" => &p.floor,
+                    "rmcp" => &p.rmcp,
+                    _ => &p.sdk,
+                };
+                match measure(program, v, row, era, &scale, &http.url, &p.server) {
+                    Ok(c) => cells.push(Some(c)),
+                    Err(e) => {
+                        eprintln!("bench: {e}");
+                        cells.push(None);
+                    }
+                }
+            }
+            rows.push(Row {
+                label: row.0,
+                target: row.4,
+                cells,
+            });
+        }
+        println!("{}", render(era, &variants, &rows, scale.reps));
+    }
+    Ok(())
+}
