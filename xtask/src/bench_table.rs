@@ -3,10 +3,12 @@
 //! the same server, printed as the table of issue 18.
 //!
 //! Builds, in release mode: the demo server (the workspace's), the floor
-//! and this SDK's client (`bench/clients`, not a workspace member, into the
-//! workspace's target dir) and the rmcp client (`bench/rmcp-client`, into
-//! `$XDG_CACHE_HOME/mcp-client-rs/bench-target`, so rmcp never enters the
-//! project's own build). Every client is a process of its own that
+//! and this SDK's client (`bench/clients`, not a workspace member) and the
+//! rmcp client (`bench/rmcp-client`), both into
+//! `$XDG_CACHE_HOME/mcp-client-rs/bench-target`, so neither rmcp nor the
+//! bench programs' own feature set of shared dependencies touches the
+//! project's `target/` (building them there made the next release build
+//! of the demo server recompile `ring`). Every client is a process of its own that
 //! connects, warms up and then prints one `BENCH` line per measured run
 //! (`bench/common/measure.rs`): its own CPU time per call over the
 //! measured calls only, so start-up is not in it. With two or more CPUs
@@ -51,7 +53,7 @@ struct Programs {
 /// (`--no-build`: re-run with the binaries of the last build).
 fn build(skip_build: bool) -> Result<Programs, String> {
     let root = util::root();
-    let rmcp_target = crate::install::cache_dir().join("bench-target");
+    let bench_target = crate::install::cache_dir().join("bench-target");
     let exe = |dir: &Path, name: &str| {
         dir.join("release")
             .join(format!("{name}{}", std::env::consts::EXE_SUFFIX))
@@ -59,9 +61,9 @@ fn build(skip_build: bool) -> Result<Programs, String> {
     let target = root.join("target");
     let programs = Programs {
         server: exe(&target, "demo-server"),
-        floor: exe(&target, "floor"),
-        sdk: exe(&target, "sdk"),
-        rmcp: exe(&rmcp_target, "rmcp-bench-client"),
+        floor: exe(&bench_target, "floor"),
+        sdk: exe(&bench_target, "sdk"),
+        rmcp: exe(&bench_target, "rmcp-bench-client"),
     };
     if skip_build {
         return Ok(programs);
@@ -84,7 +86,7 @@ fn build(skip_build: bool) -> Result<Programs, String> {
         "bench/clients/Cargo.toml",
         "--target-dir",
     ]);
-    clients.arg(root.join("target"));
+    clients.arg(&bench_target);
     util::run("bench: build the floor and the SDK client", &mut clients)?;
     let mut rmcp = util::cargo();
     rmcp.args([
@@ -94,7 +96,7 @@ fn build(skip_build: bool) -> Result<Programs, String> {
         "bench/rmcp-client/Cargo.toml",
         "--target-dir",
     ]);
-    rmcp.arg(&rmcp_target);
+    rmcp.arg(&bench_target);
     util::run("bench: build the rmcp client", &mut rmcp)?;
     Ok(programs)
 }
