@@ -16,10 +16,9 @@ mod common;
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 
-use common::{HttpServer, demo_exe, mcp_exe, temp_dir, wait};
+use common::{HttpServer, demo_exe, mcp_command, temp_dir, wait};
 
 /// What the authorization server did.
 #[derive(Default)]
@@ -295,15 +294,9 @@ fn resource(mut stream: TcpStream, req: &Request, port: u16, upstream: &str, see
 /// stderr. When the CLI prints an authorization URL, the stand-in browser
 /// follows it: GETs it, then GETs the redirect it is sent to.
 fn mcp(config: &std::path::Path, args: &[&str]) -> (Option<i32>, String, String) {
-    let mut child = Command::new(mcp_exe())
-        .args(args)
+    let mut child = mcp_command(config, args)
         .env("XDG_CONFIG_HOME", config)
-        .env("XDG_RUNTIME_DIR", config)
         .env("BROWSER", "true")
-        .env_remove("MCP_BEARER_TOKEN")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
         .spawn()
         .expect("start mcp");
     let stderr = child.stderr.take().expect("stderr");
