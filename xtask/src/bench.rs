@@ -9,8 +9,9 @@
 //! calls in flight on one connection and the memory of an idle stdio and
 //! HTTP connection, measured over 100 clients in a fresh process.
 //! `--quick` runs fewer calls; `--only TEXT` and `--no-floor` narrow a run
-//! for profiling. Then the host benchmark (`bench_host.rs`); `--host` runs
-//! only that.
+//! for profiling. Then the host benchmark (`bench_host.rs`; `--host` runs
+//! only that) and the CLI benchmark, `mcp` next to the Inspector's `mcpdo`
+//! (`bench_cli.rs`; `--cli` runs only that).
 
 use crate::util;
 
@@ -20,6 +21,9 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     if args.iter().any(|a| a == "--host") {
         return crate::bench_host::run(args);
     }
+    if args.iter().any(|a| a == "--cli") {
+        return crate::bench_cli::run(args);
+    }
     let mut cmd = util::cargo();
     cmd.args(["bench", "-p", "mcp-client", "--bench", "calls", "--"]);
     cmd.args(args);
@@ -28,5 +32,6 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     if args.iter().any(|a| a == "--only") {
         return Ok(());
     }
-    crate::bench_host::run(args)
+    crate::bench_host::run(args)?;
+    crate::bench_cli::run(args)
 }

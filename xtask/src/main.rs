@@ -16,6 +16,7 @@
 
 mod baseline;
 mod bench;
+mod bench_cli;
 mod bench_host;
 mod ci;
 mod conformance;
@@ -72,7 +73,9 @@ fn print_help() {
         "size         [--tree-only] [--check]: stdio hello world crates, build time, binary size",
         "bench        [--quick]: tools/call throughput, latency and CPU vs. a floor client;",
         "             then mcp-host: 100 stdio servers, time to ready, memory, routing overhead",
-        "             (`--host` runs only the host part)",
+        "             (`--host` runs only the host part); then the mcp CLI next to the",
+        "             Inspector's mcpdo: start-up to a tool list, a call on a held",
+        "             connection (`--cli` runs only the CLI part)",
     ] {
         println!("{line}");
     }
