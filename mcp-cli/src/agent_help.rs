@@ -6,7 +6,9 @@ mcp: a Model Context Protocol client for the shell. Guide for agents.
 
 Target (always last): `-- COMMAND ARGS...` starts a stdio server; `-- URL` or
 `--url URL` talks Streamable HTTP (add `--bearer TOKEN`, `-H 'Name: value'`).
-Era: `--era auto` (default) detects 2026-07-28 vs 2025-11-25.
+Era: `--era auto` (default) detects 2026-07-28 vs 2025-11-25. To debug a
+server, `--verbose` shows the wire on stderr (stdio lines; HTTP requests,
+responses and headers), with tokens and secrets redacted.
 
 Always pass --json: stdout is then exactly one JSON document (JSON lines for
 watch, logs, resources subscribe); diagnostics go to stderr, and a failure is one

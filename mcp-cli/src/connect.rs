@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use mcp_client::auth::BearerToken;
 use mcp_client::mcp_types::roots::Root;
-use mcp_client::{Client, EraPreference, HttpConfig, ServerCommand};
+use mcp_client::{Client, EraPreference, HttpConfig, ProxyConfig, ServerCommand};
 use tokio::sync::mpsc;
 
 use crate::args::{EraArg, Global};
@@ -205,15 +205,17 @@ pub(crate) async fn connect(
             builder.stdio(server_command(cmd, env, cwd.as_deref(), global.verbose))
         }
         Target::Http { url, headers } => {
-            builder.http_config(http_config(url, headers, global, ui)?)
+            let mut config = http_config(url, headers, global, ui)?;
+            if global.verbose {
+                let proxy = crate::http_tap::start(ui).await?;
+                config = config.with_proxy(ProxyConfig::Explicit {
+                    url: proxy,
+                    no_proxy: String::new(),
+                });
+            }
+            builder.http_config(config)
         }
     };
-    if global.verbose && matches!(target, Target::Http { .. }) {
-        ui.note(&format!(
-            "mcp: Streamable HTTP to {} (the HTTP wire itself is not shown: only stdio servers are tapped)",
-            target.describe()
-        ));
-    }
     let spinner = ui.spinner(format!("connecting to {}", target.describe()));
     let started = Instant::now();
     let connected = builder.connect().await;

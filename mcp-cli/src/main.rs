@@ -23,13 +23,15 @@
 //! Beyond one-shot runs: servers named in config files (`--server`, with
 //! `mcp-host`'s loader), held connections (`connect`, `@NAME`,
 //! `disconnect`, `elicitation respond`; see [`held`]), `repl`, OAuth
-//! (`--oauth`, `auth list|clear`; see [`oauth`]), `--verbose` wire traces of
-//! stdio servers ([`wire`]) and `agent-help`.
+//! (`--oauth`, `auth list|clear`; see [`oauth`]), `--verbose` wire traces
+//! with secrets redacted (stdio: [`wire`]; HTTP: [`http_tap`]) and
+//! `agent-help`.
 //!
 //! Dependencies, each for one job: `clap` (derive) parses the command line
 //! and prints help and usage errors; `boon` (already in the tree through
 //! `mcp-client`) checks tool arguments against the tool's input schema;
-//! `base64` decodes images and blobs to save them. Colours, the spinner
+//! `base64` decodes images and blobs to save them; `rustyline` edits and
+//! completes `repl` lines (see [`repl`]). Colours, the spinner
 //! and the progress bar are a few lines of ANSI in [`ui`], not a crate.
 
 /// `eprintln!` that never panics (a closed stderr loses the line).
@@ -56,6 +58,7 @@ mod connect;
 mod events;
 mod exit;
 mod held;
+mod http_tap;
 mod interact;
 mod oauth;
 mod render;

@@ -7,7 +7,8 @@
 //! The redirect URI is `http://127.0.0.1:PORT/callback` with a fixed
 //! `--oauth-port` (default 33418), so a client registered once keeps
 //! working. The URL to approve is always printed; a browser is opened with
-//! `xdg-open` (`open` on macOS) when one is there. The listener only binds
+//! the program `$BROWSER` names when it is set (as many tools do; `true`
+//! opens none), else `xdg-open` (`open` on macOS) when one is there. The listener only binds
 //! while a login waits, answers one `/callback` request and gives up after
 //! five minutes.
 
@@ -139,11 +140,17 @@ async fn catch_redirect(listener: &tokio::net::TcpListener, port: u16) -> Result
 }
 
 fn open_browser(url: &str) {
-    let opener = if cfg!(target_os = "macos") {
-        "open"
-    } else {
-        "xdg-open"
-    };
+    let chosen = std::env::var("BROWSER")
+        .ok()
+        .filter(|b| !b.trim().is_empty());
+    let opener = chosen.as_deref().map_or(
+        if cfg!(target_os = "macos") {
+            "open"
+        } else {
+            "xdg-open"
+        },
+        str::trim,
+    );
     let _ = std::process::Command::new(opener)
         .arg(url)
         .stdin(std::process::Stdio::null())

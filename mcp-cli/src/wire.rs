@@ -1,4 +1,5 @@
-//! `--verbose` on stdio: the wire, line by line, on stderr.
+//! `--verbose` on stdio: the wire, line by line, on stderr (HTTP:
+//! [`crate::http_tap`]).
 //!
 //! The server is started here (own process group, so the terminal's
 //! Ctrl-C does not reach it) and its stdin and stdout are handed to the
@@ -106,7 +107,7 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for Tap<T> {
 }
 
 /// Whether a JSON key names a secret (`progressToken` does not).
-fn is_secret_key(key: &str) -> bool {
+pub(crate) fn is_secret_key(key: &str) -> bool {
     let k = key.to_ascii_lowercase().replace(['-', '_'], "");
     let named = [
         "secret",
@@ -123,7 +124,7 @@ fn is_secret_key(key: &str) -> bool {
 
 /// A line with secret values replaced; a line that is not JSON is shown
 /// as it is.
-fn redact_line(text: &str) -> String {
+pub(crate) fn redact_line(text: &str) -> String {
     match serde_json::from_str::<Value>(text) {
         Ok(mut v) => {
             redact(&mut v);

@@ -2,19 +2,14 @@
 
 mod common;
 
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
-use common::{HttpServer, demo_exe, mcp_exe, temp_dir, wait};
+use common::{HttpServer, demo_exe, mcp_command, temp_dir, wait};
 use serde_json::{Value, json};
 
 fn mcp_with_config(config: &std::path::Path, args: &[&str]) -> Output {
-    let child = Command::new(mcp_exe())
-        .args(args)
+    let child = mcp_command(config, args)
         .env("XDG_CONFIG_HOME", config)
-        .env("XDG_RUNTIME_DIR", config)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
         .spawn()
         .expect("start mcp");
     wait(child)

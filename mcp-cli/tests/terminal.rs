@@ -1,6 +1,7 @@
 //! `mcp` on a real terminal, under `tmux` (Debian package `tmux`): an
-//! interactive elicitation answered by typing, and Ctrl-C cancelling a
-//! slow call (the cancellation is on the wire, shown by `--verbose`).
+//! interactive elicitation answered by typing, Ctrl-C cancelling a slow
+//! call (the cancellation is on the wire, shown by `--verbose`), the
+//! progress bar, and Tab completion with a private history in `repl`.
 //!
 //! The terminal is another process: the test waits for what it shows,
 //! checking every 50 ms up to a deadline. The script runs under bash,
@@ -200,4 +201,43 @@ fn a_call_that_reports_progress_draws_a_bar_on_the_terminal() {
     assert_eq!(code.trim(), "0");
     // The bar is cleared and never reaches stdout.
     assert_eq!(read(&out), "counted to 40\n");
+}
+
+#[test]
+fn the_repl_completes_tool_and_argument_names_with_tab_and_keeps_a_private_history() {
+    use std::os::unix::fs::MetadataExt;
+    let dir = temp_dir("tty-repl");
+    let exit = dir.join("exit");
+    let s = format!(
+        "XDG_STATE_HOME={} {} repl -- {}; echo $? > {}; sleep 60",
+        dir.display(),
+        mcp_exe().display(),
+        demo_exe().display(),
+        exit.display()
+    );
+    let tmux = Tmux::start("repl", &s);
+    // (tmux drops trailing blanks from the screen it shows.)
+    tmux.wait_screen("mcp>");
+    // A command name, then a tool name from the server's list.
+    tmux.keys(&["too", "Tab"]);
+    tmux.wait_screen("mcp> tools");
+    tmux.keys(&["call ec", "Tab"]);
+    tmux.wait_screen("mcp> tools call echo");
+    // An argument name from the tool's input schema.
+    tmux.keys(&["te", "Tab"]);
+    tmux.wait_screen("mcp> tools call echo text=");
+    tmux.keys(&["tabbed", "Enter"]);
+    tmux.wait_screen("\ntabbed\n");
+    tmux.keys(&["exit", "Enter"]);
+    let code = wait_until("the exit code", || {
+        let c = read(&exit);
+        (!c.is_empty()).then_some(c)
+    });
+    assert_eq!(code.trim(), "0");
+    let history = dir.join("mcp-cli").join("repl_history");
+    assert_eq!(read(&history), "tools call echo text=tabbed\nexit\n");
+    let mode = std::fs::metadata(&history)
+        .expect("the history file")
+        .mode();
+    assert_eq!(mode & 0o777, 0o600);
 }

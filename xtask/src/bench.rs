@@ -1,4 +1,4 @@
-//! `cargo xtask bench [--quick] [--table | --no-table | --host]`: the
+//! `cargo xtask bench [--quick] [--table | --no-table | --host | --cli]`: the
 //! client benchmarks.
 //!
 //! 1. The side-by-side table (`bench_table.rs`): client CPU per
@@ -14,6 +14,9 @@
 //!    connection and the memory of an idle connection. `--only TEXT` and
 //!    `--no-floor` narrow it for profiling (and skip the rest).
 //! 3. The host benchmark (`bench_host.rs`); `--host` runs only that.
+//! 4. The CLI benchmark: `mcp` next to the Inspector's `mcpdo`, start-up
+//!    to a tool list and a call on a held connection (`bench_cli.rs`;
+//!    `--cli` runs only that).
 //!
 //! `--quick` runs fewer calls everywhere; `--no-table` skips part 1.
 
@@ -25,6 +28,9 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let has = |flag: &str| args.iter().any(|a| a == flag);
     if has("--host") {
         return crate::bench_host::run(args);
+    }
+    if has("--cli") {
+        return crate::bench_cli::run(args);
     }
     let narrowed = has("--only");
     if !has("--no-table") && !narrowed {
@@ -41,5 +47,6 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     if narrowed {
         return Ok(());
     }
-    crate::bench_host::run(args)
+    crate::bench_host::run(args)?;
+    crate::bench_cli::run(args)
 }

@@ -16,6 +16,7 @@
 
 mod baseline;
 mod bench;
+mod bench_cli;
 mod bench_host;
 mod bench_report;
 mod bench_table;
@@ -75,7 +76,9 @@ fn print_help() {
         "bench        [--quick]: client CPU per tools/call of the strict floor, rmcp and this",
         "             SDK side by side (`--table` runs only that); then throughput, latency",
         "             and CPU vs. an async floor; then mcp-host: 100 stdio servers, time to",
-        "             ready, memory, routing overhead (`--host` runs only the host part)",
+        "             ready, memory, routing overhead (`--host` runs only the host part);",
+        "             then the mcp CLI next to the Inspector's mcpdo: start-up to a tool",
+        "             list, a call on a held connection (`--cli` runs only the CLI part)",
     ] {
         println!("{line}");
     }

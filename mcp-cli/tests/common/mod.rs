@@ -48,18 +48,23 @@ pub fn mcp(args: &[&str]) -> Output {
     mcp_in(runtime, args)
 }
 
-/// Runs `mcp ARGS` with `XDG_RUNTIME_DIR=runtime`.
-pub fn mcp_in(runtime: &std::path::Path, args: &[&str]) -> Output {
-    let child = Command::new(mcp_exe())
-        .args(args)
+/// `mcp ARGS` with `XDG_RUNTIME_DIR=runtime`, no stdin, stdout and stderr
+/// piped, and no `NO_COLOR` or `MCP_BEARER_TOKEN` from the test's caller.
+pub fn mcp_command(runtime: &std::path::Path, args: &[&str]) -> Command {
+    let mut c = Command::new(mcp_exe());
+    c.args(args)
         .env("XDG_RUNTIME_DIR", runtime)
         .env_remove("NO_COLOR")
         .env_remove("MCP_BEARER_TOKEN")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start mcp");
+        .stderr(Stdio::piped());
+    c
+}
+
+/// Runs `mcp ARGS` with `XDG_RUNTIME_DIR=runtime`.
+pub fn mcp_in(runtime: &std::path::Path, args: &[&str]) -> Output {
+    let child = mcp_command(runtime, args).spawn().expect("start mcp");
     wait(child)
 }
 
