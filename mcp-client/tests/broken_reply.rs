@@ -8,7 +8,7 @@
 //! and the stream goes on. A scripted HTTP/1.1 server on loopback sends
 //! them.
 
-mod scripted;
+use mcp_testkit::http as scripted;
 
 use std::time::Duration;
 

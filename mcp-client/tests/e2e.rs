@@ -1,7 +1,7 @@
 //! End-to-end: every client method against the demo server, over stdio and
 //! HTTP, in both eras.
 
-mod common;
+use mcp_testkit::demo as common;
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};

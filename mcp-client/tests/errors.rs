@@ -1,6 +1,6 @@
 //! Cancellation, deadlines, and one failing case per `Error` predicate.
 
-mod common;
+use mcp_testkit::demo as common;
 
 use std::time::Duration;
 

@@ -2,7 +2,7 @@
 //! 2025-11-25): the client stops the handler (its future is dropped) and
 //! sends no answer, over stdio and HTTP.
 
-mod common;
+use mcp_testkit::demo as common;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};

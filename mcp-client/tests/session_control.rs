@@ -2,8 +2,8 @@
 //! and credentials set at runtime, the 2025-11-25 GET stream closed and
 //! reopened on demand, and a per-call access token.
 
-mod common;
-mod scripted;
+use mcp_testkit::demo as common;
+use mcp_testkit::http as scripted;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};

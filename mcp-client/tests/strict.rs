@@ -2,7 +2,7 @@
 //! that break the schema or ids that do not match, in both eras, and the
 //! demo server for the happy path (over every transport and era).
 
-mod common;
+use mcp_testkit::demo as common;
 
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;

@@ -4,7 +4,7 @@
 //! poll cap, attaching to a task by id or related-task metadata, and the
 //! caller's poll interval.
 
-mod common;
+use mcp_testkit::demo as common;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU32, Ordering};

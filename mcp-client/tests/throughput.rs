@@ -3,7 +3,7 @@
 //! the queue to it stays bounded (drops counted), and debounced methods
 //! coalesce to the latest per key.
 
-mod common;
+use mcp_testkit::demo as common;
 
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
