@@ -8,16 +8,11 @@
 //! `MCP-Protocol-Version`). Only the loopback port is normalised.
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use mcp_client::{CallOptions, Client, ClientBuilder, EraPreference};
-use mcp_testkit::http::{read_request_at, respond};
-use mcp_testkit::{Delivery, Peer, capabilities, discover_result, initialize_result, scripted};
+use mcp_testkit::{Delivery, Peer, ScriptedHttpServer, capabilities, scripted};
 use serde_json::{Value, json};
-use tokio::io::BufReader;
-use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::mpsc;
 
 /// The tool that never answers: its call is cancelled by its timeout.
 const SLOW: &str = "slow";
@@ -56,7 +51,7 @@ fn answer(method: &str, params: &Value) -> Option<Value> {
 /// a cancellation), so the transcript's order is the client's, not a race.
 enum Watch<'a> {
     Peer(&'a mut Peer),
-    Http(&'a mut mpsc::UnboundedReceiver<String>),
+    Http(&'a mut ScriptedHttpServer),
 }
 
 impl Watch<'_> {
@@ -65,14 +60,7 @@ impl Watch<'_> {
             Watch::Peer(peer) => {
                 peer.next_request(what).await;
             }
-            Watch::Http(seen) => loop {
-                let next = tokio::time::timeout(Duration::from_secs(10), seen.recv()).await;
-                match next.expect("the server saw it in time") {
-                    Some(s) if s == what => return,
-                    Some(_) => {}
-                    None => panic!("the server stopped before it saw {what}"),
-                }
-            },
+            Watch::Http(server) => server.saw(what, Duration::from_secs(10)).await,
         }
     }
 }
@@ -157,125 +145,18 @@ async fn scripted_2026_07_28() {
     insta::assert_snapshot!(scripted_transcript(EraPreference::ModernOnly).await);
 }
 
-/// The scripted loopback server: one task per connection, every request
-/// logged (request line, headers, body) in the order read. GET requests
-/// (the 2025-11-25 stream, opened beside the first POSTs on a connection
-/// of its own) go to a log of their own, so their race with those POSTs
-/// does not reorder the transcript.
-#[derive(Clone)]
-struct Wire {
-    modern: bool,
-    log: Arc<Mutex<Vec<String>>>,
-    streams: Arc<Mutex<Vec<String>>>,
-    seen: mpsc::UnboundedSender<String>,
-}
-
-impl Wire {
-    fn record(&self, entry: String, get: bool) {
-        let log = if get { &self.streams } else { &self.log };
-        log.lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push(entry);
-    }
-
-    fn transcript(&self) -> String {
-        let log = self.log.lock().unwrap_or_else(PoisonError::into_inner);
-        let streams = self.streams.lock().unwrap_or_else(PoisonError::into_inner);
-        format!(
-            "{}\n-- GET streams --\n{}",
-            log.join("\n"),
-            streams.join("\n")
-        )
-    }
-
-    async fn serve(self, stream: TcpStream) {
-        let mut conn = BufReader::new(stream);
-        while let Some((method, target, headers, body)) = read_request_at(&mut conn).await {
-            let mut entry = format!("{method} {target}\n");
-            for (name, value) in &headers {
-                let value = if name == "host" {
-                    "127.0.0.1:PORT"
-                } else {
-                    value
-                };
-                entry.push_str(&format!("  {name}: {value}\n"));
-            }
-            entry.push_str(&format!("  {}", String::from_utf8_lossy(&body)));
-            self.record(entry, method == "GET");
-            if method != "POST" {
-                let status = if method == "DELETE" {
-                    "200 OK"
-                } else {
-                    "405 Method Not Allowed"
-                };
-                respond(&mut conn, status, "", "").await;
-                continue;
-            }
-            let Ok(request) = serde_json::from_slice::<Value>(&body) else {
-                respond(&mut conn, "400 Bad Request", "", "").await;
-                continue;
-            };
-            let rpc_method = request["method"].as_str().unwrap_or_default().to_owned();
-            if request.get("id").is_none() || request.get("method").is_none() {
-                respond(&mut conn, "202 Accepted", "", "").await;
-                let _ = self.seen.send(rpc_method);
-                continue;
-            }
-            let (result, extra) = match (rpc_method.as_str(), self.modern) {
-                ("initialize", false) => (
-                    Some(initialize_result(capabilities())),
-                    "mcp-session-id: s-1\r\n",
-                ),
-                ("server/discover", true) => (Some(discover_result(capabilities())), ""),
-                (m, _) => (answer(m, &request["params"]), ""),
-            };
-            let Some(result) = result else {
-                // Held: the client gives up on it by closing the connection
-                // (2026-07-28) or by a `notifications/cancelled` (2025-11-25).
-                while read_request_at(&mut conn).await.is_some() {}
-                if self.modern {
-                    let id = &request["id"];
-                    self.record(
-                        format!("-- connection closed: {rpc_method} {id} unanswered"),
-                        false,
-                    );
-                }
-                let _ = self.seen.send(format!("closed {rpc_method}"));
-                return;
-            };
-            let reply = json!({"jsonrpc": "2.0", "id": request["id"], "result": result});
-            let extra = format!("content-type: application/json\r\n{extra}");
-            respond(&mut conn, "200 OK", &extra, &reply.to_string()).await;
-        }
-    }
-}
-
 async fn http_transcript(era: EraPreference) -> String {
     let modern = era == EraPreference::ModernOnly;
-    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let url = format!("http://{}/mcp", listener.local_addr().expect("addr"));
-    let (seen, mut seen_rx) = mpsc::unbounded_channel();
-    let wire = Wire {
-        modern,
-        log: Arc::default(),
-        streams: Arc::default(),
-        seen,
-    };
-    let server = wire.clone();
-    tokio::spawn(async move {
-        while let Ok((stream, _)) = listener.accept().await {
-            tokio::spawn(server.clone().serve(stream));
-        }
-    });
-    let builder = Client::builder().era(era).http(&url);
+    let mut server = ScriptedHttpServer::start(modern, answer).await;
+    let builder = Client::builder().era(era).http(&server.url());
     let cancelled = if modern {
         "closed tools/call"
     } else {
         "notifications/cancelled"
     };
     let timeout = Duration::from_millis(300);
-    session(builder, Watch::Http(&mut seen_rx), cancelled, timeout).await;
-    wire.transcript()
+    session(builder, Watch::Http(&mut server), cancelled, timeout).await;
+    server.transcript()
 }
 
 #[tokio::test]

@@ -16,8 +16,13 @@
 //!   the client acted, not only that it did.
 //! - [`servers`] has the canned handshakes of each era
 //!   ([`Peer::serve_modern`], [`Peer::serve_legacy`]); [`http`] the
-//!   primitives of a scripted loopback HTTP/1.1 server; [`demo`] the demo
+//!   primitives of a scripted loopback HTTP/1.1 server, and
+//!   [`ScriptedHttpServer`] one built on them that plays an era, logs every
+//!   request with its headers and says what it saw; [`demo`] the demo
 //!   server over stdio and HTTP in both eras.
+//! - [`Recorder`] collects what handlers and callbacks saw and waits for a
+//!   condition on it, woken by each push: the replacement for
+//!   sleep-and-poll loops.
 //!
 //! ```
 //! use std::time::Duration;
@@ -54,13 +59,17 @@ mod delivery;
 pub mod demo;
 mod frame;
 pub mod http;
+mod http_server;
 mod peer;
+mod recorder;
 pub mod servers;
 mod state;
 mod transport;
 
 pub use delivery::Delivery;
 pub use frame::Frame;
+pub use http_server::{Answers, ScriptedHttpServer};
 pub use peer::{DEFAULT_PATIENCE, Peer, scripted};
+pub use recorder::Recorder;
 pub use servers::{capabilities, discover_result, initialize_result};
 pub use transport::ScriptedTransport;
