@@ -34,6 +34,15 @@ fn echo_or_hold(method: &str, params: &Value) -> Option<Value> {
     }
 }
 
+/// The era to insist on.
+fn era(modern: bool) -> EraPreference {
+    if modern {
+        EraPreference::ModernOnly
+    } else {
+        EraPreference::LegacyOnly
+    }
+}
+
 /// A client of a scripted peer of either era that plays [`echo_or_hold`].
 async fn scripted_client(modern: bool) -> (Client, Peer) {
     let (transport, peer) = scripted();
@@ -49,12 +58,7 @@ async fn scripted_client(modern: bool) -> (Client, Peer) {
             .into_iter()
             .collect()
     });
-    let era = if modern {
-        EraPreference::ModernOnly
-    } else {
-        EraPreference::LegacyOnly
-    };
-    let client = Client::builder().era(era).transport(transport);
+    let client = Client::builder().era(era(modern)).transport(transport);
     (client.connect().await.expect("connect"), peer)
 }
 
@@ -98,12 +102,7 @@ async fn dropping_a_call_cancels_it_on_the_server() {
 async fn over_http_dropping_a_call_cancels_it_on_the_server() {
     for modern in [false, true] {
         let mut server = ScriptedHttpServer::start(modern, echo_or_hold).await;
-        let era = if modern {
-            EraPreference::ModernOnly
-        } else {
-            EraPreference::LegacyOnly
-        };
-        let client = Client::builder().era(era).http(&server.url());
+        let client = Client::builder().era(era(modern)).http(&server.url());
         let client = client.connect().await.expect("connect");
         let slow = client.call_tool("slow", json!({}));
         let within = Duration::from_millis(300);
@@ -141,12 +140,7 @@ async fn a_request_times_out_and_is_cancelled() {
 async fn over_http_a_request_times_out_and_is_cancelled() {
     for modern in [false, true] {
         let mut server = ScriptedHttpServer::start(modern, echo_or_hold).await;
-        let era = if modern {
-            EraPreference::ModernOnly
-        } else {
-            EraPreference::LegacyOnly
-        };
-        let client = Client::builder().era(era).http(&server.url());
+        let client = Client::builder().era(era(modern)).http(&server.url());
         let client = client.connect().await.expect("connect");
         let opts = CallOptions::new().with_timeout(Duration::from_millis(200));
         let started = std::time::Instant::now();
