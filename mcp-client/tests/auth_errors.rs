@@ -2,7 +2,7 @@
 //! [`Error::is_authorization_failed`] and the provider's error in the
 //! `source()` chain, during connect and on a later request.
 
-mod common;
+use mcp_testkit::demo as common;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -8,7 +8,7 @@
 //! and the stream goes on. A scripted HTTP/1.1 server on loopback sends
 //! them.
 
-mod scripted;
+use mcp_testkit::http as scripted;
 
 use std::time::Duration;
 
@@ -141,7 +141,10 @@ async fn a_reply_without_jsonrpc_passes_leniently_and_fails_strictly() {
 /// and silent (its id is recorded), `breaker` gets an event stream that
 /// first carries a broken message naming the held call, then its own good
 /// reply.
-async fn serve_two(stream: TcpStream, held: std::sync::Arc<tokio::sync::Mutex<Option<Value>>>) {
+async fn serve_two(
+    stream: TcpStream,
+    held: std::sync::Arc<tokio::sync::watch::Sender<Option<Value>>>,
+) {
     let mut conn = BufReader::new(stream);
     while let Some((method, _headers, body)) = read_request(&mut conn).await {
         if method != "POST" {
@@ -158,9 +161,9 @@ async fn serve_two(stream: TcpStream, held: std::sync::Arc<tokio::sync::Mutex<Op
             Some("tools/call") => {
                 let mut events = String::new();
                 if name == "hold" {
-                    *held.lock().await = Some(message["id"].clone());
+                    held.send_replace(Some(message["id"].clone()));
                 } else {
-                    let victim = held.lock().await.clone().unwrap_or(Value::Null);
+                    let victim = held.borrow().clone().unwrap_or(Value::Null);
                     let broken = json!({"jsonrpc": "2.0", "id": victim,
                         "result": {"content": []},
                         "error": {"code": -32603, "message": "secret-payload"}});
@@ -192,7 +195,7 @@ async fn serve_two(stream: TcpStream, held: std::sync::Arc<tokio::sync::Mutex<Op
 async fn a_broken_message_for_another_request_fails_that_one_and_the_stream_goes_on() {
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let url = format!("http://{}/mcp", listener.local_addr().expect("addr"));
-    let held = std::sync::Arc::new(tokio::sync::Mutex::new(None));
+    let held = std::sync::Arc::new(tokio::sync::watch::Sender::new(None));
     let server_held = held.clone();
     tokio::spawn(async move {
         while let Ok((stream, _)) = listener.accept().await {
@@ -210,9 +213,13 @@ async fn a_broken_message_for_another_request_fails_that_one_and_the_stream_goes
         let client = client.clone();
         async move { client.call_tool("hold", json!({})).await }
     });
-    while held.lock().await.is_none() {
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    // The server holds the victim call before the breaker goes out.
+    let mut held_rx = held.subscribe();
+    let holding = held_rx.wait_for(Option::is_some);
+    tokio::time::timeout(Duration::from_secs(10), holding)
+        .await
+        .expect("the server holds the call")
+        .expect("server alive");
     let own = tokio::time::timeout(
         Duration::from_secs(10),
         client.call_tool("breaker", json!({})),

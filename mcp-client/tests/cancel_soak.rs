@@ -8,8 +8,8 @@
 //! 65th call was never sent. Over stdio the demo server runs as a child
 //! process.
 
-mod common;
-mod scripted;
+use mcp_testkit::demo as common;
+use mcp_testkit::http as scripted;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -5,7 +5,7 @@
 //! 2025-11-25 the request is the server's, and its handler runs until the
 //! server cancels it.
 
-mod common;
+use mcp_testkit::demo as common;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -1,7 +1,7 @@
 //! End-to-end: every client method against the demo server, over stdio and
 //! HTTP, in both eras.
 
-mod common;
+use mcp_testkit::demo as common;
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
@@ -253,18 +253,21 @@ async fn progress_reaches_the_callback() {
 
 #[derive(Default)]
 struct Recorder {
-    updated: Mutex<Vec<String>>,
-    changed: Mutex<Vec<String>>,
+    updated: mcp_testkit::Recorder<String>,
+    changed: mcp_testkit::Recorder<String>,
 }
 
 impl NotificationHandler for Recorder {
     fn on_resource_updated(&self, uri: &str) {
-        self.updated.lock().expect("lock").push(uri.to_owned());
+        self.updated.push(uri.to_owned());
     }
     fn on_list_changed(&self, what: &str) {
-        self.changed.lock().expect("lock").push(what.to_owned());
+        self.changed.push(what.to_owned());
     }
 }
+
+/// How long a wait for a delivery may take.
+const WITHIN: Duration = Duration::from_secs(5);
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn legacy_subscribe_and_modern_listen() {
@@ -334,27 +337,10 @@ async fn legacy_subscribe_and_modern_listen() {
                 .call_tool("trigger", json!({"event": "tools_list_changed"}))
                 .await
                 .expect("trigger");
-            for _ in 0..100 {
-                if !recorder.updated.lock().expect("lock").is_empty()
-                    && !recorder.changed.lock().expect("lock").is_empty()
-                {
-                    break;
-                }
-                tokio::time::sleep(Duration::from_millis(20)).await;
-            }
-            assert_eq!(
-                *recorder.updated.lock().expect("lock"),
-                vec!["demo://item/1".to_owned()],
-                "{via:?}"
-            );
-            assert!(
-                recorder
-                    .changed
-                    .lock()
-                    .expect("lock")
-                    .contains(&"tools".to_owned()),
-                "{via:?}"
-            );
+            let updated = recorder.updated.until(WITHIN, |u| !u.is_empty()).await;
+            assert_eq!(updated, ["demo://item/1"], "{via:?}");
+            let changed = recorder.changed.until(WITHIN, |c| !c.is_empty()).await;
+            assert!(changed.contains(&"tools".to_owned()), "{via:?}");
             client
                 .unsubscribe("demo://item/1")
                 .await
@@ -492,14 +478,11 @@ async fn per_request_options_and_legacy_roots_notification() {
 }
 
 #[derive(Default)]
-struct Logs(Mutex<Vec<String>>);
+struct Logs(mcp_testkit::Recorder<String>);
 
 impl NotificationHandler for Logs {
     fn on_log(&self, params: mcp_client::mcp_types::logging::LoggingMessageNotificationParams) {
-        self.0
-            .lock()
-            .expect("lock")
-            .push(format!("{:?}", params.level));
+        self.0.push(format!("{:?}", params.level));
     }
 }
 
@@ -521,13 +504,10 @@ async fn log_levels_reach_the_server_and_logs_the_handler() {
             .expect("no level set");
         if via.modern() {
             // 2026-07-28: no logs unless the request asks for them.
-            assert!(
-                logs.0.lock().expect("lock").is_empty(),
-                "{via:?}: no level, no logs"
-            );
+            assert!(logs.0.is_empty(), "{via:?}: no level, no logs");
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
-        logs.0.lock().expect("lock").clear();
+        logs.0.clear();
         client
             .set_log_level(LoggingLevel::Info)
             .await
@@ -536,31 +516,21 @@ async fn log_levels_reach_the_server_and_logs_the_handler() {
             .call_tool("slow_count", args.clone())
             .await
             .expect("info level");
-        let mut seen = false;
-        for _ in 0..100 {
-            if logs.0.lock().expect("lock").len() >= 2 {
-                seen = true;
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        let seen = logs.0.wait_for(WITHIN, |l| l.len() >= 2).await.is_ok();
         assert!(seen, "{via:?}: info logs arrive");
         assert!(
-            logs.0.lock().expect("lock").iter().all(|l| l == "Info"),
+            logs.0.items().iter().all(|l| l == "Info"),
             "{via:?}: no debug logs"
         );
         if via.modern() {
-            logs.0.lock().expect("lock").clear();
+            logs.0.clear();
             let opts = CallOptions::new().with_log_level(LoggingLevel::Debug);
             client
                 .call_tool_with("slow_count", args, opts)
                 .await
                 .expect("debug level");
-            tokio::time::sleep(Duration::from_millis(100)).await;
-            assert!(
-                logs.0.lock().expect("lock").iter().any(|l| l == "Debug"),
-                "{via:?}"
-            );
+            let debug = logs.0.wait_for(WITHIN, |l| l.iter().any(|l| l == "Debug"));
+            assert!(debug.await.is_ok(), "{via:?}");
         }
         client.close().await;
     }

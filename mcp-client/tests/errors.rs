@@ -1,6 +1,6 @@
 //! Cancellation, deadlines, and one failing case per `Error` predicate.
 
-mod common;
+use mcp_testkit::demo as common;
 
 use std::time::Duration;
 
@@ -12,7 +12,8 @@ use mcp_client::{
     CallOptions, Client, EraCache, EraPreference, HandlerError, RawOutcome, ServerCommand,
     Transport, TransportFuture,
 };
-use serde_json::json;
+use mcp_testkit::{Delivery, Peer, ScriptedHttpServer, capabilities, scripted};
+use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
 async fn form(params: ElicitRequestFormParams) -> Result<ElicitResult, HandlerError> {
@@ -23,70 +24,134 @@ async fn form(params: ElicitRequestFormParams) -> Result<ElicitResult, HandlerEr
     Ok(ElicitResult::accept(content))
 }
 
-async fn eventually(mut check: impl FnMut() -> bool) -> bool {
-    for _ in 0..250 {
-        if check() {
-            return true;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
+/// A server that answers `echo` and never answers `slow`.
+fn echo_or_hold(method: &str, params: &Value) -> Option<Value> {
+    match (method, params["name"].as_str()) {
+        ("tools/call", Some("echo")) => Some(json!({"content": [
+            {"type": "text", "text": params["arguments"]["text"]}
+        ]})),
+        _ => None,
     }
-    false
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+/// The era to insist on.
+fn era(modern: bool) -> EraPreference {
+    if modern {
+        EraPreference::ModernOnly
+    } else {
+        EraPreference::LegacyOnly
+    }
+}
+
+/// A client of a scripted peer of either era that plays [`echo_or_hold`].
+async fn scripted_client(modern: bool) -> (Client, Peer) {
+    let (transport, peer) = scripted();
+    if modern {
+        peer.serve_modern(capabilities());
+    } else {
+        peer.serve_legacy(capabilities());
+    }
+    peer.on("tools/call", |req| {
+        let result = echo_or_hold("tools/call", req.params());
+        result
+            .map(|r| Delivery::result(req, r))
+            .into_iter()
+            .collect()
+    });
+    let client = Client::builder().era(era(modern)).transport(transport);
+    (client.connect().await.expect("connect"), peer)
+}
+
+/// The connection still works after a cancellation.
+async fn still_alive(client: &Client) {
+    let echo = client
+        .call_tool("echo", json!({"text": "still alive"}))
+        .await;
+    assert_eq!(common::text(&echo.expect("echo").content), "still alive");
+}
+
+/// What the server sees of a cancelled call over HTTP: a
+/// `notifications/cancelled` (2025-11-25), or the call's response stream
+/// closed (2026-07-28).
+fn http_cancel_signal(modern: bool) -> &'static str {
+    if modern {
+        "closed tools/call"
+    } else {
+        "notifications/cancelled"
+    }
+}
+
+#[tokio::test(start_paused = true)]
 async fn dropping_a_call_cancels_it_on_the_server() {
-    for via in ALL {
-        let server = Server::start(via).await;
-        let client = server
-            .observable_builder()
-            .connect()
-            .await
-            .expect("connect");
-        let slow = client.call_tool("slow_count", json!({"count": 1000, "delay_ms": 50}));
-        assert!(
-            tokio::time::timeout(Duration::from_millis(300), slow)
-                .await
-                .is_err()
-        );
-        let demo = server.demo.clone();
-        assert!(
-            eventually(|| demo.cancelled_requests() >= 1).await,
-            "{via:?}: the server saw no cancellation"
-        );
-        assert!(
-            eventually(|| demo.in_flight() == 0).await,
-            "{via:?}: still running"
-        );
-        let echo = client
-            .call_tool("echo", json!({"text": "still alive"}))
-            .await;
-        assert!(echo.is_ok(), "{via:?}: the connection survives a cancel");
+    for modern in [false, true] {
+        let (client, mut peer) = scripted_client(modern).await;
+        let call = tokio::select! {
+            _ = client.call_tool("slow", json!({})) => panic!("never answered"),
+            call = peer.next_request("tools/call") => call,
+        };
+        // The call's future is dropped here.
+        let cancel = peer.next_request("notifications/cancelled").await;
+        assert_eq!(cancel.params()["requestId"], call.json["id"], "{modern}");
+        assert_eq!(cancel.at, call.at, "{modern}: cancelled at once");
+        still_alive(&client).await;
         client.close().await;
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[tokio::test]
+async fn over_http_dropping_a_call_cancels_it_on_the_server() {
+    for modern in [false, true] {
+        let mut server = ScriptedHttpServer::start(modern, echo_or_hold).await;
+        let client = Client::builder().era(era(modern)).http(&server.url());
+        let client = client.connect().await.expect("connect");
+        let slow = client.call_tool("slow", json!({}));
+        let within = Duration::from_millis(300);
+        assert!(tokio::time::timeout(within, slow).await.is_err());
+        let signal = http_cancel_signal(modern);
+        server.saw(signal, Duration::from_secs(10)).await;
+        still_alive(&client).await;
+        client.close().await;
+    }
+}
+
+#[tokio::test(start_paused = true)]
 async fn a_request_times_out_and_is_cancelled() {
-    for via in ALL {
-        let server = Server::start(via).await;
-        let client = server
-            .observable_builder()
-            .connect()
+    for modern in [false, true] {
+        let (client, mut peer) = scripted_client(modern).await;
+        let timeout = Duration::from_millis(200);
+        let opts = CallOptions::new().with_timeout(timeout);
+        let started = tokio::time::Instant::now();
+        let err = client
+            .call_tool_with("slow", json!({}), opts)
             .await
-            .expect("connect");
+            .expect_err("times out");
+        assert!(err.is_timeout(), "{modern}: {err}");
+        assert_eq!(started.elapsed(), timeout, "{modern}: at the deadline");
+        let call = peer.next_request("tools/call").await;
+        let cancel = peer.next_request("notifications/cancelled").await;
+        assert_eq!(cancel.params()["requestId"], call.json["id"], "{modern}");
+        assert_eq!(cancel.at - call.at, timeout, "{modern}");
+        still_alive(&client).await;
+        client.close().await;
+    }
+}
+
+#[tokio::test]
+async fn over_http_a_request_times_out_and_is_cancelled() {
+    for modern in [false, true] {
+        let mut server = ScriptedHttpServer::start(modern, echo_or_hold).await;
+        let client = Client::builder().era(era(modern)).http(&server.url());
+        let client = client.connect().await.expect("connect");
         let opts = CallOptions::new().with_timeout(Duration::from_millis(200));
         let started = std::time::Instant::now();
         let err = client
-            .call_tool_with("slow_count", json!({"count": 1000, "delay_ms": 50}), opts)
+            .call_tool_with("slow", json!({}), opts)
             .await
             .expect_err("times out");
-        assert!(err.is_timeout(), "{via:?}: {err}");
+        assert!(err.is_timeout(), "{modern}: {err}");
         assert!(started.elapsed() < Duration::from_secs(3));
-        let demo = server.demo.clone();
-        assert!(
-            eventually(|| demo.cancelled_requests() >= 1).await,
-            "{via:?}"
-        );
+        let signal = http_cancel_signal(modern);
+        server.saw(signal, Duration::from_secs(10)).await;
         client.close().await;
     }
 }

@@ -3,7 +3,7 @@
 //! server whose answer is over the configured size limit (HTTP body or
 //! event, stdio line).
 
-mod common;
+use mcp_testkit::demo as common;
 
 use std::time::Duration;
 

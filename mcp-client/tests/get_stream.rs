@@ -6,7 +6,7 @@
 //! server's first request. A scripted HTTP/1.1 server on loopback that
 //! answers the GET late, and asks something on it at once, shows the order.
 
-mod scripted;
+use mcp_testkit::http as scripted;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -3,7 +3,7 @@
 //! server that answers each call in 400 ms and a 1 s timeout, twelve
 //! concurrent calls all succeed (the last ones wait about 2 s in the queue).
 
-mod scripted;
+use mcp_testkit::http as scripted;
 
 use std::time::Duration;
 

@@ -4,7 +4,7 @@
 //! transport's summary of its `WWW-Authenticate` challenge. A scripted
 //! HTTP/1.1 server on loopback answers `tools/call` by tool name.
 
-mod scripted;
+use mcp_testkit::http as scripted;
 
 use std::time::Duration;
 

@@ -5,7 +5,7 @@
 //! with `202` and sends every answer on the stream. It negotiates
 //! 2024-11-05 and asks the client a `ping` once initialized.
 
-mod scripted;
+use mcp_testkit::http as scripted;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

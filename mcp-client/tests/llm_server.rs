@@ -2,7 +2,7 @@
 //! `sampling/createMessage` to the demo server, which serves it with a
 //! deterministic fake model, over stdio and HTTP in both eras.
 
-mod common;
+use mcp_testkit::demo as common;
 
 use common::{ALL, Server};
 use mcp_client::CallOptions;

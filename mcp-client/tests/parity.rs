@@ -1,7 +1,7 @@
 //! End-to-end tests for the issue-9 parity surface: typed prompt
 //! arguments, runtime roots, request handles.
 
-mod common;
+use mcp_testkit::demo as common;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -3,7 +3,7 @@
 //! neither in `Debug` of the configuration nor in the era cache keys that
 //! `EraCache::export` writes to disk.
 
-mod common;
+use mcp_testkit::demo as common;
 
 use common::{Server, Via, demo_exe};
 use mcp_client::{Client, EraCache, HttpConfig, ServerCommand};

@@ -3,7 +3,7 @@
 //! server requests: end to end against the demo server (stdio and HTTP)
 //! and against a scripted server for the limits.
 
-mod common;
+use mcp_testkit::demo as common;
 
 use std::collections::BTreeMap;
 use std::time::Duration;

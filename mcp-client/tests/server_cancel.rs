@@ -2,35 +2,25 @@
 //! 2025-11-25): the client stops the handler (its future is dropped) and
 //! sends no answer, over stdio and HTTP.
 
-mod common;
+use mcp_testkit::demo as common;
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use common::{Server, Via};
 use mcp_client::HandlerError;
 use mcp_client::mcp_types::elicitation::{ElicitRequestFormParams, ElicitResult};
 use serde_json::json;
+use tokio::sync::oneshot;
 
-/// Sets its flag when dropped: the handler's future was dropped.
-struct DropFlag(Arc<AtomicBool>);
-
-impl Drop for DropFlag {
-    fn drop(&mut self) {
-        self.0.store(true, Ordering::SeqCst);
-    }
-}
-
-async fn wait_for(flag: &AtomicBool) -> bool {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
-    while !flag.load(Ordering::SeqCst) {
-        if tokio::time::Instant::now() >= deadline {
-            return false;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    true
+/// Waits until the handler's future is dropped: the sender it held goes
+/// away without sending.
+async fn dropped(rx: oneshot::Receiver<()>) -> bool {
+    matches!(
+        tokio::time::timeout(Duration::from_secs(5), rx).await,
+        Ok(Err(_))
+    )
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -38,10 +28,11 @@ async fn a_cancelled_server_request_stops_its_handler_and_gets_no_answer() {
     for via in [Via::StdioLegacy, Via::HttpLegacy] {
         let server = Server::start(via).await;
         let started = Arc::new(AtomicBool::new(false));
-        let dropped = Arc::new(AtomicBool::new(false));
-        let (s, d) = (started.clone(), dropped.clone());
+        let (guard_tx, guard_rx) = oneshot::channel::<()>();
+        let guard_tx = Arc::new(Mutex::new(Some(guard_tx)));
+        let s = started.clone();
         let handler = move |_params: ElicitRequestFormParams| {
-            let guard = DropFlag(d.clone());
+            let guard = guard_tx.lock().expect("lock").take();
             s.store(true, Ordering::SeqCst);
             async move {
                 // A user who never answers: only the cancellation ends it.
@@ -66,10 +57,7 @@ async fn a_cancelled_server_request_stops_its_handler_and_gets_no_answer() {
             json!(false),
             "{via:?}: the client answered a cancelled request"
         );
-        assert!(
-            wait_for(&dropped).await,
-            "{via:?}: the handler kept running"
-        );
+        assert!(dropped(guard_rx).await, "{via:?}: the handler kept running");
         client.close().await;
     }
 }

@@ -2,11 +2,13 @@
 //! error names the exit status or signal and the last stderr lines, the
 //! client reports the exit afterwards, and the crashed server's process
 //! group is stopped while the dead client is still held.
-#![cfg(unix)]
+#![cfg(target_os = "linux")]
 
 use std::time::Duration;
 
 use mcp_client::{Client, EraPreference, ServerCommand, ShutdownTimeouts};
+use rustix::event::{PollFd, PollFlags, Timespec};
+use rustix::process::{Pid, PidfdFlags, pidfd_open};
 use serde_json::json;
 
 fn dying_server(args: &[&str]) -> ServerCommand {
@@ -44,12 +46,25 @@ fn alive(pid: u32) -> bool {
     }
 }
 
+/// Waits until `pid` exits, within `limit`: its pidfd turns readable when
+/// it does (a zombie has exited), and a blocking `poll` on it wakes then.
+/// A pid already gone counts as dead.
 async fn wait_dead(pid: u32, limit: Duration) -> bool {
-    let end = tokio::time::Instant::now() + limit;
-    while alive(pid) && tokio::time::Instant::now() < end {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    !alive(pid)
+    let raw = i32::try_from(pid)
+        .ok()
+        .and_then(Pid::from_raw)
+        .expect("a pid");
+    let fd = match pidfd_open(raw, PidfdFlags::empty()) {
+        Ok(fd) => fd,
+        Err(rustix::io::Errno::SRCH) => return true,
+        Err(e) => panic!("pidfd_open({pid}): {e}"),
+    };
+    let timeout = Timespec::try_from(limit).expect("a timeout");
+    let exited = tokio::task::spawn_blocking(move || {
+        let mut fds = [PollFd::new(&fd, PollFlags::IN)];
+        rustix::event::poll(&mut fds, Some(&timeout))
+    });
+    exited.await.expect("joins").expect("poll") == 1
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -2,7 +2,7 @@
 //! notifications routed through the core, end to end against the demo
 //! server.
 
-mod common;
+use mcp_testkit::demo as common;
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};

@@ -2,10 +2,9 @@
 //! and credentials set at runtime, the 2025-11-25 GET stream closed and
 //! reopened on demand, and a per-call access token.
 
-mod common;
-mod scripted;
+use mcp_testkit::demo as common;
+use mcp_testkit::http as scripted;
 
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -17,15 +16,13 @@ use tokio::net::{TcpListener, TcpStream};
 
 use scripted::read_request;
 
-async fn eventually(mut f: impl FnMut() -> bool) -> bool {
-    for _ in 0..300 {
-        if f() {
-            return true;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    f()
-}
+/// How long a wait for a delivery may take.
+const WITHIN: Duration = Duration::from_secs(3);
+
+/// How long a closed stream is watched for a delivery that must not come
+/// (the server's notification has nowhere to go, so nothing can say
+/// "it will not come"; a delivery ends the wait, and the test, at once).
+const QUIET: Duration = Duration::from_millis(300);
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_connected_uninitialized_fails_calls_until_initialize() {
@@ -94,12 +91,20 @@ async fn an_uninitialized_client_closes_cleanly() {
     }
 }
 
+/// The list-changed notifications delivered.
 #[derive(Default)]
-struct Changes(AtomicUsize);
+struct Changes(mcp_testkit::Recorder<String>);
 
 impl NotificationHandler for Changes {
-    fn on_list_changed(&self, _: &str) {
-        self.0.fetch_add(1, Ordering::SeqCst);
+    fn on_list_changed(&self, what: &str) {
+        self.0.push(what.to_owned());
+    }
+}
+
+impl Changes {
+    /// Waits until at least `n` were delivered, within `wait`.
+    async fn reach(&self, n: usize, wait: Duration) -> bool {
+        self.0.wait_for(wait, |c| c.len() >= n).await.is_ok()
     }
 }
 
@@ -120,24 +125,25 @@ async fn the_get_stream_closes_and_reopens_on_demand() {
         .connect()
         .await
         .expect("connect");
-    let count = || changes.0.load(Ordering::SeqCst);
 
     // Open by default: the server's notification arrives on it.
     trigger_tools_changed(&client).await;
-    assert!(eventually(|| count() == 1).await, "open after connect");
+    assert!(changes.reach(1, WITHIN).await, "open after connect");
     assert!(client.open_server_stream().await.expect("already open"));
 
     assert!(client.close_server_stream().await.expect("close"));
     assert!(!client.close_server_stream().await.expect("closed twice"));
     // Requests and their responses do not need the GET stream.
     trigger_tools_changed(&client).await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    assert_eq!(count(), 1, "nothing arrives while the stream is closed");
+    assert!(
+        !changes.reach(2, QUIET).await,
+        "nothing arrives while the stream is closed"
+    );
 
     assert!(client.open_server_stream().await.expect("reopen"));
     trigger_tools_changed(&client).await;
     assert!(
-        eventually(|| count() >= 2).await,
+        changes.reach(2, WITHIN).await,
         "the reopened stream delivers"
     );
 
@@ -153,9 +159,9 @@ async fn the_get_stream_closes_and_reopens_on_demand() {
             "{cycle}"
         );
     }
-    let before = count();
+    let before = changes.0.len();
     trigger_tools_changed(&client).await;
-    assert!(eventually(|| count() > before).await, "still delivering");
+    assert!(changes.reach(before + 1, WITHIN).await, "still delivering");
     client.close().await;
 }
 
@@ -169,18 +175,19 @@ async fn a_closed_get_stream_stays_closed_in_a_recovered_session() {
         .connect()
         .await
         .expect("connect");
-    let count = || changes.0.load(Ordering::SeqCst);
     assert!(client.close_server_stream().await.expect("close"));
     assert_eq!(server.demo.expire_sessions(), 1);
     let e = client.list_tools(None).await.expect_err("session gone");
     assert!(e.is_session_recovered(), "{e}");
     client.list_tools(None).await.expect("new session");
     trigger_tools_changed(&client).await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    assert_eq!(count(), 0, "the new session opened no GET stream");
+    assert!(
+        !changes.reach(1, QUIET).await,
+        "the new session opened no GET stream"
+    );
     assert!(client.open_server_stream().await.expect("open on demand"));
     trigger_tools_changed(&client).await;
-    assert!(eventually(|| count() >= 1).await, "open in the new session");
+    assert!(changes.reach(1, WITHIN).await, "open in the new session");
     client.close().await;
 }
 
@@ -217,7 +224,7 @@ async fn the_get_stream_is_legacy_http_only() {
     assert!(!client.close_server_stream().await.expect("none open"));
     assert!(client.open_server_stream().await.expect("open"));
     trigger_tools_changed(&client).await;
-    assert!(eventually(|| changes.0.load(Ordering::SeqCst) >= 1).await);
+    assert!(changes.reach(1, WITHIN).await);
     client.close().await;
 }
 

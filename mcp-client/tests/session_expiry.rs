@@ -4,7 +4,7 @@
 //! in the new session and succeeds. And a server that answers a stale
 //! session with `400` instead of `404` (item 8) is recovered the same way.
 
-mod scripted;
+use mcp_testkit::http as scripted;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

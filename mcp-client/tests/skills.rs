@@ -3,7 +3,7 @@
 //! entries, verified loading, supporting files by relative path, directory
 //! reads, a stale entry refreshed, and identity bound to the connection.
 
-mod common;
+use mcp_testkit::demo as common;
 
 use common::{ALL, Server};
 use mcp_client::mcp_types::skills::{SkillEntry, is_directory};

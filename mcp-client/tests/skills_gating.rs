@@ -5,7 +5,7 @@
 //! still usage errors and nothing reaches the server. A scripted HTTP/1.1
 //! server on loopback records every method it receives.
 
-mod scripted;
+use mcp_testkit::http as scripted;
 
 use std::sync::{Arc, Mutex};
 

@@ -2,14 +2,15 @@
 //! that break the schema or ids that do not match, in both eras, and the
 //! demo server for the happy path (over every transport and era).
 
-mod common;
+use mcp_testkit::demo as common;
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use std::time::Duration;
 
 use common::{ALL, Server};
 use mcp_client::strict::StrictProblem;
 use mcp_client::{CallOptions, Client, ClientBuilder, EraPreference, Error, NotificationHandler};
+use mcp_testkit::Recorder;
 use mcp_types::logging::LoggingMessageNotificationParams;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -204,14 +205,11 @@ async fn a_handshake_result_that_breaks_the_schema_fails_the_connect() {
 
 /// Records the data of each log notification the client delivers.
 #[derive(Clone, Default)]
-struct Logs(Arc<Mutex<Vec<Value>>>);
+struct Logs(Arc<Recorder<Value>>);
 
 impl NotificationHandler for Logs {
     fn on_log(&self, params: LoggingMessageNotificationParams) {
-        self.0
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push(params.data);
+        self.0.push(params.data);
     }
 }
 
@@ -251,20 +249,12 @@ async fn a_notification_that_breaks_the_schema_is_dropped() {
         .await
         .expect("connect");
     client.ping().await.expect("ping");
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
-    loop {
-        let seen = logs
-            .0
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone();
-        if !seen.is_empty() {
-            assert_eq!(seen, [json!("good")]);
-            break;
-        }
-        assert!(tokio::time::Instant::now() < deadline, "no log delivered");
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    // The first log delivered is the valid one: the other was dropped.
+    let seen = logs
+        .0
+        .until(Duration::from_secs(5), |s| !s.is_empty())
+        .await;
+    assert_eq!(seen, [json!("good")]);
     client.close().await;
 }
 

@@ -4,7 +4,7 @@
 //! poll cap, attaching to a task by id or related-task metadata, and the
 //! caller's poll interval.
 
-mod common;
+use mcp_testkit::demo as common;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -16,6 +16,7 @@ use mcp_client::mcp_types::elicitation::{ElicitRequestFormParams, ElicitResult, 
 use mcp_client::{
     CallOptions, Client, ErrorKind, HandlerError, TaskSnapshot, TaskStates, TaskStatus,
 };
+use mcp_testkit::Recorder;
 use serde_json::json;
 
 /// A registered handler that declines to confirm: when it answers, the
@@ -48,17 +49,8 @@ fn fast() -> CallOptions {
 
 const BOUND: Duration = Duration::from_secs(20);
 
-/// Waits (bounded) until `f` holds.
-async fn eventually(mut f: impl FnMut() -> bool) -> bool {
-    let end = Instant::now() + Duration::from_secs(5);
-    while Instant::now() < end {
-        if f() {
-            return true;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    f()
-}
+/// How long a wait for a status callback may take.
+const WITHIN: Duration = Duration::from_secs(5);
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn wait_for_input_required_then_answer_with_a_closure() {
@@ -168,19 +160,15 @@ async fn status_callback_reports_each_change_once_until_terminal() {
             .call_tool_as_task("long_task", json!({"steps": 3, "step_ms": 30}), fast())
             .await
             .expect("task");
-        let seen: Arc<Mutex<Vec<TaskSnapshot>>> = Arc::default();
+        let seen: Arc<Recorder<TaskSnapshot>> = Arc::default();
         let sink = Arc::clone(&seen);
-        task.on_status_change(move |s| sink.lock().expect("lock").push(s.clone()));
+        task.on_status_change(move |s| sink.push(s.clone()));
         task.wait_timeout(BOUND).await.expect("result");
-        let ended = eventually(|| {
-            seen.lock()
-                .expect("lock")
-                .last()
-                .is_some_and(|s| s.status.is_terminal())
-        })
-        .await;
-        assert!(ended, "{via:?}: {:?}", seen.lock().expect("lock"));
-        let seen = seen.lock().expect("lock").clone();
+        let ended = seen
+            .wait_for(WITHIN, |s| s.last().is_some_and(|s| s.status.is_terminal()))
+            .await;
+        assert!(ended.is_ok(), "{via:?}: {ended:?}");
+        let seen = seen.items();
         assert_eq!(seen[0].status, TaskStatus::Working, "{via:?}");
         assert_eq!(seen.last().map(|s| &s.status), Some(&TaskStatus::Completed));
         for pair in seen.windows(2) {
@@ -205,19 +193,18 @@ async fn legacy_status_pushes_feed_the_callback_between_polls() {
             .call_tool_as_task("long_task", json!({"steps": 2, "step_ms": 20}), opts)
             .await
             .expect("task");
-        let seen: Arc<Mutex<Vec<TaskSnapshot>>> = Arc::default();
+        let seen: Arc<Recorder<TaskSnapshot>> = Arc::default();
         let sink = Arc::clone(&seen);
-        task.on_status_change(move |s| sink.lock().expect("lock").push(s.clone()));
+        task.on_status_change(move |s| sink.push(s.clone()));
         let pushed = Instant::now();
-        let completed = |seen: &Arc<Mutex<Vec<TaskSnapshot>>>| {
-            seen.lock()
-                .expect("lock")
-                .iter()
+        let completed = |seen: &[TaskSnapshot]| {
+            seen.iter()
                 .find(|s| s.status == TaskStatus::Completed)
                 .cloned()
         };
-        assert!(eventually(|| completed(&seen).is_some()).await, "{via:?}");
-        let done = completed(&seen).expect("completed");
+        let seen = seen.wait_for(WITHIN, |s| completed(s).is_some()).await;
+        assert!(seen.is_ok(), "{via:?}: {seen:?}");
+        let done = completed(&seen.unwrap_or_default()).expect("completed");
         assert_eq!(
             done.polls, 0,
             "{via:?}: reported from a push, before any poll"
@@ -506,22 +493,21 @@ async fn modern_task_pushes_on_a_listen_stream_feed_the_callback() {
             .await
             .expect("task");
         let id = task.task_id().expect("id");
-        let seen: Arc<Mutex<Vec<TaskSnapshot>>> = Arc::default();
+        let seen: Arc<Recorder<TaskSnapshot>> = Arc::default();
         let sink = Arc::clone(&seen);
-        task.on_status_change(move |s| sink.lock().expect("lock").push(s.clone()));
+        task.on_status_change(move |s| sink.push(s.clone()));
         let listen = client
             .listen(SubscriptionFilter::new().with_task(id))
             .await
             .expect("listen");
         let started = Instant::now();
-        let pushed_end = eventually(|| {
-            seen.lock()
-                .expect("lock")
-                .iter()
-                .any(|s| s.status == TaskStatus::Completed && s.polls == 0)
-        })
-        .await;
-        assert!(pushed_end, "{via:?}: {:?}", seen.lock().expect("lock"));
+        let pushed_end = seen
+            .wait_for(WITHIN, |s| {
+                s.iter()
+                    .any(|s| s.status == TaskStatus::Completed && s.polls == 0)
+            })
+            .await;
+        assert!(pushed_end.is_ok(), "{via:?}: {pushed_end:?}");
         assert!(started.elapsed() < Duration::from_millis(1400), "{via:?}");
         let result = task.wait_timeout(BOUND).await.expect("result");
         assert_eq!(text(&result.content), "long_task finished 3 steps");

@@ -3,7 +3,7 @@
 //! the queue to it stays bounded (drops counted), and debounced methods
 //! coalesce to the latest per key.
 
-mod common;
+use mcp_testkit::demo as common;
 
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
@@ -13,6 +13,7 @@ use mcp_client::mcp_types::content::ContentBlock;
 use mcp_client::mcp_types::logging::{LoggingLevel, LoggingMessageNotificationParams};
 use mcp_client::mcp_types::sampling::{CreateMessageRequestParams, CreateMessageResult};
 use mcp_client::{CallOptions, Client, HandlerError, NotificationHandler};
+use mcp_testkit::Recorder;
 use serde_json::json;
 
 /// Holds the first log message until released; records every log's data.
@@ -20,7 +21,7 @@ use serde_json::json;
 struct Gate {
     open: Mutex<bool>,
     opened: Condvar,
-    logs: Mutex<Vec<String>>,
+    logs: Recorder<String>,
 }
 
 impl Gate {
@@ -30,14 +31,19 @@ impl Gate {
     }
 
     fn logs(&self) -> Vec<String> {
-        self.logs.lock().expect("lock").clone()
+        self.logs.items()
+    }
+
+    /// Waits (bounded) until the delivered logs satisfy `holds`.
+    async fn logs_until(&self, holds: impl FnMut(&[String]) -> bool) -> bool {
+        self.logs.wait_for(WITHIN, holds).await.is_ok()
     }
 }
 
 impl NotificationHandler for Gate {
     fn on_log(&self, params: LoggingMessageNotificationParams) {
         let text = params.data.as_str().unwrap_or_default().to_owned();
-        self.logs.lock().expect("lock").push(text);
+        self.logs.push(text);
         // A slow handler: blocks (bounded) until the test releases it.
         let open = self.open.lock().expect("lock");
         let _ = self
@@ -46,15 +52,8 @@ impl NotificationHandler for Gate {
     }
 }
 
-async fn eventually(mut f: impl FnMut() -> bool) -> bool {
-    for _ in 0..500 {
-        if f() {
-            return true;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    f()
-}
+/// How long a wait for a delivery may take.
+const WITHIN: Duration = Duration::from_secs(5);
 
 const FLOOD: u64 = 50;
 
@@ -126,7 +125,7 @@ async fn a_blocked_handler_delays_no_reply_and_the_queue_stays_bounded() {
         gate.release();
         let expected = usize::try_from(FLOOD - dropped).expect("small");
         assert!(
-            eventually(|| gate.logs().len() >= expected).await,
+            gate.logs_until(|l| l.len() >= expected).await,
             "{via:?}: {:?}",
             gate.logs()
         );
@@ -159,7 +158,8 @@ async fn debounced_logs_coalesce_to_the_latest() {
         flood_logs(&client).await;
         gate.release();
         assert!(
-            eventually(|| gate.logs().last().map(String::as_str) == Some("counted 50")).await,
+            gate.logs_until(|l| l.last().map(String::as_str) == Some("counted 50"))
+                .await,
             "{via:?}: {:?}",
             gate.logs()
         );
@@ -183,17 +183,16 @@ async fn debounced_progress_reaches_the_callback_coalesced() {
             .connect()
             .await
             .expect("connect");
-        let seen = Arc::new(Mutex::new(Vec::new()));
+        let seen = Arc::new(Recorder::new());
         let sink = seen.clone();
-        let opts =
-            CallOptions::new().on_progress(move |p| sink.lock().expect("lock").push(p.progress));
+        let opts = CallOptions::new().on_progress(move |p| sink.push(p.progress));
         client
             .call_tool_with("slow_count", json!({"count": 20, "delay_ms": 0}), opts)
             .await
             .expect("slow_count");
-        let done = eventually(|| seen.lock().expect("lock").last() == Some(&20.0)).await;
-        let calls = seen.lock().expect("lock").clone();
-        assert!(done, "{via:?}: {calls:?}");
+        let done = seen.wait_for(WITHIN, |s| s.last() == Some(&20.0)).await;
+        assert!(done.is_ok(), "{via:?}: {done:?}");
+        let calls = seen.items();
         assert!(calls.len() < 20, "{via:?}: coalesced, {calls:?}");
         assert!(client.coalesced_notifications() >= 1, "{via:?}");
         client.close().await;

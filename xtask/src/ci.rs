@@ -3,11 +3,26 @@
 //! `mcp-client` example against the demo server, then the official conformance
 //! suite against its expected-failures baseline, and the interop tests
 //! against real servers (server-everything, the Python SDK).
+//!
+//! The tests run with insta in check mode (`INSTA_UPDATE=no`, `CI=true`): a
+//! snapshot that no longer matches fails its test and nothing is written.
+//! Insta lists every snapshot file an assertion used in
+//! `INSTA_SNAPSHOT_REFERENCES_FILE`; a `.snap` file in the tree that is not
+//! listed (its test was renamed or removed) fails the step, as
+//! `cargo insta test --check --unreferenced=reject` would, without
+//! installing `cargo-insta`. `cargo xtask ci --snapshots [-p CRATE]...` runs
+//! only that step (for the named crates; their snapshot files only).
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
 
 use crate::{tidy, util};
 
 /// Runs the checks.
 pub(crate) fn run(args: &[String]) -> Result<(), String> {
+    if args.first().map(String::as_str) == Some("--snapshots") {
+        return tests_and_snapshots(&args[1..]);
+    }
     if let Some(a) = args.first() {
         return Err(format!("unknown ci option {a:?}"));
     }
@@ -24,10 +39,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
             "warnings",
         ]),
     )?;
-    util::run(
-        "test",
-        util::cargo().args(["test", "--workspace", "--all-targets"]),
-    )?;
+    tests_and_snapshots(&[])?;
     util::run(
         "doctest",
         util::cargo().args(["test", "--workspace", "--doc"]),
@@ -48,4 +60,118 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     crate::interop::run(&[])?;
     println!("xtask ci: all checks passed");
     Ok(())
+}
+
+/// Runs `cargo test --all-targets` (over the workspace, or the crates named
+/// by `-p CRATE` in `args`) with insta in check mode, then fails on any
+/// snapshot file of those crates that no test referenced.
+fn tests_and_snapshots(args: &[String]) -> Result<(), String> {
+    let crates = crate_filter(args)?;
+    let root = util::root();
+    let scratch = root.join("target");
+    std::fs::create_dir_all(&scratch)
+        .map_err(|e| format!("cannot create {}: {e}", scratch.display()))?;
+    let references = scratch.join("insta-references.txt");
+    if let Err(e) = std::fs::remove_file(&references)
+        && e.kind() != std::io::ErrorKind::NotFound
+    {
+        return Err(format!("cannot reset {}: {e}", references.display()));
+    }
+    let mut cmd = util::cargo();
+    cmd.args(["test", "--all-targets"])
+        .env("INSTA_UPDATE", "no")
+        .env("CI", "true")
+        .env_remove("INSTA_FORCE_PASS")
+        .env("INSTA_SNAPSHOT_REFERENCES_FILE", &references);
+    if crates.is_empty() {
+        cmd.arg("--workspace");
+    }
+    for c in &crates {
+        cmd.args(["-p", c]);
+    }
+    util::run("test", &mut cmd)?;
+    let referenced = read_references(&references)?;
+    let dirs: Vec<PathBuf> = if crates.is_empty() {
+        vec![root.clone()]
+    } else {
+        crates.iter().map(|c| root.join(c)).collect()
+    };
+    let mut unreferenced = Vec::new();
+    for dir in dirs {
+        for snap in snapshot_files(&dir)? {
+            let canonical = snap.canonicalize().unwrap_or_else(|_| snap.clone());
+            if !referenced.contains(&canonical) {
+                unreferenced.push(
+                    snap.strip_prefix(&root)
+                        .unwrap_or(&snap)
+                        .display()
+                        .to_string(),
+                );
+            }
+        }
+    }
+    if unreferenced.is_empty() {
+        println!("==> snapshots: every snapshot file is referenced by a test");
+        Ok(())
+    } else {
+        Err(format!(
+            "snapshot files no test references (delete them, or restore their test):\n  {}",
+            unreferenced.join("\n  ")
+        ))
+    }
+}
+
+/// The crate names of `-p CRATE` pairs; anything else is an error.
+fn crate_filter(args: &[String]) -> Result<Vec<String>, String> {
+    let mut crates = Vec::new();
+    let mut rest = args.iter();
+    while let Some(a) = rest.next() {
+        match (a.as_str(), rest.next()) {
+            ("-p", Some(c)) => crates.push(c.clone()),
+            _ => return Err(format!("ci --snapshots takes only -p CRATE, not {a:?}")),
+        }
+    }
+    Ok(crates)
+}
+
+/// The snapshot paths insta wrote, canonical. A run with no snapshot
+/// assertion at all writes no file: nothing is referenced.
+fn read_references(path: &Path) -> Result<BTreeSet<PathBuf>, String> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+    };
+    Ok(text
+        .lines()
+        .map(PathBuf::from)
+        .map(|p| p.canonicalize().unwrap_or(p))
+        .collect())
+}
+
+/// Every `*.snap` file under `dir`, skipping `target`, hidden folders and
+/// `node_modules`.
+fn snapshot_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let entries =
+            std::fs::read_dir(&d).map_err(|e| format!("cannot list {}: {e}", d.display()))?;
+        for entry in entries {
+            let entry = entry.map_err(|e| format!("cannot list {}: {e}", d.display()))?;
+            let path = entry.path();
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            let is_dir = entry.file_type().map(|t| t.is_dir()).unwrap_or(false);
+            if is_dir {
+                if !(name.starts_with('.') || name == "target" || name == "node_modules") {
+                    stack.push(path);
+                }
+            } else if name.ends_with(".snap") {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    Ok(found)
 }

@@ -1,15 +1,20 @@
-//! A scripted HTTP/1.1 server's two primitives for tests that need a server
-//! misbehaving on purpose: read one request, write one response.
-
-#![allow(dead_code, unreachable_pub, reason = "each test binary uses a subset")]
+//! A scripted loopback HTTP/1.1 server for tests that need a server
+//! misbehaving on purpose, or the exact headers a client sends: read one
+//! request, write one response, with canned 2025-11-25 answers.
+//!
+//! These are primitives over one accepted connection; a test's server is a
+//! loop over `TcpListener::accept` on `127.0.0.1:0` that reads with
+//! [`read_request`] and answers with [`respond`] and the canned answers.
 
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
 
-/// Reads one request (method, lower-cased headers, body); `None` at EOF.: method, headers (lower-cased), body.
-pub async fn read_request(
-    reader: &mut BufReader<TcpStream>,
-) -> Option<(String, Vec<(String, String)>, Vec<u8>)> {
+/// Headers of a request: lower-cased names, trimmed values, in order.
+pub type Headers = Vec<(String, String)>;
+
+/// Reads one request: method, headers (see [`Headers`]) and body; `None`
+/// at EOF or on a malformed request.
+pub async fn read_request(reader: &mut BufReader<TcpStream>) -> Option<(String, Headers, Vec<u8>)> {
     let (method, _target, headers, body) = read_request_at(reader).await?;
     Some((method, headers, body))
 }
@@ -17,7 +22,7 @@ pub async fn read_request(
 /// Like [`read_request`], with the request target (path and query) too.
 pub async fn read_request_at(
     reader: &mut BufReader<TcpStream>,
-) -> Option<(String, String, Vec<(String, String)>, Vec<u8>)> {
+) -> Option<(String, String, Headers, Vec<u8>)> {
     let mut line = String::new();
     if reader.read_line(&mut line).await.ok()? == 0 {
         return None;
@@ -46,6 +51,9 @@ pub async fn read_request_at(
     Some((method, target, headers, body))
 }
 
+/// Writes one response with a `content-length`; `extra` is more header
+/// lines, each ending in `\r\n`. Write errors are ignored (the client may
+/// have gone, which the test checks by other means).
 pub async fn respond(w: &mut BufReader<TcpStream>, status: &str, extra: &str, body: &str) {
     let head = format!(
         "HTTP/1.1 {status}\r\ncontent-length: {}\r\n{extra}\r\n",

@@ -1,6 +1,5 @@
-//! Shared helpers: the four ways to reach the demo server.
-
-#![allow(dead_code, unreachable_pub, reason = "each test binary uses a subset")]
+//! The demo server reached the four ways (stdio or HTTP, each era), for
+//! end-to-end tests against a real peer.
 
 use std::path::PathBuf;
 use std::sync::OnceLock;
@@ -12,12 +11,17 @@ use mcp_client::{ClientBuilder, EraPreference, ServerCommand};
 /// Transport and era of one end-to-end run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Via {
+    /// A child process on stdio, 2025-11-25.
     StdioLegacy,
+    /// A child process on stdio, 2026-07-28.
     StdioModern,
+    /// Streamable HTTP on loopback, 2025-11-25.
     HttpLegacy,
+    /// Streamable HTTP on loopback, 2026-07-28.
     HttpModern,
 }
 
+/// Every transport and era.
 pub const ALL: [Via; 4] = [
     Via::StdioLegacy,
     Via::StdioModern,
@@ -26,10 +30,12 @@ pub const ALL: [Via; 4] = [
 ];
 
 impl Via {
+    /// The 2026-07-28 era.
     pub fn modern(self) -> bool {
         matches!(self, Via::StdioModern | Via::HttpModern)
     }
 
+    /// Streamable HTTP.
     pub fn http(self) -> bool {
         matches!(self, Via::HttpLegacy | Via::HttpModern)
     }
@@ -50,6 +56,7 @@ pub fn demo_exe() -> PathBuf {
     static EXE: OnceLock<PathBuf> = OnceLock::new();
     EXE.get_or_init(|| {
         let me = std::env::current_exe().expect("test executable path");
+        // target/<profile>/deps/<test binary>
         let profile_dir = me.parent().and_then(|d| d.parent()).expect("target dir");
         let exe = profile_dir
             .join("examples")
@@ -67,16 +74,20 @@ pub fn demo_exe() -> PathBuf {
 
 /// A running demo server reachable the way `via` says.
 pub struct Server {
+    /// How it is reached.
     pub via: Via,
+    /// The server itself (its counters).
     pub demo: DemoServer,
     http: Option<HttpHandle>,
 }
 
 impl Server {
+    /// Starts a demo server with default options.
     pub async fn start(via: Via) -> Server {
         Server::with_options(via, DemoOptions::default()).await
     }
 
+    /// Starts a demo server with these options.
     pub async fn with_options(via: Via, options: DemoOptions) -> Server {
         let demo = DemoServer::new(options);
         let http = if via.http() {
@@ -124,6 +135,7 @@ impl Server {
         }
     }
 
+    /// The HTTP endpoint (`None` for stdio).
     pub fn url(&self) -> Option<String> {
         self.http.as_ref().map(HttpHandle::url)
     }
