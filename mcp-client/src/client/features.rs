@@ -15,10 +15,10 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use crate::client::{Client, unexpected};
+use crate::driver::events::Outcome;
 use crate::driver::{CallSpec, SpecKind};
 use crate::error::{Error, ErrorKind};
 use crate::options::CallOptions;
-use crate::router::Outcome;
 
 fn cursor_params(cursor: Option<&str>) -> Option<Value> {
     cursor.map(|c| json!({ "cursor": c }))

@@ -1,5 +1,16 @@
 //! [`Client`]: the cheap, cloneable handle to one connection.
 
+pub(crate) mod builder;
+pub(crate) mod features;
+pub(crate) mod listen;
+pub mod llm_server;
+mod prompt_args;
+mod reconfigure;
+pub(crate) mod request_handle;
+mod server_exit;
+pub(crate) mod session;
+pub mod throughput;
+
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
@@ -11,12 +22,12 @@ use mcp_types::{Era, ProtocolVersion};
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
-use crate::builder::ClientBuilder;
+use crate::client::builder::ClientBuilder;
+use crate::driver::events::Outcome;
 use crate::driver::{CallSpec, Command, SpecKind};
 use crate::error::Error;
 use crate::handlers::Handlers;
 use crate::options::CallOptions;
-use crate::router::Outcome;
 
 /// What the driver learned about the server, readable from any handle.
 #[derive(Debug, Default)]

@@ -32,12 +32,12 @@ use mcp_transport_http::{HttpError, ResponseStream};
 use mcp_types::{Era, Message};
 use tokio::sync::oneshot;
 
-use crate::builder::ClientBuilder;
 use crate::client::Client;
+use crate::client::builder::ClientBuilder;
+use crate::driver::http::HttpIo;
 use crate::driver::{Command, Driver};
 use crate::error::{Error, ErrorKind};
 use crate::handlers::BoxFuture;
-use crate::http_io::HttpIo;
 use crate::transport::Link;
 
 /// How many times an opening GET that met `409 Conflict` (the server still

@@ -17,9 +17,9 @@ use serde_json::value::RawValue;
 
 use crate::driver::{Driver, Target};
 use crate::handlers::{BoxFuture, HandlerError, Served};
-use crate::progress_out::{self, ProgressQueue, ProgressReporter};
-use crate::served_store::{Ended, Store};
-use crate::served_tasks::ServedTaskError;
+use crate::serve::progress::{self, ProgressQueue, ProgressReporter};
+use crate::serve::task_store::{Ended, Store};
+use crate::serve::tasks::ServedTaskError;
 
 /// What the served-task machinery wakes the driver for.
 pub(crate) enum LocalWake {
@@ -131,7 +131,7 @@ impl Driver {
         raw: Option<&RawValue>,
         fut: BoxFuture<Served>,
     ) -> BoxFuture<Served> {
-        let Some(token) = progress_out::token_of(raw) else {
+        let Some(token) = progress::token_of(raw) else {
             return fut;
         };
         let reporter = ProgressReporter::new(token, None, self.progress_queue());
@@ -163,7 +163,7 @@ impl Driver {
         let _ = self
             .conn
             .respond(now, &id, encode(&CreateTaskResult::new(task)));
-        let reporter = progress_out::token_of(raw).map(|token| {
+        let reporter = progress::token_of(raw).map(|token| {
             ProgressReporter::new(token, Some(task_id.clone()), self.progress_queue())
         });
         let (fut, abort) = abortable(fut);

@@ -222,7 +222,7 @@ impl ClientBuilder {
         let any: &dyn std::any::Any = &handler;
         self.handlers.roots_list = any
             .downcast_ref::<Vec<mcp_types::roots::Root>>()
-            .map(|list| Arc::new(crate::runtime::normalize_roots(list.clone())));
+            .map(|list| Arc::new(crate::client::reconfigure::normalize_roots(list.clone())));
         self.handlers.roots = Some(Arc::new(handler));
         self
     }
@@ -437,7 +437,7 @@ impl ClientBuilder {
             timer: Box::pin(tokio::time::sleep(Duration::from_secs(86_400 * 365))),
             timer_at: None,
             served: Default::default(),
-            session_ctl: crate::session_control::SessionControl::new(!initialize),
+            session_ctl: crate::client::session::SessionControl::new(!initialize),
             notifier: crate::throughput::Notifier::new(throughput),
         };
         tokio::spawn(driver.run(rx));

@@ -14,6 +14,11 @@
 //! `task_typed.rs`; handles for a task named by related-task metadata in
 //! `task_attach.rs`.
 
+mod attach;
+pub(crate) mod inputs;
+mod typed;
+mod wait;
+
 use std::collections::VecDeque;
 use std::time::Duration;
 
@@ -26,11 +31,11 @@ use serde_json::{Map, Value, json};
 use tokio::sync::{mpsc, oneshot, watch};
 
 use crate::client::{CancelGuard, Client, unexpected};
+use crate::driver::events::Outcome;
 use crate::driver::{CallSpec, Command, SpecKind};
 use crate::error::{Error, ErrorKind};
 use crate::options::CallOptions;
-use crate::router::Outcome;
-use crate::task_inputs::{InputItem, InputsFirst, TaskEnds, TaskSink};
+use crate::tasks::inputs::{InputItem, InputsFirst, TaskEnds, TaskSink};
 
 /// A tool call running as a task.
 ///
@@ -63,7 +68,7 @@ pub struct TaskHandle {
     pub(crate) held: VecDeque<InputItem>,
     pub(crate) record: TaskRecord,
     finished: Option<Finished>,
-    pub(crate) watcher: Option<crate::task_wait::Watcher>,
+    pub(crate) watcher: Option<crate::tasks::wait::Watcher>,
 }
 
 /// Who drives the task.
@@ -80,7 +85,7 @@ pub(crate) enum Source {
         task_id: String,
         outcome: Option<oneshot::Receiver<Result<CallToolResult, Error>>>,
         /// Aborts the poller when the handle goes away.
-        _poller: crate::task_attach::PollerGuard,
+        _poller: crate::tasks::attach::PollerGuard,
     },
 }
 

@@ -9,6 +9,11 @@
 //! HTTP exchanges, response streams and running handlers are futures
 //! polled inside the driver's `select!` (no task per request).
 
+mod callback_tasks;
+pub(crate) mod events;
+pub(crate) mod http;
+pub(crate) mod notify_queue;
+
 use std::collections::{HashMap, VecDeque};
 use std::time::Instant;
 
@@ -23,12 +28,12 @@ use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::client::Shared;
+use crate::driver::events::{Outcome, Pending, Sink};
+use crate::driver::http::{HttpIo, post};
 use crate::era_cache::EraCache;
 use crate::error::Error;
 use crate::handlers::{BoxFuture, Served};
-use crate::http_io::{HttpIo, post};
 use crate::options::CallOptions;
-use crate::router::{Outcome, Pending, Sink};
 use crate::transport::Link;
 
 /// What a call is, as the driver starts it.
@@ -43,8 +48,8 @@ pub(crate) struct CallSpec {
 pub(crate) enum SpecKind {
     Plain,
     ListAll,
-    Listen(mpsc::UnboundedSender<crate::listen::ListenItem>),
-    Task(crate::task_inputs::TaskSink),
+    Listen(mpsc::UnboundedSender<crate::client::listen::ListenItem>),
+    Task(crate::tasks::inputs::TaskSink),
 }
 
 /// A command from a handle.
@@ -80,7 +85,7 @@ pub(crate) enum Command {
         done: oneshot::Sender<()>,
     },
     /// Initialize, the GET stream, HTTP headers and credentials.
-    Session(crate::session_control::SessionCommand),
+    Session(crate::client::session::SessionCommand),
 }
 
 /// Whom a handler's answer goes to.
@@ -97,7 +102,7 @@ pub(crate) enum Target {
         method: String,
     },
     /// Served callback tasks and outgoing progress (served_serve.rs).
-    Local(crate::served_serve::LocalWake),
+    Local(crate::driver::callback_tasks::LocalWake),
     /// A server request's handler stopped because the server cancelled the
     /// request: nothing is answered (the cancellation page: "not send a
     /// response for the cancelled request").
@@ -152,9 +157,9 @@ pub(crate) struct Driver {
     pub(crate) timer: std::pin::Pin<Box<tokio::time::Sleep>>,
     pub(crate) timer_at: Option<Instant>,
     /// Callback tasks served for the server (2025-11-25).
-    pub(crate) served: crate::served_serve::ServedState,
+    pub(crate) served: crate::driver::callback_tasks::ServedState,
     /// Deferred initialize and the GET stream on demand.
-    pub(crate) session_ctl: crate::session_control::SessionControl,
+    pub(crate) session_ctl: crate::client::session::SessionControl,
     /// The bounded queue to the notification handler.
     pub(crate) notifier: crate::throughput::Notifier,
 }

@@ -9,10 +9,10 @@ use mcp_types::jsonrpc::ErrorObject;
 use serde_json::value::RawValue;
 use tokio::sync::{mpsc, oneshot};
 
+use crate::client::listen::ListenItem;
 use crate::driver::{Driver, Target};
 use crate::error::{Error, ErrorKind};
 use crate::handlers::{HandlerError, Served};
-use crate::listen::ListenItem;
 use crate::options::{Progress, ProgressCallback};
 
 /// How a call ended (or, for a subscription, was acknowledged).
@@ -32,7 +32,7 @@ pub(crate) enum Outcome {
 pub(crate) enum Sink {
     Plain,
     Listen(mpsc::UnboundedSender<ListenItem>),
-    Task(crate::task_inputs::TaskSink),
+    Task(crate::tasks::inputs::TaskSink),
 }
 
 /// A call the driver tracks for its caller.
@@ -237,7 +237,7 @@ impl Driver {
                 if self.serve_as_task(&id, &method, params.as_deref()) {
                     return;
                 }
-                let task = crate::task_inputs::related_task_of(params.as_deref());
+                let task = crate::tasks::inputs::related_task_of(params.as_deref());
                 let sink = task.and_then(|t| self.task_sink(None, Some(&t)));
                 let first = sink.and_then(|s| s.forward_first(&method, params.as_deref()));
                 let serve = match first {
@@ -349,8 +349,8 @@ impl Driver {
         &self,
         call: Option<&RequestId>,
         task_id: Option<&str>,
-    ) -> Option<&crate::task_inputs::TaskSink> {
-        fn sink(p: &Pending) -> Option<&crate::task_inputs::TaskSink> {
+    ) -> Option<&crate::tasks::inputs::TaskSink> {
+        fn sink(p: &Pending) -> Option<&crate::tasks::inputs::TaskSink> {
             match &p.sink {
                 Sink::Task(s) => Some(s),
                 _ => None,

@@ -22,7 +22,7 @@ use std::time::{Duration, SystemTime};
 use mcp_types::ErrorCode;
 use mcp_types::jsonrpc::ErrorObject;
 
-use crate::builder::ClientBuilder;
+use crate::client::builder::ClientBuilder;
 
 /// Limits of the callback tasks the client serves.
 ///

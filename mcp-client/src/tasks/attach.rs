@@ -25,7 +25,7 @@ use tokio::sync::oneshot;
 use crate::client::Client;
 use crate::error::{Error, ErrorKind};
 use crate::options::CallOptions;
-use crate::task_inputs::TaskSink;
+use crate::tasks::inputs::TaskSink;
 use crate::tasks::{Source, TaskHandle};
 
 /// Stops the poller when the handle goes away.

@@ -37,7 +37,7 @@ pub(crate) enum HttpIo {
         item: Option<Result<Message, HttpError>>,
     },
     /// A step of the 2025-11-25 GET stream (session_control.rs).
-    Session(crate::session_control::GetIo),
+    Session(crate::client::session::GetIo),
     /// [`GET_STREAM_WAIT`] passed since the first GET went out.
     StreamWaitOver,
 }

@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use crate::error::{Error, ErrorKind};
 use crate::handlers::HandlerResult;
-use crate::task_inputs::TaskInputRequest;
+use crate::tasks::inputs::TaskInputRequest;
 use crate::tasks::{Step, TaskHandle, no_task};
 
 impl TaskHandle {

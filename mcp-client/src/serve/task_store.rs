@@ -15,8 +15,8 @@ use mcp_types::tasks::legacy::{ListTasksResult, Task};
 use ring::rand::SecureRandom;
 
 use crate::handlers::Served;
-use crate::progress_out::ProgressReporter;
-use crate::served_tasks::{ServedTaskError, ServedTaskOptions, iso8601};
+use crate::serve::progress::ProgressReporter;
+use crate::serve::tasks::{ServedTaskError, ServedTaskOptions, iso8601};
 
 /// Tasks listed per `tasks/list` page.
 const PAGE_SIZE: usize = 50;

@@ -45,10 +45,10 @@ use std::time::{Duration, Instant};
 use mcp_types::RequestId;
 use serde_json::value::RawValue;
 
-use crate::builder::ClientBuilder;
+use crate::client::builder::ClientBuilder;
 use crate::client::{Client, Shared};
 use crate::driver::Driver;
-use crate::notify_queue::{Admission, Entry, Item, PROGRESS, Queue, start};
+use crate::driver::notify_queue::{Admission, Entry, Item, PROGRESS, Queue, start};
 use crate::options::{Progress, ProgressCallback};
 
 /// The default bound of the notification queue.
