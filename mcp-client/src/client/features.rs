@@ -15,7 +15,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use crate::client::{Client, unexpected};
-use crate::driver::events::Outcome;
+use crate::driver::Outcome;
 use crate::driver::{CallSpec, SpecKind};
 use crate::error::{Error, ErrorKind};
 use crate::options::CallOptions;

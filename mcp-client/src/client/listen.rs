@@ -9,7 +9,7 @@ use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 
 use crate::client::{CancelGuard, Client, unexpected};
-use crate::driver::events::Outcome;
+use crate::driver::Outcome;
 use crate::driver::{CallSpec, SpecKind};
 use crate::error::Error;
 use crate::options::CallOptions;

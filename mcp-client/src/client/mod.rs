@@ -23,7 +23,7 @@ use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::client::builder::ClientBuilder;
-use crate::driver::events::Outcome;
+use crate::driver::Outcome;
 use crate::driver::{CallSpec, Command, SpecKind};
 use crate::error::Error;
 use crate::handlers::Handlers;

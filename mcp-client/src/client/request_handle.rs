@@ -13,7 +13,7 @@ use tokio::sync::oneshot;
 
 use crate::client::{CancelGuard, Client, unexpected};
 use crate::driver::Command;
-use crate::driver::events::Outcome;
+use crate::driver::Outcome;
 use crate::error::Error;
 use crate::options::CallOptions;
 

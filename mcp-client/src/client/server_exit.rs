@@ -1,56 +1,12 @@
-//! How a stdio server's exit reaches the caller: the failed calls' errors
-//! and [`Client::server_exit`].
-//!
-//! When the server process ends (it crashed, was killed, or exited on its
-//! own), the receiver reports it once the exit status and the last stderr
-//! lines are known. The driver records that report (exit status or signal,
-//! stderr tail, messages received) in the state every handle shares, and
-//! attaches it to every error the end of the transport causes: the calls
-//! that were pending and the calls made afterwards. Their `Display` then
-//! names the exit first, for example `the server process exited (signal: 9
-//! (SIGKILL)) before the response arrived; stderr: ...`.
+//! [`Client::server_exit`]: how a stdio server's process ended, once it
+//! has. The driver records it in the state every handle shares and attaches
+//! it to the errors the end of the transport causes.
 
 use std::sync::PoisonError;
 
 use mcp_transport_stdio::ProcessExited;
 
 use crate::client::{Client, Shared};
-use crate::driver::Driver;
-use crate::error::Error;
-use crate::transport::Link;
-
-impl Driver {
-    /// Records how the stdio server ended, when it did: called when the
-    /// transport ends, before the core fails the pending calls.
-    pub(crate) fn note_server_exit(&self) {
-        let Some(Link::Stream {
-            receiver,
-            process: Some(process),
-            ..
-        }) = &self.link
-        else {
-            return;
-        };
-        if !process.has_exited() {
-            return;
-        }
-        let exit = ProcessExited::new(
-            process.exit_status(),
-            process.stderr_tail(),
-            receiver.messages_received(),
-        );
-        tracing::debug!(%exit, "the server process ended");
-        self.shared.set_exit(exit);
-    }
-
-    /// `e` with the server's exit attached, when the server has exited.
-    pub(crate) fn with_server_exit(&self, e: Error) -> Error {
-        match self.shared.exit() {
-            Some(exit) => e.with_exit(exit),
-            None => e,
-        }
-    }
-}
 
 impl Shared {
     pub(crate) fn set_exit(&self, exit: ProcessExited) {

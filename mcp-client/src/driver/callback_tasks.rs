@@ -1,8 +1,8 @@
-//! The driver's side of serving the server's requests (2025-11-25): plain
-//! requests go to their handler (with a [`ProgressReporter`] in scope when
-//! the request carries a progress token); task-augmented sampling and
-//! elicitation become callback tasks; `tasks/*` requests are answered from
-//! the task store.
+//! Callback tasks the client serves (2025-11-25) and the progress its
+//! handlers report: task-augmented sampling and elicitation become tasks of
+//! the task store (`serve/task_store.rs`); `tasks/*` requests are answered
+//! from it; a request that carries a progress token runs with a
+//! [`ProgressReporter`] in scope.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -15,14 +15,15 @@ use mcp_types::tasks::legacy::CreateTaskResult;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use crate::driver::{Driver, Target};
+use super::Driver;
+use super::serving::Target;
 use crate::handlers::{BoxFuture, HandlerError, Served};
 use crate::serve::progress::{self, ProgressQueue, ProgressReporter};
 use crate::serve::task_store::{Ended, Store};
 use crate::serve::tasks::ServedTaskError;
 
 /// What the served-task machinery wakes the driver for.
-pub(crate) enum LocalWake {
+pub(super) enum LocalWake {
     /// A task's handler finished.
     TaskDone(String),
     /// A task's TTL ran out.
@@ -33,7 +34,7 @@ pub(crate) enum LocalWake {
 
 /// The driver's served-task state.
 #[derive(Default)]
-pub(crate) struct ServedState {
+pub(super) struct ServedState {
     store: Store,
     /// Created (and its pump started) on first use.
     progress: Option<Arc<ProgressQueue>>,
@@ -41,7 +42,7 @@ pub(crate) struct ServedState {
 
 impl ServedState {
     /// Drops every served task, stopping its handler (the session ended).
-    pub(crate) fn forget_tasks(&mut self) {
+    pub(super) fn forget_tasks(&mut self) {
         self.store.clear();
     }
 }
@@ -89,8 +90,9 @@ impl Driver {
     /// Serves a task-augmented sampling or elicitation request as a task,
     /// or a `tasks/*` request from the store; `false` when `method` is
     /// none of those (or tasks are not served), for the caller to serve.
-    pub(crate) fn serve_as_task(
+    pub(super) fn serve_as_task(
         &mut self,
+        now: Instant,
         id: &RequestId,
         method: &str,
         raw: Option<&RawValue>,
@@ -106,27 +108,28 @@ impl Driver {
                 if !(handlers.advertised.task_sampling || handlers.advertised.task_elicitation) {
                     return false;
                 }
-                self.serve_task_method(id.clone(), method, raw);
+                self.serve_task_method(now, id.clone(), method, raw);
                 return true;
             }
             "sampling/createMessage" => handlers.advertised.task_sampling,
             "elicitation/create" => handlers.advertised.task_elicitation,
             _ => false,
         };
-        // An undeclared request type ignores `params.task` (LT-20).
+        // A request type the client did not declare as task-capable ignores
+        // `params.task`: it is served as an ordinary request.
         let Some(ttl) = task_requested(raw).filter(|_| advertised) else {
             return false;
         };
         let Some(fut) = handlers.serve(method, raw) else {
             return false;
         };
-        self.start_task(id.clone(), options, ttl, raw, fut);
+        self.start_task(now, id.clone(), options, ttl, raw, fut);
         true
     }
 
     /// Runs `fut` with a [`ProgressReporter`] in scope when the request
     /// carries a progress token; the token is spent once `fut` is done.
-    pub(crate) fn with_progress(
+    pub(super) fn with_progress(
         &mut self,
         raw: Option<&RawValue>,
         fut: BoxFuture<Served>,
@@ -144,13 +147,13 @@ impl Driver {
 
     fn start_task(
         &mut self,
+        now: Instant,
         id: RequestId,
         options: &crate::ServedTaskOptions,
         ttl: Option<u64>,
         raw: Option<&RawValue>,
         fut: BoxFuture<Served>,
     ) {
-        let now = Instant::now();
         let (task, granted) = match self.served.store.create(now, options, ttl) {
             Ok(created) => created,
             Err(e) => {
@@ -188,8 +191,13 @@ impl Driver {
         }));
     }
 
-    fn serve_task_method(&mut self, id: RequestId, method: &str, raw: Option<&RawValue>) {
-        let now = Instant::now();
+    fn serve_task_method(
+        &mut self,
+        now: Instant,
+        id: RequestId,
+        method: &str,
+        raw: Option<&RawValue>,
+    ) {
         self.flush_progress(now);
         let store = &mut self.served.store;
         let answer = match method {
@@ -249,7 +257,7 @@ impl Driver {
     }
 
     /// A served-task wake-up.
-    pub(crate) fn on_local(&mut self, now: Instant, wake: LocalWake, served: Served) {
+    pub(super) fn on_local(&mut self, now: Instant, wake: LocalWake, served: Served) {
         self.flush_progress(now);
         match wake {
             LocalWake::TaskDone(task_id) => {
@@ -294,7 +302,7 @@ impl Driver {
 
     /// Sends the queued progress notifications. Called before any answer
     /// to the server is written, so progress precedes the answer.
-    pub(crate) fn flush_progress(&mut self, now: Instant) {
+    pub(super) fn flush_progress(&mut self, now: Instant) {
         let Some(queue) = &self.served.progress else {
             return;
         };

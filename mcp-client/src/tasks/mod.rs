@@ -31,7 +31,7 @@ use serde_json::{Map, Value, json};
 use tokio::sync::{mpsc, oneshot, watch};
 
 use crate::client::{CancelGuard, Client, unexpected};
-use crate::driver::events::Outcome;
+use crate::driver::Outcome;
 use crate::driver::{CallSpec, Command, SpecKind};
 use crate::error::{Error, ErrorKind};
 use crate::options::CallOptions;
