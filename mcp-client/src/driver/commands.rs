@@ -15,6 +15,7 @@ use super::Driver;
 use super::calls::{Outcome, Pending, Sink};
 use crate::error::{Error, ErrorKind};
 use crate::options::CallOptions;
+use crate::tasks::inputs::InputItem;
 use crate::transport::Link;
 
 const HTTP_ONLY: &str = "HTTP headers and credentials apply to HTTP connections only";
@@ -72,6 +73,9 @@ pub(crate) enum Command {
     },
     /// Initialize, the GET stream, HTTP headers and credentials.
     Session(SessionCommand),
+    /// Input requests of a task that its handle kept for a closure and now
+    /// hands to the registered handlers (run inside the driver).
+    ServeHeld(Vec<InputItem>),
 }
 
 /// A session-control request from a handle.
@@ -143,6 +147,7 @@ impl Driver {
                 let r = self.conn.notify(now, method, None).map_err(Error::from);
                 let _ = reply.send(r);
             }
+            Command::ServeHeld(items) => self.serve_held(items),
             Command::Close { .. } => {}
         }
     }

@@ -80,7 +80,7 @@ impl Driver {
                     ..
                 }) = self.pending.get(&id)
                 {
-                    tx.status.send_replace(Some(task));
+                    tx.publish(task);
                 }
             }
             Event::ServerRequest { id, method, params } => {

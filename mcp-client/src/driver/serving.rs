@@ -18,7 +18,7 @@ use super::callback_tasks::LocalWake;
 use super::calls::{Pending, Sink};
 use crate::error::{Error, ErrorKind};
 use crate::handlers::{BoxFuture, HandlerError, Served};
-use crate::tasks::inputs::TaskSink;
+use crate::tasks::inputs::{InputItem, TaskSink};
 
 /// Whom a handler's answer goes to.
 pub(super) enum Target {
@@ -35,6 +35,9 @@ pub(super) enum Target {
     },
     /// Served callback tasks and outgoing progress (`callback_tasks.rs`).
     Local(LocalWake),
+    /// A task's input request its handle kept, then handed to the
+    /// registered handlers: the answer goes back to the handle's request.
+    Held(InputItem),
     /// A server request's handler stopped because the server cancelled the
     /// request: nothing is answered (the cancellation page: "not send a
     /// response for the cancelled request").
@@ -122,6 +125,20 @@ impl Driver {
         }
     }
 
+    /// Serves the input requests a task's handle kept, with the registered
+    /// handlers; those no handler serves are refused.
+    pub(super) fn serve_held(&mut self, items: Vec<InputItem>) {
+        let handlers = self.shared.handlers();
+        for item in items {
+            let params = serde_json::value::to_raw_value(&item.request.params).ok();
+            let params = params.as_deref().filter(|p| p.get() != "null");
+            match handlers.serve(&item.request.method, params) {
+                Some(fut) => self.serve(Target::Held(item), fut),
+                None => item.refuse(),
+            }
+        }
+    }
+
     /// Runs a handler inside the driver. A server request's handler stops
     /// when the server cancels the request ([`Driver::abandon`]); an input
     /// handler stops when its call ends (`calls.rs`).
@@ -171,6 +188,10 @@ impl Driver {
                 self.conn.respond(now, &id, served)
             }
             Target::Abandoned => Ok(()),
+            Target::Held(item) => {
+                item.reply(served);
+                Ok(())
+            }
             Target::Local(wake) => {
                 self.on_local(now, wake, served);
                 Ok(())

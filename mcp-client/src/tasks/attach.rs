@@ -190,7 +190,7 @@ impl Poller {
             }
             polls = polls.saturating_add(1);
             snapshot.polls = polls;
-            self.sink.status.send_replace(Some(snapshot.clone()));
+            self.sink.publish(snapshot.clone());
             match (&snapshot.status, self.legacy) {
                 (TaskStatus::Cancelled, _) => return Err(RequestError::TaskCancelled.into()),
                 (TaskStatus::Completed | TaskStatus::Failed | TaskStatus::InputRequired, true) => {

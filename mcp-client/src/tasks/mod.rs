@@ -35,7 +35,7 @@ use crate::driver::Outcome;
 use crate::driver::{CallSpec, Command, SpecKind};
 use crate::error::{Error, ErrorKind};
 use crate::options::CallOptions;
-use crate::tasks::inputs::{InputItem, InputsFirst, TaskEnds, TaskSink};
+use crate::tasks::inputs::{InputItem, InputsFirst, StatusObserver, TaskEnds, TaskSink};
 
 /// A tool call running as a task.
 ///
@@ -69,6 +69,8 @@ pub struct TaskHandle {
     pub(crate) record: TaskRecord,
     finished: Option<Finished>,
     pub(crate) watcher: Option<crate::tasks::wait::Watcher>,
+    /// Where the status callback is installed for the driver to call.
+    pub(crate) observer: StatusObserver,
 }
 
 /// Who drives the task.
@@ -279,6 +281,7 @@ impl TaskHandle {
             record: TaskRecord::new(),
             finished: None,
             watcher: None,
+            observer: ends.observer,
         }
     }
 
@@ -360,18 +363,18 @@ impl TaskHandle {
     }
 
     /// Hands the input requests kept for a closure to the registered
-    /// handlers (each on its own Tokio task); those no handler serves are
+    /// handlers (run inside the driver); those no handler serves are
     /// refused.
     pub(crate) fn release_held(&mut self) {
-        let handlers = self.client.inner.shared.handlers();
-        for item in self.held.drain(..) {
-            let params = serde_json::value::to_raw_value(&item.request.params).ok();
-            let params = params.as_deref().filter(|p| p.get() != "null");
-            match handlers.serve(&item.request.method, params) {
-                Some(fut) => {
-                    tokio::spawn(async move { item.reply(fut.await) });
-                }
-                None => item.refuse(),
+        if self.held.is_empty() {
+            return;
+        }
+        let items = self.held.drain(..).collect();
+        if let Err(mpsc::error::SendError(Command::ServeHeld(items))) =
+            self.client.inner.commands.send(Command::ServeHeld(items))
+        {
+            for item in items {
+                item.refuse();
             }
         }
     }
