@@ -34,7 +34,8 @@
 //! channel. The driver follows the core's drain rule after every input:
 //! transmits to the transport, events to the waiting callers, one timer.
 //! HTTP exchanges and handler futures are polled inside the driver, not
-//! spawned.
+//! spawned; the only other thread is the worker that runs the
+//! [notification handler](throughput) behind its bounded queue.
 //!
 //! # Errors
 //!
