@@ -238,35 +238,21 @@ impl Cache {
     /// `notifications/resources/updated` drops reads (and `skills/get`
     /// entries) of that URI (M-101).
     pub fn on_notification(&mut self, method: &str, params: Option<&RawValue>) {
-        match method {
-            "notifications/tools/list_changed" => self.invalidate_methods(&["tools/list"]),
-            "notifications/prompts/list_changed" => self.invalidate_methods(&["prompts/list"]),
-            "notifications/resources/list_changed" => {
-                // Skills are resources: a changed resource set may change
-                // the skill entries and directory listings too.
-                self.invalidate_methods(&[
-                    "resources/list",
-                    "resources/templates/list",
-                    "skills/list",
-                    "skills/get",
-                    "resources/directory/read",
-                ]);
-            }
-            "notifications/resources/updated" => {
-                #[derive(serde::Deserialize)]
-                struct Updated {
-                    uri: String,
-                }
-                if let Some(u) = params.and_then(|p| serde_json::from_str::<Updated>(p.get()).ok())
-                {
-                    self.entries.retain(|k, e| {
-                        let reads_uri =
-                            matches!(k.method.as_str(), "resources/read" | "skills/get");
-                        !(reads_uri && e.uri.as_deref() == Some(&u.uri))
-                    });
-                }
-            }
-            _ => {}
+        if let Some(list) = crate::list_changed::ListChanged::from_method(method) {
+            return self.invalidate_methods(list.stale_methods());
+        }
+        if method != "notifications/resources/updated" {
+            return;
+        }
+        #[derive(serde::Deserialize)]
+        struct Updated {
+            uri: String,
+        }
+        if let Some(u) = params.and_then(|p| serde_json::from_str::<Updated>(p.get()).ok()) {
+            self.entries.retain(|k, e| {
+                let reads_uri = matches!(k.method.as_str(), "resources/read" | "skills/get");
+                !(reads_uri && e.uri.as_deref() == Some(&u.uri))
+            });
         }
     }
 }

@@ -223,6 +223,17 @@ pub struct Config {
     /// checks every envelope and validates every result against the
     /// revision's schema (see [`crate::strict`]).
     pub strict: bool,
+    /// Want the 2025-11-25 GET stream from the start: it opens whenever a
+    /// session over Streamable HTTP becomes ready (on by default; see
+    /// [`crate::connection::server_stream`]). Off, it opens only on
+    /// `Connection::open_server_stream`.
+    pub server_stream: bool,
+    /// The core serves callback tasks (2025-11-25; see
+    /// [`crate::served_tasks`]) within these limits, for the request types
+    /// declared with [`ClientFeatures::with_task_requests`]. `None` (the
+    /// default): task-augmented requests and `tasks/*` reach the driver as
+    /// ordinary [`Event::ServerRequest`](crate::Event::ServerRequest)s.
+    pub served_tasks: Option<crate::served_tasks::ServedTaskOptions>,
 }
 
 impl Config {
@@ -246,6 +257,8 @@ impl Config {
             log_level: None,
             strict: false,
             reports_sends: false,
+            server_stream: true,
+            served_tasks: None,
         }
     }
 
@@ -303,6 +316,22 @@ impl Config {
     #[must_use]
     pub fn with_send_reports(mut self, reports: bool) -> Self {
         self.reports_sends = reports;
+        self
+    }
+
+    /// Opens the 2025-11-25 GET stream when a session becomes ready, or not
+    /// (see [`Config::server_stream`]).
+    #[must_use]
+    pub fn with_server_stream(mut self, open: bool) -> Self {
+        self.server_stream = open;
+        self
+    }
+
+    /// Lets the core serve callback tasks within these limits (see
+    /// [`Config::served_tasks`]).
+    #[must_use]
+    pub fn with_served_tasks(mut self, options: crate::served_tasks::ServedTaskOptions) -> Self {
+        self.served_tasks = Some(options);
         self
     }
 

@@ -75,6 +75,16 @@ pub enum UsageError {
         /// The input key.
         key: String,
     },
+    /// The connection has no 2025-11-25 GET stream (stdio, 2026-07-28, or
+    /// a transport without one).
+    #[error("the GET stream exists only on 2025-11-25 Streamable HTTP connections")]
+    NoServerStream,
+    /// A task id must be 1 to `max` bytes long.
+    #[error("a task id must be 1 to {max} bytes long")]
+    InvalidTaskId {
+        /// The longest id accepted.
+        max: usize,
+    },
     /// `initialize` must not be cancelled (L-06).
     #[error("initialize cannot be cancelled")]
     CannotCancelInitialize,
@@ -227,6 +237,9 @@ pub enum RequestError {
     /// The task ended as `cancelled`.
     #[error("the task was cancelled")]
     TaskCancelled,
+    /// The 2025-11-25 GET stream could not be opened (described).
+    #[error("the GET stream failed: {0}")]
+    ServerStream(String),
     /// The request could not be resent (serialization).
     #[error("could not build the request: {0}")]
     Build(#[from] serde_json::Error),

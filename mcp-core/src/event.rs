@@ -38,6 +38,15 @@ pub enum Transmit {
         /// The wire id of the request whose stream to close.
         request_id: RequestId,
     },
+    /// HTTP, 2025-11-25: open the GET stream (dropping any GET of an older
+    /// generation), then report its fate with
+    /// `Connection::handle_server_stream(now, generation, ..)`.
+    OpenServerStream {
+        /// Tags the outcome: outcomes of older generations are ignored.
+        generation: u64,
+    },
+    /// HTTP, 2025-11-25: drop the GET stream (open, opening or waiting).
+    CloseServerStream,
 }
 
 impl Transmit {
@@ -45,7 +54,7 @@ impl Transmit {
     pub fn bytes(&self) -> Option<&[u8]> {
         match self {
             Transmit::Message { bytes, .. } => Some(bytes),
-            Transmit::CloseStream { .. } => None,
+            _ => None,
         }
     }
 
@@ -53,7 +62,7 @@ impl Transmit {
     pub fn call(&self) -> Option<&RequestId> {
         match self {
             Transmit::Message { call, .. } => call.as_ref(),
-            Transmit::CloseStream { .. } => None,
+            _ => None,
         }
     }
 }
@@ -266,6 +275,37 @@ pub enum Event {
     /// `server/discover` of a connection whose era came from a cache
     /// ([`crate::EraPreference::Known`]).
     ServerFactsKnown,
+    /// The server asked for a callback task (2025-11-25) and the core
+    /// answered with its `CreateTaskResult`: run the handler for `method`
+    /// with `params` and report with `Connection::finish_served_task`.
+    ServedTaskStarted {
+        /// The task id the client issued.
+        task_id: String,
+        /// `sampling/createMessage` or `elicitation/create`.
+        method: String,
+        /// The request's params, raw (`task` included).
+        params: Option<Box<RawValue>>,
+    },
+    /// A served task was cancelled, expired or lost its session: stop its
+    /// handler; its answer is no longer wanted.
+    ServedTaskStopped {
+        /// The task id.
+        task_id: String,
+    },
+    /// Putting the old session's state (a resource subscription, the log
+    /// level) back into a recovered 2025-11-25 session failed.
+    SessionRestoreFailed {
+        /// The request that failed (`resources/subscribe`, `logging/setLevel`).
+        method: String,
+        /// Why.
+        error: crate::connection::RestoreFailure,
+    },
+    /// The 2025-11-25 GET stream changed (see
+    /// [`crate::connection::server_stream`]).
+    ServerStream(crate::connection::ServerStreamChange),
+    /// The GET stream opened when the session became ready has answered,
+    /// or the wait for it is over: a `connect` held for it may return.
+    ServerStreamSettled,
     /// The connection is closed; nothing more will happen.
     Closed,
 }

@@ -98,15 +98,20 @@ pub mod error;
 pub mod event;
 pub mod headers;
 pub mod lifecycle;
+pub mod list_changed;
 pub mod mrtr;
 pub mod pagination;
+pub mod served_tasks;
 pub mod strict;
 pub mod tasks;
 pub mod timers;
 mod wire;
 
 pub use config::{ClientFeatures, Config, InputMode, RequestOptions, TransportKind};
-pub use connection::{CloseReason, Connection, ResponseTarget, call_tool_params};
+pub use connection::{
+    CloseReason, Connection, ResponseTarget, RestoreFailure, ServerStreamChange,
+    ServerStreamOutcome, ServerStreamState, call_tool_params,
+};
 pub use era::{EraOutcome, EraPreference};
 pub use error::{ConnectError, PeerMisbehaved, RequestError, UsageError};
 pub use event::{Completed, Event, SubscriptionEnd, Transmit};

@@ -25,6 +25,12 @@ pub enum Timer {
     TaskPoll(RequestId),
     /// The earliest cache entry expires.
     CacheExpiry,
+    /// Open the 2025-11-25 GET stream again after a `409 Conflict`.
+    ServerStreamRetry,
+    /// The wait for the GET stream's first answer is over.
+    ServerStreamWait,
+    /// The earliest served callback task expires.
+    ServedTaskExpiry,
 }
 
 /// The timer table.

@@ -127,3 +127,36 @@ fn task_request_capabilities_are_legacy_only() {
             .is_none()
     );
 }
+
+#[test]
+fn params_that_are_not_an_object_are_refused_and_ping_is_answered_by_the_core() {
+    let mut h = legacy(config().with_features(ClientFeatures::default().with_roots(false)));
+    for (id, params) in [(1, json!([1])), (2, json!("x")), (3, json!(7))] {
+        h.feed(json!({"jsonrpc": "2.0", "id": id, "method": "roots/list", "params": params}));
+        let sent = h.drain();
+        assert_eq!(sent.len(), 1, "{params}");
+        assert_eq!(sent[0]["id"], id);
+        assert_eq!(sent[0]["error"]["code"], -32602, "{params}");
+        assert!(
+            sent[0]["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("must be a JSON object")
+        );
+    }
+    assert!(
+        h.take_events().is_empty(),
+        "refused requests reach no handler"
+    );
+    h.feed(json!({"jsonrpc": "2.0", "id": 4, "method": "ping", "params": [1]}));
+    assert_eq!(h.drain()[0]["error"]["code"], -32602, "ping too");
+    h.feed(json!({"jsonrpc": "2.0", "id": 5, "method": "ping", "params": null}));
+    h.feed(json!({"jsonrpc": "2.0", "id": 6, "method": "ping"}));
+    let sent = h.drain();
+    assert_eq!(sent.len(), 2);
+    assert_eq!(sent[0]["result"], json!({}), "null params count as absent");
+    assert_eq!(sent[1]["result"], json!({}));
+    assert!(h.take_events().is_empty(), "the driver never sees ping");
+    h.feed(json!({"jsonrpc": "2.0", "id": 7, "method": "roots/list", "params": {}}));
+    assert_eq!(h.take_events().len(), 1, "an object is admitted");
+}

@@ -405,7 +405,8 @@ impl ClientBuilder {
         config = config
             .with_transport(kind)
             .with_features(features)
-            .with_send_reports(reports_sends);
+            .with_send_reports(reports_sends)
+            .with_server_stream(false);
         let conn = Connection::new(config);
         let shared = Arc::new(Shared::default());
         shared.set_handlers(|h| *h = handlers);

@@ -247,9 +247,6 @@ impl Client {
                 CallOptions::new(),
             )
             .await?;
-        self.inner
-            .shared
-            .restore(|r| r.subscriptions.insert(uri.to_owned()));
         Ok(())
     }
 
@@ -262,7 +259,6 @@ impl Client {
         let _: Value = self
             .request_as("resources/unsubscribe", Some(params), CallOptions::new())
             .await?;
-        self.inner.shared.restore(|r| r.subscriptions.remove(uri));
         Ok(())
     }
 }

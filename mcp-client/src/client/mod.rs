@@ -33,9 +33,6 @@ use crate::options::CallOptions;
 #[derive(Debug, Default)]
 pub(crate) struct Shared {
     facts: RwLock<Facts>,
-    /// 2025-11-25 session state the server forgets with its session, put
-    /// back after a session is recovered.
-    restore: Mutex<Restore>,
     /// The handlers, replaceable at runtime (`Client::set_*_handler`).
     handlers: RwLock<Handlers>,
     /// How the stdio server process ended, once it did (server_exit.rs).
@@ -46,14 +43,6 @@ pub(crate) struct Shared {
     /// needed and after a tool list change.
     #[cfg(feature = "output-schema")]
     pub(crate) output_schemas: Mutex<Option<std::collections::HashMap<String, Option<Value>>>>,
-}
-
-/// What a new 2025-11-25 session gets back: resource subscriptions and the
-/// log level.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Restore {
-    pub(crate) subscriptions: std::collections::BTreeSet<String>,
-    pub(crate) log_level: Option<LoggingLevel>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -86,11 +75,6 @@ impl Shared {
             .write()
             .unwrap_or_else(PoisonError::into_inner)
             .session = session;
-    }
-
-    /// Edits the state a recovered session gets back.
-    pub(crate) fn restore<R>(&self, f: impl FnOnce(&mut Restore) -> R) -> R {
-        f(&mut self.restore.lock().unwrap_or_else(PoisonError::into_inner))
     }
 
     pub(crate) fn set_closed(&self) {
@@ -454,7 +438,6 @@ impl Client {
         let _: Value = self
             .request_as("logging/setLevel", Some(params), CallOptions::new())
             .await?;
-        self.inner.shared.restore(|r| r.log_level = Some(level));
         Ok(())
     }
 

@@ -111,7 +111,7 @@ impl Driver {
                 _ => p.reply(r),
             }
         } else if let Err(e) = r {
-            // A call the driver started itself (session restore).
+            // Not a call of a handle (none is started by the driver itself).
             tracing::warn!(%id, error = %e, "an internal request failed");
         }
     }

@@ -20,7 +20,7 @@ impl Driver {
     /// Routes one event of the core.
     pub(super) fn on_event(&mut self, now: Instant, e: Event) {
         match e {
-            Event::Connected { version, era } => self.connected(now, &version, era),
+            Event::Connected { version, era } => self.connected(&version, era),
             Event::EraDecided(outcome) => {
                 if let Some((cache, key)) = &self.era_cache {
                     cache.insert(key.clone(), outcome.version.clone());
@@ -96,12 +96,7 @@ impl Driver {
     }
 
     /// The handshake is done (or a 2025-11-25 session was recovered).
-    fn connected(
-        &mut self,
-        now: Instant,
-        version: &mcp_types::ProtocolVersion,
-        era: mcp_types::Era,
-    ) {
+    fn connected(&mut self, version: &mcp_types::ProtocolVersion, era: mcp_types::Era) {
         tracing::debug!(%version, ?era, "connected");
         // An HTTP failure the handshake survived (a notification's POST,
         // say) is no cause of anything later.
@@ -123,30 +118,6 @@ impl Driver {
                 self.wait_for_server_stream();
             } else {
                 self.release_connect();
-            }
-        } else if legacy {
-            // A recovered 2025-11-25 session: the server forgot the old
-            // session's subscriptions and log level.
-            self.restore_session(now);
-        }
-    }
-
-    /// Sends a recovered 2025-11-25 session what the old one had:
-    /// `resources/subscribe` per subscribed URI and `logging/setLevel`.
-    /// Their answers go to no caller; a failure is logged (`warn`).
-    fn restore_session(&mut self, now: Instant) {
-        let restore = self.shared.restore(|r| r.clone());
-        let level = restore
-            .log_level
-            .map(|level| ("logging/setLevel", serde_json::json!({ "level": level })));
-        let subscriptions = restore
-            .subscriptions
-            .into_iter()
-            .map(|uri| ("resources/subscribe", serde_json::json!({ "uri": uri })));
-        for (method, params) in level.into_iter().chain(subscriptions) {
-            let opts = mcp_core::RequestOptions::default();
-            if let Err(e) = self.conn.send_request(now, method, Some(params), opts) {
-                tracing::warn!(method, error = %e, "could not restore session state");
             }
         }
     }
@@ -221,6 +192,11 @@ impl Driver {
                 tracing::warn!(violation = %p, "server broke the protocol")
             }
             Event::PostRejected { status, .. } => tracing::warn!(status, "server rejected a POST"),
+            // The core put the old session's state back into a recovered
+            // 2025-11-25 session; one piece of it failed.
+            Event::SessionRestoreFailed { method, error } => {
+                tracing::warn!(method, %error, "could not restore session state");
+            }
             other => tracing::debug!(event = ?other, "unhandled event"),
         }
     }

@@ -347,7 +347,7 @@ impl Connection {
         };
         self.era = Some(era);
         self.state = State::Ready;
-        self.recovering = false;
+        let recovered = std::mem::take(&mut self.recovering);
         let outcome = EraOutcome {
             version: version.clone(),
             era,
@@ -356,6 +356,12 @@ impl Connection {
         self.outcome = Some(outcome.clone());
         self.events.push_back(Event::EraDecided(outcome));
         self.events.push_back(Event::Connected { version, era });
+        if era == Era::Legacy {
+            self.open_stream_on_ready(now);
+        }
+        if recovered {
+            self.restore_session(now);
+        }
         let parked = std::mem::take(&mut self.parked);
         for key in parked {
             self.send_main(now, key);
@@ -373,9 +379,13 @@ impl Connection {
             return;
         };
         self.events.push_back(Event::SessionExpired);
+        // The GET stream belonged to the old session.
+        self.drop_stream(None);
         // Server request ids are per session: the old session's requests
         // can no longer be answered, and their ids may be reused.
         self.server_requests.clear();
+        // So are the callback tasks served to it.
+        self.forget_served_tasks();
         let decision = self
             .outcome
             .as_ref()

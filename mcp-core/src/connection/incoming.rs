@@ -28,7 +28,7 @@ impl Connection {
             return;
         }
         match message {
-            Message::Request(r) => self.on_server_request(r),
+            Message::Request(r) => self.on_server_request(now, r),
             Message::Notification(n) => self.on_notification(now, n),
             Message::Response(r) => match self.take_wire(&r.id) {
                 Some((_, call, Role::Main)) => self.on_main_result(now, call, r.result),
@@ -90,15 +90,11 @@ impl Connection {
         }
     }
 
-    fn on_server_request(&mut self, r: Request) {
+    fn on_server_request(&mut self, now: Instant, r: Request) {
         if self.era == Some(Era::Modern) {
             self.events.push_back(Event::ProtocolViolation(
                 PeerMisbehaved::UnexpectedRequest { method: r.method },
             ));
-            return;
-        }
-        if r.method == "ping" {
-            let _ = self.send_response(r.id, Ok(serde_json::json!({})));
             return;
         }
         if let Err(e) =
@@ -107,6 +103,14 @@ impl Connection {
             let _ = self.send_response(r.id, Err(e));
             return;
         }
+        // The core answers `ping` itself: the driver never sees it.
+        if r.method == "ping" {
+            let _ = self.send_response(r.id, Ok(serde_json::json!({})));
+            return;
+        }
+        let Err(r) = self.serve_as_task(now, r) else {
+            return;
+        };
         // A live id is never replaced, and the live set is capped.
         if let Err(refusal) = self.server_requests.admit(&r.id) {
             let error = refusal.into_error(&r.id);
@@ -288,6 +292,9 @@ impl Connection {
                     self.cache.purge(now);
                     self.arm_cache_timer();
                 }
+                Timer::ServerStreamRetry => self.on_stream_retry(now),
+                Timer::ServerStreamWait => self.settle_stream(),
+                Timer::ServedTaskExpiry => self.on_served_expiry(now),
             }
         }
     }

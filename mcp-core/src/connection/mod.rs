@@ -21,15 +21,22 @@
 //! and `poll_event` until they return `None`, then re-arm the single timer
 //! from `poll_timeout`.
 
+mod attach;
 mod encode;
 mod handshake;
 mod inbound;
 mod incoming;
+mod restore;
 mod results;
 mod send;
+mod served;
+pub mod server_stream;
 mod strict;
 mod task_drive;
 
+pub use attach::MAX_TASK_ID;
+pub use restore::RestoreFailure;
+pub use server_stream::{ServerStreamChange, ServerStreamOutcome, ServerStreamState};
 pub use strict::ResponseTarget;
 
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -107,6 +114,11 @@ enum CallKind {
     Listen {
         acked: bool,
     },
+    /// A task the client did not start, watched by id (attach.rs).
+    Watch,
+    /// State put back into a recovered session (restore.rs): no event
+    /// unless it fails.
+    Restore,
 }
 
 #[derive(Debug)]
@@ -178,6 +190,12 @@ pub struct Connection {
     /// The background `server/discover` of a connection that skipped the
     /// probe (a cached era): its result fills in the server's facts.
     facts_call: Option<i64>,
+    /// The 2025-11-25 GET stream (server_stream.rs).
+    stream: server_stream::ServerStream,
+    /// What the 2025-11-25 session holds, for a recovered one (restore.rs).
+    session_state: restore::SessionState,
+    /// Callback tasks served to the server (served.rs).
+    served: crate::served_tasks::Store,
 }
 
 impl Connection {
@@ -186,6 +204,7 @@ impl Connection {
         let cache = Cache::new(config.cache_entries);
         let client_info = serde_json::to_value(&config.client_info).unwrap_or_default();
         let modern_capabilities = config.features.capabilities(true, &config.extensions);
+        let config_stream = config.server_stream;
         Connection {
             config,
             client_info,
@@ -209,6 +228,9 @@ impl Connection {
             parked: Vec::new(),
             recovering: false,
             facts_call: None,
+            stream: server_stream::ServerStream::new(config_stream),
+            session_state: restore::SessionState::default(),
+            served: crate::served_tasks::Store::default(),
         }
     }
 

@@ -177,6 +177,10 @@ impl Connection {
         let Some(c) = self.remove_call(key) else {
             return;
         };
+        if matches!(c.kind, CallKind::Restore) {
+            return;
+        }
+        self.remember_session_state(&c);
         self.events.push_back(Event::Response(Completed {
             id: RequestId::Number(key),
             method: c.method,

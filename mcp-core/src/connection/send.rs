@@ -62,9 +62,29 @@ impl Connection {
         if !handshake {
             self.check_method(method, &mut params, &opts)?;
         }
-        let total = opts.max_total.or(self.config.max_total);
         let key = self.wires.reserve();
-        let call = Call {
+        let mut call = self.new_call(now, method, params, opts, kind);
+        call.extras = extras;
+        self.calls.insert(key, call);
+        if park {
+            self.parked.push(key);
+        } else {
+            self.send_main(now, key);
+        }
+        Ok(RequestId::Number(key))
+    }
+
+    /// A call that has sent nothing yet; its total deadline starts `now`.
+    pub(super) fn new_call(
+        &self,
+        now: Instant,
+        method: &str,
+        params: Map<String, Value>,
+        opts: crate::config::RequestOptions,
+        kind: CallKind,
+    ) -> Call {
+        let total = opts.max_total.or(self.config.max_total);
+        Call {
             method: method.to_owned(),
             params,
             opts,
@@ -76,20 +96,13 @@ impl Connection {
             unsent: None,
             rounds: RoundCounter::new(self.config.max_rounds),
             input: None,
-            extras,
+            extras: RetryExtras::default(),
             version_retried: false,
             header_retried: false,
             task: None,
             cached: false,
             sends: 0,
-        };
-        self.calls.insert(key, call);
-        if park {
-            self.parked.push(key);
-        } else {
-            self.send_main(now, key);
         }
-        Ok(RequestId::Number(key))
     }
 
     fn check_method(
@@ -498,6 +511,10 @@ impl Connection {
                 refresh_for: Some(original),
                 ..
             } => self.fail_call(original, error),
+            CallKind::Restore => self.events.push_back(Event::SessionRestoreFailed {
+                method: c.method,
+                error: super::RestoreFailure::Failed(error),
+            }),
             _ => self.events.push_back(Event::RequestFailed {
                 id,
                 method: c.method,
@@ -531,6 +548,8 @@ impl Connection {
         self.parked.clear();
         self.recovering = false;
         self.timers = crate::timers::TimerTable::default();
+        self.stream.close_quietly();
+        self.forget_served_tasks();
         self.events.push_back(Event::Closed);
     }
 }

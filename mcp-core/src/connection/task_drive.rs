@@ -16,6 +16,9 @@ use crate::tasks::{PollDecision, PollOptions, TaskSnapshot, TaskStatus, decide};
 use crate::timers::Timer;
 use crate::wire;
 
+/// The most input keys one task may ask for over its life.
+pub(super) const MAX_INPUT_KEYS: usize = 256;
+
 impl Connection {
     pub(super) fn on_task_created(
         &mut self,
@@ -88,6 +91,9 @@ impl Connection {
         let Some(w) = c.task.as_mut() else {
             return;
         };
+        if snapshot.task_id != w.snapshot.task_id {
+            return self.task_invalid(key, "tasks/get answered for another task");
+        }
         let mut snapshot = snapshot;
         snapshot.polls = w.snapshot.polls.saturating_add(1);
         w.snapshot = snapshot.clone();
@@ -146,6 +152,14 @@ impl Connection {
         };
         let mut fresh = Vec::new();
         for (k, r) in requests {
+            if w.surfaced.contains(&k) {
+                continue;
+            }
+            // The surfaced keys are remembered for the task's life: a server
+            // that keeps inventing keys must not grow that set without end.
+            if w.surfaced.len() >= MAX_INPUT_KEYS {
+                return self.task_invalid(key, "too many input requests");
+            }
             if w.surfaced.insert(k.clone()) {
                 fresh.push(InputRequest {
                     key: k,

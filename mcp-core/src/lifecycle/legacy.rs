@@ -50,8 +50,8 @@ pub fn required_capability(method: &str, params: &Map<String, Value>) -> Option<
 /// it declared; an error to send back otherwise (L-56, L-58).
 ///
 /// # Errors
-/// `-32601` for a feature the client does not serve, `-32602` for an
-/// elicitation mode it did not declare.
+/// `-32601` for a feature the client does not serve, `-32602` for params
+/// that are not an object or an elicitation mode it did not declare.
 pub fn admit_server_request(
     method: &str,
     params: Option<&serde_json::value::RawValue>,
@@ -63,6 +63,16 @@ pub fn admit_server_request(
             format!("the client does not support {method}"),
         )
     };
+    // MCP params are an object (JSON-RPC would allow an array); `null`
+    // counts as absent.
+    if let Some(p) = params
+        && !matches!(p.get().trim_start().as_bytes().first(), Some(b'{' | b'n'))
+    {
+        return Err(ErrorObject::new(
+            ErrorCode::INVALID_PARAMS,
+            format!("the params of {method} must be a JSON object"),
+        ));
+    }
     match method {
         "sampling/createMessage" if !features.sampling => Err(not_served()),
         "roots/list" if !features.roots => Err(not_served()),

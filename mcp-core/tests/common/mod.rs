@@ -17,6 +17,9 @@ pub struct Harness {
     pub transcript: Vec<String>,
     pub events: Vec<Event>,
     pub sent: Vec<Value>,
+    /// GET stream transmits (`OpenServerStream`, `CloseServerStream`), kept
+    /// out of `sent` and the transcript.
+    pub streams: Vec<Transmit>,
 }
 
 impl Harness {
@@ -29,6 +32,7 @@ impl Harness {
             transcript: Vec::new(),
             events: Vec::new(),
             sent: Vec::new(),
+            streams: Vec::new(),
         }
     }
 
@@ -53,6 +57,9 @@ impl Harness {
                     self.transcript
                         .push(format!("C-x  close stream {request_id}"));
                     out.push(json!({ "closeStream": request_id.to_string() }));
+                }
+                t @ (Transmit::OpenServerStream { .. } | Transmit::CloseServerStream) => {
+                    self.streams.push(t);
                 }
                 _ => panic!("unknown transmit"),
             }

@@ -1,0 +1,96 @@
+//! What a 2025-11-25 session holds on the server, put back when the
+//! session is replaced: a server that ends a session forgets its resource
+//! subscriptions and its log level, so the new session gets them again.
+//!
+//! # For the driver
+//!
+//! Nothing to wire: the core remembers each `resources/subscribe` and
+//! `resources/unsubscribe` (by `uri`) and `logging/setLevel` (its
+//! `level`) that succeeded, and when a recovered session becomes ready
+//! ([`Event::Connected`] after [`Event::SessionExpired`]) it sends
+//! `logging/setLevel`, then one `resources/subscribe` per URI, before the
+//! calls that waited for the session. Their answers raise no event; a
+//! failure raises [`Event::SessionRestoreFailed`] (log it). Drop any
+//! restore logic of your own.
+
+use std::collections::BTreeSet;
+use std::time::Instant;
+
+use mcp_types::Era;
+use serde_json::{Map, Value};
+
+use super::{Call, CallKind, Connection};
+use crate::config::RequestOptions;
+use crate::error::{RequestError, UsageError};
+use crate::event::Event;
+
+/// Why restoring one piece of session state failed
+/// ([`Event::SessionRestoreFailed`]).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RestoreFailure {
+    /// The request could not be sent (e.g. the new session does not
+    /// advertise the capability).
+    #[error(transparent)]
+    Refused(UsageError),
+    /// The server failed it.
+    #[error(transparent)]
+    Failed(RequestError),
+}
+
+/// The session state to restore.
+#[derive(Debug, Default)]
+pub(super) struct SessionState {
+    subscriptions: BTreeSet<String>,
+    log_level: Option<Value>,
+}
+
+impl Connection {
+    /// A call of the user's succeeded: remember what it set on the session.
+    pub(super) fn remember_session_state(&mut self, call: &Call) {
+        if self.era != Some(Era::Legacy) || !matches!(call.kind, CallKind::User) {
+            return;
+        }
+        let state = &mut self.session_state;
+        match (
+            call.method.as_str(),
+            call.params.get("uri"),
+            call.params.get("level"),
+        ) {
+            ("resources/subscribe", Some(Value::String(uri)), _) => {
+                state.subscriptions.insert(uri.clone());
+            }
+            ("resources/unsubscribe", Some(Value::String(uri)), _) => {
+                state.subscriptions.remove(uri);
+            }
+            ("logging/setLevel", _, Some(level)) => state.log_level = Some(level.clone()),
+            _ => {}
+        }
+    }
+
+    /// A recovered session is ready: send it the old session's state.
+    pub(super) fn restore_session(&mut self, now: Instant) {
+        let level = self
+            .session_state
+            .log_level
+            .clone()
+            .map(|level| ("logging/setLevel", "level", level));
+        let uris: Vec<_> = self
+            .session_state
+            .subscriptions
+            .iter()
+            .map(|uri| ("resources/subscribe", "uri", Value::String(uri.clone())))
+            .collect();
+        for (method, name, value) in level.into_iter().chain(uris) {
+            let mut params = Map::new();
+            params.insert(name.to_owned(), value);
+            let opts = RequestOptions::default();
+            if let Err(e) = self.start_call(now, method, params, opts, CallKind::Restore) {
+                self.events.push_back(Event::SessionRestoreFailed {
+                    method: method.to_owned(),
+                    error: RestoreFailure::Refused(e),
+                });
+            }
+        }
+    }
+}
