@@ -406,7 +406,7 @@ impl ClientBuilder {
             .with_transport(kind)
             .with_features(features)
             .with_send_reports(reports_sends)
-            .with_server_stream(false);
+            .with_server_stream(get_stream);
         let conn = Connection::new(config);
         let shared = Arc::new(Shared::default());
         shared.set_handlers(|h| *h = handlers);
@@ -414,7 +414,6 @@ impl ClientBuilder {
         let setup = driver::Setup {
             connect_reply: initialize.then_some(connect_tx),
             era_cache: era_cache.zip(key),
-            get_stream,
             throughput,
         };
         let tx = driver::start(conn, link, shared.clone(), setup)?;

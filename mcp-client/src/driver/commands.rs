@@ -201,8 +201,8 @@ impl Driver {
     pub(super) fn on_session_command(&mut self, now: Instant, c: SessionCommand) {
         match c {
             SessionCommand::Initialize(reply) => self.initialize(now, reply),
-            SessionCommand::OpenStream(reply) => self.want_server_stream(reply),
-            SessionCommand::CloseStream(reply) => self.unwant_server_stream(reply),
+            SessionCommand::OpenStream(reply) => self.want_server_stream(now, reply),
+            SessionCommand::CloseStream(reply) => self.unwant_server_stream(now, reply),
             SessionCommand::Http { change, reply } => {
                 let _ = reply.send(self.change_http(change));
             }

@@ -34,6 +34,10 @@ impl Driver {
                 self.served.forget_tasks();
             }
             Event::Closed => self.closed(),
+            Event::ServerStream(change) => self.server_stream_changed(change),
+            // The GET stream opened with the session has answered (or the
+            // wait for it is over): `connect` may return.
+            Event::ServerStreamSettled => self.release_connect(),
             Event::Response(c) => {
                 let id = c.id.clone();
                 self.finish(&id, Ok(Outcome::Done(c)));
@@ -106,19 +110,13 @@ impl Driver {
             Some(crate::transport::Link::Http(h)) => h.session_id(),
             _ => None,
         });
-        let legacy = era == mcp_types::Era::Legacy;
         // A 2025-11-25 server may send its first request on the GET stream
         // right after the handshake, and a stream that is not open yet
         // loses it (the SDK servers drop such messages). So `connect`
-        // returns once the GET has an answer (or after a short wait), not
-        // before.
-        let stream_opened = legacy && self.open_server_stream();
-        if self.connect_reply.is_some() {
-            if stream_opened {
-                self.wait_for_server_stream();
-            } else {
-                self.release_connect();
-            }
+        // returns once the core says the GET opened with the session has
+        // answered (`ServerStreamSettled`), or at once when it opened none.
+        if self.conn.server_stream_state() == mcp_core::ServerStreamState::Closed {
+            self.release_connect();
         }
     }
 

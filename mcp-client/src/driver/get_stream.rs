@@ -1,19 +1,23 @@
 //! The 2025-11-25 GET stream (server requests and notifications outside
-//! any request): opened after the handshake and after a recovered session
-//! when wanted, opened and closed on demand
-//! ([`Client::open_server_stream`](crate::Client::open_server_stream),
-//! [`Client::close_server_stream`](crate::Client::close_server_stream)),
-//! retried after `409 Conflict`, and the wait `connect` makes for its
-//! first answer.
+//! any request) as the core decides it (`mcp_core::connection::server_stream`):
+//! the core says when to open a GET ([`Transmit::OpenServerStream`],
+//! tagged with a generation) and when to drop it; this module opens it,
+//! reads it, reports what became of it
+//! ([`Connection::handle_server_stream`]), and answers the handles that
+//! asked for it ([`Client::open_server_stream`],
+//! [`Client::close_server_stream`]). When to retry after `409 Conflict`,
+//! how long `connect` waits for the first answer and whether a recovered
+//! session reopens it are the core's decisions and timers.
 //!
-//! Each step (the opening GET, each read, a retry pause) is a future in
-//! the driver's HTTP set, tagged with the opening it belongs to, so closing
-//! or reopening the stream drops whatever an older opening still does.
+//! [`Transmit::OpenServerStream`]: mcp_core::Transmit::OpenServerStream
+//! [`Connection::handle_server_stream`]: mcp_core::Connection::handle_server_stream
+//! [`Client::open_server_stream`]: crate::Client::open_server_stream
+//! [`Client::close_server_stream`]: crate::Client::close_server_stream
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use futures::future::{AbortHandle, Abortable};
-use mcp_core::RequestError;
+use mcp_core::{RequestError, ServerStreamChange, ServerStreamOutcome, ServerStreamState};
 use mcp_transport_http::{HttpError, ResponseStream};
 use mcp_types::{Era, Message};
 
@@ -23,17 +27,6 @@ use super::http::HttpIo;
 use crate::error::{Error, ErrorKind};
 use crate::handlers::BoxFuture;
 use crate::transport::Link;
-
-/// How many times an opening GET that met `409 Conflict` (the server still
-/// holds the stream this client just closed) is tried again.
-const CONFLICT_RETRIES: u32 = 4;
-
-/// The first pause before such a retry; it doubles each time.
-const CONFLICT_BACKOFF: Duration = Duration::from_millis(50);
-
-/// How long `connect` waits for the GET stream's answer before returning
-/// anyway (a server that holds its response headers back).
-const GET_STREAM_WAIT: Duration = Duration::from_secs(2);
 
 const GET_STREAM_ONLY: &str = "the GET stream exists only on 2025-11-25 HTTP connections";
 
@@ -48,55 +41,25 @@ pub(super) enum GetIo {
         stream: ResponseStream,
         item: Option<Result<Message, HttpError>>,
     },
-    Retry {
-        generation: u64,
-    },
-    /// [`GET_STREAM_WAIT`] passed since the first GET went out.
-    WaitOver,
     Aborted,
 }
 
-/// The driver's GET-stream state.
+/// The GET exchange in progress and the handles waiting for it to open.
 #[derive(Default)]
 pub(super) struct GetStream {
-    /// Whether the stream is wanted (the builder's `get_stream`, then
-    /// `open_server_stream` / `close_server_stream`).
-    wanted: bool,
-    /// Bumped whenever the stream is (re)opened or closed: anything from
-    /// an older opening is dropped.
+    /// The generation of the GET in progress (the core's tag).
     generation: u64,
-    state: State,
     /// Stops the GET exchange in progress (the open or the next read).
     abort: Option<AbortHandle>,
-    conflicts: u32,
     /// `open_server_stream` callers waiting for the GET's answer.
     waiters: Vec<Reply<bool>>,
 }
 
-#[derive(Default, PartialEq, Eq)]
-enum State {
-    #[default]
-    Closed,
-    Opening,
-    Open,
-}
-
 impl GetStream {
-    /// The state of a new connection; `wanted` opens the stream after the
-    /// handshake.
-    pub(super) fn new(wanted: bool) -> Self {
-        GetStream {
-            wanted,
-            ..GetStream::default()
-        }
-    }
-
     fn stop(&mut self) {
         if let Some(a) = self.abort.take() {
             a.abort();
         }
-        self.generation += 1;
-        self.state = State::Closed;
     }
 
     fn answer(&mut self, r: impl Fn() -> Result<bool, Error>) {
@@ -105,7 +68,7 @@ impl GetStream {
         }
     }
 
-    /// Wraps a GET step so closing the stream can drop it at once.
+    /// Wraps a GET step so dropping the stream drops it at once.
     fn abortable(&mut self, fut: BoxFuture<GetIo>) -> BoxFuture<HttpIo> {
         let (handle, registration) = AbortHandle::new_pair();
         self.abort = Some(handle);
@@ -120,30 +83,24 @@ impl GetStream {
 }
 
 impl Driver {
-    /// Opens the GET stream when this is an HTTP link that wants one
-    /// (replacing a stream of an older session); returns whether it did.
-    pub(super) fn open_server_stream(&mut self) -> bool {
-        if !self.get_stream.wanted || !matches!(self.link, Some(Link::Http(_))) {
-            return false;
-        }
-        self.get_stream.stop();
-        self.get_stream.conflicts = 0;
-        self.send_get();
-        true
-    }
-
-    fn send_get(&mut self) {
+    /// `Transmit::OpenServerStream`: opens the GET (dropping an older one).
+    pub(super) fn open_get(&mut self, generation: u64) {
         let Some(Link::Http(http)) = &self.link else {
             return;
         };
         let http = http.clone();
-        let generation = self.get_stream.generation;
-        self.get_stream.state = State::Opening;
+        self.get_stream.stop();
+        self.get_stream.generation = generation;
         let fut = self.get_stream.abortable(Box::pin(async move {
             let result = http.open_server_stream().await;
             GetIo::Opened { generation, result }
         }));
         self.http_io.push(fut);
+    }
+
+    /// `Transmit::CloseServerStream`: drops the GET, open or opening.
+    pub(super) fn close_get(&mut self) {
+        self.get_stream.stop();
     }
 
     fn read_get(&mut self, generation: u64, mut stream: ResponseStream) {
@@ -158,37 +115,40 @@ impl Driver {
         self.http_io.push(fut);
     }
 
-    /// Holds `connect`'s answer until the GET stream answers, for at most
-    /// [`GET_STREAM_WAIT`].
-    pub(super) fn wait_for_server_stream(&mut self) {
-        self.http_io.push(Box::pin(async {
-            tokio::time::sleep(GET_STREAM_WAIT).await;
-            HttpIo::Get(GetIo::WaitOver)
-        }));
+    /// Whether the transport already holds a newer session than the one a
+    /// `404` ended.
+    fn newer_session_live(&self) -> bool {
+        matches!(&self.link, Some(Link::Http(h)) if h.session_id().is_some())
     }
 
-    /// Tells `connect` it succeeded, if it still waits.
-    pub(super) fn release_connect(&mut self) {
-        if let Some(tx) = self.connect_reply.take() {
-            let _ = tx.send(Ok(()));
-        }
-    }
-
-    /// One step of the GET stream.
+    /// One step of the GET: its answer or an item, reported to the core.
     pub(super) fn on_get_io(&mut self, now: Instant, io: GetIo) {
-        let current = self.get_stream.generation;
         match io {
             GetIo::Opened { generation, result } => {
-                self.release_connect();
-                if generation == current {
-                    self.get_opened(now, result);
-                }
+                let outcome = match result {
+                    Ok(Some(stream)) => {
+                        self.read_get(generation, stream);
+                        ServerStreamOutcome::Opened
+                    }
+                    Ok(None) => ServerStreamOutcome::NotOffered,
+                    Err(e) if e.status() == Some(http::StatusCode::CONFLICT) => {
+                        ServerStreamOutcome::Conflict
+                    }
+                    Err(HttpError::SessionExpired) => ServerStreamOutcome::SessionExpired {
+                        newer_session_live: self.newer_session_live(),
+                    },
+                    Err(e) => {
+                        tracing::debug!(error = %e, "GET stream failed");
+                        ServerStreamOutcome::Failed(e.to_string())
+                    }
+                };
+                self.conn.handle_server_stream(now, generation, outcome);
             }
             GetIo::Item {
                 generation,
                 stream,
                 item,
-            } if generation == current => match item {
+            } if generation == self.get_stream.generation => match item {
                 Some(Ok(m)) => {
                     self.receive(now, m);
                     self.read_get(generation, stream);
@@ -198,62 +158,64 @@ impl Driver {
                     self.http_failed(now, None, e);
                     self.read_get(generation, stream);
                 }
+                Some(Err(HttpError::SessionExpired)) => {
+                    let outcome = ServerStreamOutcome::SessionExpired {
+                        newer_session_live: self.newer_session_live(),
+                    };
+                    self.conn.handle_server_stream(now, generation, outcome);
+                }
                 Some(Err(e)) => {
-                    self.get_stream.state = State::Closed;
+                    let outcome = ServerStreamOutcome::Failed(e.to_string());
+                    self.conn.handle_server_stream(now, generation, outcome);
                     self.http_failed(now, None, e);
                 }
                 None => {
                     tracing::debug!("the GET stream ended");
-                    self.get_stream.state = State::Closed;
+                    let outcome = ServerStreamOutcome::Ended;
+                    self.conn.handle_server_stream(now, generation, outcome);
                 }
             },
-            GetIo::Retry { generation } if generation == current => self.send_get(),
-            GetIo::WaitOver => self.release_connect(),
-            GetIo::Item { .. } | GetIo::Retry { .. } | GetIo::Aborted => {}
+            GetIo::Item { .. } | GetIo::Aborted => {}
         }
     }
 
-    fn get_opened(&mut self, now: Instant, result: Result<Option<ResponseStream>, HttpError>) {
-        let ctl = &mut self.get_stream;
-        match result {
-            Ok(Some(stream)) => {
-                ctl.state = State::Open;
-                ctl.conflicts = 0;
-                ctl.answer(|| Ok(true));
-                let generation = ctl.generation;
-                self.read_get(generation, stream);
-            }
-            Ok(None) => {
+    /// Tells `connect` it succeeded, if it still waits.
+    pub(super) fn release_connect(&mut self) {
+        if let Some(tx) = self.connect_reply.take() {
+            let _ = tx.send(Ok(()));
+        }
+    }
+
+    /// `Event::ServerStream`: answers the handles waiting for the stream.
+    pub(super) fn server_stream_changed(&mut self, change: ServerStreamChange) {
+        match change {
+            ServerStreamChange::Opened => self.get_stream.answer(|| Ok(true)),
+            ServerStreamChange::NotOffered => {
                 tracing::debug!("the server offers no GET stream");
-                ctl.state = State::Closed;
-                ctl.answer(|| Ok(false));
+                self.get_stream.answer(|| Ok(false));
             }
-            Err(e)
-                if e.status() == Some(http::StatusCode::CONFLICT)
-                    && ctl.conflicts < CONFLICT_RETRIES =>
-            {
-                // The server has not noticed yet that the previous stream
-                // is gone; it allows one per session.
-                let pause = CONFLICT_BACKOFF * 2u32.pow(ctl.conflicts);
-                ctl.conflicts += 1;
-                let generation = ctl.generation;
-                let fut = ctl.abortable(Box::pin(async move {
-                    tokio::time::sleep(pause).await;
-                    GetIo::Retry { generation }
-                }));
-                self.http_io.push(fut);
+            ServerStreamChange::Failed(RequestError::ServerStream(reason)) => {
+                let e = || Error::new(ErrorKind::Transport(reason.clone()));
+                self.get_stream.answer(|| Err(e()));
             }
-            Err(e @ HttpError::SessionExpired) => {
-                ctl.state = State::Closed;
-                ctl.answer(|| Err(RequestError::SessionExpired.into()));
-                self.http_failed(now, None, e);
+            ServerStreamChange::Failed(error) => {
+                let text = error.to_string();
+                tracing::debug!(error = %text, "GET stream failed");
+                let kind = matches!(error, RequestError::SessionExpired);
+                self.get_stream.answer(|| {
+                    Err(match kind {
+                        true => RequestError::SessionExpired.into(),
+                        false => Error::new(ErrorKind::Transport(text.clone())),
+                    })
+                });
             }
-            Err(e) => {
-                tracing::debug!(error = %e, "GET stream failed");
-                ctl.state = State::Closed;
-                let text = e.to_string();
-                ctl.answer(|| Err(Error::new(ErrorKind::Transport(text.clone()))));
-            }
+            ServerStreamChange::Ended => self.get_stream.answer(|| Ok(false)),
+            ServerStreamChange::Closed => self.get_stream.answer(|| {
+                Err(Error::new(ErrorKind::NotInProgress(
+                    "the GET stream was closed before it opened",
+                )))
+            }),
+            other => tracing::debug!(change = ?other, "GET stream change"),
         }
     }
 
@@ -272,42 +234,29 @@ impl Driver {
 
     /// `Client::open_server_stream`: wanted from now on; answered once the
     /// GET has its answer.
-    pub(super) fn want_server_stream(&mut self, reply: Reply<bool>) {
+    pub(super) fn want_server_stream(&mut self, now: Instant, reply: Reply<bool>) {
         if let Some(e) = self.get_stream_unavailable() {
             let _ = reply.send(Err(e));
             return;
         }
-        self.get_stream.wanted = true;
-        match self.get_stream.state {
-            State::Open => {
+        match self.conn.open_server_stream(now) {
+            Ok(ServerStreamState::Open) => {
                 let _ = reply.send(Ok(true));
             }
-            State::Opening => self.get_stream.waiters.push(reply),
-            State::Closed => {
-                self.get_stream.waiters.push(reply);
-                self.open_server_stream();
+            Ok(_) => self.get_stream.waiters.push(reply),
+            Err(e) => {
+                let _ = reply.send(Err(e.into()));
             }
         }
     }
 
     /// `Client::close_server_stream`: closed, and not wanted until opened
     /// again.
-    pub(super) fn unwant_server_stream(&mut self, reply: Reply<bool>) {
+    pub(super) fn unwant_server_stream(&mut self, now: Instant, reply: Reply<bool>) {
         if let Some(e) = self.get_stream_unavailable() {
             let _ = reply.send(Err(e));
             return;
         }
-        self.get_stream.wanted = false;
-        let was_open = self.get_stream.state != State::Closed;
-        self.get_stream.stop();
-        // An `initialize` waiting for this GET need not wait more: the
-        // handshake is done (the era is known).
-        self.release_connect();
-        self.get_stream.answer(|| {
-            Err(Error::new(ErrorKind::NotInProgress(
-                "the GET stream was closed before it opened",
-            )))
-        });
-        let _ = reply.send(Ok(was_open));
+        let _ = reply.send(self.conn.close_server_stream(now).map_err(Error::from));
     }
 }

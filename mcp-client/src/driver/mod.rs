@@ -123,8 +123,6 @@ pub(crate) struct Setup {
     pub(crate) connect_reply: Option<oneshot::Sender<Result<(), Error>>>,
     /// The era cache and this server's key in it.
     pub(crate) era_cache: Option<(EraCache, String)>,
-    /// Whether the 2025-11-25 GET stream is opened after the handshake.
-    pub(crate) get_stream: bool,
     /// The notification queue's settings.
     pub(crate) throughput: ThroughputConfig,
 }
@@ -166,7 +164,7 @@ pub(crate) fn start(
         timer: Box::pin(tokio::time::sleep(Duration::from_secs(86_400 * 365))),
         timer_at: None,
         served: callback_tasks::ServedState::default(),
-        get_stream: get_stream::GetStream::new(setup.get_stream),
+        get_stream: get_stream::GetStream::default(),
         notifier: notifications::Notifier::new(setup.throughput),
     };
     let (tx, rx) = mpsc::unbounded_channel();

@@ -34,6 +34,17 @@ impl Driver {
     }
 
     fn transmit(&mut self, t: mcp_core::Transmit) {
+        let t = match t {
+            mcp_core::Transmit::OpenServerStream { generation } => {
+                self.open_get(generation);
+                return;
+            }
+            mcp_core::Transmit::CloseServerStream => {
+                self.close_get();
+                return;
+            }
+            t => t,
+        };
         match (&self.link, t) {
             (
                 Some(Link::Http(http)),
