@@ -407,6 +407,9 @@ impl ClientBuilder {
             .with_features(features)
             .with_send_reports(reports_sends)
             .with_server_stream(get_stream);
+        if let Some(options) = &handlers.served_tasks {
+            config = config.with_served_tasks(options.clone());
+        }
         let conn = Connection::new(config);
         let shared = Arc::new(Shared::default());
         shared.set_handlers(|h| *h = handlers);

@@ -28,11 +28,13 @@ impl Driver {
             }
             Event::ConnectFailed(error) => self.connect_failed(error),
             Event::ServerFactsKnown => self.shared.update(&self.conn),
-            Event::SessionExpired => {
-                tracing::warn!("the legacy HTTP session expired");
-                // Served callback tasks belonged to the old session.
-                self.served.forget_tasks();
-            }
+            Event::SessionExpired => tracing::warn!("the legacy HTTP session expired"),
+            Event::ServedTaskStarted {
+                task_id,
+                method,
+                params,
+            } => self.start_served_task(now, task_id, &method, params.as_deref()),
+            Event::ServedTaskStopped { task_id } => self.stop_served_task(&task_id),
             Event::Closed => self.closed(),
             Event::ServerStream(change) => self.server_stream_changed(change),
             // The GET stream opened with the session has answered (or the

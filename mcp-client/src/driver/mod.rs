@@ -140,8 +140,11 @@ pub(crate) fn start(
     setup: Setup,
 ) -> Result<mpsc::UnboundedSender<Command>, Error> {
     let initialize = setup.connect_reply.is_some();
+    let now = clock();
+    // The one wall-clock fact the core needs (served tasks' timestamps).
+    conn.set_wall_clock(now, std::time::SystemTime::now());
     if initialize {
-        conn.connect(clock())?;
+        conn.connect(now)?;
     }
     let driver = Driver {
         conn,

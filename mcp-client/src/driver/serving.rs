@@ -45,8 +45,8 @@ pub(super) enum Target {
 }
 
 impl Driver {
-    /// A request from the server: served as a callback task or from the
-    /// task store, else by the handle of the task it names, else by its
+    /// A request from the server (callback tasks and `tasks/*` are the
+    /// core's): served by the handle of the task it names, else by its
     /// handler; "method not found" when nobody serves it.
     pub(super) fn serve_server_request(
         &mut self,
@@ -55,9 +55,6 @@ impl Driver {
         method: &str,
         params: Option<&RawValue>,
     ) {
-        if self.serve_as_task(now, &id, method, params) {
-            return;
-        }
         let task = crate::tasks::inputs::related_task_of(params);
         let sink = task.and_then(|t| self.task_sink(None, Some(&t)));
         let first = sink.and_then(|s| s.forward_first(method, params));

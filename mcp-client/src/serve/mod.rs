@@ -7,5 +7,4 @@ pub(crate) mod form_defaults;
 pub mod handlers;
 pub(crate) mod output_check;
 pub(crate) mod progress;
-pub(crate) mod task_store;
 pub(crate) mod tasks;
