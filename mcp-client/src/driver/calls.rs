@@ -2,7 +2,9 @@
 //! ([`Outcome`]), where its intermediate results go ([`Sink`]), and
 //! [`Driver::finish`], which hands a call its end.
 
-use mcp_core::Completed;
+use std::time::Instant;
+
+use mcp_core::{Completed, RequestError, UsageError};
 use mcp_types::RequestId;
 use serde_json::value::RawValue;
 use tokio::sync::{mpsc, oneshot};
@@ -45,6 +47,9 @@ pub(super) struct Pending {
     /// The HTTP failure that ended this call, attached to its error.
     pub(super) cause: Option<mcp_transport_http::HttpError>,
     pub(super) cancelled_by_drop: bool,
+    /// The core's watch of a task this client did not start: stopping it
+    /// stops watching, it does not cancel the task.
+    pub(super) watch: bool,
     /// Stops the input handlers still answering this call's rounds: they
     /// are cancelled (their futures dropped) when the call ends.
     pub(super) inputs: Vec<futures::future::AbortHandle>,
@@ -70,6 +75,7 @@ impl Pending {
             override_error: None,
             cause: None,
             cancelled_by_drop: false,
+            watch: false,
             inputs: Vec::new(),
             span,
         }
@@ -114,5 +120,17 @@ impl Driver {
             // Not a call of a handle (none is started by the driver itself).
             tracing::warn!(%id, error = %e, "an internal request failed");
         }
+    }
+
+    /// Stops a call early: a watch of a task the client did not start
+    /// stops watching (the task runs on) and ends at once; any other call
+    /// is cancelled on the wire (the core ends it).
+    pub(super) fn stop_call(&mut self, now: Instant, id: &RequestId) -> Result<(), UsageError> {
+        if self.pending.get(id).is_some_and(|p| p.watch) {
+            self.conn.unwatch_task(now, id)?;
+            self.finish(id, Err(RequestError::Cancelled.into()));
+            return Ok(());
+        }
+        self.conn.cancel(now, id)
     }
 }

@@ -37,6 +37,11 @@ pub(crate) enum SpecKind {
     ListAll,
     Listen(mpsc::UnboundedSender<crate::client::listen::ListenItem>),
     Task(crate::tasks::inputs::TaskSink),
+    /// The core watches a task this client did not start.
+    Watch {
+        sink: crate::tasks::inputs::TaskSink,
+        task_id: String,
+    },
 }
 
 /// A command from a handle.
@@ -46,7 +51,12 @@ pub(crate) enum Command {
         spec: Box<CallSpec>,
         reply: oneshot::Sender<Result<Outcome, Error>>,
     },
+    /// The handle is gone: cancels the call (a watch stops watching).
     Cancel {
+        token: u64,
+    },
+    /// Cancels the task behind a call (`tasks/cancel`), a watched one too.
+    CancelTask {
         token: u64,
     },
     /// Cancels a call by its JSON-RPC id.
@@ -115,9 +125,16 @@ impl Driver {
                     if let Some(p) = self.pending.get_mut(&id) {
                         p.cancelled_by_drop = true;
                     }
-                    if let Err(e) = self.conn.cancel(now, &id) {
+                    if let Err(e) = self.stop_call(now, &id) {
                         tracing::debug!(error = %e, "cancel of a finished call");
                     }
+                }
+            }
+            Command::CancelTask { token } => {
+                if let Some(id) = self.tokens.get(&token)
+                    && let Err(e) = self.conn.cancel(now, id)
+                {
+                    tracing::debug!(error = %e, "cancel of a finished task");
                 }
             }
             Command::CancelId { id, reply } => {
@@ -179,17 +196,20 @@ impl Driver {
                     .unwrap_or_else(|| serde_json::json!({}));
                 self.conn.listen(now, filter, core_opts)
             }
+            SpecKind::Watch { task_id, .. } => self.conn.watch_task(now, task_id, core_opts),
             _ => self.conn.send_request(now, &method, params, core_opts),
         };
         match started {
             Ok(id) => {
+                let watch = matches!(kind, SpecKind::Watch { .. });
                 let sink = match kind {
                     SpecKind::Plain | SpecKind::ListAll => Sink::Plain,
                     SpecKind::Listen(tx) => Sink::Listen(tx),
-                    SpecKind::Task(tx) => Sink::Task(tx),
+                    SpecKind::Task(tx) | SpecKind::Watch { sink: tx, .. } => Sink::Task(tx),
                 };
                 self.tokens.insert(token, id.clone());
-                let pending = Pending::new(token, &method, reply, progress, headers, sink);
+                let mut pending = Pending::new(token, &method, reply, progress, headers, sink);
+                pending.watch = watch;
                 self.pending.insert(id, pending);
             }
             Err(e) => {

@@ -98,7 +98,7 @@ impl Driver {
                         method: method.to_owned(),
                     }));
                 }
-                let _ = self.conn.cancel(now, &call);
+                let _ = self.stop_call(now, &call);
             }
         }
     }
@@ -226,6 +226,6 @@ impl Driver {
                 error: e,
             }));
         }
-        self.conn.cancel(now, call)
+        self.stop_call(now, call)
     }
 }

@@ -73,21 +73,18 @@ pub struct TaskHandle {
     pub(crate) observer: StatusObserver,
 }
 
-/// Who drives the task.
+/// The call behind the handle: the one that created the task, or the
+/// core's watch of a task named by id (`attach.rs`).
 #[derive(Debug)]
 pub(crate) enum Source {
-    /// The call that created it, in the driver.
+    /// A call in the driver.
     Call {
         token: u64,
         outcome: Option<oneshot::Receiver<Result<Outcome, Error>>>,
+        /// Dropping it cancels the call (for a watch: stops watching).
         guard: CancelGuard,
-    },
-    /// A poller for a task this client did not start (`task_attach.rs`).
-    Attached {
-        task_id: String,
-        outcome: Option<oneshot::Receiver<Result<CallToolResult, Error>>>,
-        /// Aborts the poller when the handle goes away.
-        _poller: crate::tasks::attach::PollerGuard,
+        /// The task's id, for a task this client did not start.
+        attached: Option<String>,
     },
 }
 
@@ -97,28 +94,24 @@ impl Source {
             Source::Call {
                 outcome: Some(rx), ..
             } => decode_outcome(rx.await),
-            Source::Attached {
-                outcome: Some(rx), ..
-            } => rx.await.map_err(|_| Error::closed())?,
             _ => std::future::pending().await,
         }
     }
 
     fn has_outcome(&self) -> bool {
-        match self {
-            Source::Call { outcome, .. } => outcome.is_some(),
-            Source::Attached { outcome, .. } => outcome.is_some(),
-        }
+        let Source::Call { outcome, .. } = self;
+        outcome.is_some()
     }
 
     fn done(&mut self) {
-        match self {
-            Source::Call { outcome, guard, .. } => {
-                *outcome = None;
-                guard.disarm();
-            }
-            Source::Attached { outcome, .. } => *outcome = None,
-        }
+        let Source::Call { outcome, guard, .. } = self;
+        *outcome = None;
+        guard.disarm();
+    }
+
+    fn token(&self) -> u64 {
+        let Source::Call { token, .. } = self;
+        *token
     }
 }
 
@@ -232,6 +225,7 @@ impl Client {
             token,
             outcome: Some(outcome),
             guard,
+            attached: None,
         };
         let mut handle = TaskHandle::new(self.clone(), name, source, ends);
         // Until the task exists (or the call ended at once).
@@ -387,7 +381,10 @@ impl TaskHandle {
     /// The task's id (`None` when the server answered without a task).
     pub fn task_id(&self) -> Option<String> {
         match &self.source {
-            Source::Attached { task_id, .. } => Some(task_id.clone()),
+            Source::Call {
+                attached: Some(task_id),
+                ..
+            } => Some(task_id.clone()),
             Source::Call { .. } => self.status().map(|s| s.task_id),
         }
     }
@@ -462,18 +459,7 @@ impl TaskHandle {
     /// # Errors
     /// See [`Error`]; a usage error in the legacy era.
     pub async fn update(&self, responses: Map<String, Value>) -> Result<(), Error> {
-        let token = match &self.source {
-            Source::Call { token, .. } => *token,
-            Source::Attached { .. } => {
-                let id = self.task_id().ok_or_else(no_task)?;
-                let params = json!({ "taskId": id, "inputResponses": responses });
-                let _: Value = self
-                    .client
-                    .request_as("tasks/update", Some(params), CallOptions::new())
-                    .await?;
-                return Ok(());
-            }
-        };
+        let token = self.source.token();
         let (reply, rx) = oneshot::channel();
         self.client
             .inner
@@ -494,23 +480,14 @@ impl TaskHandle {
     /// task ended first.
     pub async fn cancel(mut self) -> Result<CallToolResult, Error> {
         if !self.is_finished() {
-            match &self.source {
-                Source::Call { token, .. } => {
-                    let _ = self
-                        .client
-                        .inner
-                        .commands
-                        .send(Command::Cancel { token: *token });
-                }
-                Source::Attached { .. } => {
-                    let id = self.task_id().ok_or_else(no_task)?;
-                    let params = json!({ "taskId": id });
-                    let _: Result<Value, Error> = self
-                        .client
-                        .request_as("tasks/cancel", Some(params), CallOptions::new())
-                        .await;
-                }
-            }
+            // A watched task is cancelled on the wire too (dropping its
+            // handle only stops watching).
+            let token = self.source.token();
+            let command = match &self.source {
+                Source::Call { attached: None, .. } => Command::Cancel { token },
+                Source::Call { .. } => Command::CancelTask { token },
+            };
+            let _ = self.client.inner.commands.send(command);
         }
         self.wait().await
     }
