@@ -5,6 +5,8 @@
 use std::time::Instant;
 
 use mcp_core::event::SubscriptionEnd;
+#[cfg(feature = "output-schema")]
+use mcp_core::list_changed::ListChanged;
 use mcp_core::{ConnectError, Event, RequestError};
 use mcp_types::RequestId;
 use serde_json::value::RawValue;
@@ -152,12 +154,20 @@ impl Driver {
     }
 
     fn on_notification(&mut self, method: &str, params: Option<Box<RawValue>>) {
-        #[cfg(feature = "output-schema")]
-        if method == "notifications/tools/list_changed" {
-            self.shared.forget_output_schemas();
-        }
+        self.list_changed(method);
         // The handler runs off the driver, behind a bounded queue.
         self.deliver_notification(method, params);
+    }
+
+    /// What the client learned from a server list is forgotten when the
+    /// list changes (the tools' output schemas).
+    fn list_changed(&self, method: &str) {
+        #[cfg(feature = "output-schema")]
+        if ListChanged::from_method(method) == Some(ListChanged::Tools) {
+            self.shared.forget_output_schemas();
+        }
+        #[cfg(not(feature = "output-schema"))]
+        let _ = method;
     }
 
     /// 2026-07-28 subscriptions, and what the core only reports.
@@ -169,10 +179,7 @@ impl Driver {
                 }
             }
             Event::SubscriptionNotification { id, method, params } => {
-                #[cfg(feature = "output-schema")]
-                if method == "notifications/tools/list_changed" {
-                    self.shared.forget_output_schemas();
-                }
+                self.list_changed(&method);
                 if let Some(Pending {
                     sink: Sink::Listen(tx),
                     ..

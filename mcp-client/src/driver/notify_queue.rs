@@ -181,10 +181,11 @@ fn dispatch(h: &dyn NotificationHandler, method: &str, raw: Option<&RawValue>) {
                 h.on_resource_updated(&u.uri);
             }
         }
-        "notifications/tools/list_changed" => h.on_list_changed("tools"),
-        "notifications/prompts/list_changed" => h.on_list_changed("prompts"),
-        "notifications/resources/list_changed" => h.on_list_changed("resources"),
-        _ => {}
+        _ => {
+            if let Some(list) = mcp_core::list_changed::ListChanged::from_method(method) {
+                h.on_list_changed(list.as_str());
+            }
+        }
     }
     h.on_notification(method, raw);
 }

@@ -457,15 +457,14 @@ impl Handlers {
     }
 
     /// Starts serving one request (`sampling/createMessage`,
-    /// `elicitation/create`, `roots/list`, `ping`). `None` when no handler
-    /// serves it.
+    /// `elicitation/create`, `roots/list`; the core answers `ping`). `None`
+    /// when no handler serves it.
     pub(crate) fn serve(
         &self,
         method: &str,
         params: Option<&RawValue>,
     ) -> Option<BoxFuture<Served>> {
         match method {
-            "ping" => Some(Box::pin(std::future::ready(Ok(serde_json::json!({}))))),
             "sampling/createMessage" => {
                 let h = self.sampling.clone()?;
                 Some(match params_of(params) {
