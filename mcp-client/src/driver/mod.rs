@@ -4,11 +4,17 @@
 //!
 //! After every input or command it follows the core's drain rule: drain
 //! `poll_transmit` into the transport, drain `poll_event` into the waiting
-//! callers and handlers, then arm one timer from `poll_timeout`. The clock
-//! the core is told is read here, through [`clock`] (tokio's, so a paused
-//! test clock drives it), once per wake-up. HTTP exchanges, response
-//! streams and running handlers are futures polled inside the driver's
-//! `select!` (no task per request or handler).
+//! callers and handlers, then arm one timer from `poll_timeout`. Every
+//! timer is the core's; the clock it is told is read here, through
+//! [`clock`] (tokio's, so a paused test clock drives it), once per wake-up,
+//! plus the wall-clock anchor of served tasks' timestamps at start. The one
+//! other clock of the crate is the notification queue's debounce window
+//! (`notifications.rs`, `notify_queue.rs`, on the system clock). HTTP
+//! exchanges, response streams and running handlers are futures polled
+//! inside the driver's `select!` (no task per request or handler); the
+//! only other thread is the notification queue's worker. Nothing outside
+//! this folder reads a clock, sleeps or spawns (`cargo xtask tidy` checks
+//! it).
 //!
 //! * `commands.rs`: what handles ask, and how each is carried out.
 //! * `transmit.rs`: the core's transmits to the transport, its events to
