@@ -84,6 +84,47 @@ pub fn key(method: &str, params: Option<&RawValue>) -> String {
     key.unwrap_or_default()
 }
 
+/// Notifications the core holds back for a window, keeping only the
+/// latest per [`key`] (see [`crate::connection::debounce`]).
+///
+/// ```
+/// use std::time::Duration;
+/// use mcp_core::coalesce::Debounce;
+/// let d = Debounce::new(["notifications/progress"], Duration::from_millis(100));
+/// assert!(d.applies("notifications/progress"));
+/// assert!(!d.applies("notifications/message"));
+/// assert!(!Debounce::default().applies("notifications/progress"));
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Debounce {
+    /// The methods held back.
+    pub methods: std::collections::BTreeSet<String>,
+    /// How long the first of a key waits; later ones of the key replace it
+    /// meanwhile.
+    pub window: std::time::Duration,
+}
+
+impl Debounce {
+    /// Debounces `methods` with `window`.
+    pub fn new<I, S>(methods: I, window: std::time::Duration) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        Debounce {
+            methods: methods.into_iter().map(Into::into).collect(),
+            window,
+        }
+    }
+
+    /// Whether notifications of `method` are held back (never with a zero
+    /// window).
+    pub fn applies(&self, method: &str) -> bool {
+        !self.window.is_zero() && self.methods.contains(method)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -234,6 +234,9 @@ pub struct Config {
     /// default): task-augmented requests and `tasks/*` reach the driver as
     /// ordinary [`Event::ServerRequest`](crate::Event::ServerRequest)s.
     pub served_tasks: Option<crate::served_tasks::ServedTaskOptions>,
+    /// Notifications held back for a window, latest per key wins (none by
+    /// default; see [`crate::connection::debounce`]).
+    pub debounce: crate::coalesce::Debounce,
 }
 
 impl Config {
@@ -259,6 +262,7 @@ impl Config {
             reports_sends: false,
             server_stream: true,
             served_tasks: None,
+            debounce: crate::coalesce::Debounce::default(),
         }
     }
 
@@ -332,6 +336,13 @@ impl Config {
     #[must_use]
     pub fn with_served_tasks(mut self, options: crate::served_tasks::ServedTaskOptions) -> Self {
         self.served_tasks = Some(options);
+        self
+    }
+
+    /// Debounces notifications (see [`Config::debounce`]).
+    #[must_use]
+    pub fn with_debounce(mut self, debounce: crate::coalesce::Debounce) -> Self {
+        self.debounce = debounce;
         self
     }
 

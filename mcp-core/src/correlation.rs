@@ -1,7 +1,7 @@
 //! Correlation: one table of in-flight requests, keyed by id.
 //!
 //! The client issues integer ids from a counter, so ids are unique among
-//! in-flight requests and never reused within a connection (G-02, L-11).
+//! in-flight requests and never reused within a connection.
 //! A response whose id is a string spelling an in-flight integer id is
 //! accepted (gateways do this). Ids that finished recently are remembered in
 //! a bounded ring so that a late reply after a cancel or a timeout is
@@ -31,7 +31,7 @@ enum Ended {
 
 /// The result of matching a response id against the table.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Lookup<T> {
+pub(crate) enum Lookup<T> {
     /// The in-flight entry, now removed from the table.
     Found(i64, T),
     /// The request was cancelled or timed out: absorb the reply silently.
@@ -44,7 +44,7 @@ pub enum Lookup<T> {
 
 /// The in-flight table, generic over what the client keeps per request.
 #[derive(Debug)]
-pub struct Correlation<T> {
+pub(crate) struct Correlation<T> {
     next_id: i64,
     in_flight: IdMap<i64, T>,
     /// The most recently finished ids, oldest first.
@@ -63,52 +63,48 @@ impl<T> Default for Correlation<T> {
 
 impl<T> Correlation<T> {
     /// Allocates a fresh id and records its entry.
-    pub fn insert(&mut self, entry: T) -> i64 {
+    pub(crate) fn insert(&mut self, entry: T) -> i64 {
         let id = self.reserve();
         self.in_flight.insert(id, entry);
         id
     }
 
     /// Allocates a fresh id without recording anything (yet).
-    pub fn reserve(&mut self) -> i64 {
+    pub(crate) fn reserve(&mut self) -> i64 {
         let id = self.next_id;
         self.next_id = self.next_id.wrapping_add(1).max(1);
         id
     }
 
     /// Records an entry under an id from [`Correlation::reserve`].
-    pub fn insert_reserved(&mut self, id: i64, entry: T) {
+    pub(crate) fn insert_reserved(&mut self, id: i64, entry: T) {
         self.in_flight.insert(id, entry);
     }
 
     /// Number of in-flight requests.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.in_flight.len()
     }
 
     /// Whether nothing is in flight.
-    pub fn is_empty(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_empty(&self) -> bool {
         self.in_flight.is_empty()
     }
 
     /// The entry of an in-flight id.
-    pub fn get(&self, id: i64) -> Option<&T> {
+    pub(crate) fn get(&self, id: i64) -> Option<&T> {
         self.in_flight.get(&id)
-    }
-
-    /// The entry of an in-flight id, mutably.
-    pub fn get_mut(&mut self, id: i64) -> Option<&mut T> {
-        self.in_flight.get_mut(&id)
     }
 
     /// Resolves a wire id (integer, or string spelling an integer) to an
     /// in-flight id without removing it.
-    pub fn resolve(&self, id: &RequestId) -> Option<i64> {
+    pub(crate) fn resolve(&self, id: &RequestId) -> Option<i64> {
         id.as_number().filter(|n| self.in_flight.contains_key(n))
     }
 
     /// Matches a response id and removes the entry.
-    pub fn take(&mut self, id: &RequestId) -> Lookup<T> {
+    pub(crate) fn take(&mut self, id: &RequestId) -> Lookup<T> {
         let Some(n) = id.as_number() else {
             return Lookup::Unknown;
         };
@@ -127,31 +123,19 @@ impl<T> Correlation<T> {
 
     /// Removes an entry the client gave up on (cancel, timeout, retry);
     /// its late reply will be absorbed.
-    pub fn abandon(&mut self, id: i64) -> Option<T> {
+    pub(crate) fn abandon(&mut self, id: i64) -> Option<T> {
         let entry = self.in_flight.remove(&id)?;
         self.remember(id, Ended::Abandoned);
         Some(entry)
     }
 
     /// Removes every entry (connection closed), remembering them as abandoned.
-    pub fn drain(&mut self) -> Vec<(i64, T)> {
+    pub(crate) fn drain(&mut self) -> Vec<(i64, T)> {
         let all: Vec<(i64, T)> = self.in_flight.drain().collect();
         for (id, _) in &all {
             self.remember(*id, Ended::Abandoned);
         }
         all
-    }
-
-    /// Ids of in-flight entries matching a predicate.
-    pub fn ids_where(&self, mut f: impl FnMut(&T) -> bool) -> Vec<i64> {
-        let mut ids: Vec<i64> = self
-            .in_flight
-            .iter()
-            .filter(|(_, t)| f(t))
-            .map(|(id, _)| *id)
-            .collect();
-        ids.sort_unstable();
-        ids
     }
 
     fn remember(&mut self, id: i64, how: Ended) {

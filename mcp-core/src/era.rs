@@ -9,9 +9,9 @@
 //!     no answer in time   -> legacy          401 / 403 / transport  -> no decision
 //! ```
 //!
-//! Authorization and transport failures never cause a downgrade (M-23, M-24).
+//! Authorization and transport failures never cause a downgrade.
 //! The outcome ([`EraOutcome`]) is exposed so a facade can cache it per
-//! server (M-25) and start the next connection with
+//! server and start the next connection with
 //! [`EraPreference::Known`].
 
 use mcp_types::jsonrpc::ErrorObject;
@@ -99,7 +99,7 @@ pub enum ProbeVerdict {
 }
 
 /// Whether an error code is one of the modern errors a 2026-07-28 server
-/// uses to say "I am modern, fix the request" (M-23, M-24).
+/// uses to say "I am modern, fix the request".
 pub fn is_modern_error(code: ErrorCode) -> bool {
     matches!(
         code,
@@ -140,7 +140,7 @@ pub fn classify_http_answer(answer: &HttpProbeAnswer<'_>) -> Option<ProbeVerdict
         HttpProbeAnswer::BadRequest(Some(e)) => Some(classify_probe_error(e)),
         HttpProbeAnswer::BadRequest(None) => Some(ProbeVerdict::Legacy),
         HttpProbeAnswer::Unauthorized(_) => None,
-        // 404/405 without a modern body: an old server (L-36 style).
+        // 404/405 without a modern body: an old server.
         HttpProbeAnswer::OtherStatus(404 | 405) => Some(ProbeVerdict::Legacy),
         HttpProbeAnswer::OtherStatus(_) => None,
     }

@@ -7,7 +7,7 @@
 //! * [`ConnectError`]: the lifecycle could not reach a usable state.
 //!
 //! Errors raised locally never carry a JSON-RPC code, so they cannot be
-//! mistaken for an error from the peer (M-17).
+//! mistaken for an error from the peer.
 
 use std::time::Duration;
 
@@ -85,7 +85,7 @@ pub enum UsageError {
         /// The longest id accepted.
         max: usize,
     },
-    /// `initialize` must not be cancelled (L-06).
+    /// `initialize` must not be cancelled (the protocol forbids it).
     #[error("initialize cannot be cancelled")]
     CannotCancelInitialize,
 }
@@ -112,7 +112,7 @@ pub enum PeerMisbehaved {
         /// What was wrong.
         reason: String,
     },
-    /// A `resultType` the client does not know or did not declare (M-11).
+    /// A `resultType` the client does not know or did not declare.
     #[error("unrecognized resultType {value:?} for `{method}`")]
     UnknownResultType {
         /// The request method.
@@ -120,13 +120,14 @@ pub enum PeerMisbehaved {
         /// The value received.
         value: String,
     },
-    /// `input_required` on a method that cannot carry it (M-13).
+    /// `input_required` on a method that cannot carry it.
     #[error("input_required is not allowed on `{method}`")]
     InputRequiredNotAllowed {
         /// The request method.
         method: String,
     },
-    /// A notification on a subscription before its acknowledgement (M-86).
+    /// A notification on a subscription before its acknowledgement (the
+    /// acknowledgement must come first).
     #[error("subscription {id} sent `{method}` before its acknowledgement")]
     NotificationBeforeAck {
         /// The listen request id.
@@ -140,7 +141,8 @@ pub enum PeerMisbehaved {
         /// The request method.
         method: String,
     },
-    /// The server chose a version the client does not support (L-03).
+    /// The server chose a version the client does not support (the client
+    /// must then disconnect).
     #[error("the server chose unsupported protocol version {0}")]
     UnsupportedVersion(ProtocolVersion),
     /// A notification whose params do not have the required shape.
@@ -152,7 +154,7 @@ pub enum PeerMisbehaved {
         reason: String,
     },
     /// HTTP: the server answered a request's POST with `202 Accepted` and
-    /// no body, which only a notification or a response may get (M-54).
+    /// no body, which only a notification or a response may get.
     #[error("the server answered request {0} with 202 Accepted and no body")]
     AcceptedWithoutBody(RequestId),
     /// Strict mode refused a response (see [`crate::strict`]).
@@ -259,7 +261,8 @@ pub enum ConnectError {
     /// allows only the modern era.
     #[error("the server speaks only the legacy protocol; allow legacy versions to talk to it")]
     LegacyServer,
-    /// The server chose a version this client does not support (L-03).
+    /// The server chose a version this client does not support (the client
+    /// must then disconnect).
     #[error("the server chose unsupported protocol version {0}")]
     UnsupportedVersion(ProtocolVersion),
     /// The handshake request failed.

@@ -30,7 +30,7 @@ pub enum Transmit {
         call: Option<RequestId>,
     },
     /// HTTP: stop reading the response stream of this request and close it.
-    /// In 2026-07-28 closing is the cancellation (M-53); in 2025-11-25 it
+    /// In 2026-07-28 closing is the cancellation; in 2025-11-25 it
     /// follows `notifications/cancelled`, so that a stream the server keeps
     /// open does not hold a concurrent-request slot. stdio transports never
     /// see this.
@@ -126,7 +126,8 @@ pub enum Event {
         /// Its era.
         era: Era,
     },
-    /// The era was decided; cache it per server (M-25).
+    /// The era was decided; cache it per server, to skip the probe next
+    /// time.
     EraDecided(EraOutcome),
     /// The lifecycle failed; the connection is closed.
     ConnectFailed(ConnectError),
@@ -153,7 +154,7 @@ pub enum Event {
         pages: u32,
     },
     /// A tool was dropped from a `tools/list` result because of an invalid
-    /// `x-mcp-header` annotation (M-47).
+    /// `x-mcp-header` annotation (HTTP only).
     ToolDropped {
         /// The tool's name.
         name: String,

@@ -1,13 +1,14 @@
 //! HTTP routing data: `Mcp-Name`, `Mcp-Param-*` and their encoding
-//! (2026-07-28, M-43 to M-49).
+//! (2026-07-28).
 //!
 //! * [`encode_header_value`] wraps values that cannot travel bare as
-//!   `=?base64?...?=` (M-45).
+//!   `=?base64?...?=` (values with non-ASCII, control or edge
+//!   whitespace characters).
 //! * [`HeaderBindings::from_tool`] validates a tool's `x-mcp-header`
-//!   annotations (M-47); a tool with an invalid one is dropped from
+//!   annotations; a tool with an invalid one is dropped from
 //!   `tools/list` results.
 //! * [`HeaderBindings::derive`] turns `tools/call` arguments into
-//!   `Mcp-Param-{Name}` values (M-46).
+//!   `Mcp-Param-{Name}` values.
 //!
 //! ```
 //! use mcp_core::headers::encode_header_value;
@@ -36,16 +37,11 @@ pub fn encode_header_value(value: &str) -> String {
     }
 }
 
-/// The value of `Mcp-Name` for a request (M-44, T-14): the tool or prompt
+/// The value of `Mcp-Name` for a request: the tool or prompt
 /// name, the resource URI (also of `skills/get` and
 /// `resources/directory/read`), or the task id.
 pub fn mcp_name(method: &str, params: &Map<String, Value>) -> Option<String> {
-    let key = match method {
-        "tools/call" | "prompts/get" => "name",
-        "resources/read" | "skills/get" | "resources/directory/read" => "uri",
-        "tasks/get" | "tasks/update" | "tasks/cancel" => "taskId",
-        _ => return None,
-    };
+    let key = mcp_types::methods::facts::mcp_name_param(method)?;
     params.get(key)?.as_str().map(encode_header_value)
 }
 
@@ -116,7 +112,7 @@ impl HeaderBindings {
     }
 
     /// `Mcp-Param-{Name}` values for these arguments: present, non-null
-    /// values only (M-46), encoded per M-45.
+    /// values only, encoded with [`encode_header_value`].
     pub fn derive(&self, arguments: Option<&Value>) -> Vec<(String, String)> {
         let mut out = Vec::new();
         for b in &self.bindings {

@@ -14,10 +14,14 @@
 //!    `server_info`, `server_capabilities`, `instructions`, `in_flight`...
 //! 2. **inputs**: `handle_message(now, Message)` for every frame the
 //!    transport parsed, `handle_timeout(now)`, `handle_http_error(now, ..)`,
-//!    `handle_stream_closed(now, id)`, `handle_transport_closed(now, reason)`.
+//!    `handle_stream_closed(now, id)`, `handle_server_stream(now,
+//!    generation, outcome)` (the 2025-11-25 GET stream),
+//!    `handle_transport_closed(now, reason)`.
 //! 3. **commands**: `connect`, `send_request` / `request::<M>` /
 //!    `call_tool` / `list_all` / `listen`, `respond`, `answer_input`,
-//!    `answer_task_input`, `cancel`, `close`.
+//!    `answer_task_input`, `watch_task` / `unwatch_task`,
+//!    `open_server_stream` / `close_server_stream`, `finish_served_task`,
+//!    `set_wall_clock`, `cancel`, `close`.
 //! 4. **outputs**: `poll_transmit`, `poll_event`, `poll_timeout`.
 //!
 //! **The drain rule**: after every input or command, drain
@@ -84,9 +88,14 @@
 //!
 //! # Modules
 //!
-//! One small machine per concern: [`correlation`], [`timers`], [`era`],
+//! One small machine per concern: [`correlation`], timers, [`era`],
 //! [`lifecycle`], [`pagination`], [`mrtr`], [`tasks`], [`cache`],
-//! [`headers`]; [`connection`] ties them together.
+//! [`headers`], [`served_tasks`]; [`connection`] ties them together. What
+//! a driver wires, with a usage note each: watching a task by id
+//! ([`connection::attach`]), the 2025-11-25 GET stream
+//! ([`connection::server_stream`]), session restore
+//! ([`connection::restore`]), served callback tasks
+//! ([`connection::served`]).
 
 pub mod cache;
 pub mod coalesce;
@@ -104,7 +113,7 @@ pub mod pagination;
 pub mod served_tasks;
 pub mod strict;
 pub mod tasks;
-pub mod timers;
+mod timers;
 mod wire;
 
 pub use config::{ClientFeatures, Config, InputMode, RequestOptions, TransportKind};

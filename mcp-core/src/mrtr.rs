@@ -1,4 +1,4 @@
-//! Multi round-trip requests (2026-07-28, M-70 to M-79).
+//! Multi round-trip requests (2026-07-28).
 //!
 //! An `InputRequiredResult` opens a round: one [`InputRequest`] per entry
 //! of `inputRequests`. When every entry has an answer the original request
@@ -17,17 +17,9 @@ use serde_json::{Map, Value};
 /// The default cap on `input_required` rounds for one call.
 pub const DEFAULT_MAX_ROUNDS: u32 = 8;
 
-/// One embedded server request of an `InputRequiredResult`.
-#[derive(Clone, Debug)]
-#[non_exhaustive]
-pub struct InputRequest {
-    /// The server-chosen key; the answer goes under the same key.
-    pub key: String,
-    /// `elicitation/create`, `sampling/createMessage` or `roots/list`.
-    pub method: String,
-    /// The request's params, raw.
-    pub params: Option<Box<RawValue>>,
-}
+/// One embedded server request of an `InputRequiredResult` (its key, its
+/// method, its params raw): `mcp-types`' one declaration.
+pub use mcp_types::results::RawInputRequest as InputRequest;
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -65,11 +57,7 @@ impl InputRound {
             .input_requests
             .unwrap_or_default()
             .into_iter()
-            .map(|(key, r)| InputRequest {
-                key,
-                method: r.method,
-                params: r.params,
-            })
+            .map(|(key, r)| InputRequest::new(key, r.method, r.params))
             .collect();
         let round = InputRound {
             request_state: w.request_state,
@@ -167,7 +155,8 @@ impl RoundCounter {
     }
 }
 
-/// Whether a method may answer `input_required` (M-13).
+/// Whether a method may answer `input_required` (only
+/// requests whose result the server may need input to build).
 pub fn allows_input_required(method: &str) -> bool {
-    matches!(method, "tools/call" | "prompts/get" | "resources/read")
+    mcp_types::methods::facts::allows_input_required(method)
 }

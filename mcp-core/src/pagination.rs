@@ -1,17 +1,10 @@
 //! Pagination: follow `nextCursor` until it is absent.
 //!
-//! Cursors are opaque (G-81): the machine never looks inside one, and an
+//! Cursors are opaque: the machine never looks inside one, and an
 //! empty string is a cursor like any other, not the end of the list. A page
 //! cap (default [`DEFAULT_MAX_PAGES`]) and a repeated-cursor guard end a
-//! runaway listing with a typed [`PaginationError`].
-//!
-//! ```
-//! use mcp_core::pagination::{PageStep, Paginator};
-//! let mut p = Paginator::new(100);
-//! assert_eq!(p.on_page(Some("")).unwrap(), PageStep::Fetch(String::new()));
-//! assert_eq!(p.on_page(None).unwrap(), PageStep::Done);
-//! assert_eq!(p.pages(), 2);
-//! ```
+//! runaway listing with a typed [`PaginationError`]
+//! (`Connection::list_all` applies it).
 
 use std::collections::HashSet;
 
@@ -20,7 +13,7 @@ pub const DEFAULT_MAX_PAGES: u32 = 100;
 
 /// What to do after a page arrived.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum PageStep {
+pub(crate) enum PageStep {
     /// Fetch the next page with this cursor.
     Fetch(String),
     /// The listing is complete.
@@ -47,7 +40,7 @@ pub enum PaginationError {
 
 /// The pagination machine of one listing.
 #[derive(Clone, Debug)]
-pub struct Paginator {
+pub(crate) struct Paginator {
     max_pages: u32,
     pages: u32,
     seen: HashSet<String>,
@@ -55,7 +48,7 @@ pub struct Paginator {
 
 impl Paginator {
     /// A fresh listing with a page cap (at least 1).
-    pub fn new(max_pages: u32) -> Self {
+    pub(crate) fn new(max_pages: u32) -> Self {
         Paginator {
             max_pages: max_pages.max(1),
             pages: 0,
@@ -64,7 +57,7 @@ impl Paginator {
     }
 
     /// Pages received so far.
-    pub fn pages(&self) -> u32 {
+    pub(crate) fn pages(&self) -> u32 {
         self.pages
     }
 
@@ -74,7 +67,7 @@ impl Paginator {
     /// [`PaginationError::RepeatedCursor`] when `next` was seen before in
     /// this listing; [`PaginationError::PageCap`] when another page would
     /// exceed the cap.
-    pub fn on_page(&mut self, next: Option<&str>) -> Result<PageStep, PaginationError> {
+    pub(crate) fn on_page(&mut self, next: Option<&str>) -> Result<PageStep, PaginationError> {
         self.pages = self.pages.saturating_add(1);
         let Some(cursor) = next else {
             return Ok(PageStep::Done);
@@ -95,14 +88,48 @@ impl Paginator {
 
 /// The array member holding the items of a paginated method's result.
 pub fn items_key(method: &str) -> Option<&'static str> {
-    Some(match method {
-        "tools/list" => "tools",
-        "prompts/list" => "prompts",
-        "resources/list" => "resources",
-        "resources/templates/list" => "resourceTemplates",
-        "tasks/list" => "tasks",
-        "skills/list" => "skills",
-        "resources/directory/read" => "resources",
-        _ => return None,
-    })
+    mcp_types::methods::facts::page_field(method)
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    #[test]
+    fn an_empty_cursor_is_a_cursor_and_none_ends() {
+        let mut p = Paginator::new(100);
+        assert_eq!(p.on_page(Some("")).unwrap(), PageStep::Fetch(String::new()));
+        assert_eq!(p.on_page(None).unwrap(), PageStep::Done);
+        assert_eq!(p.pages(), 2);
+    }
+
+    proptest! {
+        /// Any sequence of cursors ends in Done, RepeatedCursor or PageCap within the cap.
+        #[test]
+        fn paginator_always_terminates(cursors in proptest::collection::vec(proptest::option::of("[a-c]{0,2}"), 1..300), cap in 1u32..50) {
+            let mut p = Paginator::new(cap);
+            let mut seen = std::collections::HashSet::new();
+            let mut outcome = None;
+            for c in &cursors {
+                match p.on_page(c.as_deref()) {
+                    Ok(PageStep::Fetch(next)) => {
+                        prop_assert_eq!(Some(next.as_str()), c.as_deref());
+                        prop_assert!(seen.insert(next));
+                        prop_assert!(p.pages() < cap);
+                    }
+                    other => { outcome = Some(other); break; }
+                }
+            }
+            prop_assert!(p.pages() <= cap);
+            match outcome {
+                Some(Ok(PageStep::Done)) => prop_assert!(cursors[(p.pages() - 1) as usize].is_none()),
+                Some(Err(PaginationError::RepeatedCursor { cursor })) => prop_assert!(seen.contains(&cursor)),
+                Some(Err(PaginationError::PageCap { max })) => prop_assert_eq!(max, cap),
+                Some(Ok(PageStep::Fetch(_))) => prop_assert!(false),
+                None => prop_assert!(cursors.len() < cap as usize),
+            }
+        }
+    }
 }

@@ -36,46 +36,9 @@ pub const POLL_FLOOR: Duration = Duration::from_millis(50);
 /// The interval used when neither the caller nor the server gives one.
 pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_secs(1);
 
-/// A task's status; unknown values are kept as data.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum TaskStatus {
-    /// The task is running.
-    Working,
-    /// The task waits for input from the client.
-    InputRequired,
-    /// Terminal: the task finished (also with `isError:true` results in the
-    /// extension).
-    Completed,
-    /// Terminal: the task failed.
-    Failed,
-    /// Terminal: the task was cancelled.
-    Cancelled,
-    /// A status this crate does not know.
-    Unknown(String),
-}
-
-impl TaskStatus {
-    /// Parses a wire string.
-    pub fn parse(s: &str) -> TaskStatus {
-        match s {
-            "working" => TaskStatus::Working,
-            "input_required" => TaskStatus::InputRequired,
-            "completed" => TaskStatus::Completed,
-            "failed" => TaskStatus::Failed,
-            "cancelled" => TaskStatus::Cancelled,
-            other => TaskStatus::Unknown(other.to_owned()),
-        }
-    }
-
-    /// Whether the status can never change again.
-    pub fn is_terminal(&self) -> bool {
-        matches!(
-            self,
-            TaskStatus::Completed | TaskStatus::Failed | TaskStatus::Cancelled
-        )
-    }
-}
+/// A task's status (`mcp-types`' one declaration); unknown values are kept
+/// as data.
+pub use mcp_types::tasks::TaskStatus;
 
 /// What the client knows about a task after its last observation.
 #[derive(Clone, Debug, PartialEq, Eq)]

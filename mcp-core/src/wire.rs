@@ -69,7 +69,8 @@ pub(crate) struct NotificationMetaHolder {
     pub(crate) meta: Option<NotificationMeta>,
 }
 
-/// Subscription routing key of a notification (M-87).
+/// Subscription routing key of a notification: the listen call's id in
+/// `_meta`.
 #[derive(Deserialize)]
 pub(crate) struct NotificationMeta {
     #[serde(default, rename = "io.modelcontextprotocol/subscriptionId")]

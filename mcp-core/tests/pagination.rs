@@ -3,9 +3,8 @@
 mod common;
 
 use common::*;
-use mcp_core::pagination::{PageStep, PaginationError, Paginator};
+use mcp_core::pagination::PaginationError;
 use mcp_core::{Event, RequestError, RequestOptions};
-use proptest::prelude::*;
 use serde_json::json;
 
 #[test]
@@ -111,33 +110,4 @@ fn invalid_cursor_error_fails_the_listing() {
     assert!(
         matches!(&events[0], Event::RequestFailed { error: RequestError::Remote(e), .. } if e.code.get() == -32602)
     );
-}
-
-proptest! {
-    /// Any sequence of cursors ends in Done, RepeatedCursor or PageCap within the cap.
-    #[test]
-    fn paginator_always_terminates(cursors in proptest::collection::vec(proptest::option::of("[a-c]{0,2}"), 1..300), cap in 1u32..50) {
-        let mut p = Paginator::new(cap);
-        let mut seen = std::collections::HashSet::new();
-        let mut outcome = None;
-        for c in &cursors {
-            match p.on_page(c.as_deref()) {
-                Ok(PageStep::Fetch(next)) => {
-                    prop_assert_eq!(Some(next.as_str()), c.as_deref());
-                    prop_assert!(seen.insert(next));
-                    prop_assert!(p.pages() < cap);
-                }
-                other => { outcome = Some(other); break; }
-            }
-        }
-        prop_assert!(p.pages() <= cap);
-        match outcome {
-            Some(Ok(PageStep::Done)) => prop_assert!(cursors[(p.pages() - 1) as usize].is_none()),
-            Some(Err(PaginationError::RepeatedCursor { cursor })) => prop_assert!(seen.contains(&cursor)),
-            Some(Err(PaginationError::PageCap { max })) => prop_assert_eq!(max, cap),
-            Some(Ok(PageStep::Fetch(_))) => prop_assert!(false),
-            None => prop_assert!(cursors.len() < cap as usize),
-            Some(Err(_)) => prop_assert!(false),
-        }
-    }
 }

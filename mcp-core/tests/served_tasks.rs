@@ -47,6 +47,14 @@ fn sample(h: &mut Harness, id: u64, ttl: Option<u64>) -> Value {
     sent[0].clone()
 }
 
+/// The task id of a `CreateTaskResult` response.
+fn task_id_of(created: &Value) -> String {
+    created["result"]["task"]["taskId"]
+        .as_str()
+        .expect("a task id")
+        .to_owned()
+}
+
 fn started(events: &[Event]) -> Vec<String> {
     events
         .iter()
@@ -122,10 +130,7 @@ fn a_task_augmented_request_becomes_a_task_served_to_its_end() {
 fn a_failed_handler_fails_the_task_and_its_result() {
     let mut h = serving(ServedTaskOptions::new());
     let created = sample(&mut h, 1, None);
-    let task_id = created["result"]["task"]["taskId"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let task_id = task_id_of(&created);
     let error =
         mcp_types::jsonrpc::ErrorObject::new(mcp_types::ErrorCode::INTERNAL_ERROR, "no model");
     h.conn.finish_served_task(h.now, &task_id, Err(error));
@@ -139,10 +144,7 @@ fn a_failed_handler_fails_the_task_and_its_result() {
 fn cancel_ends_a_working_task_stops_its_handler_and_answers_waiters() {
     let mut h = serving(ServedTaskOptions::new());
     let created = sample(&mut h, 1, None);
-    let task_id = created["result"]["task"]["taskId"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let task_id = task_id_of(&created);
     h.take_events();
     assert!(request(&mut h, 2, "tasks/result", json!({"taskId": task_id})).is_empty());
     let sent = request(&mut h, 3, "tasks/cancel", json!({"taskId": task_id}));
@@ -174,10 +176,7 @@ fn the_ttl_is_capped_and_an_expired_task_is_forgotten() {
     let mut h = serving(options);
     let created = sample(&mut h, 1, Some(60_000));
     assert_eq!(created["result"]["task"]["ttl"], 10_000, "capped");
-    let task_id = created["result"]["task"]["taskId"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let task_id = task_id_of(&created);
     h.take_events();
     assert!(request(&mut h, 2, "tasks/result", json!({"taskId": task_id})).is_empty());
     h.advance(Duration::from_millis(9_999));
@@ -222,7 +221,7 @@ fn tasks_list_pages_in_creation_order() {
     let ids: Vec<String> = (0..120)
         .map(|i| {
             let c = sample(&mut h, i, None);
-            c["result"]["task"]["taskId"].as_str().unwrap().to_owned()
+            task_id_of(&c)
         })
         .collect();
     let first = request(&mut h, 1000, "tasks/list", json!({}));
@@ -277,8 +276,8 @@ fn a_lost_session_stops_every_running_task() {
     let mut h = serving(ServedTaskOptions::new());
     let a = sample(&mut h, 1, None);
     let b = sample(&mut h, 2, None);
-    let a = a["result"]["task"]["taskId"].as_str().unwrap().to_owned();
-    let b = b["result"]["task"]["taskId"].as_str().unwrap().to_owned();
+    let a = task_id_of(&a);
+    let b = task_id_of(&b);
     h.conn.finish_served_task(h.now, &b, Ok(json!({})));
     h.take_events();
     h.conn.handle_session_expired(h.now, None, false);

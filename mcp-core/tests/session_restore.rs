@@ -24,6 +24,14 @@ fn call(h: &mut Harness, method: &str, params: Value, result: Option<Value>) {
     h.drain();
 }
 
+/// A session subscribed to `demo://a`.
+fn subscribed_to_a() -> Harness {
+    let mut h = http_legacy();
+    let params = json!({"uri": "demo://a"});
+    call(&mut h, "resources/subscribe", params, Some(json!({})));
+    h
+}
+
 /// Expires the session and answers the fresh `initialize` with `init`;
 /// returns what went out after it.
 fn recover(h: &mut Harness, init: Value) -> Vec<Value> {
@@ -43,42 +51,30 @@ fn methods(sent: &[Value]) -> Vec<String> {
 #[test]
 fn the_new_session_gets_the_level_and_live_subscriptions_back_before_parked_calls() {
     let mut h = http_legacy();
-    call(
-        &mut h,
-        "resources/subscribe",
-        json!({"uri": "demo://a"}),
-        Some(json!({})),
-    );
-    call(
-        &mut h,
-        "resources/subscribe",
-        json!({"uri": "demo://b"}),
-        Some(json!({})),
-    );
-    call(
-        &mut h,
-        "resources/unsubscribe",
-        json!({"uri": "demo://b"}),
-        Some(json!({})),
-    );
-    call(
-        &mut h,
-        "resources/subscribe",
-        json!({"uri": "demo://gone"}),
-        None,
-    );
-    call(
-        &mut h,
-        "logging/setLevel",
-        json!({"level": "info"}),
-        Some(json!({})),
-    );
-    call(
-        &mut h,
-        "logging/setLevel",
-        json!({"level": "debug"}),
-        Some(json!({})),
-    );
+    let ok = Some(json!({}));
+    let history = [
+        (
+            "resources/subscribe",
+            json!({"uri": "demo://a"}),
+            ok.clone(),
+        ),
+        (
+            "resources/subscribe",
+            json!({"uri": "demo://b"}),
+            ok.clone(),
+        ),
+        (
+            "resources/unsubscribe",
+            json!({"uri": "demo://b"}),
+            ok.clone(),
+        ),
+        ("resources/subscribe", json!({"uri": "demo://gone"}), None),
+        ("logging/setLevel", json!({"level": "info"}), ok.clone()),
+        ("logging/setLevel", json!({"level": "debug"}), ok),
+    ];
+    for (method, params, result) in history {
+        call(&mut h, method, params, result);
+    }
     h.take_events();
     // A call started while the session is being replaced waits for it.
     h.conn.handle_session_expired(h.now, None, false);
@@ -116,13 +112,7 @@ fn the_new_session_gets_the_level_and_live_subscriptions_back_before_parked_call
 
 #[test]
 fn a_restore_the_server_fails_is_reported() {
-    let mut h = http_legacy();
-    call(
-        &mut h,
-        "resources/subscribe",
-        json!({"uri": "demo://a"}),
-        Some(json!({})),
-    );
+    let mut h = subscribed_to_a();
     let sent = recover(&mut h, initialize_result("2025-11-25"));
     h.take_events();
     h.reply_error(&sent[1], -32602, "unknown resource", None);
@@ -139,13 +129,7 @@ fn a_restore_the_server_fails_is_reported() {
 
 #[test]
 fn a_restore_the_new_session_cannot_take_is_reported_not_sent() {
-    let mut h = http_legacy();
-    call(
-        &mut h,
-        "resources/subscribe",
-        json!({"uri": "demo://a"}),
-        Some(json!({})),
-    );
+    let mut h = subscribed_to_a();
     let mut init = initialize_result("2025-11-25");
     init["capabilities"] = json!({"tools": {}});
     let sent = recover(&mut h, init);

@@ -33,24 +33,28 @@ fn failure(events: &[Event]) -> Option<&RequestError> {
     })
 }
 
-fn statuses(events: &[Event]) -> Vec<(String, u32)> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            Event::TaskStatus { task, .. } => Some((format!("{:?}", task.status), task.polls)),
-            _ => None,
-        })
-        .collect()
+/// Starts watching task `t-9`: the call and its first `tasks/get`.
+fn watch(h: &mut Harness, opts: RequestOptions) -> (mcp_types::RequestId, Value) {
+    let id = h
+        .conn
+        .watch_task(h.now, "t-9", opts)
+        .expect("a valid watch");
+    let first = h.drain().remove(0);
+    (id, first)
+}
+
+/// The watch failed because the server broke the protocol, as `why` says.
+fn assert_peer_failure(events: &[Event], why: &str) {
+    assert!(
+        matches!(failure(events), Some(RequestError::Peer(p)) if p.to_string().contains(why)),
+        "{why}: {events:?}"
+    );
 }
 
 #[test]
 fn a_modern_watch_polls_answers_input_and_completes() {
     let mut h = modern(config());
-    let id = h
-        .conn
-        .watch_task(h.now, "t-9", RequestOptions::default())
-        .unwrap();
-    let g1 = h.drain().remove(0);
+    let (id, g1) = watch(&mut h, RequestOptions::default());
     assert_eq!(g1["method"], "tasks/get", "the first poll goes out at once");
     assert_eq!(g1["params"]["taskId"], "t-9");
     h.reply(&g1, modern_get("working", 2000));
@@ -119,47 +123,30 @@ fn a_modern_watch_polls_answers_input_and_completes() {
 #[test]
 fn a_modern_watch_reports_the_tasks_error_and_cancellation() {
     let mut h = modern(config());
-    h.conn
-        .watch_task(h.now, "t-9", RequestOptions::default())
-        .unwrap();
-    let g = h.drain().remove(0);
+    let (_, g) = watch(&mut h, RequestOptions::default());
     let mut failed = modern_get("failed", 500);
     failed["error"] = json!({"code": -32000, "message": "boom"});
     h.reply(&g, failed);
     let events = h.take_events();
     assert!(matches!(failure(&events), Some(RequestError::Remote(e)) if e.message == "boom"));
 
-    h.conn
-        .watch_task(h.now, "t-9", RequestOptions::default())
-        .unwrap();
-    let g = h.drain().remove(0);
+    let (_, g) = watch(&mut h, RequestOptions::default());
     h.reply(&g, modern_get("cancelled", 500));
     assert!(matches!(
         failure(&h.take_events()),
         Some(RequestError::TaskCancelled)
     ));
 
-    h.conn
-        .watch_task(h.now, "t-9", RequestOptions::default())
-        .unwrap();
-    let g = h.drain().remove(0);
+    let (_, g) = watch(&mut h, RequestOptions::default());
     h.reply(&g, modern_get("completed", 500));
-    let events = h.take_events();
-    assert!(
-        matches!(failure(&events), Some(RequestError::Peer(p)) if p.to_string().contains("without result")),
-        "{events:?}"
-    );
+    assert_peer_failure(&h.take_events(), "without result");
 }
 
 #[test]
 fn a_legacy_watch_fetches_the_outcome_with_tasks_result() {
     for status in ["completed", "failed", "input_required"] {
         let mut h = legacy(config());
-        let id = h
-            .conn
-            .watch_task(h.now, "t-9", RequestOptions::default())
-            .unwrap();
-        let g = h.drain().remove(0);
+        let (id, g) = watch(&mut h, RequestOptions::default());
         assert_eq!(g["method"], "tasks/get");
         h.reply(&g, task("t-9", "working", 100));
         h.advance(Duration::from_millis(100));
@@ -179,10 +166,7 @@ fn a_legacy_watch_fetches_the_outcome_with_tasks_result() {
         );
     }
     let mut h = legacy(config());
-    h.conn
-        .watch_task(h.now, "t-9", RequestOptions::default())
-        .unwrap();
-    let g = h.drain().remove(0);
+    let (_, g) = watch(&mut h, RequestOptions::default());
     h.reply(&g, task("t-9", "cancelled", 100));
     assert!(matches!(
         failure(&h.take_events()),
@@ -197,18 +181,11 @@ fn a_legacy_watch_fetches_the_outcome_with_tasks_result() {
 #[test]
 fn an_answer_for_another_task_fails_the_watch() {
     let mut h = modern(config());
-    h.conn
-        .watch_task(h.now, "t-9", RequestOptions::default())
-        .unwrap();
-    let g = h.drain().remove(0);
+    let (_, g) = watch(&mut h, RequestOptions::default());
     let mut other = task("t-1", "working", 100);
     other["resultType"] = json!("complete");
     h.reply(&g, other);
-    let events = h.take_events();
-    assert!(
-        matches!(failure(&events), Some(RequestError::Peer(p)) if p.to_string().contains("another task")),
-        "{events:?}"
-    );
+    assert_peer_failure(&h.take_events(), "another task");
     assert!(!polling(&h));
 }
 
@@ -216,8 +193,7 @@ fn an_answer_for_another_task_fails_the_watch() {
 fn the_budget_clamps_the_last_poll_and_then_times_out() {
     let mut h = modern(config());
     let opts = RequestOptions::default().with_max_total(Duration::from_secs(3));
-    let id = h.conn.watch_task(h.now, "t-9", opts).unwrap();
-    let g = h.drain().remove(0);
+    let (id, g) = watch(&mut h, opts);
     h.reply(&g, modern_get("working", 2000));
     h.advance(Duration::from_secs(2));
     let g = h.drain().remove(0);
@@ -245,8 +221,7 @@ fn a_poll_interval_of_the_caller_wins_over_the_servers() {
     let mut h = modern(config());
     let mut opts = RequestOptions::default();
     opts.poll_interval = Some(Duration::from_millis(300));
-    let id = h.conn.watch_task(h.now, "t-9", opts).unwrap();
-    let g = h.drain().remove(0);
+    let (id, g) = watch(&mut h, opts);
     h.reply(&g, modern_get("working", 5000));
     assert_eq!(
         h.conn.poll_timeout(),
@@ -282,11 +257,7 @@ fn bad_ids_and_an_unready_connection_are_refused() {
 #[test]
 fn unwatching_stops_quietly_and_absorbs_the_late_answer() {
     let mut h = modern(config());
-    let id = h
-        .conn
-        .watch_task(h.now, "t-9", RequestOptions::default())
-        .unwrap();
-    let g = h.drain().remove(0);
+    let (id, g) = watch(&mut h, RequestOptions::default());
     h.conn.unwatch_task(h.now, &id).unwrap();
     assert!(
         h.drain().is_empty(),
@@ -314,11 +285,7 @@ fn unwatching_stops_quietly_and_absorbs_the_late_answer() {
 #[test]
 fn cancelling_a_watch_cancels_the_task() {
     let mut h = legacy(config());
-    let id = h
-        .conn
-        .watch_task(h.now, "t-9", RequestOptions::default())
-        .unwrap();
-    let g = h.drain().remove(0);
+    let (id, g) = watch(&mut h, RequestOptions::default());
     h.reply(&g, task("t-9", "working", 100));
     h.conn.cancel(h.now, &id).unwrap();
     let sent = h.drain();
@@ -334,31 +301,20 @@ fn cancelling_a_watch_cancels_the_task() {
 #[test]
 fn a_server_that_keeps_inventing_input_keys_fails_the_watch() {
     let mut h = modern(config());
-    h.conn
-        .watch_task(h.now, "t-9", RequestOptions::default())
-        .unwrap();
-    let g = h.drain().remove(0);
+    let (_, g) = watch(&mut h, RequestOptions::default());
     let mut ir = modern_get("input_required", 100);
     let requests: serde_json::Map<String, Value> = (0..257)
         .map(|i| (format!("k{i}"), json!({"method": "ping"})))
         .collect();
     ir["inputRequests"] = Value::Object(requests);
     h.reply(&g, ir);
-    let events = h.take_events();
-    assert!(
-        matches!(failure(&events), Some(RequestError::Peer(p)) if p.to_string().contains("too many input")),
-        "{events:?}"
-    );
+    assert_peer_failure(&h.take_events(), "too many input");
 }
 
 #[test]
 fn a_pushed_terminal_status_pulls_the_next_poll_forward() {
     let mut h = modern(config());
-    let id = h
-        .conn
-        .watch_task(h.now, "t-9", RequestOptions::default())
-        .unwrap();
-    let g = h.drain().remove(0);
+    let (id, g) = watch(&mut h, RequestOptions::default());
     h.reply(&g, modern_get("working", 5000));
     h.feed(json!({"jsonrpc": "2.0", "method": "notifications/tasks",
                   "params": task("t-9", "completed", 5000)}));

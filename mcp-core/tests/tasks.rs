@@ -343,16 +343,6 @@ fn legacy_started(h: &mut Harness, opts: RequestOptions) -> mcp_types::RequestId
     id
 }
 
-fn statuses(events: &[Event]) -> Vec<(String, u32)> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            Event::TaskStatus { task, .. } => Some((format!("{:?}", task.status), task.polls)),
-            _ => None,
-        })
-        .collect()
-}
-
 #[test]
 fn caller_interval_overrides_the_server_in_both_directions() {
     // Faster than the server: the caller wins.

@@ -15,7 +15,7 @@
 //! | [`raw`] | [`raw::RawJson`], a result kept as the bytes that arrived until its one parse, and [`raw::object_members`], a walk over an object's members that skips their values |
 //! | [`version`] | [`ProtocolVersion`] and its [`Era`] |
 //! | [`error`] | the open [`ErrorCode`] space, typed error data, [`error::KnownError`] |
-//! | [`method`], [`methods`] | marker traits, and one marker type per method per revision |
+//! | [`method`], [`methods`] | marker traits, one marker type per method per revision, and [`methods::facts`]: every fact about a method (capability gates, pagination field, `Mcp-Name` param, schema definitions, idempotence, eras) in one table |
 //! | [`routing`] | what the core hands an HTTP transport per message |
 //! | [`meta`] | [`meta::Meta`] (`_meta` objects), every reserved key in [`meta::keys`], and [`meta::HasMeta`] to fill `_meta` generically |
 //! | [`common`] | `Implementation`, `Icon`, `Role`, `Annotations`, request/notification/pagination params |

@@ -45,6 +45,38 @@ open_enum! {
     }
 }
 
+impl CacheScope {
+    /// Whether a result may be shared across authorization contexts: only
+    /// an explicit `public`; `private` and unknown values are not.
+    ///
+    /// ```
+    /// use mcp_types::results::CacheScope;
+    /// assert!(CacheScope::Public.is_public());
+    /// assert!(!CacheScope::parse("team").is_public());
+    /// ```
+    pub fn is_public(&self) -> bool {
+        matches!(self, CacheScope::Public)
+    }
+
+    /// The scope a cache applies to a result's `cacheScope` as sent:
+    /// [`Public`](CacheScope::Public) for `public`, and
+    /// [`Private`](CacheScope::Private) for anything else, absent or
+    /// unknown included (a cache never shares what it cannot prove public).
+    ///
+    /// ```
+    /// use mcp_types::results::CacheScope;
+    /// assert_eq!(CacheScope::effective(Some("public")), CacheScope::Public);
+    /// assert_eq!(CacheScope::effective(Some("team")), CacheScope::Private);
+    /// assert_eq!(CacheScope::effective(None), CacheScope::Private);
+    /// ```
+    pub fn effective(wire: Option<&str>) -> CacheScope {
+        match wire {
+            Some("public") => CacheScope::Public,
+            _ => CacheScope::Private,
+        }
+    }
+}
+
 /// The header of any result: `resultType`, `_meta` and the caching fields,
 /// read without decoding the body.
 ///
@@ -225,6 +257,10 @@ impl InputRequiredResult {
     }
 }
 
+mod input_raw;
+
+pub use input_raw::{RawInputRequest, RawInputRequired};
+
 /// Input requests by key (`InputRequests`).
 pub type InputRequests = BTreeMap<String, InputRequest>;
 
@@ -252,6 +288,21 @@ pub enum InputRequest {
 }
 
 impl InputRequest {
+    /// Decodes the params of a known method; other methods are kept as
+    /// [`InputRequest::Unknown`].
+    ///
+    /// # Errors
+    /// When a known method's params do not have its shape.
+    pub fn from_parts(method: String, params: Option<Value>) -> Result<Self, serde_json::Error> {
+        let obj = || params.clone().unwrap_or_else(|| Value::Object(Map::new()));
+        Ok(match method.as_str() {
+            "sampling/createMessage" => InputRequest::CreateMessage(serde_json::from_value(obj())?),
+            "elicitation/create" => InputRequest::Elicit(serde_json::from_value(obj())?),
+            "roots/list" => InputRequest::ListRoots(serde_json::from_value(obj())?),
+            _ => InputRequest::Unknown { method, params },
+        })
+    }
+
     /// The method name.
     pub fn method(&self) -> &str {
         match self {
@@ -296,23 +347,7 @@ impl<'de> Deserialize<'de> for InputRequest {
             params: Option<Value>,
         }
         let w = Wire::deserialize(deserializer)?;
-        let params = w.params;
-        let obj = || params.clone().unwrap_or_else(|| Value::Object(Map::new()));
-        Ok(match w.method.as_str() {
-            "sampling/createMessage" => InputRequest::CreateMessage(
-                serde_json::from_value(obj()).map_err(D::Error::custom)?,
-            ),
-            "elicitation/create" => {
-                InputRequest::Elicit(serde_json::from_value(obj()).map_err(D::Error::custom)?)
-            }
-            "roots/list" => {
-                InputRequest::ListRoots(serde_json::from_value(obj()).map_err(D::Error::custom)?)
-            }
-            _ => InputRequest::Unknown {
-                method: w.method,
-                params,
-            },
-        })
+        InputRequest::from_parts(w.method, w.params).map_err(D::Error::custom)
     }
 }
 

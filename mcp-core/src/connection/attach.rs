@@ -3,21 +3,21 @@
 //!
 //! # For the driver
 //!
-//! * Command: [`Connection::watch_task`]`(now, task_id, opts)` returns a
+//! * Command: [`Connection::watch_task`](crate::Connection::watch_task)`(now, task_id, opts)` returns a
 //!   call id. The first `tasks/get` goes out at once; later polls are due
 //!   at [`Timer::TaskPoll`](crate::Timer::TaskPoll)`(call)` (nothing to do
 //!   beyond the usual `poll_timeout` / `handle_timeout`).
-//! * Events, keyed by that call id: [`Event::TaskStatus`] for each
+//! * Events, keyed by that call id: [`Event::TaskStatus`](crate::Event::TaskStatus) for each
 //!   observation (the first one included; there is no `TaskCreated`);
-//!   2026-07-28 [`Event::TaskInputRequested`] for each new input key
-//!   (answer with [`Connection::answer_task_input`]); then exactly one of
-//!   [`Event::Response`] (the task's result: `tasks/result` in 2025-11-25,
+//!   2026-07-28 [`Event::TaskInputRequested`](crate::Event::TaskInputRequested) for each new input key
+//!   (answer with [`Connection::answer_task_input`](crate::Connection::answer_task_input)); then exactly one of
+//!   [`Event::Response`](crate::Event::Response) (the task's result: `tasks/result` in 2025-11-25,
 //!   the `result` of `tasks/get` in 2026-07-28; decode it as the result of
 //!   the request that created the task, usually `CallToolResult`) or
-//!   [`Event::RequestFailed`] (`TaskCancelled`, the task's own error as
+//!   [`Event::RequestFailed`](crate::Event::RequestFailed) (`TaskCancelled`, the task's own error as
 //!   `Remote`, `Timeout` when the budget is spent, an invalid `tasks/get`).
-//! * Stop watching without touching the task: [`Connection::unwatch_task`];
-//!   cancel the task itself (`tasks/cancel`): [`Connection::cancel`].
+//! * Stop watching without touching the task: [`Connection::unwatch_task`](crate::Connection::unwatch_task);
+//!   cancel the task itself (`tasks/cancel`): [`Connection::cancel`](crate::Connection::cancel).
 //!
 //! The schedule is the one of tasks the client created (`tasks::decide`):
 //! the caller's interval over the server's, never below the floor, clamped

@@ -180,7 +180,7 @@ impl Connection {
                 &Map::new(),
                 &self.principal,
                 head.ttl_ms,
-                crate::cache::CacheScope::parse(head.cache_scope.as_deref()),
+                crate::cache::CacheScope::effective(head.cache_scope.as_deref()),
                 raw.clone().into(),
             );
             self.arm_cache_timer();
@@ -245,7 +245,8 @@ impl Connection {
             .any(|v| v.era() == Some(Era::Legacy))
     }
 
-    /// The stdio probe got no answer in time: a legacy server (M-23). Only
+    /// The stdio probe got no answer in time: a legacy server (one
+    /// that ignores an unknown method without an answer). Only
     /// armed when a legacy version is acceptable; without one, silence
     /// decides nothing and the probe runs to the request timeout.
     pub(super) fn on_probe_silence(&mut self, now: Instant) {

@@ -133,22 +133,17 @@ impl Connection {
             "notifications/cancelled" => self.on_cancelled(n.params.as_deref()),
             "notifications/tasks/status" | "notifications/tasks" => {
                 self.on_task_notification(now, n.params.as_deref());
-                self.events.push_back(Event::Notification {
-                    method: n.method,
-                    params: n.params,
-                });
+                self.notification_event(now, n);
             }
             _ => {
                 self.cache.on_notification(&n.method, n.params.as_deref());
-                self.events.push_back(Event::Notification {
-                    method: n.method,
-                    params: n.params,
-                });
+                self.notification_event(now, n);
             }
         }
     }
 
-    /// The listen call a notification belongs to (M-87).
+    /// The listen call a notification belongs to (its
+    /// `_meta` names the listen call).
     fn subscription_of(&self, params: Option<&RawValue>) -> Option<i64> {
         let has_listen = self
             .calls
@@ -216,7 +211,7 @@ impl Connection {
             ));
             return;
         };
-        // Progress for unknown or finished tokens is dropped (G-71).
+        // Progress for unknown or finished tokens is dropped.
         let key = match &p.progress_token {
             ProgressToken::Number(n) => Some(*n),
             ProgressToken::String(s) => RequestId::String(s.clone()).as_number(),
@@ -234,12 +229,13 @@ impl Connection {
         if self.config.reset_timeout_on_progress && in_flight {
             self.arm_request_timer(now, key, true);
         }
-        self.events.push_back(Event::Progress {
+        let event = Event::Progress {
             id: RequestId::Number(key),
             progress: p.progress,
             total: p.total,
             message: p.message,
-        });
+        };
+        self.progress_event(now, event);
     }
 
     fn on_cancelled(&mut self, params: Option<&RawValue>) {
@@ -295,6 +291,7 @@ impl Connection {
                 Timer::ServerStreamRetry => self.on_stream_retry(now),
                 Timer::ServerStreamWait => self.settle_stream(),
                 Timer::ServedTaskExpiry => self.on_served_expiry(now),
+                Timer::NotificationFlush => self.flush_notifications(now),
             }
         }
     }
@@ -307,7 +304,7 @@ impl Connection {
         let wire = c.wire;
         match c.kind {
             CallKind::Probe => self.probe_undecided(key, RequestError::Timeout(elapsed)),
-            // initialize is never cancelled (L-06).
+            // initialize is never cancelled (the protocol forbids it).
             CallKind::Initialize => self.fail_call(key, RequestError::Timeout(elapsed)),
             _ => {
                 if let Some(w) = wire {
@@ -567,7 +564,8 @@ impl Connection {
     }
 
     /// HTTP: the response stream of one request ended without its response.
-    /// The request is lost (M-54); a subscription ends.
+    /// The request is lost (it is not retried: a stream that ends without
+    /// the response is a lost request); a subscription ends.
     pub fn handle_stream_closed(&mut self, now: Instant, request_id: &RequestId) {
         let _ = now;
         let Some(wire) = self.wires.resolve(request_id) else {

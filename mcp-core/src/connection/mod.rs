@@ -8,11 +8,15 @@
 //!   [`Connection::handle_timeout`], [`Connection::handle_request_sent`],
 //!   [`Connection::handle_request_unsent`], [`Connection::handle_http_error`],
 //!   [`Connection::handle_stream_closed`],
+//!   [`Connection::handle_server_stream`],
 //!   [`Connection::handle_transport_closed`];
 //! * **commands**: [`Connection::connect`], [`Connection::send_request`],
 //!   [`Connection::request`], [`Connection::list_all`],
 //!   [`Connection::listen`], [`Connection::respond`],
 //!   [`Connection::answer_input`], [`Connection::answer_task_input`],
+//!   [`Connection::watch_task`], [`Connection::unwatch_task`],
+//!   [`Connection::open_server_stream`], [`Connection::close_server_stream`],
+//!   [`Connection::finish_served_task`], [`Connection::set_wall_clock`],
 //!   [`Connection::cancel`], [`Connection::close`];
 //! * **outputs**: [`Connection::poll_transmit`], [`Connection::poll_event`],
 //!   [`Connection::poll_timeout`].
@@ -21,15 +25,16 @@
 //! and `poll_event` until they return `None`, then re-arm the single timer
 //! from `poll_timeout`.
 
-mod attach;
+pub mod attach;
+pub mod debounce;
 mod encode;
 mod handshake;
 mod inbound;
 mod incoming;
-mod restore;
+pub mod restore;
 mod results;
 mod send;
-mod served;
+pub mod served;
 pub mod server_stream;
 mod strict;
 mod task_drive;
@@ -196,6 +201,8 @@ pub struct Connection {
     session_state: restore::SessionState,
     /// Callback tasks served to the server (served.rs).
     served: crate::served_tasks::Store,
+    /// Notifications held back for their debounce window (debounce.rs).
+    debouncer: debounce::Debouncer,
 }
 
 impl Connection {
@@ -231,6 +238,7 @@ impl Connection {
             stream: server_stream::ServerStream::new(config_stream),
             session_state: restore::SessionState::default(),
             served: crate::served_tasks::Store::default(),
+            debouncer: debounce::Debouncer::default(),
         }
     }
 
@@ -262,7 +270,8 @@ impl Connection {
         self.version.as_ref()
     }
 
-    /// The era decision, for the facade to cache per server (M-25).
+    /// The era decision, for the facade to cache per server (the
+    /// next connection can skip the probe).
     pub fn era_outcome(&self) -> Option<&EraOutcome> {
         self.outcome.as_ref()
     }
@@ -279,7 +288,8 @@ impl Connection {
         self.server.capabilities.is_some()
     }
 
-    /// The server's identity (`serverInfo`; display only, M-06); `None`
+    /// The server's identity (`serverInfo`; for display only, never for
+    /// decisions); `None`
     /// while unknown (see [`Connection::server_facts_known`]).
     pub fn server_info(&self) -> Option<&Implementation> {
         self.server.info.as_ref()

@@ -166,7 +166,7 @@ impl Connection {
                 &c.params,
                 &self.principal,
                 head.ttl_ms,
-                crate::cache::CacheScope::parse(head.cache_scope.as_deref()),
+                crate::cache::CacheScope::effective(head.cache_scope.as_deref()),
                 raw.clone(),
             );
             self.arm_cache_timer();
@@ -238,7 +238,7 @@ impl Connection {
     }
 
     /// Records `x-mcp-header` bindings of listed tools and, on HTTP, drops
-    /// tools whose annotations are invalid (M-47). Returns a rewritten
+    /// tools whose annotations are invalid. Returns a rewritten
     /// result only when a tool was dropped.
     fn filter_tools(&mut self, raw: &RawValue) -> Result<Option<Box<RawValue>>, serde_json::Error> {
         #[derive(Deserialize)]
@@ -385,7 +385,8 @@ impl Connection {
             && error.code == ErrorCode::INVALID_PARAMS
             && c.params.contains_key("cursor")
         {
-            // A once-valid cursor failed: drop every cached page (M-102).
+            // A once-valid cursor failed: the cached pages may be stale; drop
+            // them all.
             let method = c.method.clone();
             self.cache.invalidate_methods(&[method.as_str()]);
         }

@@ -17,9 +17,6 @@ use crate::lifecycle::{State, has_capability, legacy, modern};
 use crate::mrtr::{RetryExtras, RoundCounter};
 use crate::timers::Timer;
 
-/// Methods that exist only in 2026-07-28.
-const MODERN_ONLY: [&str; 3] = ["server/discover", "subscriptions/listen", "tasks/update"];
-
 impl Connection {
     pub(super) fn start_call(
         &mut self,
@@ -124,7 +121,9 @@ impl Connection {
                 modern::required_capability(method)
             }
             Era::Legacy => {
-                if MODERN_ONLY.contains(&method) {
+                let modern_only = mcp_types::methods::facts::lookup(method)
+                    .is_some_and(|m| m.only_in(Era::Modern));
+                if modern_only {
                     return Err(UsageError::WrongEra {
                         method: method.to_owned(),
                         era,
@@ -406,7 +405,8 @@ impl Connection {
                 self.wires.abandon(w);
             }
             // Tasks are cancelled with tasks/cancel, never notifications/cancelled
-            // (L-66, T-11); a 2025-11-25 server must have declared tasks.cancel.
+            // (the task outlives its request); a 2025-11-25 server must have
+            // declared tasks.cancel.
             let allowed = self.era == Some(Era::Modern)
                 || self
                     .server
@@ -550,6 +550,7 @@ impl Connection {
         self.timers = crate::timers::TimerTable::default();
         self.stream.close_quietly();
         self.forget_served_tasks();
+        self.flush_all_notifications();
         self.events.push_back(Event::Closed);
     }
 }

@@ -22,7 +22,10 @@
 //!   [`SERVER_STREAM_WAIT`] passed, or it was closed): a `connect` held for
 //!   it may return now. A 2025-11-25 server may send its first request on
 //!   the GET stream right after the handshake, and SDK servers drop
-//!   messages for a stream that is not open yet.
+//!   messages for a stream that is not open yet. So after
+//!   [`Event::Connected`], hold the caller of `connect` until
+//!   `ServerStreamSettled` when [`Connection::server_stream_state`] is
+//!   `Opening`, and release it at once otherwise.
 //! * Commands [`Connection::open_server_stream`] and
 //!   [`Connection::close_server_stream`]; getter
 //!   [`Connection::server_stream_state`].

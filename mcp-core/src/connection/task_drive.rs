@@ -161,11 +161,7 @@ impl Connection {
                 return self.task_invalid(key, "too many input requests");
             }
             if w.surfaced.insert(k.clone()) {
-                fresh.push(InputRequest {
-                    key: k,
-                    method: r.method,
-                    params: r.params,
-                });
+                fresh.push(InputRequest::new(k, r.method, r.params));
             }
         }
         for request in fresh {

@@ -2,15 +2,18 @@
 //! `notifications/initialized`, capability gating and the admission of
 //! server-to-client requests.
 
+use mcp_types::Era;
 use mcp_types::ErrorCode;
 use mcp_types::ProtocolVersion;
 use mcp_types::jsonrpc::ErrorObject;
+use mcp_types::methods::facts;
 use serde_json::{Map, Value, json};
 
 use crate::config::ClientFeatures;
 use crate::wire;
 
-/// The params of `initialize` (L-01).
+/// The params of `initialize`: the version, the declared capabilities and
+/// `clientInfo`.
 pub fn initialize_params(
     version: &ProtocolVersion,
     features: &ClientFeatures,
@@ -26,28 +29,15 @@ pub fn initialize_params(
     m
 }
 
-/// The server capability a 2025-11-25 request needs (L-07), if any.
+/// The server capability a 2025-11-25 request needs, if any (a
+/// client must not use a feature the server did not advertise).
 pub fn required_capability(method: &str, params: &Map<String, Value>) -> Option<&'static str> {
-    Some(match method {
-        "resources/list" | "resources/templates/list" | "resources/read" => "resources",
-        "resources/subscribe" | "resources/unsubscribe" => "resources.subscribe",
-        "prompts/list" | "prompts/get" => "prompts",
-        "tools/list" => "tools",
-        "tools/call" if params.contains_key("task") => "tasks.requests.tools.call",
-        "tools/call" => "tools",
-        "completion/complete" => "completions",
-        "logging/setLevel" => "logging",
-        "tasks/list" => "tasks.list",
-        "tasks/cancel" => "tasks.cancel",
-        "tasks/get" | "tasks/result" => "tasks",
-        "skills/list" | "skills/get" => crate::lifecycle::SKILLS_CAPABILITY,
-        "resources/directory/read" => crate::lifecycle::DIRECTORY_READ_CAPABILITY,
-        _ => return None,
-    })
+    facts::lookup(method)?.server_capability(Era::Legacy, params.contains_key("task"))
 }
 
 /// Whether the client may answer a server request, per the capabilities
-/// it declared; an error to send back otherwise (L-56, L-58).
+/// it declared; an error to send back otherwise (a client
+/// answers only what it declared).
 ///
 /// # Errors
 /// `-32601` for a feature the client does not serve, `-32602` for params

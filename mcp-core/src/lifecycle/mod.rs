@@ -25,14 +25,9 @@ pub mod modern;
 
 use serde_json::Value;
 
-/// The capability path of the skills extension's `skills/list` and
-/// `skills/get` (SEP-2640), in both eras.
-pub const SKILLS_CAPABILITY: &str = "extensions.io.modelcontextprotocol/skills";
-
-/// The capability path of `resources/directory/read`: the skills
-/// extension declared with `directoryRead: true`.
-pub const DIRECTORY_READ_CAPABILITY: &str =
-    "extensions.io.modelcontextprotocol/skills.directoryRead";
+/// The capability paths of the skills extension (`skills/list`,
+/// `skills/get`) and of `resources/directory/read`, from the method table.
+pub use mcp_types::methods::facts::{DIRECTORY_READ_CAPABILITY, SKILLS_CAPABILITY};
 
 /// Where the lifecycle is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

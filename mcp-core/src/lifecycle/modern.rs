@@ -1,7 +1,8 @@
 //! The 2026-07-28 lifecycle: per-request `_meta`, retired methods, the
 //! `resultType` dispatch and capability gating from `server/discover`.
 
-use mcp_types::ProtocolVersion;
+use mcp_types::methods::facts;
+use mcp_types::{Era, ProtocolVersion};
 use serde::Serialize;
 use serde::ser::SerializeMap;
 use serde_json::{Map, Value};
@@ -22,24 +23,11 @@ pub const META_SUBSCRIPTION_ID: &str = mcp_types::meta::keys::SUBSCRIPTION_ID;
 
 /// The replacement of a method removed in 2026-07-28, if it was removed.
 pub fn retired(method: &str) -> Option<&'static str> {
-    Some(match method {
-        "initialize" | "notifications/initialized" => "server/discover (optional; no handshake)",
-        "ping" => "nothing: liveness is the transport's concern",
-        "logging/setLevel" => {
-            "the per-request io.modelcontextprotocol/logLevel _meta (Config::with_log_level)"
-        }
-        "resources/subscribe" | "resources/unsubscribe" => {
-            "subscriptions/listen with resourceSubscriptions"
-        }
-        "notifications/roots/list_changed" => "roots delivered through input_required",
-        "tasks/result" => "tasks/get, whose completed task carries the result",
-        "tasks/list" => "keeping the task ids you created (there is no listing)",
-        _ => return None,
-    })
+    facts::modern_replacement(method)
 }
 
-/// The members the client adds to a 2026-07-28 request's `_meta`
-/// (M-01 to M-04).
+/// The members the client adds to a 2026-07-28 request's `_meta`:
+/// the protocol version, client info and capabilities, and the log level.
 #[derive(Clone, Copy, Debug)]
 pub struct ModernMeta<'a> {
     /// `io.modelcontextprotocol/protocolVersion`.
@@ -116,7 +104,8 @@ pub enum ResultKind {
     Task,
 }
 
-/// Dispatches on `resultType` (M-10 to M-13, T-04).
+/// Dispatches on `resultType` (`complete`, `input_required`, and `task`
+/// when the tasks extension was declared).
 ///
 /// # Errors
 /// An unknown value, `input_required` where it is not allowed, or `task`
@@ -140,16 +129,7 @@ pub fn classify_result(
     }
 }
 
-/// The server capability a 2026-07-28 request needs, if any (M-22, T-15).
+/// The server capability a 2026-07-28 request needs, if any.
 pub fn required_capability(method: &str) -> Option<&'static str> {
-    Some(match method {
-        "resources/list" | "resources/templates/list" | "resources/read" => "resources",
-        "prompts/list" | "prompts/get" => "prompts",
-        "tools/list" | "tools/call" => "tools",
-        "completion/complete" => "completions",
-        "tasks/get" | "tasks/update" | "tasks/cancel" => "extensions.io.modelcontextprotocol/tasks",
-        "skills/list" | "skills/get" => crate::lifecycle::SKILLS_CAPABILITY,
-        "resources/directory/read" => crate::lifecycle::DIRECTORY_READ_CAPABILITY,
-        _ => return None,
-    })
+    facts::lookup(method)?.server_capability(Era::Modern, false)
 }

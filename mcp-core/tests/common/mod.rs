@@ -179,3 +179,14 @@ pub fn legacy(config: Config) -> Harness {
 pub fn origin() -> Instant {
     Instant::now()
 }
+
+/// The `TaskStatus` events: each status (as `Debug`) and its poll count.
+pub fn statuses(events: &[Event]) -> Vec<(String, u32)> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::TaskStatus { task, .. } => Some((format!("{:?}", task.status), task.polls)),
+            _ => None,
+        })
+        .collect()
+}

@@ -10,16 +10,16 @@ use crate::skills::{
 
 request!(
     /// `skills/list`: one page of skill entries.
-    ListSkills = "skills/list", PaginatedRequestParams => ListSkillsResult
+    ListSkills = SKILLS_LIST, PaginatedRequestParams => ListSkillsResult
 );
 request!(
     /// `skills/get`: the entry of one skill by the URI of its `SKILL.md`.
-    GetSkill = "skills/get", GetSkillRequestParams => GetSkillResult
+    GetSkill = SKILLS_GET, GetSkillRequestParams => GetSkillResult
 );
 request!(
     /// `resources/directory/read`: the direct children of a directory
     /// resource (only when the server declared `directoryRead: true`).
-    ReadDirectory = "resources/directory/read", ReadDirectoryRequestParams => ReadDirectoryResult
+    ReadDirectory = DIRECTORY_READ, ReadDirectoryRequestParams => ReadDirectoryResult
 );
 
 /// Requests a client sends under this extension.

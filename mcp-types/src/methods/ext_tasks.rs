@@ -9,18 +9,18 @@ use crate::tasks::ext::{DetailedTask, UpdateTaskRequestParams};
 
 request!(
     /// `tasks/get`: the task with its detail (`resultType: "complete"`).
-    GetTask = "tasks/get", TaskIdParams => DetailedTask
+    GetTask = TASKS_GET, TaskIdParams => DetailedTask
 );
 request!(
     /// `tasks/update`: answers input requests; acknowledged with an empty result.
-    UpdateTask = "tasks/update", UpdateTaskRequestParams => EmptyResult
+    UpdateTask = TASKS_UPDATE, UpdateTaskRequestParams => EmptyResult
 );
 request!(
     /// `tasks/cancel`: acknowledged with an empty result.
-    CancelTask = "tasks/cancel", TaskIdParams => EmptyResult
+    CancelTask = TASKS_CANCEL, TaskIdParams => EmptyResult
 );
 
 notification!(
     /// `notifications/tasks`: a status push on a listen stream.
-    TaskStatus = "notifications/tasks", DetailedTask
+    TaskStatus = TASK_STATUS, DetailedTask
 );

@@ -24,133 +24,133 @@ use crate::tools::{CallToolRequestParams, CallToolResult, ListToolsResult};
 
 request!(
     /// `initialize`: the first request of a session.
-    Initialize = "initialize", InitializeRequestParams => InitializeResult
+    Initialize = INITIALIZE, InitializeRequestParams => InitializeResult
 );
 request!(
     /// `ping`, in either direction.
-    Ping = "ping", RequestParams => EmptyResult
+    Ping = PING, RequestParams => EmptyResult
 );
 request!(
     /// `resources/list`.
-    ListResources = "resources/list", PaginatedRequestParams => ListResourcesResult
+    ListResources = RESOURCES_LIST, PaginatedRequestParams => ListResourcesResult
 );
 request!(
     /// `resources/templates/list`.
-    ListResourceTemplates = "resources/templates/list", PaginatedRequestParams => ListResourceTemplatesResult
+    ListResourceTemplates = RESOURCE_TEMPLATES_LIST, PaginatedRequestParams => ListResourceTemplatesResult
 );
 request!(
     /// `resources/read`.
-    ReadResource = "resources/read", ReadResourceRequestParams => ReadResourceResult
+    ReadResource = RESOURCES_READ, ReadResourceRequestParams => ReadResourceResult
 );
 request!(
     /// `resources/subscribe`.
-    Subscribe = "resources/subscribe", ResourceRequestParams => EmptyResult
+    Subscribe = RESOURCES_SUBSCRIBE, ResourceRequestParams => EmptyResult
 );
 request!(
     /// `resources/unsubscribe`.
-    Unsubscribe = "resources/unsubscribe", ResourceRequestParams => EmptyResult
+    Unsubscribe = RESOURCES_UNSUBSCRIBE, ResourceRequestParams => EmptyResult
 );
 request!(
     /// `prompts/list`.
-    ListPrompts = "prompts/list", PaginatedRequestParams => ListPromptsResult
+    ListPrompts = PROMPTS_LIST, PaginatedRequestParams => ListPromptsResult
 );
 request!(
     /// `prompts/get`.
-    GetPrompt = "prompts/get", GetPromptRequestParams => GetPromptResult
+    GetPrompt = PROMPTS_GET, GetPromptRequestParams => GetPromptResult
 );
 request!(
     /// `tools/list`.
-    ListTools = "tools/list", PaginatedRequestParams => ListToolsResult
+    ListTools = TOOLS_LIST, PaginatedRequestParams => ListToolsResult
 );
 request!(
     /// `tools/call` answered directly (no `task` in the params).
-    CallTool = "tools/call", TaskAugmented<CallToolRequestParams> => CallToolResult
+    CallTool = TOOLS_CALL, TaskAugmented<CallToolRequestParams> => CallToolResult
 );
 request!(
     /// `tools/call` with `params.task`: answered with a [`CreateTaskResult`].
-    CallToolAsTask = "tools/call", TaskAugmented<CallToolRequestParams> => CreateTaskResult
+    CallToolAsTask = TOOLS_CALL, TaskAugmented<CallToolRequestParams> => CreateTaskResult
 );
 request!(
     /// `completion/complete`.
-    Complete = "completion/complete", CompleteRequestParams => CompleteResult
+    Complete = COMPLETE, CompleteRequestParams => CompleteResult
 );
 request!(
     /// `logging/setLevel`.
-    SetLevel = "logging/setLevel", SetLevelRequestParams => EmptyResult
+    SetLevel = SET_LEVEL, SetLevelRequestParams => EmptyResult
 );
 request!(
     /// `tasks/get`.
-    GetTask = "tasks/get", TaskIdParams => Task
+    GetTask = TASKS_GET, TaskIdParams => Task
 );
 request!(
     /// `tasks/result`: blocks until the task is terminal; the result is the
     /// underlying request's result, decoded later with its own type.
-    GetTaskPayload = "tasks/result", TaskIdParams => GetTaskPayloadResult
+    GetTaskPayload = TASKS_RESULT, TaskIdParams => GetTaskPayloadResult
 );
 request!(
     /// `tasks/list`.
-    ListTasks = "tasks/list", PaginatedRequestParams => ListTasksResult
+    ListTasks = TASKS_LIST, PaginatedRequestParams => ListTasksResult
 );
 request!(
     /// `tasks/cancel`: answered with the task.
-    CancelTask = "tasks/cancel", TaskIdParams => Task
+    CancelTask = TASKS_CANCEL, TaskIdParams => Task
 );
 request!(
     /// `sampling/createMessage` (server to client).
-    CreateMessage = "sampling/createMessage", TaskAugmented<CreateMessageRequestParams> => CreateMessageResult
+    CreateMessage = CREATE_MESSAGE, TaskAugmented<CreateMessageRequestParams> => CreateMessageResult
 );
 request!(
     /// `roots/list` (server to client).
-    ListRoots = "roots/list", RequestParams => ListRootsResult
+    ListRoots = ROOTS_LIST, RequestParams => ListRootsResult
 );
 request!(
     /// `elicitation/create` (server to client), with legacy URL-mode params.
-    Elicit = "elicitation/create", TaskAugmented<LegacyElicitRequestParams> => ElicitResult
+    Elicit = ELICIT, TaskAugmented<LegacyElicitRequestParams> => ElicitResult
 );
 
 notification!(
     /// `notifications/initialized` (client to server).
-    Initialized = "notifications/initialized", NotificationParams
+    Initialized = INITIALIZED, NotificationParams
 );
 notification!(
     /// `notifications/cancelled` (either direction).
-    Cancelled = "notifications/cancelled", CancelledNotificationParams
+    Cancelled = CANCELLED, CancelledNotificationParams
 );
 notification!(
     /// `notifications/progress` (either direction).
-    Progress = "notifications/progress", ProgressNotificationParams
+    Progress = PROGRESS, ProgressNotificationParams
 );
 notification!(
     /// `notifications/roots/list_changed` (client to server).
-    RootsListChanged = "notifications/roots/list_changed", NotificationParams
+    RootsListChanged = ROOTS_LIST_CHANGED, NotificationParams
 );
 notification!(
     /// `notifications/tasks/status` (either direction).
-    TaskStatus = "notifications/tasks/status", Task
+    TaskStatus = LEGACY_TASK_STATUS, Task
 );
 notification!(
     /// `notifications/message`.
-    LoggingMessage = "notifications/message", LoggingMessageNotificationParams
+    LoggingMessage = LOGGING_MESSAGE, LoggingMessageNotificationParams
 );
 notification!(
     /// `notifications/resources/list_changed`.
-    ResourceListChanged = "notifications/resources/list_changed", NotificationParams
+    ResourceListChanged = RESOURCE_LIST_CHANGED, NotificationParams
 );
 notification!(
     /// `notifications/resources/updated`.
-    ResourceUpdated = "notifications/resources/updated", ResourceUpdatedNotificationParams
+    ResourceUpdated = RESOURCE_UPDATED, ResourceUpdatedNotificationParams
 );
 notification!(
     /// `notifications/prompts/list_changed`.
-    PromptListChanged = "notifications/prompts/list_changed", NotificationParams
+    PromptListChanged = PROMPT_LIST_CHANGED, NotificationParams
 );
 notification!(
     /// `notifications/tools/list_changed`.
-    ToolListChanged = "notifications/tools/list_changed", NotificationParams
+    ToolListChanged = TOOL_LIST_CHANGED, NotificationParams
 );
 notification!(
     /// `notifications/elicitation/complete`: a URL elicitation finished.
-    ElicitationComplete = "notifications/elicitation/complete", ElicitationCompleteNotificationParams
+    ElicitationComplete = ELICITATION_COMPLETE, ElicitationCompleteNotificationParams
 );
 
 /// Requests a client sends.

@@ -23,88 +23,88 @@ use crate::tools::{CallToolRequestParams, CallToolResult, ListToolsResult};
 
 request!(
     /// `server/discover`.
-    Discover = "server/discover", RequestParams => DiscoverResult
+    Discover = DISCOVER, RequestParams => DiscoverResult
 );
 request!(
     /// `resources/list`.
-    ListResources = "resources/list", PaginatedRequestParams => ListResourcesResult
+    ListResources = RESOURCES_LIST, PaginatedRequestParams => ListResourcesResult
 );
 request!(
     /// `resources/templates/list`.
-    ListResourceTemplates = "resources/templates/list", PaginatedRequestParams => ListResourceTemplatesResult
+    ListResourceTemplates = RESOURCE_TEMPLATES_LIST, PaginatedRequestParams => ListResourceTemplatesResult
 );
 request!(
     /// `resources/read` (may answer `input_required`).
-    ReadResource = "resources/read", ReadResourceRequestParams => ReadResourceResult
+    ReadResource = RESOURCES_READ, ReadResourceRequestParams => ReadResourceResult
 );
 request!(
     /// `subscriptions/listen` (long-lived).
-    SubscriptionsListen = "subscriptions/listen", SubscriptionsListenRequestParams => SubscriptionsListenResult
+    SubscriptionsListen = SUBSCRIPTIONS_LISTEN, SubscriptionsListenRequestParams => SubscriptionsListenResult
 );
 request!(
     /// `prompts/list`.
-    ListPrompts = "prompts/list", PaginatedRequestParams => ListPromptsResult
+    ListPrompts = PROMPTS_LIST, PaginatedRequestParams => ListPromptsResult
 );
 request!(
     /// `prompts/get` (may answer `input_required`).
-    GetPrompt = "prompts/get", GetPromptRequestParams => GetPromptResult
+    GetPrompt = PROMPTS_GET, GetPromptRequestParams => GetPromptResult
 );
 request!(
     /// `tools/list`.
-    ListTools = "tools/list", PaginatedRequestParams => ListToolsResult
+    ListTools = TOOLS_LIST, PaginatedRequestParams => ListToolsResult
 );
 request!(
     /// `tools/call` (may answer `input_required`, or `task` with the extension).
-    CallTool = "tools/call", CallToolRequestParams => CallToolResult
+    CallTool = TOOLS_CALL, CallToolRequestParams => CallToolResult
 );
 request!(
     /// `completion/complete`.
-    Complete = "completion/complete", CompleteRequestParams => CompleteResult
+    Complete = COMPLETE, CompleteRequestParams => CompleteResult
 );
 request!(
     /// Embedded input request `sampling/createMessage`.
-    CreateMessage = "sampling/createMessage", CreateMessageRequestParams => CreateMessageResult
+    CreateMessage = CREATE_MESSAGE, CreateMessageRequestParams => CreateMessageResult
 );
 request!(
     /// Embedded input request `roots/list`.
-    ListRoots = "roots/list", RequestParams => ListRootsResult
+    ListRoots = ROOTS_LIST, RequestParams => ListRootsResult
 );
 request!(
     /// Embedded input request `elicitation/create`.
-    Elicit = "elicitation/create", ElicitRequestParams => ElicitResult
+    Elicit = ELICIT, ElicitRequestParams => ElicitResult
 );
 
 notification!(
     /// `notifications/cancelled`.
-    Cancelled = "notifications/cancelled", CancelledNotificationParams
+    Cancelled = CANCELLED, CancelledNotificationParams
 );
 notification!(
     /// `notifications/progress`.
-    Progress = "notifications/progress", ProgressNotificationParams
+    Progress = PROGRESS, ProgressNotificationParams
 );
 notification!(
     /// `notifications/message` (only for requests that set a log level).
-    LoggingMessage = "notifications/message", LoggingMessageNotificationParams
+    LoggingMessage = LOGGING_MESSAGE, LoggingMessageNotificationParams
 );
 notification!(
     /// `notifications/subscriptions/acknowledged`.
-    SubscriptionsAcknowledged = "notifications/subscriptions/acknowledged", SubscriptionsAcknowledgedNotificationParams
+    SubscriptionsAcknowledged = SUBSCRIPTIONS_ACKNOWLEDGED, SubscriptionsAcknowledgedNotificationParams
 );
 notification!(
     /// `notifications/resources/list_changed` (listen streams only).
-    ResourceListChanged = "notifications/resources/list_changed", NotificationParams
+    ResourceListChanged = RESOURCE_LIST_CHANGED, NotificationParams
 );
 notification!(
     /// `notifications/resources/updated` (listen streams only).
-    ResourceUpdated = "notifications/resources/updated", ResourceUpdatedNotificationParams
+    ResourceUpdated = RESOURCE_UPDATED, ResourceUpdatedNotificationParams
 );
 notification!(
     /// `notifications/prompts/list_changed` (listen streams only).
-    PromptListChanged = "notifications/prompts/list_changed", NotificationParams
+    PromptListChanged = PROMPT_LIST_CHANGED, NotificationParams
 );
 notification!(
     /// `notifications/tools/list_changed` (listen streams only).
-    ToolListChanged = "notifications/tools/list_changed", NotificationParams
+    ToolListChanged = TOOL_LIST_CHANGED, NotificationParams
 );
 
 /// Requests a client sends.

@@ -1,0 +1,125 @@
+//! Debounced notifications on a virtual clock: held for the window, the
+//! latest per key wins, other keys and methods are not held, progress is
+//! keyed by its call, and nothing is lost at close.
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+use mcp_core::coalesce::Debounce;
+use mcp_core::{Event, RequestOptions, Timer};
+use serde_json::{Value, json};
+
+fn debounced(methods: &[&str]) -> Harness {
+    let d = Debounce::new(methods.iter().copied(), Duration::from_millis(100));
+    legacy(config().with_debounce(d))
+}
+
+fn notify(h: &mut Harness, method: &str, params: Value) {
+    h.feed(json!({"jsonrpc": "2.0", "method": method, "params": params}));
+}
+
+fn delivered(h: &mut Harness) -> Vec<String> {
+    h.take_events()
+        .into_iter()
+        .filter_map(|e| match e {
+            Event::Notification { method, params } => Some(format!(
+                "{method} {}",
+                params.map_or(String::new(), |p| p.get().to_owned())
+            )),
+            Event::Progress { progress, .. } => Some(format!("progress {progress}")),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn the_latest_of_a_key_comes_out_when_the_window_ends() {
+    let mut h = debounced(&["notifications/message"]);
+    let log = |logger: &str, n: u32| json!({"level": "info", "logger": logger, "data": n});
+    notify(&mut h, "notifications/message", log("db", 1));
+    h.advance(Duration::from_millis(50));
+    notify(&mut h, "notifications/message", log("db", 2));
+    notify(&mut h, "notifications/message", log("net", 3));
+    notify(
+        &mut h,
+        "notifications/resources/updated",
+        json!({"uri": "demo://a"}),
+    );
+    assert_eq!(
+        delivered(&mut h),
+        vec![r#"notifications/resources/updated {"uri":"demo://a"}"#],
+        "other methods are not held"
+    );
+    assert_eq!(
+        h.conn.poll_timeout(),
+        Some((
+            h.start + Duration::from_millis(100),
+            Timer::NotificationFlush
+        ))
+    );
+    h.advance(Duration::from_millis(50));
+    assert_eq!(
+        delivered(&mut h),
+        vec![r#"notifications/message {"level":"info","logger":"db","data":2}"#],
+        "the window counts from the key's first notification"
+    );
+    h.advance(Duration::from_millis(49));
+    assert!(delivered(&mut h).is_empty());
+    h.advance(Duration::from_millis(1));
+    assert_eq!(
+        delivered(&mut h),
+        vec![r#"notifications/message {"level":"info","logger":"net","data":3}"#]
+    );
+    assert_eq!(h.conn.poll_timeout(), None);
+}
+
+#[test]
+fn progress_is_keyed_by_its_call() {
+    let mut h = debounced(&["notifications/progress"]);
+    let opts = RequestOptions::default().with_progress();
+    let a = h
+        .conn
+        .send_request(h.now, "tools/list", None, opts.clone())
+        .unwrap();
+    let b = h
+        .conn
+        .send_request(h.now, "tools/list", None, opts)
+        .unwrap();
+    h.drain();
+    for (call, n) in [(&a, 1), (&a, 2), (&b, 7)] {
+        notify(
+            &mut h,
+            "notifications/progress",
+            json!({"progressToken": call.as_number().unwrap(), "progress": n}),
+        );
+    }
+    assert!(delivered(&mut h).is_empty());
+    h.advance(Duration::from_millis(100));
+    assert_eq!(delivered(&mut h), vec!["progress 2", "progress 7"]);
+}
+
+#[test]
+fn without_debounce_nothing_is_held_and_close_flushes() {
+    let mut plain = legacy(config());
+    notify(
+        &mut plain,
+        "notifications/message",
+        json!({"level": "info", "data": 1}),
+    );
+    assert_eq!(delivered(&mut plain).len(), 1);
+
+    let mut h = debounced(&["notifications/message"]);
+    notify(
+        &mut h,
+        "notifications/message",
+        json!({"level": "info", "data": 1}),
+    );
+    h.conn.close(h.now);
+    let events = h.take_events();
+    assert!(
+        matches!(&events[..], [Event::Notification { .. }, Event::Closed]),
+        "{events:?}"
+    );
+}
