@@ -312,6 +312,19 @@ impl Client {
         use tracing::Instrument;
         let span = tracing::debug_span!("mcp.call", method = %spec.method, token);
         self.add_log_level(&mut spec.opts);
+        let (rx, mut guard) = self.start_call(token, spec)?;
+        let r = rx.instrument(span).await.map_err(|_| Error::closed());
+        guard.disarm();
+        r?
+    }
+
+    /// Hands a call to the driver; returns where its outcome arrives and
+    /// the guard that cancels it when dropped.
+    pub(crate) fn start_call(
+        &self,
+        token: u64,
+        spec: CallSpec,
+    ) -> Result<(oneshot::Receiver<Result<Outcome, Error>>, CancelGuard), Error> {
         let (reply, rx) = oneshot::channel();
         self.inner
             .commands
@@ -321,10 +334,7 @@ impl Client {
                 reply,
             })
             .map_err(|_| Error::closed())?;
-        let mut guard = CancelGuard::new(token, self.inner.commands.clone());
-        let r = rx.instrument(span).await.map_err(|_| Error::closed());
-        guard.disarm();
-        r?
+        Ok((rx, CancelGuard::new(token, self.inner.commands.clone())))
     }
 
     pub(crate) fn add_log_level(&self, opts: &mut CallOptions) {

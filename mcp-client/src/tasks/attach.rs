@@ -13,10 +13,9 @@
 
 use mcp_types::tools::CallToolResult;
 use serde::Serialize;
-use tokio::sync::oneshot;
 
-use crate::client::{CancelGuard, Client};
-use crate::driver::{CallSpec, Command, SpecKind};
+use crate::client::Client;
+use crate::driver::{CallSpec, SpecKind};
 use crate::error::{Error, ErrorKind};
 use crate::options::CallOptions;
 use crate::tasks::inputs::TaskSink;
@@ -72,19 +71,11 @@ impl Client {
             },
         };
         let token = self.token();
-        let (reply, outcome) = oneshot::channel();
-        self.inner
-            .commands
-            .send(Command::Start {
-                token,
-                spec: Box::new(spec),
-                reply,
-            })
-            .map_err(|_| Error::closed())?;
+        let (outcome, guard) = self.start_call(token, spec)?;
         let source = Source::Call {
             token,
             outcome: Some(outcome),
-            guard: CancelGuard::new(token, self.inner.commands.clone()),
+            guard,
             attached: Some(task_id.to_owned()),
         };
         let name = format!("task {task_id}");

@@ -211,16 +211,7 @@ impl Client {
             kind: SpecKind::Task(sink),
         };
         let token = self.token();
-        let (reply, outcome) = oneshot::channel();
-        self.inner
-            .commands
-            .send(Command::Start {
-                token,
-                spec: Box::new(spec),
-                reply,
-            })
-            .map_err(|_| Error::closed())?;
-        let guard = CancelGuard::new(token, self.inner.commands.clone());
+        let (outcome, guard) = self.start_call(token, spec)?;
         let source = Source::Call {
             token,
             outcome: Some(outcome),
