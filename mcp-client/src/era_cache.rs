@@ -1,5 +1,5 @@
 //! [`EraCache`]: the era outcome per server, shared by clients and
-//! exportable (M-25).
+//! exportable, so a later run starts with the version it already knows.
 //!
 //! Detecting the era costs a probe (and, against a legacy stdio server, a
 //! probe timeout). The outcome is cached per server: the stdio command line

@@ -38,8 +38,8 @@ use mcp_transport_http::legacy_sse::{
 use mcp_transport_http::{HttpConfig, HttpError};
 use mcp_types::{Era, Message, ProtocolVersion};
 
-use crate::builder::ClientBuilder;
 use crate::client::Client;
+use crate::client::builder::ClientBuilder;
 use crate::error::{Error, ErrorKind};
 use crate::transport::{Transport, TransportFuture};
 

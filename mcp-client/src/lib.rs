@@ -34,7 +34,8 @@
 //! channel. The driver follows the core's drain rule after every input:
 //! transmits to the transport, events to the waiting callers, one timer.
 //! HTTP exchanges and handler futures are polled inside the driver, not
-//! spawned.
+//! spawned; the only other thread is the worker that runs the
+//! [notification handler](throughput) behind its bounded queue.
 //!
 //! # Errors
 //!
@@ -130,50 +131,30 @@
 //! [Changing handlers at runtime](Client#changing-handlers-at-runtime) for
 //! what capabilities advertised at connect mean for them.
 
-mod builder;
 mod client;
 mod driver;
 mod era_cache;
 mod error;
-mod features;
-mod form_defaults;
-pub mod handlers;
-mod http_io;
 pub mod legacy_sse;
-mod listen;
-pub mod llm_server;
-mod notify_queue;
 mod options;
-mod output_check;
-mod progress_out;
-mod prompt_args;
-mod request_handle;
-mod router;
-mod runtime;
-#[cfg(feature = "output-schema")]
-mod schema;
-mod served_serve;
-mod served_store;
-mod served_tasks;
-mod server_exit;
-mod session_control;
-mod setup_errors;
+mod serve;
 pub mod skills;
-pub mod strict;
-mod task_attach;
-mod task_inputs;
-mod task_typed;
-mod task_wait;
 mod tasks;
-pub mod throughput;
+mod transport;
+mod validate;
+
+pub use client::{llm_server, throughput};
+pub use serve::handlers;
+pub use validate::strict;
 
 /// Coming from pmcp or FastestMCP: each client function of theirs mapped to
 /// its counterpart here.
 #[doc = include_str!("../docs/parity.md")]
 pub mod parity {}
-mod transport;
 
-pub use builder::ClientBuilder;
+pub use client::builder::ClientBuilder;
+pub use client::listen::{Subscription, SubscriptionEvent};
+pub use client::request_handle::RequestHandle;
 pub use client::{Client, RawOutcome};
 pub use era_cache::{EraCache, MAX_ERA_CACHE_ENTRIES};
 pub use error::{Error, ErrorKind};
@@ -181,13 +162,11 @@ pub use handlers::{
     FormElicitationHandler, HandlerError, HandlerResult, NotificationHandler, RootsHandler,
     SamplingHandler, UrlElicitation, UrlElicitationHandler,
 };
-pub use listen::{Subscription, SubscriptionEvent};
 pub use options::{CallOptions, Progress, ProgressCallback};
-pub use progress_out::{ProgressError, ProgressReporter};
-pub use request_handle::RequestHandle;
-pub use served_tasks::{ServedTaskError, ServedTaskOptions};
-pub use task_inputs::TaskInputRequest;
+pub use serve::progress::{ProgressError, ProgressReporter};
+pub use serve::tasks::{ServedTaskError, ServedTaskOptions};
 pub use tasks::TaskHandle;
+pub use tasks::inputs::TaskInputRequest;
 pub use transport::{Transport, TransportFuture};
 
 pub use mcp_core::tasks::{TaskSnapshot, TaskStates, TaskStatus};

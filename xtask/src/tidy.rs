@@ -5,6 +5,9 @@
 //!   generated code.
 //! * `mcp-types` and `mcp-core` depend (normally, transitively) on no I/O
 //!   crate, as `cargo metadata` reports the resolved graph.
+//! * `mcp-core/src` reads no clock; `mcp-client/src` reads the clock,
+//!   sleeps and spawns only in its driver (`mcp-client/src/driver/`),
+//!   outside a file's trailing `#[cfg(test)]` tests.
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -96,7 +99,9 @@ fn check_file(root: &Path, file: &Path, problems: &mut Vec<String>) {
             "{rel}: {lines} lines, over the {MAX_LINES}-line budget"
         ));
     }
+    let mut in_tests = false;
     for (n, line) in text.lines().enumerate() {
+        in_tests |= line.trim() == "#[cfg(test)]";
         // Spelled in pieces so that this file does not match itself.
         let leftovers = [
             concat!("dbg", "!("),
@@ -112,6 +117,13 @@ fn check_file(root: &Path, file: &Path, problems: &mut Vec<String>) {
                 n + 1
             ));
         }
+        if !in_tests && driver_only(&rel) && DRIVER_ONLY.iter().any(|p| line.contains(p)) {
+            problems.push(format!(
+                "{rel}:{}: only mcp-client's driver (mcp-client/src/driver/) reads the \
+                 clock, sleeps or spawns",
+                n + 1
+            ));
+        }
         if leftovers.iter().any(|p| line.contains(p)) {
             problems.push(format!(
                 "{rel}:{}: leftover dbg!/todo!/unimplemented!",
@@ -119,6 +131,24 @@ fn check_file(root: &Path, file: &Path, problems: &mut Vec<String>) {
             ));
         }
     }
+}
+
+/// What only mcp-client's driver may do: read the clock, sleep, spawn a
+/// task or a thread (spelled in pieces so that this file does not match
+/// itself).
+const DRIVER_ONLY: &[&str] = &[
+    concat!("Instant", "::now"),
+    concat!("SystemTime", "::now"),
+    concat!("time::", "sleep"),
+    concat!("tokio::", "spawn"),
+    concat!("task::", "spawn"),
+    concat!("thread::", "spawn"),
+];
+
+/// Whether `rel` is a file of mcp-client's library outside its driver.
+fn driver_only(rel: &str) -> bool {
+    let rel = rel.replace('\\', "/");
+    rel.starts_with("mcp-client/src/") && !rel.starts_with("mcp-client/src/driver/")
 }
 
 fn check_sans_io(problems: &mut Vec<String>) -> Result<(), String> {

@@ -40,9 +40,9 @@ impl Doc {
 
     fn text(self) -> &'static str {
         match self {
-            Doc::Legacy => include_str!("../../schema/2025-11-25.json"),
-            Doc::Modern => include_str!("../../schema/2026-07-28.json"),
-            Doc::Tasks => include_str!("../../schema/ext-tasks.json"),
+            Doc::Legacy => include_str!("../../../schema/2025-11-25.json"),
+            Doc::Modern => include_str!("../../../schema/2026-07-28.json"),
+            Doc::Tasks => include_str!("../../../schema/ext-tasks.json"),
         }
     }
 

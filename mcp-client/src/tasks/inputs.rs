@@ -9,8 +9,8 @@
 //! ([`TaskHandle::wait_for_task_with_inputs`](crate::TaskHandle::wait_for_task_with_inputs))
 //! or refuses it.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use mcp_core::tasks::TaskSnapshot;
 use serde_json::Value;
@@ -78,9 +78,45 @@ impl InputItem {
 
 /// The driver's end of a task call.
 pub(crate) struct TaskSink {
-    pub(crate) status: watch::Sender<Option<TaskSnapshot>>,
+    status: watch::Sender<Option<TaskSnapshot>>,
     inputs: mpsc::Sender<InputItem>,
     first: InputsFirst,
+    observer: StatusObserver,
+}
+
+/// The status callback a handle installed
+/// ([`TaskHandle::on_status_change`](crate::TaskHandle::on_status_change)):
+/// called with every status the sink publishes, where it is published (in
+/// the driver, or the attached task's poller), so no task of its own runs
+/// it.
+#[derive(Clone, Default)]
+pub(crate) struct StatusObserver(Arc<Mutex<Option<StatusCallback>>>);
+
+/// A status callback as installed.
+pub(crate) type StatusCallback = Box<dyn FnMut(TaskSnapshot) + Send>;
+
+impl StatusObserver {
+    /// Installs `callback` (`None`: none), replacing the previous one.
+    pub(crate) fn set(&self, callback: Option<StatusCallback>) {
+        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = callback;
+    }
+
+    fn call(&self, snapshot: &TaskSnapshot) {
+        if let Some(callback) = self
+            .0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_mut()
+        {
+            callback(snapshot.clone());
+        }
+    }
+}
+
+impl std::fmt::Debug for StatusObserver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StatusObserver").finish_non_exhaustive()
+    }
 }
 
 /// Whether the handle answers the task's input before the registered
@@ -103,6 +139,7 @@ pub(crate) struct TaskEnds {
     pub(crate) status: watch::Receiver<Option<TaskSnapshot>>,
     pub(crate) inputs: mpsc::Receiver<InputItem>,
     pub(crate) first: InputsFirst,
+    pub(crate) observer: StatusObserver,
 }
 
 impl TaskSink {
@@ -111,19 +148,29 @@ impl TaskSink {
         let (status, status_rx) = watch::channel(None);
         let (inputs, inputs_rx) = mpsc::channel(MAX_QUEUED_INPUTS);
         let first = InputsFirst::default();
+        let observer = StatusObserver::default();
         let ends = TaskEnds {
             status: status_rx,
             inputs: inputs_rx,
             first: first.clone(),
+            observer: observer.clone(),
         };
         (
             TaskSink {
                 status,
                 inputs,
                 first,
+                observer,
             },
             ends,
         )
+    }
+
+    /// Publishes the task's latest status to the handle and to its status
+    /// callback, if one is installed.
+    pub(crate) fn publish(&self, snapshot: TaskSnapshot) {
+        self.status.send_replace(Some(snapshot.clone()));
+        self.observer.call(&snapshot);
     }
 
     /// Forwards to the handle when it asked to answer before the handlers.

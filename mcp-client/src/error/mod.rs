@@ -14,6 +14,8 @@
 //!   [`ErrorKind::Spawn`], [`ErrorKind::Http`], [`ErrorKind::Transport`],
 //!   [`ErrorKind::Closed`]).
 
+mod setup;
+
 use std::fmt;
 
 use mcp_core::{ConnectError, RequestError, UsageError};

@@ -15,10 +15,10 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use crate::client::{Client, unexpected};
+use crate::driver::Outcome;
 use crate::driver::{CallSpec, SpecKind};
 use crate::error::{Error, ErrorKind};
 use crate::options::CallOptions;
-use crate::router::Outcome;
 
 fn cursor_params(cursor: Option<&str>) -> Option<Value> {
     cursor.map(|c| json!({ "cursor": c }))
@@ -247,9 +247,6 @@ impl Client {
                 CallOptions::new(),
             )
             .await?;
-        self.inner
-            .shared
-            .restore(|r| r.subscriptions.insert(uri.to_owned()));
         Ok(())
     }
 
@@ -262,7 +259,6 @@ impl Client {
         let _: Value = self
             .request_as("resources/unsubscribe", Some(params), CallOptions::new())
             .await?;
-        self.inner.shared.restore(|r| r.subscriptions.remove(uri));
         Ok(())
     }
 }

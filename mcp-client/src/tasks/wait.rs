@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use crate::error::{Error, ErrorKind};
 use crate::handlers::HandlerResult;
-use crate::task_inputs::TaskInputRequest;
+use crate::tasks::inputs::TaskInputRequest;
 use crate::tasks::{Step, TaskHandle, no_task};
 
 impl TaskHandle {
@@ -151,10 +151,13 @@ impl TaskHandle {
     /// Polling stays the source of truth; a push after the terminal state
     /// is never reported. The current status, if any, is reported first.
     ///
-    /// The callback runs on its own Tokio task until the call ends, and
-    /// once more from a wait of the handle when the end was learnt there
-    /// (a local cancel, a failure, a timeout): keep it short. Each change is
-    /// reported once. Installing another callback replaces this one.
+    /// The current status is reported at once, from this call. Later ones
+    /// are reported where they arrive: in the connection's driver (for an
+    /// attached task, its poller), so keep the callback short: the
+    /// connection waits for it, as for a progress callback. The end is
+    /// reported from a wait of the handle when it was learnt there (a local
+    /// cancel, a failure, a timeout). Each change is reported once.
+    /// Installing another callback replaces this one.
     ///
     /// ```no_run
     /// # async fn run(client: mcp_client::Client) -> Result<(), mcp_client::Error> {
@@ -169,35 +172,27 @@ impl TaskHandle {
     where
         F: FnMut(&TaskSnapshot) + Send + 'static,
     {
-        if let Some(old) = self.watcher.take() {
-            old.abort.abort();
-        }
         let shared = Arc::new(Mutex::new(Watched {
             record: TaskRecord::new(),
             callback: Box::new(callback),
         }));
         if let Some(terminal) = self.record.terminal() {
             // Over already: report the end once.
+            self.observer.set(None);
+            self.watcher = None;
             report(&shared, terminal.clone());
             return;
         }
-        let mut rx = self.status.clone();
+        // Installed before the current status is read: a status published
+        // in between is reported once (the record drops repeats).
         let feed = Arc::clone(&shared);
-        let task = tokio::spawn(async move {
-            loop {
-                let seen = rx.borrow_and_update().clone();
-                if let Some(s) = seen {
-                    report(&feed, s);
-                }
-                if rx.changed().await.is_err() {
-                    break;
-                }
-            }
-        });
-        self.watcher = Some(Watcher {
-            shared,
-            abort: task.abort_handle(),
-        });
+        self.observer
+            .set(Some(Box::new(move |snapshot| report(&feed, snapshot))));
+        let current = self.status.borrow().clone();
+        if let Some(snapshot) = current {
+            report(&shared, snapshot);
+        }
+        self.watcher = Some(Watcher { shared });
     }
 }
 
@@ -207,12 +202,12 @@ struct Watched {
     callback: Box<dyn FnMut(&TaskSnapshot) + Send>,
 }
 
-/// An installed status callback: fed by its Tokio task from the status
-/// watch, and by the handle when the call ends without a reported state
-/// (a local cancel, a failure); one record keeps the reports unique.
+/// An installed status callback: fed where the task's status is published
+/// (the driver, or an attached task's poller), and by the handle when the
+/// call ends without a reported state (a local cancel, a failure); one
+/// record keeps the reports unique.
 pub(crate) struct Watcher {
     shared: Arc<Mutex<Watched>>,
-    abort: tokio::task::AbortHandle,
 }
 
 impl std::fmt::Debug for Watcher {

@@ -15,10 +15,10 @@ use crate::handlers::NotificationHandler;
 use crate::options::{Progress, ProgressCallback};
 
 /// The progress notification's method.
-pub(crate) const PROGRESS: &str = "notifications/progress";
+pub(super) const PROGRESS: &str = "notifications/progress";
 
 /// What the worker hands to the handlers.
-pub(crate) enum Item {
+pub(super) enum Item {
     Notification {
         method: String,
         params: Option<Box<RawValue>>,
@@ -30,37 +30,37 @@ pub(crate) enum Item {
     },
 }
 
-pub(crate) struct Entry {
+pub(super) struct Entry {
     /// Set for debounced methods: a newer entry with this key merges.
-    pub(crate) key: Option<(String, String)>,
+    pub(super) key: Option<(String, String)>,
     /// Dropped first when the queue is full.
-    pub(crate) coalescable: bool,
+    pub(super) coalescable: bool,
     /// Not delivered before this instant (a debounce window).
-    pub(crate) due: Option<Instant>,
-    pub(crate) item: Item,
+    pub(super) due: Option<Instant>,
+    pub(super) item: Item,
 }
 
 #[derive(Default)]
-pub(crate) struct State {
+pub(super) struct State {
     entries: VecDeque<Entry>,
-    pub(crate) closed: bool,
+    pub(super) closed: bool,
 }
 
 #[derive(Default)]
-pub(crate) struct Queue {
+pub(super) struct Queue {
     state: Mutex<State>,
-    pub(crate) ready: Condvar,
+    pub(super) ready: Condvar,
 }
 
 impl Queue {
-    pub(crate) fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+    pub(super) fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
 /// What [`State::admit`] did with a notification.
 #[derive(Debug, PartialEq, Eq)]
-pub(crate) enum Admission {
+pub(super) enum Admission {
     /// It replaced a queued one with the same key.
     Merged,
     /// It was queued, after dropping the notification of this method when
@@ -72,7 +72,7 @@ impl State {
     /// Queues `entry`: merged into a queued entry with its key (latest
     /// wins), or appended after dropping the oldest coalescable entry (else
     /// the oldest) when `capacity` is reached.
-    pub(crate) fn admit(&mut self, entry: Entry, capacity: usize) -> Admission {
+    pub(super) fn admit(&mut self, entry: Entry, capacity: usize) -> Admission {
         if let Some(key) = &entry.key
             && let Some(e) = self
                 .entries
@@ -96,7 +96,7 @@ impl State {
 }
 
 /// Starts the worker: a blocking thread that calls the handlers.
-pub(crate) fn start(shared: Arc<Shared>) -> Arc<Queue> {
+pub(super) fn start(shared: Arc<Shared>) -> Arc<Queue> {
     let queue = Arc::new(Queue::default());
     let q = queue.clone();
     // A blocking thread: a handler that blocks cannot stall the runtime's
@@ -181,10 +181,11 @@ fn dispatch(h: &dyn NotificationHandler, method: &str, raw: Option<&RawValue>) {
                 h.on_resource_updated(&u.uri);
             }
         }
-        "notifications/tools/list_changed" => h.on_list_changed("tools"),
-        "notifications/prompts/list_changed" => h.on_list_changed("prompts"),
-        "notifications/resources/list_changed" => h.on_list_changed("resources"),
-        _ => {}
+        _ => {
+            if let Some(list) = mcp_core::list_changed::ListChanged::from_method(method) {
+                h.on_list_changed(list.as_str());
+            }
+        }
     }
     h.on_notification(method, raw);
 }

@@ -64,107 +64,13 @@
 #[cfg(feature = "strict-schema")]
 mod methods;
 #[cfg(feature = "strict-schema")]
-mod schema;
-
-use std::time::Instant;
+pub(crate) mod schema;
 
 use mcp_core::{ConnectError, PeerMisbehaved, RequestError};
-use mcp_types::RequestId;
-use mcp_types::jsonrpc::{EnvelopeViolation, Message};
-use serde_json::value::RawValue;
 
 pub use mcp_core::strict::{SchemaFailure, StrictProblem, StrictViolation};
 
-use crate::driver::Driver;
 use crate::error::{Error, ErrorKind};
-
-impl Driver {
-    /// Feeds one message from the server to the core; in strict mode the
-    /// message is checked first.
-    pub(crate) fn receive(&mut self, now: Instant, message: Message) {
-        if self.conn.config().strict && !self.strict_admit(now, &message) {
-            return;
-        }
-        self.conn.handle_message(now, message);
-    }
-
-    /// Strict checks before the core sees a message; `false` when the
-    /// message was consumed (refused).
-    fn strict_admit(&mut self, now: Instant, message: &Message) -> bool {
-        match message {
-            Message::Response(r) => {
-                // The core refuses a string spelling of a numeric id itself.
-                if matches!(r.id, RequestId::String(_)) {
-                    return true;
-                }
-                #[cfg(feature = "strict-schema")]
-                if let Some(problem) = self
-                    .conn
-                    .response_target(&r.id)
-                    .and_then(|target| schema::check(&target, &r.result))
-                {
-                    self.conn.reject_response(now, &r.id, problem);
-                    return false;
-                }
-                true
-            }
-            Message::Error(_) => true,
-            Message::Notification(n) => {
-                if !params_are_object(n.params.as_deref()) {
-                    self.conn.handle_envelope_violation(
-                        now,
-                        None,
-                        vec![EnvelopeViolation::ParamsNotObject],
-                    );
-                    return false;
-                }
-                !self.params_fail_schema(&n.method, n.params.as_deref())
-            }
-            Message::Request(r) => {
-                if !params_are_object(r.params.as_deref()) {
-                    // Not by id: a server's ids are not the client's.
-                    self.conn.handle_envelope_violation(
-                        now,
-                        None,
-                        vec![EnvelopeViolation::ParamsNotObject],
-                    );
-                } else {
-                    self.params_fail_schema(&r.method, r.params.as_deref());
-                }
-                true
-            }
-        }
-    }
-}
-
-impl Driver {
-    /// Whether the params of a server request or notification fail the
-    /// revision's schema; a failure is logged (method, definition, paths
-    /// and keywords; no values).
-    fn params_fail_schema(&self, method: &str, params: Option<&RawValue>) -> bool {
-        #[cfg(feature = "strict-schema")]
-        if let Some((definition, failures)) =
-            schema::check_params(self.conn.protocol_version(), method, params)
-        {
-            let paths: Vec<String> = failures.kept.iter().map(ToString::to_string).collect();
-            tracing::warn!(
-                method,
-                definition,
-                failures = ?paths,
-                truncated = failures.truncated,
-                "strict mode: a server message's params fail the schema"
-            );
-            return true;
-        }
-        #[cfg(not(feature = "strict-schema"))]
-        let _ = (method, params);
-        false
-    }
-}
-
-fn params_are_object(params: Option<&RawValue>) -> bool {
-    params.is_none_or(|p| p.get().starts_with('{'))
-}
 
 impl Error {
     /// The strict-mode violation behind this error: a response that was

@@ -10,12 +10,13 @@ use mcp_types::jsonrpc::ErrorObject;
 use mcp_types::routing::HttpRouting;
 use mcp_types::{Message, RequestId};
 
-use crate::driver::Driver;
+use super::Driver;
+use super::get_stream::GetIo;
 use crate::handlers::BoxFuture;
 use crate::transport::Link;
 
 /// A POST that has its place and is about to be sent.
-pub(crate) struct Admitted {
+pub(super) struct Admitted {
     http: HttpTransport,
     slot: PostSlot,
     bytes: Vec<u8>,
@@ -24,7 +25,7 @@ pub(crate) struct Admitted {
 }
 
 /// One finished HTTP step.
-pub(crate) enum HttpIo {
+pub(super) enum HttpIo {
     /// A POST left the transport's queue: it is sent now.
     Admitted(Box<Admitted>),
     Posted {
@@ -36,18 +37,12 @@ pub(crate) enum HttpIo {
         stream: ResponseStream,
         item: Option<Result<Message, HttpError>>,
     },
-    /// A step of the 2025-11-25 GET stream (session_control.rs).
-    Session(crate::session_control::GetIo),
-    /// [`GET_STREAM_WAIT`] passed since the first GET went out.
-    StreamWaitOver,
+    /// A step of the 2025-11-25 GET stream (`get_stream.rs`).
+    Get(GetIo),
 }
 
-/// How long `connect` waits for the 2025-11-25 GET stream's answer before
-/// returning anyway (a server that holds its response headers back).
-const GET_STREAM_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
-
 impl Driver {
-    pub(crate) fn on_http(&mut self, now: Instant, io: HttpIo) {
+    pub(super) fn on_http(&mut self, now: Instant, io: HttpIo) {
         match io {
             HttpIo::Admitted(a) => {
                 if let Some(id) = &a.routing.request_id {
@@ -87,12 +82,11 @@ impl Driver {
                     }
                 }
             },
-            HttpIo::StreamWaitOver => self.release_connect(),
-            HttpIo::Session(io) => self.on_get_io(now, io),
+            HttpIo::Get(io) => self.on_get_io(now, io),
         }
     }
 
-    pub(crate) fn http_failed(&mut self, now: Instant, id: Option<&RequestId>, e: HttpError) {
+    pub(super) fn http_failed(&mut self, now: Instant, id: Option<&RequestId>, e: HttpError) {
         let body_error = |m: Option<&Message>| -> Option<ErrorObject> {
             match m {
                 Some(Message::Error(e)) => Some(e.error.clone()),
@@ -167,28 +161,12 @@ impl Driver {
             None => self.last_http_error = Some(e),
         }
     }
-
-    /// Holds `connect`'s answer until the GET stream answers, for at most
-    /// [`GET_STREAM_WAIT`].
-    pub(crate) fn wait_for_server_stream(&mut self) {
-        self.http_io.push(Box::pin(async {
-            tokio::time::sleep(GET_STREAM_WAIT).await;
-            HttpIo::StreamWaitOver
-        }));
-    }
-
-    /// Tells `connect` it succeeded, if it still waits.
-    pub(crate) fn release_connect(&mut self) {
-        if let Some(tx) = self.connect_reply.take() {
-            let _ = tx.send(Ok(()));
-        }
-    }
 }
 
 /// A POST in two steps: wait for a place among the transport's concurrent
 /// POSTs ([`HttpIo::Admitted`], when the core starts the request's
 /// deadline), then send.
-pub(crate) fn post(
+pub(super) fn post(
     http: HttpTransport,
     bytes: Vec<u8>,
     routing: HttpRouting,

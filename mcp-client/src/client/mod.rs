@@ -1,5 +1,16 @@
 //! [`Client`]: the cheap, cloneable handle to one connection.
 
+pub(crate) mod builder;
+pub(crate) mod features;
+pub(crate) mod listen;
+pub mod llm_server;
+mod prompt_args;
+mod reconfigure;
+pub(crate) mod request_handle;
+mod server_exit;
+pub(crate) mod session;
+pub mod throughput;
+
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
@@ -11,20 +22,17 @@ use mcp_types::{Era, ProtocolVersion};
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
-use crate::builder::ClientBuilder;
+use crate::client::builder::ClientBuilder;
+use crate::driver::Outcome;
 use crate::driver::{CallSpec, Command, SpecKind};
 use crate::error::Error;
 use crate::handlers::Handlers;
 use crate::options::CallOptions;
-use crate::router::Outcome;
 
 /// What the driver learned about the server, readable from any handle.
 #[derive(Debug, Default)]
 pub(crate) struct Shared {
     facts: RwLock<Facts>,
-    /// 2025-11-25 session state the server forgets with its session, put
-    /// back after a session is recovered.
-    restore: Mutex<Restore>,
     /// The handlers, replaceable at runtime (`Client::set_*_handler`).
     handlers: RwLock<Handlers>,
     /// How the stdio server process ended, once it did (server_exit.rs).
@@ -35,14 +43,6 @@ pub(crate) struct Shared {
     /// needed and after a tool list change.
     #[cfg(feature = "output-schema")]
     pub(crate) output_schemas: Mutex<Option<std::collections::HashMap<String, Option<Value>>>>,
-}
-
-/// What a new 2025-11-25 session gets back: resource subscriptions and the
-/// log level.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Restore {
-    pub(crate) subscriptions: std::collections::BTreeSet<String>,
-    pub(crate) log_level: Option<LoggingLevel>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -75,11 +75,6 @@ impl Shared {
             .write()
             .unwrap_or_else(PoisonError::into_inner)
             .session = session;
-    }
-
-    /// Edits the state a recovered session gets back.
-    pub(crate) fn restore<R>(&self, f: impl FnOnce(&mut Restore) -> R) -> R {
-        f(&mut self.restore.lock().unwrap_or_else(PoisonError::into_inner))
     }
 
     pub(crate) fn set_closed(&self) {
@@ -317,6 +312,19 @@ impl Client {
         use tracing::Instrument;
         let span = tracing::debug_span!("mcp.call", method = %spec.method, token);
         self.add_log_level(&mut spec.opts);
+        let (rx, mut guard) = self.start_call(token, spec)?;
+        let r = rx.instrument(span).await.map_err(|_| Error::closed());
+        guard.disarm();
+        r?
+    }
+
+    /// Hands a call to the driver; returns where its outcome arrives and
+    /// the guard that cancels it when dropped.
+    pub(crate) fn start_call(
+        &self,
+        token: u64,
+        spec: CallSpec,
+    ) -> Result<(oneshot::Receiver<Result<Outcome, Error>>, CancelGuard), Error> {
         let (reply, rx) = oneshot::channel();
         self.inner
             .commands
@@ -326,10 +334,7 @@ impl Client {
                 reply,
             })
             .map_err(|_| Error::closed())?;
-        let mut guard = CancelGuard::new(token, self.inner.commands.clone());
-        let r = rx.instrument(span).await.map_err(|_| Error::closed());
-        guard.disarm();
-        r?
+        Ok((rx, CancelGuard::new(token, self.inner.commands.clone())))
     }
 
     pub(crate) fn add_log_level(&self, opts: &mut CallOptions) {
@@ -443,7 +448,6 @@ impl Client {
         let _: Value = self
             .request_as("logging/setLevel", Some(params), CallOptions::new())
             .await?;
-        self.inner.shared.restore(|r| r.log_level = Some(level));
         Ok(())
     }
 

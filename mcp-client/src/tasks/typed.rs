@@ -10,8 +10,8 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::client::Client;
+use crate::client::features::structured;
 use crate::error::{Error, ErrorKind};
-use crate::features::structured;
 use crate::options::CallOptions;
 use crate::tasks::{Step, TaskHandle};
 

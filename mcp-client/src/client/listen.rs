@@ -9,10 +9,10 @@ use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 
 use crate::client::{CancelGuard, Client, unexpected};
+use crate::driver::Outcome;
 use crate::driver::{CallSpec, SpecKind};
 use crate::error::Error;
 use crate::options::CallOptions;
-use crate::router::Outcome;
 
 /// What the driver forwards to a subscription.
 #[derive(Debug)]

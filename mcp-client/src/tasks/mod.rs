@@ -14,6 +14,11 @@
 //! `task_typed.rs`; handles for a task named by related-task metadata in
 //! `task_attach.rs`.
 
+mod attach;
+pub(crate) mod inputs;
+mod typed;
+mod wait;
+
 use std::collections::VecDeque;
 use std::time::Duration;
 
@@ -26,11 +31,11 @@ use serde_json::{Map, Value, json};
 use tokio::sync::{mpsc, oneshot, watch};
 
 use crate::client::{CancelGuard, Client, unexpected};
+use crate::driver::Outcome;
 use crate::driver::{CallSpec, Command, SpecKind};
 use crate::error::{Error, ErrorKind};
 use crate::options::CallOptions;
-use crate::router::Outcome;
-use crate::task_inputs::{InputItem, InputsFirst, TaskEnds, TaskSink};
+use crate::tasks::inputs::{InputItem, InputsFirst, StatusObserver, TaskEnds, TaskSink};
 
 /// A tool call running as a task.
 ///
@@ -63,24 +68,23 @@ pub struct TaskHandle {
     pub(crate) held: VecDeque<InputItem>,
     pub(crate) record: TaskRecord,
     finished: Option<Finished>,
-    pub(crate) watcher: Option<crate::task_wait::Watcher>,
+    pub(crate) watcher: Option<crate::tasks::wait::Watcher>,
+    /// Where the status callback is installed for the driver to call.
+    pub(crate) observer: StatusObserver,
 }
 
-/// Who drives the task.
+/// The call behind the handle: the one that created the task, or the
+/// core's watch of a task named by id (`attach.rs`).
 #[derive(Debug)]
 pub(crate) enum Source {
-    /// The call that created it, in the driver.
+    /// A call in the driver.
     Call {
         token: u64,
         outcome: Option<oneshot::Receiver<Result<Outcome, Error>>>,
+        /// Dropping it cancels the call (for a watch: stops watching).
         guard: CancelGuard,
-    },
-    /// A poller for a task this client did not start (`task_attach.rs`).
-    Attached {
-        task_id: String,
-        outcome: Option<oneshot::Receiver<Result<CallToolResult, Error>>>,
-        /// Aborts the poller when the handle goes away.
-        _poller: crate::task_attach::PollerGuard,
+        /// The task's id, for a task this client did not start.
+        attached: Option<String>,
     },
 }
 
@@ -90,28 +94,24 @@ impl Source {
             Source::Call {
                 outcome: Some(rx), ..
             } => decode_outcome(rx.await),
-            Source::Attached {
-                outcome: Some(rx), ..
-            } => rx.await.map_err(|_| Error::closed())?,
             _ => std::future::pending().await,
         }
     }
 
     fn has_outcome(&self) -> bool {
-        match self {
-            Source::Call { outcome, .. } => outcome.is_some(),
-            Source::Attached { outcome, .. } => outcome.is_some(),
-        }
+        let Source::Call { outcome, .. } = self;
+        outcome.is_some()
     }
 
     fn done(&mut self) {
-        match self {
-            Source::Call { outcome, guard, .. } => {
-                *outcome = None;
-                guard.disarm();
-            }
-            Source::Attached { outcome, .. } => *outcome = None,
-        }
+        let Source::Call { outcome, guard, .. } = self;
+        *outcome = None;
+        guard.disarm();
+    }
+
+    fn token(&self) -> u64 {
+        let Source::Call { token, .. } = self;
+        *token
     }
 }
 
@@ -211,20 +211,12 @@ impl Client {
             kind: SpecKind::Task(sink),
         };
         let token = self.token();
-        let (reply, outcome) = oneshot::channel();
-        self.inner
-            .commands
-            .send(Command::Start {
-                token,
-                spec: Box::new(spec),
-                reply,
-            })
-            .map_err(|_| Error::closed())?;
-        let guard = CancelGuard::new(token, self.inner.commands.clone());
+        let (outcome, guard) = self.start_call(token, spec)?;
         let source = Source::Call {
             token,
             outcome: Some(outcome),
             guard,
+            attached: None,
         };
         let mut handle = TaskHandle::new(self.clone(), name, source, ends);
         // Until the task exists (or the call ended at once).
@@ -274,6 +266,7 @@ impl TaskHandle {
             record: TaskRecord::new(),
             finished: None,
             watcher: None,
+            observer: ends.observer,
         }
     }
 
@@ -355,18 +348,18 @@ impl TaskHandle {
     }
 
     /// Hands the input requests kept for a closure to the registered
-    /// handlers (each on its own Tokio task); those no handler serves are
+    /// handlers (run inside the driver); those no handler serves are
     /// refused.
     pub(crate) fn release_held(&mut self) {
-        let handlers = self.client.inner.shared.handlers();
-        for item in self.held.drain(..) {
-            let params = serde_json::value::to_raw_value(&item.request.params).ok();
-            let params = params.as_deref().filter(|p| p.get() != "null");
-            match handlers.serve(&item.request.method, params) {
-                Some(fut) => {
-                    tokio::spawn(async move { item.reply(fut.await) });
-                }
-                None => item.refuse(),
+        if self.held.is_empty() {
+            return;
+        }
+        let items = self.held.drain(..).collect();
+        if let Err(mpsc::error::SendError(Command::ServeHeld(items))) =
+            self.client.inner.commands.send(Command::ServeHeld(items))
+        {
+            for item in items {
+                item.refuse();
             }
         }
     }
@@ -379,7 +372,10 @@ impl TaskHandle {
     /// The task's id (`None` when the server answered without a task).
     pub fn task_id(&self) -> Option<String> {
         match &self.source {
-            Source::Attached { task_id, .. } => Some(task_id.clone()),
+            Source::Call {
+                attached: Some(task_id),
+                ..
+            } => Some(task_id.clone()),
             Source::Call { .. } => self.status().map(|s| s.task_id),
         }
     }
@@ -454,18 +450,7 @@ impl TaskHandle {
     /// # Errors
     /// See [`Error`]; a usage error in the legacy era.
     pub async fn update(&self, responses: Map<String, Value>) -> Result<(), Error> {
-        let token = match &self.source {
-            Source::Call { token, .. } => *token,
-            Source::Attached { .. } => {
-                let id = self.task_id().ok_or_else(no_task)?;
-                let params = json!({ "taskId": id, "inputResponses": responses });
-                let _: Value = self
-                    .client
-                    .request_as("tasks/update", Some(params), CallOptions::new())
-                    .await?;
-                return Ok(());
-            }
-        };
+        let token = self.source.token();
         let (reply, rx) = oneshot::channel();
         self.client
             .inner
@@ -486,23 +471,14 @@ impl TaskHandle {
     /// task ended first.
     pub async fn cancel(mut self) -> Result<CallToolResult, Error> {
         if !self.is_finished() {
-            match &self.source {
-                Source::Call { token, .. } => {
-                    let _ = self
-                        .client
-                        .inner
-                        .commands
-                        .send(Command::Cancel { token: *token });
-                }
-                Source::Attached { .. } => {
-                    let id = self.task_id().ok_or_else(no_task)?;
-                    let params = json!({ "taskId": id });
-                    let _: Result<Value, Error> = self
-                        .client
-                        .request_as("tasks/cancel", Some(params), CallOptions::new())
-                        .await;
-                }
-            }
+            // A watched task is cancelled on the wire too (dropping its
+            // handle only stops watching).
+            let token = self.source.token();
+            let command = match &self.source {
+                Source::Call { attached: None, .. } => Command::Cancel { token },
+                Source::Call { .. } => Command::CancelTask { token },
+            };
+            let _ = self.client.inner.commands.send(command);
         }
         self.wait().await
     }

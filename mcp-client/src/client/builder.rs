@@ -1,18 +1,16 @@
 //! [`ClientBuilder`]: transport, identity, era, handlers and limits.
 
-use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::stream::FuturesUnordered;
 use mcp_core::{ClientFeatures, Config, Connection, EraPreference, InputMode, TransportKind};
 use mcp_transport_http::{HttpConfig, HttpTransport};
 use mcp_transport_stdio::{ServerCommand, StdioTransport};
 use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 
 use crate::client::{Client, Shared};
-use crate::driver::Driver;
+use crate::driver;
 use crate::era_cache::EraCache;
 use crate::error::{Error, ErrorKind};
 use crate::handlers::{
@@ -222,7 +220,7 @@ impl ClientBuilder {
         let any: &dyn std::any::Any = &handler;
         self.handlers.roots_list = any
             .downcast_ref::<Vec<mcp_types::roots::Root>>()
-            .map(|list| Arc::new(crate::runtime::normalize_roots(list.clone())));
+            .map(|list| Arc::new(crate::client::reconfigure::normalize_roots(list.clone())));
         self.handlers.roots = Some(Arc::new(handler));
         self
     }
@@ -377,7 +375,7 @@ impl ClientBuilder {
     }
 
     /// Starts the transport and the driver; runs the lifecycle only when
-    /// `initialize` (else `Client::initialize` does, session_control.rs).
+    /// `initialize` (else `Client::initialize` does).
     pub(crate) fn launch(
         self,
         initialize: bool,
@@ -402,45 +400,26 @@ impl ClientBuilder {
             config = config.with_era(EraPreference::Known(version));
         }
         // The driver reports when each HTTP POST leaves the transport's
-        // in-flight queue (http_io.rs): deadlines start then.
+        // in-flight queue (`driver/http.rs`): deadlines start then.
         let reports_sends = kind == TransportKind::Http;
         config = config
             .with_transport(kind)
             .with_features(features)
-            .with_send_reports(reports_sends);
-        let mut conn = Connection::new(config);
-        if initialize {
-            conn.connect(crate::driver::clock())?;
+            .with_send_reports(reports_sends)
+            .with_server_stream(get_stream);
+        if let Some(options) = &handlers.served_tasks {
+            config = config.with_served_tasks(options.clone());
         }
+        let conn = Connection::new(config);
         let shared = Arc::new(Shared::default());
         shared.set_handlers(|h| *h = handlers);
-        let (tx, rx) = mpsc::unbounded_channel();
         let (connect_tx, connect_rx) = oneshot::channel();
-        let driver = Driver {
-            conn,
-            link: Some(link),
-            link_open: true,
-            outbox: VecDeque::new(),
-            writing: None,
-            http_io: FuturesUnordered::new(),
-            handler_io: FuturesUnordered::new(),
-            serving: HashMap::new(),
-            pending: Default::default(),
-            tokens: Default::default(),
-            shared: shared.clone(),
+        let setup = driver::Setup {
             connect_reply: initialize.then_some(connect_tx),
             era_cache: era_cache.zip(key),
-            last_transport_error: None,
-            last_http_error: None,
-            get_stream,
-            closed: false,
-            timer: Box::pin(tokio::time::sleep(Duration::from_secs(86_400 * 365))),
-            timer_at: None,
-            served: Default::default(),
-            session_ctl: crate::session_control::SessionControl::new(!initialize),
-            notifier: crate::throughput::Notifier::new(throughput),
+            throughput,
         };
-        tokio::spawn(driver.run(rx));
+        let tx = driver::start(conn, link, shared.clone(), setup)?;
         let client = Client::from_parts(tx, shared);
         Ok((client, connect_rx))
     }

@@ -276,7 +276,7 @@ pub(crate) struct Handlers {
     /// not alter it.
     pub(crate) advertised: Advertised,
     /// Task-augmented callbacks are served within these limits (2025-11-25).
-    pub(crate) served_tasks: Option<crate::served_tasks::ServedTaskOptions>,
+    pub(crate) served_tasks: Option<crate::serve::tasks::ServedTaskOptions>,
 }
 
 /// The client capabilities advertised at connect, one per handler kind.
@@ -391,7 +391,8 @@ fn invalid_output(what: &str, why: &str) -> ErrorObject {
 /// A sampling answer, checked before it is written.
 fn finish_sampling(r: HandlerResult<CreateMessageResult>) -> Served {
     let result = r.map_err(HandlerError::into_error_object)?;
-    crate::output_check::check_sampling(&result).map_err(|why| invalid_output("sampling", &why))
+    crate::serve::output_check::check_sampling(&result)
+        .map_err(|why| invalid_output("sampling", &why))
 }
 
 /// A form answer, checked against the form's `requestedSchema` before it
@@ -400,7 +401,7 @@ fn finish_form(form: &ElicitRequestFormParams, r: HandlerResult<ElicitResult>) -
     let result = r.map_err(HandlerError::into_error_object)?;
     let schema = serde_json::to_value(&form.requested_schema)
         .map_err(|e| invalid_output("elicitation", &e.to_string()))?;
-    crate::output_check::check_form(&schema, &result)
+    crate::serve::output_check::check_form(&schema, &result)
         .map_err(|why| invalid_output("elicitation", &why))?;
     finish(Ok(result))
 }
@@ -456,15 +457,14 @@ impl Handlers {
     }
 
     /// Starts serving one request (`sampling/createMessage`,
-    /// `elicitation/create`, `roots/list`, `ping`). `None` when no handler
-    /// serves it.
+    /// `elicitation/create`, `roots/list`; the core answers `ping`). `None`
+    /// when no handler serves it.
     pub(crate) fn serve(
         &self,
         method: &str,
         params: Option<&RawValue>,
     ) -> Option<BoxFuture<Served>> {
         match method {
-            "ping" => Some(Box::pin(std::future::ready(Ok(serde_json::json!({}))))),
             "sampling/createMessage" => {
                 let h = self.sampling.clone()?;
                 Some(match params_of(params) {
@@ -501,7 +501,7 @@ impl Handlers {
                                 let form = p.clone();
                                 let mut answer = h.call(p).await;
                                 if let (true, Ok(result)) = (defaults, &mut answer) {
-                                    crate::form_defaults::apply(&form, result);
+                                    crate::serve::form_defaults::apply(&form, result);
                                 }
                                 finish_form(&form, answer)
                             }),

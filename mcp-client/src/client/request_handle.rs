@@ -13,9 +13,9 @@ use tokio::sync::oneshot;
 
 use crate::client::{CancelGuard, Client, unexpected};
 use crate::driver::Command;
+use crate::driver::Outcome;
 use crate::error::Error;
 use crate::options::CallOptions;
-use crate::router::Outcome;
 
 /// A request already sent to the server, whose result is collected later.
 ///

@@ -1,0 +1,273 @@
+//! What a handle asks of the driver (the [`Command`]s) and how the driver
+//! carries each out: starting, cancelling and answering calls, sending a
+//! notification, and session control (initialize, the GET stream, HTTP
+//! headers and credentials).
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use mcp_transport_http::auth::AuthProvider;
+use mcp_types::RequestId;
+use serde_json::Value;
+use tokio::sync::{mpsc, oneshot};
+
+use super::Driver;
+use super::calls::{Outcome, Pending, Sink};
+use crate::error::{Error, ErrorKind};
+use crate::options::CallOptions;
+use crate::tasks::inputs::InputItem;
+use crate::transport::Link;
+
+const HTTP_ONLY: &str = "HTTP headers and credentials apply to HTTP connections only";
+
+/// Where the answer to a command goes.
+pub(crate) type Reply<T> = oneshot::Sender<Result<T, Error>>;
+
+/// What a call is, as the driver starts it.
+pub(crate) struct CallSpec {
+    pub(crate) method: String,
+    pub(crate) params: Option<Value>,
+    pub(crate) opts: CallOptions,
+    pub(crate) kind: SpecKind,
+}
+
+/// How the core runs the call and where its results go.
+pub(crate) enum SpecKind {
+    Plain,
+    ListAll,
+    Listen(mpsc::UnboundedSender<crate::client::listen::ListenItem>),
+    Task(crate::tasks::inputs::TaskSink),
+    /// The core watches a task this client did not start.
+    Watch {
+        sink: crate::tasks::inputs::TaskSink,
+        task_id: String,
+    },
+}
+
+/// A command from a handle.
+pub(crate) enum Command {
+    Start {
+        token: u64,
+        spec: Box<CallSpec>,
+        reply: oneshot::Sender<Result<Outcome, Error>>,
+    },
+    /// The handle is gone: cancels the call (a watch stops watching).
+    Cancel {
+        token: u64,
+    },
+    /// Cancels the task behind a call (`tasks/cancel`), a watched one too.
+    CancelTask {
+        token: u64,
+    },
+    /// Cancels a call by its JSON-RPC id.
+    CancelId {
+        id: RequestId,
+        reply: oneshot::Sender<Result<(), Error>>,
+    },
+    /// The id of the call a token started, while it is in flight.
+    IdOf {
+        token: u64,
+        reply: oneshot::Sender<Option<RequestId>>,
+    },
+    TaskInput {
+        token: u64,
+        responses: serde_json::Map<String, Value>,
+        reply: oneshot::Sender<Result<(), Error>>,
+    },
+    Notify {
+        method: &'static str,
+        reply: oneshot::Sender<Result<(), Error>>,
+    },
+    Close {
+        done: oneshot::Sender<()>,
+    },
+    /// Initialize, the GET stream, HTTP headers and credentials.
+    Session(SessionCommand),
+    /// Input requests of a task that its handle kept for a closure and now
+    /// hands to the registered handlers (run inside the driver).
+    ServeHeld(Vec<InputItem>),
+}
+
+/// A session-control request from a handle.
+pub(crate) enum SessionCommand {
+    Initialize(Reply<()>),
+    OpenStream(Reply<bool>),
+    CloseStream(Reply<bool>),
+    Http {
+        change: HttpChange,
+        reply: Reply<bool>,
+    },
+}
+
+/// A change to the HTTP transport's per-connection settings.
+pub(crate) enum HttpChange {
+    SetHeader(String, String),
+    RemoveHeader(String),
+    Auth(Option<Arc<dyn AuthProvider>>),
+}
+
+impl Driver {
+    pub(super) fn on_command(&mut self, now: Instant, c: Command) {
+        match c {
+            Command::Start { reply, .. } if self.closed => {
+                let _ = reply.send(Err(self.with_server_exit(Error::closed())));
+            }
+            Command::Start { reply, .. } if self.uninitialized => {
+                let _ = reply.send(Err(Error::new(ErrorKind::NotInitialized)));
+            }
+            Command::Notify { reply, .. } if self.uninitialized => {
+                let _ = reply.send(Err(Error::new(ErrorKind::NotInitialized)));
+            }
+            Command::Session(c) => self.on_session_command(now, c),
+            Command::Start { token, spec, reply } => self.start(now, token, *spec, reply),
+            Command::Cancel { token } => {
+                if let Some(id) = self.tokens.remove(&token) {
+                    if let Some(p) = self.pending.get_mut(&id) {
+                        p.cancelled_by_drop = true;
+                    }
+                    if let Err(e) = self.stop_call(now, &id) {
+                        tracing::debug!(error = %e, "cancel of a finished call");
+                    }
+                }
+            }
+            Command::CancelTask { token } => {
+                if let Some(id) = self.tokens.get(&token)
+                    && let Err(e) = self.conn.cancel(now, id)
+                {
+                    tracing::debug!(error = %e, "cancel of a finished task");
+                }
+            }
+            Command::CancelId { id, reply } => {
+                let _ = reply.send(self.conn.cancel(now, &id).map_err(Error::from));
+            }
+            Command::IdOf { token, reply } => {
+                let _ = reply.send(self.tokens.get(&token).cloned());
+            }
+            Command::TaskInput {
+                token,
+                responses,
+                reply,
+            } => {
+                let r = match self.tokens.get(&token) {
+                    Some(id) => self
+                        .conn
+                        .answer_task_input(now, id, responses)
+                        .map_err(Error::from),
+                    None => Err(Error::new(ErrorKind::NotInProgress(
+                        "the task's call is over",
+                    ))),
+                };
+                let _ = reply.send(r);
+            }
+            Command::Notify { method, reply } => {
+                // The core refuses notifications the negotiated era retired.
+                let r = self.conn.notify(now, method, None).map_err(Error::from);
+                let _ = reply.send(r);
+            }
+            Command::ServeHeld(items) => self.serve_held(items),
+            Command::Close { .. } => {}
+        }
+    }
+
+    fn start(
+        &mut self,
+        now: Instant,
+        token: u64,
+        spec: CallSpec,
+        reply: oneshot::Sender<Result<Outcome, Error>>,
+    ) {
+        let CallSpec {
+            method,
+            params,
+            opts,
+            kind,
+        } = spec;
+        let CallOptions {
+            core: core_opts,
+            progress,
+            headers,
+            ..
+        } = opts;
+        let started = match &kind {
+            SpecKind::ListAll => self.conn.list_all(now, &method, params, core_opts),
+            SpecKind::Listen(_) => {
+                let filter = params
+                    .and_then(|mut p| p.get_mut("notifications").map(Value::take))
+                    .unwrap_or_else(|| serde_json::json!({}));
+                self.conn.listen(now, filter, core_opts)
+            }
+            SpecKind::Watch { task_id, .. } => self.conn.watch_task(now, task_id, core_opts),
+            _ => self.conn.send_request(now, &method, params, core_opts),
+        };
+        match started {
+            Ok(id) => {
+                let watch = matches!(kind, SpecKind::Watch { .. });
+                let sink = match kind {
+                    SpecKind::Plain | SpecKind::ListAll => Sink::Plain,
+                    SpecKind::Listen(tx) => Sink::Listen(tx),
+                    SpecKind::Task(tx) | SpecKind::Watch { sink: tx, .. } => Sink::Task(tx),
+                };
+                self.tokens.insert(token, id.clone());
+                let mut pending = Pending::new(token, &method, reply, progress, headers, sink);
+                pending.watch = watch;
+                self.pending.insert(id, pending);
+            }
+            Err(e) => {
+                let _ = reply.send(Err(e.into()));
+            }
+        }
+    }
+
+    pub(super) fn on_session_command(&mut self, now: Instant, c: SessionCommand) {
+        match c {
+            SessionCommand::Initialize(reply) => self.initialize(now, reply),
+            SessionCommand::OpenStream(reply) => self.want_server_stream(now, reply),
+            SessionCommand::CloseStream(reply) => self.unwant_server_stream(now, reply),
+            SessionCommand::Http { change, reply } => {
+                let _ = reply.send(self.change_http(change));
+            }
+        }
+    }
+
+    fn initialize(&mut self, now: Instant, reply: Reply<()>) {
+        if self.closed {
+            let _ = reply.send(Err(Error::closed()));
+            return;
+        }
+        match self.conn.connect(now) {
+            Ok(()) => {
+                self.uninitialized = false;
+                self.connect_reply = Some(reply);
+            }
+            Err(e) => {
+                let _ = reply.send(Err(e.into()));
+            }
+        }
+    }
+
+    fn change_http(&mut self, change: HttpChange) -> Result<bool, Error> {
+        let Some(Link::Http(http)) = &self.link else {
+            return Err(if self.closed {
+                Error::closed()
+            } else {
+                Error::new(ErrorKind::NotApplicable(HTTP_ONLY))
+            });
+        };
+        let invalid = |name: &str| {
+            Error::new(ErrorKind::InvalidHeader {
+                name: name.to_owned(),
+            })
+        };
+        match change {
+            HttpChange::SetHeader(name, value) => http
+                .set_header(&name, &value)
+                .map(|()| true)
+                .map_err(|_| invalid(&name)),
+            HttpChange::RemoveHeader(name) => http.remove_header(&name).map_err(|_| invalid(&name)),
+            HttpChange::Auth(auth) => {
+                http.set_auth(auth);
+                Ok(true)
+            }
+        }
+    }
+}

@@ -1,0 +1,419 @@
+//! The driver: one task per connection that owns the core [`Connection`]
+//! and the transport. Private to the crate; handles reach it only through
+//! [`Command`]s.
+//!
+//! After every input or command it follows the core's drain rule: drain
+//! `poll_transmit` into the transport, drain `poll_event` into the waiting
+//! callers and handlers, then arm one timer from `poll_timeout`. Every
+//! timer is the core's; the clock it is told is read here, through
+//! [`clock`] (tokio's, so a paused test clock drives it), once per wake-up,
+//! plus the wall-clock anchor of served tasks' timestamps at start. The one
+//! other clock of the crate is the notification queue's debounce window
+//! (`notifications.rs`, `notify_queue.rs`, on the system clock). HTTP
+//! exchanges, response streams and running handlers are futures polled
+//! inside the driver's `select!` (no task per request or handler); the
+//! only other thread is the notification queue's worker. Nothing outside
+//! this folder reads a clock, sleeps or spawns (`cargo xtask tidy` checks
+//! it).
+//!
+//! * `commands.rs`: what handles ask, and how each is carried out.
+//! * `transmit.rs`: the core's transmits to the transport, its events to
+//!   `events.rs`, which routes each family (calls in `calls.rs`, requests
+//!   the server makes in `serving.rs` and `callback_tasks.rs`).
+//! * `receive.rs`: every server message into the core (strict checks first).
+//! * `http.rs`, `get_stream.rs`: HTTP exchanges and the 2025-11-25 GET stream.
+//! * `notifications.rs`, `notify_queue.rs`: the bounded queue to the
+//!   notification handler and its worker thread.
+//! * `server_exit.rs`: a stdio server's exit, attached to the errors.
+
+mod callback_tasks;
+mod calls;
+mod commands;
+mod events;
+mod get_stream;
+mod http;
+mod notifications;
+mod notify_queue;
+mod receive;
+mod server_exit;
+mod serving;
+mod transmit;
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use futures::FutureExt;
+use futures::StreamExt;
+use futures::stream::FuturesUnordered;
+use mcp_core::correlation::IdMap;
+use mcp_core::{CloseReason, Connection};
+use mcp_transport_http::HttpError;
+use mcp_transport_stdio::Inbound;
+use mcp_types::{Message, RequestId};
+use tokio::sync::{mpsc, oneshot};
+
+pub(crate) use calls::Outcome;
+pub(crate) use commands::{CallSpec, Command, HttpChange, Reply, SessionCommand, SpecKind};
+
+use crate::client::Shared;
+use crate::client::throughput::ThroughputConfig;
+use crate::era_cache::EraCache;
+use crate::error::Error;
+use crate::handlers::{BoxFuture, Served};
+use crate::transport::Link;
+use calls::Pending;
+use http::HttpIo;
+use serving::Target;
+
+enum Wake {
+    Command(Option<Command>),
+    Inbound(Option<Result<Message, String>>),
+    Skipped,
+    /// A line that broke the JSON-RPC envelope (stdio).
+    Broken(mcp_transport_stdio::BrokenEnvelope),
+    /// A line over the stdio line limit, discarded (it may name the
+    /// request it answered).
+    Oversized(mcp_transport_stdio::LineTooLong),
+    Wrote(Result<(), String>),
+    /// A custom transport's receive failed; the error may name why the
+    /// calls still waiting lost their answers (legacy_sse.rs).
+    CustomFailed(std::io::Error),
+    Http(HttpIo),
+    Handler(Target, Served),
+    Timer,
+}
+
+/// The state of one connection, owned by its driver task.
+struct Driver {
+    conn: Connection,
+    link: Option<Link>,
+    link_open: bool,
+    outbox: VecDeque<Vec<u8>>,
+    writing: Option<BoxFuture<Result<(), String>>>,
+    http_io: FuturesUnordered<BoxFuture<HttpIo>>,
+    handler_io: FuturesUnordered<BoxFuture<(Target, Served)>>,
+    /// Stops the handler of each server request still being served, for
+    /// `notifications/cancelled`.
+    serving: HashMap<RequestId, futures::future::AbortHandle>,
+    // Keyed by ids this client assigns: the core's foldhash `IdMap`
+    // (`serving` above is keyed by the server's ids and keeps SipHash).
+    pending: IdMap<RequestId, Pending>,
+    tokens: IdMap<u64, RequestId>,
+    shared: Arc<Shared>,
+    connect_reply: Option<oneshot::Sender<Result<(), Error>>>,
+    era_cache: Option<(EraCache, String)>,
+    last_transport_error: Option<String>,
+    /// The typed HTTP failure behind `last_transport_error`, when it ended
+    /// no pending call (the handshake's requests): attached to the connect
+    /// error.
+    last_http_error: Option<HttpError>,
+    closed: bool,
+    /// Connected with `connect_uninitialized` and not initialized yet.
+    uninitialized: bool,
+    /// The one timer, re-armed only when the core's deadline changes.
+    timer: std::pin::Pin<Box<tokio::time::Sleep>>,
+    timer_at: Option<Instant>,
+    /// Callback tasks served for the server (2025-11-25).
+    served: callback_tasks::ServedState,
+    /// The 2025-11-25 GET stream.
+    get_stream: get_stream::GetStream,
+    /// The bounded queue to the notification handler.
+    notifier: notifications::Notifier,
+}
+
+/// What a new driver starts from, besides the core and the transport.
+pub(crate) struct Setup {
+    /// Where `connect` hears that the lifecycle is done; `None` for
+    /// `connect_uninitialized` (the lifecycle waits for `initialize`).
+    pub(crate) connect_reply: Option<oneshot::Sender<Result<(), Error>>>,
+    /// The era cache and this server's key in it.
+    pub(crate) era_cache: Option<(EraCache, String)>,
+    /// The notification queue's settings.
+    pub(crate) throughput: ThroughputConfig,
+}
+
+/// Starts the driver of a new connection on its own Tokio task (the
+/// lifecycle begins at once when `setup` has a `connect_reply`); returns
+/// the channel its handles send commands on.
+///
+/// # Errors
+/// The core's refusal to start the lifecycle.
+pub(crate) fn start(
+    mut conn: Connection,
+    link: Link,
+    shared: Arc<Shared>,
+    setup: Setup,
+) -> Result<mpsc::UnboundedSender<Command>, Error> {
+    let initialize = setup.connect_reply.is_some();
+    let now = clock();
+    // The one wall-clock fact the core needs (served tasks' timestamps).
+    conn.set_wall_clock(now, std::time::SystemTime::now());
+    if initialize {
+        conn.connect(now)?;
+    }
+    let driver = Driver {
+        conn,
+        link: Some(link),
+        link_open: true,
+        outbox: VecDeque::new(),
+        writing: None,
+        http_io: FuturesUnordered::new(),
+        handler_io: FuturesUnordered::new(),
+        serving: HashMap::new(),
+        pending: IdMap::default(),
+        tokens: IdMap::default(),
+        shared,
+        connect_reply: setup.connect_reply,
+        era_cache: setup.era_cache,
+        last_transport_error: None,
+        last_http_error: None,
+        closed: false,
+        uninitialized: !initialize,
+        timer: Box::pin(tokio::time::sleep(Duration::from_secs(86_400 * 365))),
+        timer_at: None,
+        served: callback_tasks::ServedState::default(),
+        get_stream: get_stream::GetStream::default(),
+        notifier: notifications::Notifier::new(setup.throughput),
+    };
+    let (tx, rx) = mpsc::unbounded_channel();
+    tokio::spawn(driver.run(rx));
+    Ok(tx)
+}
+
+/// The instant the core is told: tokio's clock, which is the system's
+/// monotonic clock except under a paused test clock
+/// (`#[tokio::test(start_paused = true)]`), so the facade's deadlines can be
+/// tested on virtual time like the core's.
+fn clock() -> Instant {
+    tokio::time::Instant::now().into_std()
+}
+
+/// Other calls in flight from which the driver lets runnable callers queue
+/// their requests before writing, so that they share one write.
+const CONCURRENT_BATCHING: usize = 4;
+
+/// The most ready items handled in one turn before waiting again.
+const READY_BATCH: usize = 64;
+
+impl Driver {
+    /// Runs until the client is closed or every handle is gone.
+    async fn run(mut self, mut commands: mpsc::UnboundedReceiver<Command>) {
+        let mut now = clock();
+        let close_done = loop {
+            self.flush(now);
+            let wake = self.wait(&mut commands).await;
+            now = clock();
+            if let Err(done) = self.on_wake(now, wake) {
+                break done;
+            }
+            // Work that is already waiting is handled in the same turn (the
+            // queues are still drained after each input), so a burst costs
+            // one wake-up and one timer re-arm instead of one per message.
+            if let Err(done) = self.take_ready(now, &mut commands) {
+                break done;
+            }
+            // Requests are about to be written while several other calls
+            // are in flight: first let the callers that are already runnable
+            // (woken by replies just delivered) queue theirs, so a burst goes
+            // out in one write and one wake-up. With little concurrency the
+            // requests are written at once.
+            self.drain_queues(now);
+            if self.writing.is_none()
+                && !self.outbox.is_empty()
+                && self.conn.in_flight() >= self.outbox.len() + CONCURRENT_BATCHING
+            {
+                tokio::task::yield_now().await;
+                now = clock();
+                if let Err(done) = self.take_ready(now, &mut commands) {
+                    break done;
+                }
+            }
+        };
+        self.shut_down().await;
+        if let Some(done) = close_done {
+            let _ = done.send(());
+        }
+    }
+
+    /// Handles one wake-up; `Err` ends the loop (with the closer to notify).
+    fn on_wake(&mut self, now: Instant, wake: Wake) -> Result<(), Option<oneshot::Sender<()>>> {
+        match wake {
+            Wake::Command(Some(Command::Close { done })) => return Err(Some(done)),
+            Wake::Command(None) => return Err(None),
+            Wake::Command(Some(c)) => self.on_command(now, c),
+            Wake::Inbound(Some(Ok(m))) => self.receive(now, m),
+            Wake::Inbound(Some(Err(e))) => self.transport_ended(now, Some(e)),
+            Wake::Inbound(None) => self.transport_ended(now, None),
+            Wake::CustomFailed(e) => {
+                for p in self.pending.values_mut() {
+                    if p.cause.is_none() {
+                        p.cause = crate::legacy_sse::pending_cause(&e);
+                    }
+                }
+                self.transport_ended(now, Some(e.to_string()));
+            }
+            Wake::Skipped => {}
+            // A broken reply fails its request at once, as the peer's
+            // protocol fault; any other broken line is reported.
+            Wake::Broken(b) => {
+                self.conn
+                    .handle_envelope_violation(now, b.id.as_ref(), b.violations);
+            }
+            Wake::Oversized(l) => {
+                tracing::warn!(error = %l, "discarded a line over the limit");
+                if let Some(id) = &l.id {
+                    let limit = u64::try_from(l.limit).unwrap_or(u64::MAX);
+                    self.conn.handle_response_too_large(now, id, l.len, limit);
+                }
+            }
+            Wake::Wrote(Ok(())) => self.writing = None,
+            Wake::Wrote(Err(e)) => {
+                self.writing = None;
+                self.outbox.clear();
+                if matches!(
+                    &self.link,
+                    Some(Link::Stream {
+                        process: Some(_),
+                        ..
+                    })
+                ) {
+                    // The receiver reports how the child ended (exit status,
+                    // stderr tail), which says more than a broken pipe.
+                    tracing::debug!(error = %e, "writing to the server failed");
+                    self.last_transport_error = Some(e);
+                } else {
+                    self.transport_ended(now, Some(e));
+                }
+            }
+            Wake::Http(io) => self.on_http(now, io),
+            Wake::Handler(target, served) => self.on_served(now, target, served),
+            Wake::Timer => {
+                self.timer_at = None;
+                self.conn.handle_timeout(now);
+            }
+        }
+        Ok(())
+    }
+
+    /// Handles commands and stdio messages that are ready without waiting.
+    fn take_ready(
+        &mut self,
+        now: Instant,
+        commands: &mut mpsc::UnboundedReceiver<Command>,
+    ) -> Result<(), Option<oneshot::Sender<()>>> {
+        for _ in 0..READY_BATCH {
+            let mut more = false;
+            if let Ok(c) = commands.try_recv() {
+                more = true;
+                self.drain_queues(now);
+                self.on_wake(now, Wake::Command(Some(c)))?;
+            }
+            if self.link_open
+                && let Some(Link::Stream { receiver, .. }) = &mut self.link
+                && let Some(item) = receiver.recv().now_or_never()
+            {
+                more = true;
+                self.drain_queues(now);
+                self.on_wake(now, stream_wake(item))?;
+            }
+            if !more {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    async fn wait(&mut self, commands: &mut mpsc::UnboundedReceiver<Command>) -> Wake {
+        let at = self.conn.poll_timeout().map(|(at, _)| at);
+        if at != self.timer_at
+            && let Some(at) = at
+        {
+            self.timer
+                .as_mut()
+                .reset(tokio::time::Instant::from_std(at));
+        }
+        self.timer_at = at;
+        let recv_open = self.link_open;
+        let armed = at.is_some();
+        let Driver {
+            link,
+            writing,
+            http_io,
+            handler_io,
+            timer,
+            ..
+        } = self;
+        let inbound = async {
+            match link {
+                Some(Link::Stream { receiver, .. }) if recv_open => {
+                    stream_wake(receiver.recv().await)
+                }
+                Some(Link::Custom(t)) if recv_open => match t.recv().await {
+                    Some(Ok(m)) => Wake::Inbound(Some(Ok(m))),
+                    Some(Err(e)) => Wake::CustomFailed(e),
+                    None => Wake::Inbound(None),
+                },
+                _ => std::future::pending().await,
+            }
+        };
+        let write = async {
+            match writing {
+                Some(w) => w.await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            c = commands.recv() => Wake::Command(c),
+            w = inbound => w,
+            r = write => Wake::Wrote(r),
+            Some(io) = http_io.next(), if !http_io.is_empty() => Wake::Http(io),
+            Some((t, s)) = handler_io.next(), if !handler_io.is_empty() => Wake::Handler(t, s),
+            () = timer.as_mut(), if armed => Wake::Timer,
+        }
+    }
+
+    fn transport_ended(&mut self, now: Instant, error: Option<String>) {
+        self.link_open = false;
+        let reason = match &error {
+            Some(e) => CloseReason::Error(e.clone()),
+            None => CloseReason::Eof,
+        };
+        if let Some(e) = error {
+            tracing::debug!(error = %e, "transport ended");
+            self.last_transport_error = Some(e);
+        }
+        // The calls it fails carry the server's exit (`server_exit.rs`).
+        self.note_server_exit();
+        self.conn.handle_transport_closed(now, reason);
+    }
+
+    async fn shut_down(&mut self) {
+        let now = clock();
+        self.conn.close(now);
+        self.flush(now);
+        if let Some(w) = self.writing.take() {
+            let _ = tokio::time::timeout(std::time::Duration::from_secs(1), w).await;
+        }
+        self.http_io.clear();
+        self.handler_io.clear();
+        if let Some(link) = self.link.take() {
+            link.close().await;
+        }
+    }
+}
+
+/// What one item from a stdio receiver wakes the driver with.
+fn stream_wake(item: Option<Result<Inbound, mcp_transport_stdio::RecvError>>) -> Wake {
+    match item {
+        Some(Ok(Inbound::Message(m))) => Wake::Inbound(Some(Ok(m))),
+        Some(Ok(Inbound::Broken(b))) => Wake::Broken(b),
+        Some(Ok(Inbound::Oversized(l))) => Wake::Oversized(l),
+        Some(Ok(other)) => {
+            tracing::debug!(item = ?other, "skipped a line from the server");
+            Wake::Skipped
+        }
+        Some(Err(e)) => Wake::Inbound(Some(Err(e.to_string()))),
+        None => Wake::Inbound(None),
+    }
+}

@@ -1,0 +1,104 @@
+//! The drain rule's output side: what the core transmits goes to the
+//! transport (stdio and custom transports in one batched write, HTTP as one
+//! POST future per message), and its events go to their routes.
+
+use std::time::Instant;
+
+use super::Driver;
+use super::http::post;
+use crate::transport::Link;
+
+impl Driver {
+    /// The drain rule, then start writing what it produced.
+    pub(super) fn flush(&mut self, now: Instant) {
+        self.drain_queues(now);
+        self.start_write();
+    }
+
+    /// The drain rule: transmits, then events, until both are empty.
+    pub(super) fn drain_queues(&mut self, now: Instant) {
+        loop {
+            let mut progressed = false;
+            while let Some(t) = self.conn.poll_transmit() {
+                progressed = true;
+                self.transmit(t);
+            }
+            while let Some(e) = self.conn.poll_event() {
+                progressed = true;
+                self.on_event(now, e);
+            }
+            if !progressed {
+                break;
+            }
+        }
+    }
+
+    fn transmit(&mut self, t: mcp_core::Transmit) {
+        let t = match t {
+            mcp_core::Transmit::OpenServerStream { generation } => {
+                self.open_get(generation);
+                return;
+            }
+            mcp_core::Transmit::CloseServerStream => {
+                self.close_get();
+                return;
+            }
+            t => t,
+        };
+        match (&self.link, t) {
+            (
+                Some(Link::Http(http)),
+                mcp_core::Transmit::Message {
+                    bytes,
+                    routing,
+                    call,
+                    ..
+                },
+            ) => {
+                // The call's extra headers go on every POST of the call:
+                // retries with a fresh id, multi round-trip rounds, pages and
+                // task requests.
+                let headers = call
+                    .as_ref()
+                    .and_then(|id| self.pending.get(id))
+                    .map(|p| p.headers.clone())
+                    .unwrap_or_default();
+                self.http_io
+                    .push(post(http.clone(), bytes, routing, headers));
+            }
+            (Some(Link::Http(http)), mcp_core::Transmit::CloseStream { request_id }) => {
+                http.cancel(&request_id);
+            }
+            (Some(_), mcp_core::Transmit::Message { bytes, .. }) => {
+                self.outbox.push_back(bytes);
+            }
+            _ => {}
+        }
+    }
+
+    fn start_write(&mut self) {
+        if self.writing.is_some() || self.outbox.is_empty() {
+            return;
+        }
+        let batch: Vec<Vec<u8>> = self.outbox.drain(..).collect();
+        match &self.link {
+            Some(Link::Stream { sender, .. }) => {
+                let sender = sender.clone();
+                // One write for the whole burst, not one per message.
+                self.writing = Some(Box::pin(async move {
+                    sender.send_batch(&batch).await.map_err(|e| e.to_string())
+                }));
+            }
+            Some(Link::Custom(t)) => {
+                let sends: Vec<_> = batch.into_iter().map(|m| t.send(m)).collect();
+                self.writing = Some(Box::pin(async move {
+                    for s in sends {
+                        s.await.map_err(|e| e.to_string())?;
+                    }
+                    Ok(())
+                }));
+            }
+            _ => {}
+        }
+    }
+}
