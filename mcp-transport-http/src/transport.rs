@@ -245,6 +245,15 @@ impl HttpTransport {
         }
     }
 
+    /// Records the protocol version the session negotiated, for the requests
+    /// that carry no routing of their own (the GET stream, the closing
+    /// `DELETE`): every request after initialization must name it in
+    /// `MCP-Protocol-Version`. POSTs record it too, but the GET stream may
+    /// open before any versioned POST has gone out.
+    pub fn set_protocol_version(&self, version: &ProtocolVersion) {
+        self.inner.session.note_version(version);
+    }
+
     /// Opens the optional 2025-11-25 GET stream for server-initiated
     /// messages. `Ok(None)` when the server offers none (`405`); it is not
     /// retried. The stream resumes with `Last-Event-ID` when it breaks.

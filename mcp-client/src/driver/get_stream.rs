@@ -89,6 +89,9 @@ impl Driver {
             return;
         };
         let http = http.clone();
+        if let Some(version) = self.conn.protocol_version() {
+            http.set_protocol_version(version);
+        }
         self.get_stream.stop();
         self.get_stream.generation = generation;
         let fut = self.get_stream.abortable(Box::pin(async move {
