@@ -282,3 +282,26 @@ async fn a_session_without_refresh_token_asks_to_sign_in_again() {
     let s = sign_in(&idp).await.unwrap();
     assert!(IdpAssertion::new(Arc::new(other), s, None).is_err());
 }
+
+#[tokio::test]
+async fn the_file_store_keeps_idp_sessions_next_to_tokens() {
+    use mcp_auth::store::{FileStore, TokenKey, TokenStore};
+    let idp = Idp::new(TestClock::at(1_000));
+    let session = sign_in(&idp).await.unwrap();
+    let dir = std::env::temp_dir().join(format!("mcp-auth-oidc-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let store = FileStore::new(dir.join("oauth.json"));
+    store.save_idp_session(&session).unwrap();
+    let key = TokenKey::new("r", "i");
+    let tokens =
+        mcp_auth::token::TokenSet::new("at".into(), mcp_auth::security::TokenScheme::Bearer);
+    // Saving OAuth tokens keeps the sign-in, and the reverse.
+    store.save_tokens(&key, &tokens).unwrap();
+    let again = FileStore::new(dir.join("oauth.json"));
+    assert_eq!(again.idp_sessions().unwrap(), vec![session.clone()]);
+    assert_eq!(again.load_tokens(&key).unwrap(), Some(tokens));
+    assert_eq!(again.remove_idp_session(IDP).unwrap(), Some(session));
+    assert!(store.idp_sessions().unwrap().is_empty());
+    assert_eq!(store.remove_idp_session(IDP).unwrap(), None);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
