@@ -262,6 +262,8 @@ async fn expired_id_token_is_refreshed_before_the_enterprise_exchange() {
     );
     assert_eq!(st.grants[2]["subject_token"], refreshed.id_token.expose());
     assert_eq!(st.grants[2]["audience"], ISSUER);
+    // The exchange authenticates as the sign-in did (the IdP allows only _post).
+    assert_eq!(st.grants[2]["client_secret"], "idp-secret");
     // The MCP authorization server redeemed the ID-JAG.
     let mcp = idp.mcp.log.lock().unwrap();
     assert_eq!(mcp.grants.last().unwrap()["assertion"], "jag-1");

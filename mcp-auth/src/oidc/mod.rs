@@ -68,6 +68,10 @@ pub struct IdpSession {
     pub refresh_token: Option<Secret>,
     /// The ID token's `exp`.
     pub expires_at: u64,
+    /// How this client authenticates at the token endpoint, as chosen from the
+    /// provider's metadata at sign-in (`None`: the credentials' default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_auth_method: Option<String>,
     /// The ID token's `sub`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub subject: Option<String>,
@@ -243,6 +247,7 @@ impl IdentityProvider {
             id_token: Secret::new(""),
             refresh_token: None,
             expires_at: 0,
+            client_auth_method: Some(self.auth_method(&meta)),
             subject: None,
             display_name: None,
         };
@@ -306,23 +311,29 @@ impl IdentityProvider {
         parse_token_response(&resp)
     }
 
+    /// `none` for a public client, else the secret method the metadata allows.
+    fn auth_method(&self, meta: &AuthorizationServerMetadata) -> String {
+        match self.credentials.client_secret {
+            None => "none".to_owned(),
+            Some(_) => choose_auth_method(&self.credentials, meta, false),
+        }
+    }
+
     fn client_auth(&self, meta: &AuthorizationServerMetadata) -> Result<ClientAuth, AuthError> {
         let client_id = self.credentials.client_id.clone();
         let Some(client_secret) = self.credentials.client_secret.clone() else {
             return Ok(ClientAuth::None { client_id });
         };
-        Ok(
-            match choose_auth_method(&self.credentials, meta, false).as_str() {
-                "client_secret_post" => ClientAuth::SecretPost {
-                    client_id,
-                    client_secret,
-                },
-                _ => ClientAuth::SecretBasic {
-                    client_id,
-                    client_secret,
-                },
+        Ok(match self.auth_method(meta).as_str() {
+            "client_secret_post" => ClientAuth::SecretPost {
+                client_id,
+                client_secret,
             },
-        )
+            _ => ClientAuth::SecretBasic {
+                client_id,
+                client_secret,
+            },
+        })
     }
 
     /// The [`Flow::EnterpriseManaged`] that exchanges this session's ID token (kept
@@ -333,9 +344,13 @@ impl IdentityProvider {
         assertion: Arc<IdpAssertion>,
         mcp_credentials: ClientCredentials,
     ) -> Flow {
+        let mut idp_credentials = self.credentials.clone();
+        if let Some(method) = &assertion.client_auth_method {
+            idp_credentials = idp_credentials.with_auth_method(method.clone());
+        }
         Flow::EnterpriseManaged {
             idp_token_endpoint: assertion.token_endpoint.clone(),
-            idp_credentials: self.credentials.clone(),
+            idp_credentials,
             id_token: assertion,
             subject_token_type: ID_TOKEN_TYPE.to_owned(),
             credentials: mcp_credentials,
@@ -361,6 +376,7 @@ pub type OnRefresh = Box<dyn Fn(&IdpSession) + Send + Sync>;
 pub struct IdpAssertion {
     provider: Arc<IdentityProvider>,
     token_endpoint: String,
+    client_auth_method: Option<String>,
     session: futures::lock::Mutex<IdpSession>,
     on_refresh: Option<OnRefresh>,
 }
@@ -390,6 +406,7 @@ impl IdpAssertion {
         Ok(Self {
             provider,
             token_endpoint: session.token_endpoint.clone(),
+            client_auth_method: session.client_auth_method.clone(),
             session: futures::lock::Mutex::new(session),
             on_refresh,
         })
