@@ -16,13 +16,15 @@
 mod common;
 
 use std::io::BufReader;
-use std::net::{TcpListener, TcpStream};
-use std::sync::{Arc, Mutex};
+use std::net::TcpStream;
+use std::sync::Mutex;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use common::loopback::{Request, free_port, json_ok, mcp, pairs, read_request, relay, respond};
-use common::{HttpServer, demo_exe, temp_dir};
+use common::loopback::{
+    Request, World, free_port, json_ok, mcp, pairs, read_request, relay, respond, unauthorized,
+};
+use common::temp_dir;
 use serde_json::json;
 
 const IDP_CLIENT: &str = "idp-cli";
@@ -41,33 +43,6 @@ struct Seen {
     id_token: String,
     /// Access tokens the MCP authorization server issued.
     issued: Vec<String>,
-}
-
-struct World {
-    port: u16,
-    _demo: HttpServer,
-    seen: Arc<Mutex<Seen>>,
-}
-
-impl World {
-    fn start() -> World {
-        let demo = HttpServer::start(demo_exe());
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-        let port = listener.local_addr().expect("addr").port();
-        let seen = Arc::new(Mutex::new(Seen::default()));
-        let (s, upstream) = (seen.clone(), demo.url.clone());
-        std::thread::spawn(move || {
-            for stream in listener.incoming().flatten() {
-                let (s, upstream) = (s.clone(), upstream.clone());
-                std::thread::spawn(move || serve(stream, port, &upstream, &s));
-            }
-        });
-        World {
-            port,
-            _demo: demo,
-            seen,
-        }
-    }
 }
 
 fn serve(stream: TcpStream, port: u16, upstream: &str, seen: &Mutex<Seen>) {
@@ -212,15 +187,7 @@ fn resource(mut stream: TcpStream, req: &Request, port: u16, upstream: &str, see
         .get("authorization")
         .and_then(|a| a.strip_prefix("Bearer "));
     if !token.is_some_and(|t| seen.lock().expect("lock").issued.iter().any(|i| i == t)) {
-        let challenge = format!(
-            "Bearer resource_metadata=\"http://127.0.0.1:{port}/.well-known/oauth-protected-resource/mcp\""
-        );
-        return respond(
-            &mut stream,
-            "401 Unauthorized",
-            &[("www-authenticate", challenge)],
-            "",
-        );
+        return unauthorized(&mut stream, port);
     }
     relay(stream, req, upstream);
 }
@@ -228,7 +195,7 @@ fn resource(mut stream: TcpStream, req: &Request, port: u16, upstream: &str, see
 #[test]
 fn ema_login_then_tools_list_with_ema_then_logout() {
     use std::os::unix::fs::MetadataExt;
-    let world = World::start();
+    let world = World::<Seen>::start(serve);
     let config = temp_dir("ema-login");
     let port = free_port();
     let idp = format!("http://127.0.0.1:{}/idp", world.port);
@@ -263,7 +230,7 @@ fn ema_login_then_tools_list_with_ema_then_logout() {
     assert_eq!(status["sessions"][0]["user"], "alice@example.com");
     assert!(!stdout.contains("SECRET"), "{stdout}");
 
-    let url = format!("http://127.0.0.1:{}/mcp", world.port);
+    let url = world.url();
     let list = [
         "--verbose",
         "--ema",

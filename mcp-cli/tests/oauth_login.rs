@@ -14,11 +14,13 @@
 mod common;
 
 use std::io::BufReader;
-use std::net::{TcpListener, TcpStream};
-use std::sync::{Arc, Mutex};
+use std::net::TcpStream;
+use std::sync::Mutex;
 
-use common::loopback::{Request, free_port, json_ok, mcp, pairs, read_request, relay, respond};
-use common::{HttpServer, demo_exe, temp_dir};
+use common::loopback::{
+    Request, World, free_port, json_ok, mcp, pairs, read_request, relay, respond, unauthorized,
+};
+use common::temp_dir;
 
 /// What the authorization server did.
 #[derive(Default)]
@@ -28,38 +30,6 @@ struct Seen {
     /// Whether each `/mcp` request carried a token the server issued.
     mcp: Vec<bool>,
     issued: Vec<String>,
-}
-
-/// The world: its port, the demo server behind it, what it saw.
-struct World {
-    port: u16,
-    _demo: HttpServer,
-    seen: Arc<Mutex<Seen>>,
-}
-
-impl World {
-    fn start() -> World {
-        let demo = HttpServer::start(demo_exe());
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-        let port = listener.local_addr().expect("addr").port();
-        let seen = Arc::new(Mutex::new(Seen::default()));
-        let (s, upstream) = (seen.clone(), demo.url.clone());
-        std::thread::spawn(move || {
-            for stream in listener.incoming().flatten() {
-                let (s, upstream) = (s.clone(), upstream.clone());
-                std::thread::spawn(move || serve(stream, port, &upstream, &s));
-            }
-        });
-        World {
-            port,
-            _demo: demo,
-            seen,
-        }
-    }
-
-    fn url(&self) -> String {
-        format!("http://127.0.0.1:{}/mcp", self.port)
-    }
 }
 
 fn serve(stream: TcpStream, port: u16, upstream: &str, seen: &Mutex<Seen>) {
@@ -165,15 +135,7 @@ fn resource(mut stream: TcpStream, req: &Request, port: u16, upstream: &str, see
         ok
     };
     if !ok {
-        let challenge = format!(
-            "Bearer resource_metadata=\"http://127.0.0.1:{port}/.well-known/oauth-protected-resource/mcp\""
-        );
-        return respond(
-            &mut stream,
-            "401 Unauthorized",
-            &[("www-authenticate", challenge)],
-            "",
-        );
+        return unauthorized(&mut stream, port);
     }
     relay(stream, req, upstream);
 }
@@ -181,7 +143,7 @@ fn resource(mut stream: TcpStream, req: &Request, port: u16, upstream: &str, see
 #[test]
 fn a_browser_login_stores_tokens_0600_and_the_next_command_reuses_them() {
     use std::os::unix::fs::MetadataExt;
-    let world = World::start();
+    let world = World::<Seen>::start(serve);
     let config = temp_dir("oauth-login");
     let port = free_port();
     let url = world.url();

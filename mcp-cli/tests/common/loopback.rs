@@ -6,7 +6,9 @@ use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 
-use super::{mcp_command, wait};
+use std::sync::{Arc, Mutex};
+
+use super::{HttpServer, demo_exe, mcp_command, wait};
 
 /// One request read off a connection.
 pub struct Request {
@@ -179,4 +181,58 @@ pub fn get(url: &str) -> Option<String> {
 pub fn free_port() -> String {
     let l = TcpListener::bind("127.0.0.1:0").expect("bind");
     l.local_addr().expect("addr").port().to_string()
+}
+
+/// Handles one connection: the stream, the world's port, the demo server's
+/// URL and what the world saw.
+pub type Serve<S> = fn(TcpStream, u16, &str, &Mutex<S>);
+
+/// A loopback world: one port served by `serve` on plain threads, a real
+/// `demo-server --http` behind it, and what it saw.
+pub struct World<S> {
+    /// The world's port.
+    pub port: u16,
+    _demo: HttpServer,
+    /// What the world saw.
+    pub seen: Arc<Mutex<S>>,
+}
+
+impl<S: Default + Send + 'static> World<S> {
+    /// Starts the demo server and the world in front of it.
+    pub fn start(serve: Serve<S>) -> World<S> {
+        let demo = HttpServer::start(demo_exe());
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+        let port = listener.local_addr().expect("addr").port();
+        let seen = Arc::new(Mutex::new(S::default()));
+        let (s, upstream) = (seen.clone(), demo.url.clone());
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let (s, upstream) = (s.clone(), upstream.clone());
+                std::thread::spawn(move || serve(stream, port, &upstream, &s));
+            }
+        });
+        World {
+            port,
+            _demo: demo,
+            seen,
+        }
+    }
+
+    /// The MCP endpoint, `http://127.0.0.1:PORT/mcp`.
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}/mcp", self.port)
+    }
+}
+
+/// A 401 whose challenge points at the world's protected resource metadata.
+pub fn unauthorized(stream: &mut TcpStream, port: u16) {
+    let challenge = format!(
+        "Bearer resource_metadata=\"http://127.0.0.1:{port}/.well-known/oauth-protected-resource/mcp\""
+    );
+    respond(
+        stream,
+        "401 Unauthorized",
+        &[("www-authenticate", challenge)],
+        "",
+    );
 }
