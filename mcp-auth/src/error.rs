@@ -5,6 +5,7 @@ use crate::discovery::DiscoveryError;
 use crate::http::HttpError;
 use crate::jwt::KeyError;
 use crate::metadata::OAuthErrorResponse;
+use crate::oidc::IdTokenError;
 use crate::registration::RegistrationError;
 use crate::scope::StepUpExhausted;
 use crate::security::SecurityError;
@@ -55,6 +56,9 @@ pub enum AuthError {
     /// A signing key failed.
     #[error(transparent)]
     Key(#[from] KeyError),
+    /// An identity provider's ID token was refused.
+    #[error(transparent)]
+    IdToken(#[from] IdTokenError),
     /// The random generator failed.
     #[error("random generator failure")]
     Random,

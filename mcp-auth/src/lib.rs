@@ -20,6 +20,7 @@
 //! | [`token`], [`store`] | token lifecycle, in-memory and file stores |
 //! | [`security`] | HTTPS/loopback/SSRF rules, `Authorization` header rendering |
 //! | [`http`], [`handler`] | the host's HTTP client, authorization handler, clock |
+//! | [`oidc`] | OpenID Connect sign-in at an enterprise IdP, the ID token for enterprise-managed auth |
 //! | [`client`] | the async orchestration with single-flight refresh |
 //!
 //! ```
@@ -41,6 +42,7 @@ pub mod handler;
 pub mod http;
 pub mod jwt;
 pub mod metadata;
+pub mod oidc;
 pub mod pkce;
 pub mod random;
 pub mod registration;

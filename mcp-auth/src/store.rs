@@ -13,6 +13,7 @@ use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
+use crate::oidc::IdpSession;
 use crate::registration::ClientCredentials;
 use crate::token::TokenSet;
 
@@ -75,6 +76,9 @@ struct Document {
     clients: BTreeMap<String, ClientCredentials>,
     #[serde(default)]
     tokens: BTreeMap<String, TokenSet>,
+    /// Enterprise identity provider sign-ins, by issuer.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    idp_sessions: BTreeMap<String, IdpSession>,
 }
 
 /// An in-memory store (lost at exit).
@@ -187,6 +191,27 @@ impl FileStore {
             let _ = fs::remove_file(&tmp);
         }
         Ok(result?)
+    }
+
+    /// Every enterprise identity provider sign-in kept in the file.
+    pub fn idp_sessions(&self) -> Result<Vec<IdpSession>, StoreError> {
+        let _g = self.lock.lock().map_err(|_| StoreError::Poisoned)?;
+        Ok(self.read()?.idp_sessions.into_values().collect())
+    }
+
+    /// Keeps (or replaces) the sign-in at `session.issuer`.
+    pub fn save_idp_session(&self, session: &IdpSession) -> Result<(), StoreError> {
+        self.update(|d| {
+            d.idp_sessions
+                .insert(session.issuer.clone(), session.clone());
+        })
+    }
+
+    /// Forgets the sign-in at `issuer`; returns it if there was one.
+    pub fn remove_idp_session(&self, issuer: &str) -> Result<Option<IdpSession>, StoreError> {
+        let mut removed = None;
+        self.update(|d| removed = d.idp_sessions.remove(issuer))?;
+        Ok(removed)
     }
 
     fn update(&self, f: impl FnOnce(&mut Document)) -> Result<(), StoreError> {

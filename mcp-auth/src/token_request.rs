@@ -7,8 +7,10 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use url::form_urlencoded;
 
-use crate::http::HttpRequest;
+use crate::error::AuthError;
+use crate::http::{HttpRequest, HttpResponse};
 use crate::jwt::{KeyError, SigningKey, client_assertion};
+use crate::metadata::{OAuthErrorResponse, TokenResponse};
 use crate::random::RandomSource;
 use crate::secret::Secret;
 
@@ -29,6 +31,30 @@ pub const SAML2_TOKEN_TYPE: &str = "urn:ietf:params:oauth:token-type:saml2";
 pub const REFRESH_TOKEN_TYPE: &str = "urn:ietf:params:oauth:token-type:refresh_token";
 /// Lifetime of generated client assertions.
 pub const ASSERTION_LIFETIME_SECS: u64 = 300;
+
+/// Reads a token endpoint's answer: the token response on 2xx, otherwise the OAuth
+/// error it carries (or an unexpected-response error naming the status).
+pub fn parse_token_response(resp: &HttpResponse) -> Result<TokenResponse, AuthError> {
+    if resp.is_success() {
+        return serde_json::from_slice(&resp.body).map_err(|e| AuthError::InvalidDocument {
+            what: "token response",
+            detail: e.to_string(),
+        });
+    }
+    Err(
+        match serde_json::from_slice::<OAuthErrorResponse>(&resp.body) {
+            Ok(error) => AuthError::OAuth {
+                endpoint: "token",
+                status: resp.status,
+                error,
+            },
+            Err(_) => AuthError::UnexpectedResponse {
+                what: "token endpoint",
+                status: resp.status,
+            },
+        },
+    )
+}
 
 /// The grant of a token request.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -6,6 +6,11 @@ mcp: a Model Context Protocol client for the shell. Guide for agents.
 
 Target (always last): `-- COMMAND ARGS...` starts a stdio server; `-- URL` or
 `--url URL` talks Streamable HTTP (add `--bearer TOKEN`, `-H 'Name: value'`).
+OAuth: `--oauth` logs in through the browser. Enterprise-managed auth: once
+`mcp auth ema-login --idp ISSUER --client-id ID [--client-secret S]`, then
+`--ema --ema-client-id ID [--ema-client-secret S]` on an HTTP target (the
+MCP authorization server's client); `mcp --json auth ema-status`, `auth
+ema-logout`. Tokens stay in a 0600 store and are never printed.
 Era: `--era auto` (default) detects 2026-07-28 vs 2025-11-25. To debug a
 server, `--verbose` shows the wire on stderr (stdio lines; HTTP requests,
 responses and headers), with tokens and secrets redacted.

@@ -88,6 +88,26 @@ pub(crate) struct Global {
     /// The loopback port of the OAuth redirect.
     #[arg(long, global = true, value_name = "PORT", default_value_t = crate::oauth::DEFAULT_PORT)]
     pub(crate) oauth_port: u16,
+    /// Enterprise-managed authorization: exchange the ID token from
+    /// `mcp auth ema-login` for access to the HTTP server.
+    #[arg(long, global = true)]
+    pub(crate) ema: bool,
+    /// With --ema: the identity provider to use when signed in at several.
+    #[arg(long, global = true, value_name = "URL")]
+    pub(crate) ema_idp: Option<String>,
+    /// With --ema: this client's id at the MCP server's authorization server.
+    #[arg(long, global = true, value_name = "ID")]
+    pub(crate) ema_client_id: Option<String>,
+    /// With --ema: this client's secret at the MCP server's authorization
+    /// server (never printed).
+    #[arg(
+        long,
+        global = true,
+        env = "MCP_EMA_CLIENT_SECRET",
+        hide_env_values = true,
+        value_name = "SECRET"
+    )]
+    pub(crate) ema_client_secret: Option<String>,
     /// Which protocol era to speak.
     #[arg(long, global = true, value_enum, default_value_t = EraArg::Auto)]
     pub(crate) era: EraArg,
@@ -417,6 +437,32 @@ pub(crate) enum AuthCmd {
     List,
     /// Forget every stored registration and token.
     Clear,
+    /// Sign in at the organisation's identity provider (OpenID Connect, in
+    /// the browser) for enterprise-managed authorization (`--ema`).
+    EmaLogin {
+        /// The identity provider's issuer URL.
+        #[arg(long, value_name = "URL")]
+        idp: String,
+        /// This client's id at the identity provider.
+        #[arg(long, value_name = "ID")]
+        client_id: String,
+        /// This client's secret at the identity provider (never printed).
+        #[arg(
+            long,
+            env = "MCP_IDP_CLIENT_SECRET",
+            hide_env_values = true,
+            value_name = "SECRET"
+        )]
+        client_secret: Option<String>,
+    },
+    /// Who is signed in at which identity provider (never the tokens).
+    EmaStatus,
+    /// Forget the identity provider sign-in and show its sign-out URL.
+    EmaLogout {
+        /// Only the sign-in at this issuer (default: every one).
+        #[arg(long, value_name = "URL")]
+        idp: Option<String>,
+    },
 }
 
 /// `roots ...`.

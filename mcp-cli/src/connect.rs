@@ -295,6 +295,12 @@ fn http_config(
         }
         config = crate::oauth::configure(config, global.oauth_port, ui)?;
     }
+    if global.ema {
+        if global.bearer.is_some() || global.oauth {
+            return Err(CliError::usage("give one of --bearer, --oauth and --ema"));
+        }
+        config = crate::ema::configure(config, global, ui)?;
+    }
     Ok(config)
 }
 

@@ -23,7 +23,9 @@
 //! Beyond one-shot runs: servers named in config files (`--server`, with
 //! `mcp-host`'s loader), held connections (`connect`, `@NAME`,
 //! `disconnect`, `elicitation respond`; see [`held`]), `repl`, OAuth
-//! (`--oauth`, `auth list|clear`; see [`oauth`]), `--verbose` wire traces
+//! (`--oauth`, `auth list|clear`; see [`oauth`]), enterprise-managed
+//! authorization (`auth ema-login|ema-status|ema-logout`, `--ema`; see
+//! [`ema`]), `--verbose` wire traces
 //! with secrets redacted (stdio: [`wire`]; HTTP: [`http_tap`]) and
 //! `agent-help`.
 //!
@@ -55,6 +57,7 @@ mod args;
 mod commands;
 mod config_target;
 mod connect;
+mod ema;
 mod events;
 mod exit;
 mod held;
@@ -179,6 +182,16 @@ async fn run(cli: Cli, argv: Argv, out: &Out) -> Result<Exit, CliError> {
         Command::Servers => return config_target::list(cli.global.config.as_deref(), out),
         Command::Auth(AuthCmd::List) => return oauth::list(out),
         Command::Auth(AuthCmd::Clear) => return oauth::clear(out),
+        Command::Auth(AuthCmd::EmaLogin {
+            idp,
+            client_id,
+            client_secret,
+        }) => {
+            let secret = client_secret.as_deref();
+            return ema::login(idp, client_id, secret, cli.global.oauth_port, out).await;
+        }
+        Command::Auth(AuthCmd::EmaStatus) => return ema::status(out),
+        Command::Auth(AuthCmd::EmaLogout { idp }) => return ema::logout(idp.as_deref(), out),
         _ => {}
     }
     let (target, era) = Target::from_args(&cli.global, after)?;

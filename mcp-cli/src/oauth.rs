@@ -63,11 +63,7 @@ pub(crate) fn token_file() -> Result<PathBuf, CliError> {
 pub(crate) fn configure(config: HttpConfig, port: u16, ui: &Ui) -> Result<HttpConfig, CliError> {
     let redirect = format!("http://127.0.0.1:{port}/callback");
     let registration = RegistrationConfig::new(vec![redirect]).with_client_name("mcp-cli");
-    let handler = Arc::new(LoopbackBrowser {
-        port,
-        ui: ui.clone(),
-        open: true,
-    });
+    let handler = Arc::new(LoopbackBrowser::new(port, ui));
     let oauth = OAuthConfig::authorization_code(handler, registration)
         .with_store(Arc::new(FileStore::new(token_file()?)));
     config
@@ -81,6 +77,17 @@ pub(crate) struct LoopbackBrowser {
     ui: Ui,
     /// Try to open a browser (off in tests).
     open: bool,
+}
+
+impl LoopbackBrowser {
+    /// A handler waiting on `127.0.0.1:port` that opens the system browser.
+    pub(crate) fn new(port: u16, ui: &Ui) -> Self {
+        Self {
+            port,
+            ui: ui.clone(),
+            open: true,
+        }
+    }
 }
 
 impl AuthorizationHandler for LoopbackBrowser {

@@ -13,12 +13,14 @@
 
 mod common;
 
-use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::sync::{Arc, Mutex};
+use std::io::BufReader;
+use std::net::TcpStream;
+use std::sync::Mutex;
 
-use common::{HttpServer, demo_exe, mcp_command, temp_dir, wait};
+use common::loopback::{
+    Request, World, free_port, json_ok, mcp, pairs, read_request, relay, respond, unauthorized,
+};
+use common::temp_dir;
 
 /// What the authorization server did.
 #[derive(Default)]
@@ -28,131 +30,6 @@ struct Seen {
     /// Whether each `/mcp` request carried a token the server issued.
     mcp: Vec<bool>,
     issued: Vec<String>,
-}
-
-/// The world: its port, the demo server behind it, what it saw.
-struct World {
-    port: u16,
-    _demo: HttpServer,
-    seen: Arc<Mutex<Seen>>,
-}
-
-impl World {
-    fn start() -> World {
-        let demo = HttpServer::start(demo_exe());
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-        let port = listener.local_addr().expect("addr").port();
-        let seen = Arc::new(Mutex::new(Seen::default()));
-        let (s, upstream) = (seen.clone(), demo.url.clone());
-        std::thread::spawn(move || {
-            for stream in listener.incoming().flatten() {
-                let (s, upstream) = (s.clone(), upstream.clone());
-                std::thread::spawn(move || serve(stream, port, &upstream, &s));
-            }
-        });
-        World {
-            port,
-            _demo: demo,
-            seen,
-        }
-    }
-
-    fn url(&self) -> String {
-        format!("http://127.0.0.1:{}/mcp", self.port)
-    }
-}
-
-/// One request read off a connection.
-struct Request {
-    method: String,
-    target: String,
-    headers: HashMap<String, String>,
-    /// The header lines as sent.
-    raw_headers: Vec<String>,
-    body: Vec<u8>,
-}
-
-fn read_request(stream: &mut BufReader<TcpStream>) -> Option<Request> {
-    let mut line = String::new();
-    stream.read_line(&mut line).ok()?;
-    let mut parts = line.split_whitespace();
-    let (method, target) = (parts.next()?.to_owned(), parts.next()?.to_owned());
-    let (mut headers, mut raw_headers) = (HashMap::new(), Vec::new());
-    loop {
-        let mut h = String::new();
-        stream.read_line(&mut h).ok()?;
-        let h = h.trim_end().to_owned();
-        if h.is_empty() {
-            break;
-        }
-        if let Some((k, v)) = h.split_once(':') {
-            headers.insert(k.trim().to_ascii_lowercase(), v.trim().to_owned());
-        }
-        raw_headers.push(h);
-    }
-    let len = headers
-        .get("content-length")
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0);
-    let mut body = vec![0; len];
-    stream.read_exact(&mut body).ok()?;
-    Some(Request {
-        method,
-        target,
-        headers,
-        raw_headers,
-        body,
-    })
-}
-
-fn respond(stream: &mut TcpStream, status: &str, headers: &[(&str, String)], body: &str) {
-    let mut head = format!(
-        "HTTP/1.1 {status}\r\ncontent-length: {}\r\nconnection: close\r\n",
-        body.len()
-    );
-    for (k, v) in headers {
-        head.push_str(&format!("{k}: {v}\r\n"));
-    }
-    head.push_str("\r\n");
-    let _ = stream.write_all(head.as_bytes());
-    let _ = stream.write_all(body.as_bytes());
-}
-
-fn json_ok(stream: &mut TcpStream, status: &str, v: &serde_json::Value) {
-    let ct = ("content-type", "application/json".to_owned());
-    respond(stream, status, &[ct], &v.to_string());
-}
-
-/// The `key=value` pairs of a query or form.
-fn pairs(s: &str) -> HashMap<String, String> {
-    s.split('&')
-        .filter_map(|p| p.split_once('='))
-        .map(|(k, v)| (k.to_owned(), decode(v)))
-        .collect()
-}
-
-fn decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'%' if i + 2 < bytes.len() => {
-                let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).unwrap_or("00");
-                out.push(u8::from_str_radix(hex, 16).unwrap_or(b'?'));
-                i += 3;
-            }
-            b'+' => {
-                out.push(b' ');
-                i += 1;
-            }
-            b => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 fn serve(stream: TcpStream, port: u16, upstream: &str, seen: &Mutex<Seen>) {
@@ -258,97 +135,15 @@ fn resource(mut stream: TcpStream, req: &Request, port: u16, upstream: &str, see
         ok
     };
     if !ok {
-        let challenge = format!(
-            "Bearer resource_metadata=\"http://127.0.0.1:{port}/.well-known/oauth-protected-resource/mcp\""
-        );
-        return respond(
-            &mut stream,
-            "401 Unauthorized",
-            &[("www-authenticate", challenge)],
-            "",
-        );
+        return unauthorized(&mut stream, port);
     }
-    let addr = upstream
-        .strip_prefix("http://")
-        .and_then(|r| r.split('/').next())
-        .expect("the demo server's address");
-    let mut up = TcpStream::connect(addr).expect("reach the demo server");
-    let mut head = format!(
-        "{} /mcp HTTP/1.1\r\nhost: {addr}\r\nconnection: close\r\n",
-        req.method
-    );
-    for h in &req.raw_headers {
-        let name = h.split(':').next().unwrap_or_default().to_ascii_lowercase();
-        if name != "host" && name != "connection" {
-            head.push_str(h);
-            head.push_str("\r\n");
-        }
-    }
-    head.push_str("\r\n");
-    let _ = up.write_all(head.as_bytes());
-    let _ = up.write_all(&req.body);
-    let _ = std::io::copy(&mut up, &mut stream);
-}
-
-/// Runs `mcp ARGS` with the config dir `config`; returns exit code, stdout,
-/// stderr. When the CLI prints an authorization URL, the stand-in browser
-/// follows it: GETs it, then GETs the redirect it is sent to.
-fn mcp(config: &std::path::Path, args: &[&str]) -> (Option<i32>, String, String) {
-    let mut child = mcp_command(config, args)
-        .env("XDG_CONFIG_HOME", config)
-        .env("BROWSER", "true")
-        .spawn()
-        .expect("start mcp");
-    let stderr = child.stderr.take().expect("stderr");
-    let browser = std::thread::spawn(move || {
-        let mut all = String::new();
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            all.push_str(&line);
-            all.push('\n');
-            let url = line.trim();
-            if url.starts_with("http://") && url.contains("/authorize?") {
-                let redirect = get(url).expect("the authorization server redirects");
-                assert!(get(&redirect).is_none(), "the CLI answers its redirect");
-            }
-        }
-        all
-    });
-    let out = wait(child);
-    let stderr = browser.join().expect("the browser thread");
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr,
-    )
-}
-
-/// A GET as a browser does it; returns the `Location` of a redirect.
-fn get(url: &str) -> Option<String> {
-    let rest = url.strip_prefix("http://").expect("an http URL");
-    let (addr, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
-    let mut s = TcpStream::connect(addr).expect("connect");
-    let req = format!("GET {path} HTTP/1.1\r\nhost: {addr}\r\nconnection: close\r\n\r\n");
-    s.write_all(req.as_bytes()).expect("send");
-    let mut reply = String::new();
-    let _ = s.read_to_string(&mut reply);
-    assert!(
-        reply.starts_with("HTTP/1.1 2") || reply.starts_with("HTTP/1.1 3"),
-        "{reply}"
-    );
-    reply
-        .lines()
-        .find_map(|l| l.strip_prefix("location: ").map(str::to_owned))
-}
-
-fn free_port() -> String {
-    let l = TcpListener::bind("127.0.0.1:0").expect("bind");
-    l.local_addr().expect("addr").port().to_string()
+    relay(stream, req, upstream);
 }
 
 #[test]
 fn a_browser_login_stores_tokens_0600_and_the_next_command_reuses_them() {
     use std::os::unix::fs::MetadataExt;
-    let world = World::start();
+    let world = World::<Seen>::start(serve);
     let config = temp_dir("oauth-login");
     let port = free_port();
     let url = world.url();

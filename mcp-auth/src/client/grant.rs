@@ -9,15 +9,15 @@ use crate::discovery;
 use crate::dpop;
 use crate::error::AuthError;
 use crate::http::{HttpRequest, Method};
-use crate::metadata::{
-    AuthorizationServerMetadata, ClientInformation, OAuthErrorResponse, TokenResponse,
-};
+use crate::metadata::{AuthorizationServerMetadata, ClientInformation, TokenResponse};
 use crate::registration::{self, ClientCredentials, RegistrationError, RegistrationPlan};
 use crate::scope::{ScopeSet, StepUpTracker, select_initial_scope, with_offline_access};
 use crate::security::{self, TokenScheme};
 use crate::store::TokenKey;
 use crate::token::{DEFAULT_EXPIRY_MARGIN, TokenSet};
-use crate::token_request::{ClientAuth, Grant, ID_JAG_TOKEN_TYPE, TokenRequest};
+use crate::token_request::{
+    ClientAuth, Grant, ID_JAG_TOKEN_TYPE, TokenRequest, parse_token_response,
+};
 
 impl OAuthClient {
     /// Client authentication for `creds` at a token endpoint of the server described
@@ -99,27 +99,7 @@ impl OAuthClient {
                     continue;
                 }
             }
-            if resp.is_success() {
-                return serde_json::from_slice(&resp.body).map_err(|e| {
-                    AuthError::InvalidDocument {
-                        what: "token response",
-                        detail: e.to_string(),
-                    }
-                });
-            }
-            return Err(
-                match serde_json::from_slice::<OAuthErrorResponse>(&resp.body) {
-                    Ok(error) => AuthError::OAuth {
-                        endpoint: "token",
-                        status: resp.status,
-                        error,
-                    },
-                    Err(_) => AuthError::UnexpectedResponse {
-                        what: "token endpoint",
-                        status: resp.status,
-                    },
-                },
-            );
+            return parse_token_response(&resp);
         }
     }
 

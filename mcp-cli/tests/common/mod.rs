@@ -4,11 +4,14 @@
 
 #![allow(dead_code, unreachable_pub, reason = "each test file uses a part")]
 
+pub mod loopback;
+
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::OnceLock;
 use std::sync::mpsc;
+
 use std::time::Duration;
 
 /// The longest one `mcp` run may take in a test.
