@@ -88,16 +88,19 @@
 //!
 //! # Modules
 //!
-//! One small machine per concern: [`correlation`], [`timers`], [`era`],
-//! [`lifecycle`], [`pagination`], [`mrtr`], [`tasks`], [`cache`],
-//! [`headers`], [`served_tasks`]; [`connection`] ties them together. What
+//! One small machine per concern: [`correlation`], [`era`],
+//! [`lifecycle`], [`pagination`], [`mrtr`], [`tasks`], [`headers`],
+//! [`served_tasks`], and the private `timers` (one deadline table; the
+//! driver sees only [`Timer`] and `Connection::poll_timeout`) and `cache`
+//! (the 2026-07-28 result cache, reached through `RequestOptions`);
+//! [`connection`] ties them together. What
 //! a driver wires, with a usage note each: watching a task by id
 //! ([`connection::attach`]), the 2025-11-25 GET stream
 //! ([`connection::server_stream`]), session restore
 //! ([`connection::restore`]), served callback tasks
 //! ([`connection::served`]).
 
-pub mod cache;
+mod cache;
 pub mod coalesce;
 pub mod config;
 pub mod connection;
@@ -113,7 +116,7 @@ pub mod pagination;
 pub mod served_tasks;
 pub mod strict;
 pub mod tasks;
-pub mod timers;
+mod timers;
 mod wire;
 
 pub use config::{ClientFeatures, Config, InputMode, RequestOptions, TransportKind};
