@@ -88,12 +88,12 @@
 //!
 //! # Modules
 //!
-//! One small machine per concern: [`correlation`], [`era`],
-//! [`lifecycle`], [`pagination`], [`mrtr`], [`tasks`], [`headers`],
-//! [`served_tasks`], and the private `timers` (one deadline table; the
-//! driver sees only [`Timer`] and `Connection::poll_timeout`) and `cache`
-//! (the 2026-07-28 result cache, reached through `RequestOptions`);
-//! [`connection`] ties them together. What
+//! One small machine per concern: [`era`], [`lifecycle`], [`pagination`],
+//! [`mrtr`], [`tasks`], [`headers`], [`served_tasks`], and the private
+//! `correlation` (in-flight requests by id), `timers` (one deadline table;
+//! the driver sees only [`Timer`] and `Connection::poll_timeout`) and
+//! `cache` (the 2026-07-28 result cache, reached through
+//! `RequestOptions`); [`connection`] ties them together. What
 //! a driver wires, with a usage note each: watching a task by id
 //! ([`connection::attach`]), the 2025-11-25 GET stream
 //! ([`connection::server_stream`]), session restore
@@ -104,7 +104,7 @@ mod cache;
 pub mod coalesce;
 pub mod config;
 pub mod connection;
-pub mod correlation;
+mod correlation;
 pub mod era;
 pub mod error;
 pub mod event;
