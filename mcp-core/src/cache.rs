@@ -234,18 +234,10 @@ impl Cache {
 
 #[cfg(test)]
 mod tests {
-    use std::time::Instant;
-
     use serde_json::json;
 
     use super::*;
-
-    /// Any instant serves as the origin: the cache only compares expiries
-    /// built from it, and never reads the clock itself.
-    #[allow(clippy::disallowed_methods)]
-    fn origin() -> Instant {
-        Instant::now()
-    }
+    use crate::test_clock::origin;
 
     #[test]
     fn size_cap_and_key_canonicalization() {

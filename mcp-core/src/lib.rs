@@ -130,3 +130,17 @@ pub use event::{Completed, Event, SubscriptionEnd, Transmit};
 pub use lifecycle::State;
 pub use mcp_types::meta::TASKS_EXTENSION;
 pub use timers::Timer;
+
+#[cfg(test)]
+mod test_clock {
+    use std::time::Instant;
+
+    /// An origin for the unit tests of the private machines (timers,
+    /// cache): any instant serves, since they only compare instants built
+    /// from it and never read the clock themselves. The one clock read of
+    /// the crate, in test code only.
+    #[allow(clippy::disallowed_methods)]
+    pub(crate) fn origin() -> Instant {
+        Instant::now()
+    }
+}

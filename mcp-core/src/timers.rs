@@ -148,13 +148,8 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
+    use crate::test_clock::origin;
 
-    /// Any instant serves as the origin: the table only compares the
-    /// deadlines built from it, and never reads the clock itself.
-    #[allow(clippy::disallowed_methods)]
-    fn origin() -> Instant {
-        Instant::now()
-    }
     #[test]
     fn earliest_first_rearm_and_expiry() {
         let t0 = origin();
