@@ -18,16 +18,16 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 /// The default maximum number of cached results.
-pub const DEFAULT_MAX_ENTRIES: usize = 256;
+pub(crate) const DEFAULT_MAX_ENTRIES: usize = 256;
 
 /// Whether a method's results may be cached.
-pub fn is_cacheable(method: &str) -> bool {
+pub(crate) fn is_cacheable(method: &str) -> bool {
     mcp_types::methods::facts::is_cacheable(method)
 }
 
 /// Who may reuse a cached result (`mcp-types`' one declaration): only an
 /// explicit `public` is shared across authorization contexts.
-pub use mcp_types::results::CacheScope;
+pub(crate) use mcp_types::results::CacheScope;
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct Key {
@@ -46,7 +46,7 @@ struct Entry {
 
 /// The cache.
 #[derive(Debug)]
-pub struct Cache {
+pub(crate) struct Cache {
     entries: HashMap<Key, Entry>,
     max_entries: usize,
 }
@@ -60,7 +60,7 @@ impl Default for Cache {
 /// The part of the params that shapes a result: everything but `_meta`
 /// (and the multi round-trip members), serialized canonically with keys
 /// sorted at every level, whatever order the map keeps.
-pub fn params_key(params: &Map<String, Value>) -> String {
+pub(crate) fn params_key(params: &Map<String, Value>) -> String {
     let mut out = String::new();
     let shaping = params
         .iter()
@@ -103,7 +103,7 @@ fn canonical(v: &Value, out: &mut String) {
 
 impl Cache {
     /// A cache holding at most `max_entries` results.
-    pub fn new(max_entries: usize) -> Self {
+    pub(crate) fn new(max_entries: usize) -> Self {
         Cache {
             entries: HashMap::new(),
             max_entries,
@@ -111,18 +111,19 @@ impl Cache {
     }
 
     /// Number of entries (fresh or not yet purged).
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.entries.len()
     }
 
     /// Whether the cache is empty.
-    pub fn is_empty(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
 
     /// A fresh result for this request, if any: the principal's private
     /// entry first, then a public one.
-    pub fn lookup(
+    pub(crate) fn lookup(
         &self,
         now: Instant,
         method: &str,
@@ -146,7 +147,7 @@ impl Cache {
     /// Stores a result with its `ttlMs` and scope; a zero, negative or
     /// absent TTL stores nothing.
     #[allow(clippy::too_many_arguments)]
-    pub fn insert(
+    pub(crate) fn insert(
         &mut self,
         now: Instant,
         method: &str,
@@ -193,17 +194,17 @@ impl Cache {
     }
 
     /// Drops expired entries.
-    pub fn purge(&mut self, now: Instant) {
+    pub(crate) fn purge(&mut self, now: Instant) {
         self.entries.retain(|_, e| now < e.expires);
     }
 
     /// The earliest expiry among the entries.
-    pub fn next_expiry(&self) -> Option<Instant> {
+    pub(crate) fn next_expiry(&self) -> Option<Instant> {
         self.entries.values().map(|e| e.expires).min()
     }
 
     /// Drops every entry of these methods.
-    pub fn invalidate_methods(&mut self, methods: &[&str]) {
+    pub(crate) fn invalidate_methods(&mut self, methods: &[&str]) {
         self.entries
             .retain(|k, _| !methods.contains(&k.method.as_str()));
     }
@@ -211,7 +212,7 @@ impl Cache {
     /// Applies a notification: list-changed notifications drop their lists,
     /// `notifications/resources/updated` drops reads (and `skills/get`
     /// entries) of that URI.
-    pub fn on_notification(&mut self, method: &str, params: Option<&RawValue>) {
+    pub(crate) fn on_notification(&mut self, method: &str, params: Option<&RawValue>) {
         if let Some(list) = crate::list_changed::ListChanged::from_method(method) {
             return self.invalidate_methods(list.stale_methods());
         }
@@ -228,5 +229,118 @@ impl Cache {
                 !(reads_uri && e.uri.as_deref() == Some(&u.uri))
             });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::test_clock::origin;
+
+    #[test]
+    fn size_cap_and_key_canonicalization() {
+        let now = origin();
+        let mut c = Cache::new(2);
+        let raw = || serde_json::value::to_raw_value(&json!({})).unwrap().into();
+        let p = |u: &str| json!({"uri": u}).as_object().unwrap().clone();
+        c.insert(
+            now,
+            "resources/read",
+            &p("a"),
+            "",
+            Some(1000),
+            CacheScope::Public,
+            raw(),
+        );
+        c.insert(
+            now,
+            "resources/read",
+            &p("b"),
+            "",
+            Some(5000),
+            CacheScope::Public,
+            raw(),
+        );
+        c.insert(
+            now,
+            "resources/read",
+            &p("c"),
+            "",
+            Some(9000),
+            CacheScope::Public,
+            raw(),
+        );
+        assert_eq!(c.len(), 2);
+        assert!(
+            c.lookup(now, "resources/read", &p("a"), "").is_none(),
+            "earliest expiry evicted"
+        );
+        assert!(c.lookup(now, "resources/read", &p("c"), "").is_some());
+        assert!(
+            c.lookup(now, "resources/templates/list", &p("c"), "")
+                .is_none(),
+            "other method"
+        );
+        let a = json!({"b": 1, "a": {"y": 2, "x": 1}, "_meta": {"k": 1}});
+        let b = json!({"a": {"x": 1, "y": 2}, "b": 1});
+        assert_eq!(
+            params_key(a.as_object().unwrap()),
+            params_key(b.as_object().unwrap())
+        );
+        c.insert(
+            now,
+            "tools/list",
+            &serde_json::Map::new(),
+            "",
+            Some(-5),
+            CacheScope::Public,
+            raw(),
+        );
+        assert!(
+            c.lookup(now, "tools/list", &serde_json::Map::new(), "")
+                .is_none(),
+            "negative ttl is 0"
+        );
+    }
+
+    #[test]
+    fn resource_notifications_invalidate_cached_skill_results() {
+        let now = origin();
+        let mut c = Cache::new(16);
+        let raw = || serde_json::value::to_raw_value(&json!({})).unwrap().into();
+        let uri = |u: &str| json!({ "uri": u }).as_object().unwrap().clone();
+        let none = serde_json::Map::new();
+        for (method, params) in [
+            ("skills/list", none.clone()),
+            ("skills/get", uri("skill://a/SKILL.md")),
+            ("skills/get", uri("skill://b/SKILL.md")),
+            ("resources/directory/read", uri("skill://a")),
+        ] {
+            c.insert(
+                now,
+                method,
+                &params,
+                "",
+                Some(60_000),
+                CacheScope::Public,
+                raw(),
+            );
+        }
+        let updated =
+            serde_json::value::to_raw_value(&json!({"uri": "skill://a/SKILL.md"})).unwrap();
+        c.on_notification("notifications/resources/updated", Some(&updated));
+        assert!(
+            c.lookup(now, "skills/get", &uri("skill://a/SKILL.md"), "")
+                .is_none()
+        );
+        assert!(
+            c.lookup(now, "skills/get", &uri("skill://b/SKILL.md"), "")
+                .is_some()
+        );
+        assert!(c.lookup(now, "skills/list", &none, "").is_some());
+        c.on_notification("notifications/resources/list_changed", None);
+        assert!(c.is_empty(), "every skills result is dropped");
     }
 }

@@ -17,7 +17,7 @@ use mcp_types::RequestId;
 /// timers): hashed with foldhash instead of SipHash, which costs several
 /// times more per lookup and buys nothing here, since the server chooses
 /// none of the keys. Tables keyed by server-chosen values keep `RandomState`.
-pub type IdMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+pub(crate) type IdMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
 /// How many finished ids are remembered.
 const FINISHED_MEMORY: usize = 4096;

@@ -88,20 +88,23 @@
 //!
 //! # Modules
 //!
-//! One small machine per concern: [`correlation`], [`timers`], [`era`],
-//! [`lifecycle`], [`pagination`], [`mrtr`], [`tasks`], [`cache`],
-//! [`headers`], [`served_tasks`]; [`connection`] ties them together. What
+//! One small machine per concern: [`era`], [`lifecycle`], [`pagination`],
+//! [`mrtr`], [`tasks`], [`headers`], [`served_tasks`], and the private
+//! `correlation` (in-flight requests by id), `timers` (one deadline table;
+//! the driver sees only [`Timer`] and `Connection::poll_timeout`) and
+//! `cache` (the 2026-07-28 result cache, reached through
+//! `RequestOptions`); [`connection`] ties them together. What
 //! a driver wires, with a usage note each: watching a task by id
 //! ([`connection::attach`]), the 2025-11-25 GET stream
 //! ([`connection::server_stream`]), session restore
 //! ([`connection::restore`]), served callback tasks
 //! ([`connection::served`]).
 
-pub mod cache;
+mod cache;
 pub mod coalesce;
 pub mod config;
 pub mod connection;
-pub mod correlation;
+mod correlation;
 pub mod era;
 pub mod error;
 pub mod event;
@@ -113,7 +116,7 @@ pub mod pagination;
 pub mod served_tasks;
 pub mod strict;
 pub mod tasks;
-pub mod timers;
+mod timers;
 mod wire;
 
 pub use config::{ClientFeatures, Config, InputMode, RequestOptions, TransportKind};
@@ -127,3 +130,17 @@ pub use event::{Completed, Event, SubscriptionEnd, Transmit};
 pub use lifecycle::State;
 pub use mcp_types::meta::TASKS_EXTENSION;
 pub use timers::Timer;
+
+#[cfg(test)]
+mod test_clock {
+    use std::time::Instant;
+
+    /// An origin for the unit tests of the private machines (timers,
+    /// cache): any instant serves, since they only compare instants built
+    /// from it and never read the clock themselves. The one clock read of
+    /// the crate, in test code only.
+    #[allow(clippy::disallowed_methods)]
+    pub(crate) fn origin() -> Instant {
+        Instant::now()
+    }
+}

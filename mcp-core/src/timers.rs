@@ -45,7 +45,7 @@ pub enum Timer {
 /// request is usually the top one and goes at once: arming and disarming a
 /// request costs a push, a pop and a few cheap hash lookups.
 #[derive(Debug, Default)]
-pub struct TimerTable {
+pub(crate) struct TimerTable {
     /// Deadlines, earliest on top; the top entry is never stale.
     queue: BinaryHeap<Reverse<(Instant, Timer)>>,
     /// The armed timers and their deadlines.
@@ -58,7 +58,7 @@ const STALE_SLACK: usize = 32;
 
 impl TimerTable {
     /// Arms (or re-arms) a timer.
-    pub fn set(&mut self, timer: Timer, at: Instant) {
+    pub(crate) fn set(&mut self, timer: Timer, at: Instant) {
         // Re-arming at the same instant keeps the heap entry it has.
         if self.armed.insert(timer.clone(), at) != Some(at) {
             self.queue.push(Reverse((at, timer)));
@@ -67,24 +67,24 @@ impl TimerTable {
     }
 
     /// Disarms a timer.
-    pub fn cancel(&mut self, timer: &Timer) {
+    pub(crate) fn cancel(&mut self, timer: &Timer) {
         if self.armed.remove(timer).is_some() {
             self.settle();
         }
     }
 
     /// When a timer fires, if armed.
-    pub fn get(&self, timer: &Timer) -> Option<Instant> {
+    pub(crate) fn get(&self, timer: &Timer) -> Option<Instant> {
         self.armed.get(timer).copied()
     }
 
     /// The earliest armed timer.
-    pub fn next(&self) -> Option<(Instant, Timer)> {
+    pub(crate) fn next(&self) -> Option<(Instant, Timer)> {
         self.queue.peek().map(|Reverse(entry)| entry.clone())
     }
 
     /// Removes and returns every timer due at `now`, earliest first.
-    pub fn expired(&mut self, now: Instant) -> Vec<Timer> {
+    pub(crate) fn expired(&mut self, now: Instant) -> Vec<Timer> {
         let mut out = Vec::new();
         while let Some(Reverse((at, _))) = self.queue.peek() {
             if *at > now {
@@ -100,18 +100,21 @@ impl TimerTable {
     }
 
     /// Number of armed timers.
-    pub fn len(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
         self.armed.len()
     }
 
     /// Whether no timer is armed.
-    pub fn is_empty(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_empty(&self) -> bool {
         self.armed.is_empty()
     }
 
     /// Deadlines held in the queue, live and stale: never more than
     /// `2 * len() + 32`, however timers are cancelled or re-armed.
-    pub fn queued(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn queued(&self) -> usize {
         self.queue.len()
     }
 
@@ -137,5 +140,95 @@ impl TimerTable {
             }
             self.queue.pop();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::test_clock::origin;
+
+    #[test]
+    fn earliest_first_rearm_and_expiry() {
+        let t0 = origin();
+        let mut t = TimerTable::default();
+        t.set(Timer::Probe, t0 + Duration::from_secs(5));
+        t.set(
+            Timer::Request(RequestId::Number(1)),
+            t0 + Duration::from_secs(2),
+        );
+        t.set(Timer::CacheExpiry, t0 + Duration::from_secs(9));
+        assert_eq!(
+            t.next(),
+            Some((
+                t0 + Duration::from_secs(2),
+                Timer::Request(RequestId::Number(1))
+            ))
+        );
+        t.set(
+            Timer::Request(RequestId::Number(1)),
+            t0 + Duration::from_secs(7),
+        );
+        assert_eq!(t.len(), 3);
+        assert_eq!(t.next().map(|n| n.1), Some(Timer::Probe));
+        assert_eq!(
+            t.expired(t0 + Duration::from_secs(7)),
+            vec![Timer::Probe, Timer::Request(RequestId::Number(1))]
+        );
+        t.cancel(&Timer::CacheExpiry);
+        assert!(t.is_empty());
+    }
+
+    fn request(n: i64) -> Timer {
+        Timer::Request(RequestId::Number(n))
+    }
+
+    #[test]
+    fn stale_entries_are_skipped_and_bounded() {
+        let t0 = origin();
+        let mut t = TimerTable::default();
+        // A long-lived timer on top, many short-lived ones cancelled out of
+        // order underneath it.
+        t.set(Timer::Probe, t0);
+        for n in 0..10_000 {
+            t.set(request(n), t0 + Duration::from_secs(60));
+            if n % 3 == 0 {
+                t.set(request(n), t0 + Duration::from_secs(30));
+            }
+            if n >= 5 {
+                t.cancel(&request(n - 5));
+            }
+        }
+        assert_eq!(t.len(), 6);
+        assert!(t.queued() <= 2 * t.len() + 32);
+        assert_eq!(t.next(), Some((t0, Timer::Probe)));
+        t.cancel(&Timer::Probe);
+        // 9996 and 9999 were re-armed earlier (30 s) than the rest (60 s);
+        // equal deadlines fire in timer order.
+        assert_eq!(
+            t.next(),
+            Some((t0 + Duration::from_secs(30), request(9_996)))
+        );
+        let due = t.expired(t0 + Duration::from_secs(60));
+        let order = [9_996, 9_999, 9_995, 9_997, 9_998];
+        assert_eq!(due, order.map(request));
+        assert!(t.is_empty());
+        assert_eq!(t.next(), None);
+    }
+
+    #[test]
+    fn rearming_at_the_same_instant_fires_once() {
+        let t0 = origin();
+        let mut t = TimerTable::default();
+        t.set(request(1), t0);
+        t.set(request(1), t0 + Duration::from_secs(1));
+        t.set(request(1), t0);
+        t.set(request(1), t0);
+        assert_eq!(t.get(&request(1)), Some(t0));
+        assert_eq!(t.expired(t0 + Duration::from_secs(5)), vec![request(1)]);
+        assert!(t.expired(t0 + Duration::from_secs(5)).is_empty());
+        assert_eq!(t.next(), None);
     }
 }

@@ -5,7 +5,6 @@ mod common;
 use std::time::Duration;
 
 use common::*;
-use mcp_core::cache::{Cache, CacheScope, params_key};
 use mcp_core::{Event, RequestOptions};
 use serde_json::json;
 
@@ -199,70 +198,4 @@ fn retries_are_never_cached_and_legacy_never_caches() {
         .unwrap();
     assert_eq!(h.drain().len(), 1);
     assert_eq!(h.conn.cache_len(), 0);
-}
-
-#[test]
-fn size_cap_and_key_canonicalization() {
-    let now = origin();
-    let mut c = Cache::new(2);
-    let raw = || serde_json::value::to_raw_value(&json!({})).unwrap().into();
-    let p = |u: &str| json!({"uri": u}).as_object().unwrap().clone();
-    c.insert(
-        now,
-        "resources/read",
-        &p("a"),
-        "",
-        Some(1000),
-        CacheScope::Public,
-        raw(),
-    );
-    c.insert(
-        now,
-        "resources/read",
-        &p("b"),
-        "",
-        Some(5000),
-        CacheScope::Public,
-        raw(),
-    );
-    c.insert(
-        now,
-        "resources/read",
-        &p("c"),
-        "",
-        Some(9000),
-        CacheScope::Public,
-        raw(),
-    );
-    assert_eq!(c.len(), 2);
-    assert!(
-        c.lookup(now, "resources/read", &p("a"), "").is_none(),
-        "earliest expiry evicted"
-    );
-    assert!(c.lookup(now, "resources/read", &p("c"), "").is_some());
-    assert!(
-        c.lookup(now, "resources/templates/list", &p("c"), "")
-            .is_none(),
-        "other method"
-    );
-    let a = json!({"b": 1, "a": {"y": 2, "x": 1}, "_meta": {"k": 1}});
-    let b = json!({"a": {"x": 1, "y": 2}, "b": 1});
-    assert_eq!(
-        params_key(a.as_object().unwrap()),
-        params_key(b.as_object().unwrap())
-    );
-    c.insert(
-        now,
-        "tools/list",
-        &serde_json::Map::new(),
-        "",
-        Some(-5),
-        CacheScope::Public,
-        raw(),
-    );
-    assert!(
-        c.lookup(now, "tools/list", &serde_json::Map::new(), "")
-            .is_none(),
-        "negative ttl is 0"
-    );
 }

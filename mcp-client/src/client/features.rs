@@ -3,7 +3,9 @@
 
 use std::collections::BTreeMap;
 
+use mcp_types::RequestMethod;
 use mcp_types::completion::{CompleteRequestParams, CompleteResult};
+use mcp_types::methods::{self, v2025_11_25};
 use mcp_types::prompts::{GetPromptResult, ListPromptsResult, Prompt};
 use mcp_types::resources::{
     ListResourceTemplatesResult, ListResourcesResult, ReadResourceResult, Resource,
@@ -25,16 +27,12 @@ fn cursor_params(cursor: Option<&str>) -> Option<Value> {
 }
 
 impl Client {
-    async fn list_all_raw<T: DeserializeOwned>(&self, method: &str) -> Result<Vec<T>, Error> {
-        self.list_all_with(method, None).await
-    }
-
     /// Every item of a paginated method, with these params on each page.
-    pub(crate) async fn list_all_with<T: DeserializeOwned>(
+    pub(crate) async fn list_all_with<M: RequestMethod, T: DeserializeOwned>(
         &self,
-        method: &str,
         params: Option<Value>,
     ) -> Result<Vec<T>, Error> {
+        let method = M::METHOD;
         let spec = CallSpec {
             method: method.to_owned(),
             params,
@@ -55,7 +53,7 @@ impl Client {
     /// # Errors
     /// See [`Error`].
     pub async fn list_tools(&self, cursor: Option<&str>) -> Result<ListToolsResult, Error> {
-        self.request_as("tools/list", cursor_params(cursor), CallOptions::new())
+        self.request_json::<methods::ListTools>(cursor_params(cursor), CallOptions::new())
             .await
     }
 
@@ -65,7 +63,7 @@ impl Client {
     /// # Errors
     /// See [`Error`].
     pub async fn list_all_tools(&self) -> Result<Vec<Tool>, Error> {
-        self.list_all_raw("tools/list").await
+        self.list_all_with::<methods::ListTools, _>(None).await
     }
 
     /// One page of `prompts/list`.
@@ -73,7 +71,7 @@ impl Client {
     /// # Errors
     /// See [`Error`].
     pub async fn list_prompts(&self, cursor: Option<&str>) -> Result<ListPromptsResult, Error> {
-        self.request_as("prompts/list", cursor_params(cursor), CallOptions::new())
+        self.request_json::<methods::ListPrompts>(cursor_params(cursor), CallOptions::new())
             .await
     }
 
@@ -82,7 +80,7 @@ impl Client {
     /// # Errors
     /// See [`Error`].
     pub async fn list_all_prompts(&self) -> Result<Vec<Prompt>, Error> {
-        self.list_all_raw("prompts/list").await
+        self.list_all_with::<methods::ListPrompts, _>(None).await
     }
 
     /// One page of `resources/list`.
@@ -90,7 +88,7 @@ impl Client {
     /// # Errors
     /// See [`Error`].
     pub async fn list_resources(&self, cursor: Option<&str>) -> Result<ListResourcesResult, Error> {
-        self.request_as("resources/list", cursor_params(cursor), CallOptions::new())
+        self.request_json::<methods::ListResources>(cursor_params(cursor), CallOptions::new())
             .await
     }
 
@@ -99,7 +97,7 @@ impl Client {
     /// # Errors
     /// See [`Error`].
     pub async fn list_all_resources(&self) -> Result<Vec<Resource>, Error> {
-        self.list_all_raw("resources/list").await
+        self.list_all_with::<methods::ListResources, _>(None).await
     }
 
     /// One page of `resources/templates/list`.
@@ -111,7 +109,7 @@ impl Client {
         cursor: Option<&str>,
     ) -> Result<ListResourceTemplatesResult, Error> {
         let params = cursor_params(cursor);
-        self.request_as("resources/templates/list", params, CallOptions::new())
+        self.request_json::<methods::ListResourceTemplates>(params, CallOptions::new())
             .await
     }
 
@@ -120,7 +118,8 @@ impl Client {
     /// # Errors
     /// See [`Error`].
     pub async fn list_all_resource_templates(&self) -> Result<Vec<ResourceTemplate>, Error> {
-        self.list_all_raw("resources/templates/list").await
+        self.list_all_with::<methods::ListResourceTemplates, _>(None)
+            .await
     }
 
     /// Calls a tool with JSON arguments. A tool that fails reports it in
@@ -158,11 +157,14 @@ impl Client {
         let params = Value::Object(mcp_core::call_tool_params(name, arguments));
         #[cfg(feature = "output-schema")]
         if opts.validate_output {
-            let result: CallToolResult = self.request_as("tools/call", Some(params), opts).await?;
+            let result = self
+                .request_json::<methods::CallTool>(Some(params), opts)
+                .await?;
             self.check_output(name, &result).await?;
             return Ok(result);
         }
-        self.request_as("tools/call", Some(params), opts).await
+        self.request_json::<methods::CallTool>(Some(params), opts)
+            .await
     }
 
     /// Calls a tool with serde arguments and decodes its
@@ -206,7 +208,7 @@ impl Client {
         if !arguments.is_empty() {
             params["arguments"] = json!(arguments);
         }
-        self.request_as("prompts/get", Some(params), CallOptions::new())
+        self.request_json::<methods::GetPrompt>(Some(params), CallOptions::new())
             .await
     }
 
@@ -216,7 +218,7 @@ impl Client {
     /// See [`Error`].
     pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, Error> {
         let params = json!({ "uri": uri });
-        self.request_as("resources/read", Some(params), CallOptions::new())
+        self.request_json::<methods::ReadResource>(Some(params), CallOptions::new())
             .await
     }
 
@@ -226,8 +228,7 @@ impl Client {
     /// # Errors
     /// See [`Error`].
     pub async fn complete(&self, params: CompleteRequestParams) -> Result<CompleteResult, Error> {
-        let value = serde_json::to_value(&params).map_err(mcp_core::UsageError::from)?;
-        self.request_as("completion/complete", Some(value), CallOptions::new())
+        self.request::<methods::Complete>(&params, CallOptions::new())
             .await
     }
 
@@ -240,14 +241,9 @@ impl Client {
     /// # Errors
     /// See [`Error`]; [`Error::is_retired_method`] in the modern era.
     pub async fn subscribe(&self, uri: &str) -> Result<(), Error> {
-        let _: Value = self
-            .request_as(
-                "resources/subscribe",
-                Some(json!({ "uri": uri })),
-                CallOptions::new(),
-            )
-            .await?;
-        Ok(())
+        let params = json!({ "uri": uri });
+        self.request_ack::<v2025_11_25::Subscribe>(Some(params))
+            .await
     }
 
     /// `resources/unsubscribe` (2025-11-25).
@@ -256,10 +252,8 @@ impl Client {
     /// See [`Error`].
     pub async fn unsubscribe(&self, uri: &str) -> Result<(), Error> {
         let params = json!({ "uri": uri });
-        let _: Value = self
-            .request_as("resources/unsubscribe", Some(params), CallOptions::new())
-            .await?;
-        Ok(())
+        self.request_ack::<v2025_11_25::Unsubscribe>(Some(params))
+            .await
     }
 }
 

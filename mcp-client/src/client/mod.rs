@@ -18,6 +18,7 @@ use mcp_core::{Connection, EraOutcome};
 use mcp_types::capabilities::ServerCapabilities;
 use mcp_types::common::Implementation;
 use mcp_types::logging::LoggingLevel;
+use mcp_types::methods::v2025_11_25;
 use mcp_types::{Era, ProtocolVersion};
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
@@ -402,7 +403,31 @@ impl Client {
         opts: CallOptions,
     ) -> Result<M::Result, Error> {
         let value = serde_json::to_value(params).map_err(mcp_core::UsageError::from)?;
-        self.request_as(M::METHOD, Some(value), opts).await
+        self.request_json::<M>(Some(value), opts).await
+    }
+
+    /// The typed request path with params already built as JSON (`None`
+    /// sends none, as a list without a cursor does): the facade's typed
+    /// methods name their method by its marker and get its result type.
+    pub(crate) async fn request_json<M: mcp_types::RequestMethod>(
+        &self,
+        params: Option<Value>,
+        opts: CallOptions,
+    ) -> Result<M::Result, Error> {
+        self.request_as(M::METHOD, params, opts).await
+    }
+
+    /// A request whose result is an acknowledgement (`EmptyResult`): its
+    /// body is not read, so any JSON result is accepted, as a lenient
+    /// client should.
+    pub(crate) async fn request_ack<M>(&self, params: Option<Value>) -> Result<(), Error>
+    where
+        M: mcp_types::RequestMethod<Result = mcp_types::results::EmptyResult>,
+    {
+        let _: Value = self
+            .request_as(M::METHOD, params, CallOptions::new())
+            .await?;
+        Ok(())
     }
 
     /// Sends a request of any method and returns its raw outcome. With
@@ -445,10 +470,8 @@ impl Client {
             return Ok(());
         }
         let params = serde_json::json!({ "level": level });
-        let _: Value = self
-            .request_as("logging/setLevel", Some(params), CallOptions::new())
-            .await?;
-        Ok(())
+        self.request_ack::<v2025_11_25::SetLevel>(Some(params))
+            .await
     }
 
     /// `ping` (2025-11-25; 2026-07-28 servers answer it too where they keep
@@ -457,8 +480,7 @@ impl Client {
     /// # Errors
     /// See [`Error`].
     pub async fn ping(&self) -> Result<(), Error> {
-        let _: Value = self.request_as("ping", None, CallOptions::new()).await?;
-        Ok(())
+        self.request_ack::<v2025_11_25::Ping>(None).await
     }
 
     /// Sends `notifications/roots/list_changed` (2025-11-25): the roots the

@@ -5,10 +5,10 @@
 use base64::Engine;
 use mcp_core::UsageError;
 use mcp_core::lifecycle::{DIRECTORY_READ_CAPABILITY, SKILLS_CAPABILITY};
+use mcp_types::methods::ext_skills;
 use mcp_types::resources::{ReadResourceResult, Resource, ResourceContents};
 use mcp_types::skills::{
-    DIRECTORY_READ_SETTING, GetSkillResult, ListSkillsResult, ReadDirectoryResult,
-    SKILLS_EXTENSION, SkillEntry,
+    DIRECTORY_READ_SETTING, ListSkillsResult, ReadDirectoryResult, SKILLS_EXTENSION, SkillEntry,
 };
 use serde_json::{Value, json};
 
@@ -54,7 +54,7 @@ impl Client {
     pub async fn list_skills(&self, cursor: Option<&str>) -> Result<ListSkillsResult, Error> {
         self.require_skills("skills/list", false)?;
         let params = cursor.map(|c| json!({ "cursor": c }));
-        self.request_as("skills/list", params, CallOptions::new())
+        self.request_json::<ext_skills::ListSkills>(params, CallOptions::new())
             .await
     }
 
@@ -74,7 +74,7 @@ impl Client {
     /// As [`Client::list_skills`].
     pub async fn list_all_skills(&self) -> Result<Vec<SkillEntry>, Error> {
         self.require_skills("skills/list", false)?;
-        self.list_all_with("skills/list", None).await
+        self.list_all_with::<ext_skills::ListSkills, _>(None).await
     }
 
     /// `skills/get`: the entry of the skill whose `SKILL.md` is at `uri`,
@@ -102,8 +102,9 @@ impl Client {
 
     async fn skills_get(&self, uri: &str, opts: CallOptions) -> Result<SkillEntry, SkillError> {
         self.require_skills("skills/get", false)?;
-        let result: GetSkillResult = self
-            .request_as("skills/get", Some(json!({ "uri": uri })), opts)
+        let params = json!({ "uri": uri });
+        let result = self
+            .request_json::<ext_skills::GetSkill>(Some(params), opts)
             .await?;
         if result.skill.uri != uri {
             return Err(SkillError::WrongEntry {
@@ -130,7 +131,7 @@ impl Client {
         if let Some(c) = cursor {
             params["cursor"] = json!(c);
         }
-        self.request_as("resources/directory/read", Some(params), CallOptions::new())
+        self.request_json::<ext_skills::ReadDirectory>(Some(params), CallOptions::new())
             .await
     }
 
@@ -141,7 +142,8 @@ impl Client {
     pub async fn read_all_directory(&self, uri: &str) -> Result<Vec<Resource>, Error> {
         self.require_skills("resources/directory/read", true)?;
         let params = Some(json!({ "uri": uri }));
-        self.list_all_with("resources/directory/read", params).await
+        self.list_all_with::<ext_skills::ReadDirectory, _>(params)
+            .await
     }
 
     /// Loads a skill from its entry: reads `SKILL.md` (the only read),

@@ -25,6 +25,7 @@ use std::time::Duration;
 use mcp_core::RequestError;
 use mcp_core::tasks::{Observed, TaskRecord, TaskSnapshot, TaskStatus};
 use mcp_types::jsonrpc::ErrorObject;
+use mcp_types::methods::v2025_11_25;
 use mcp_types::tasks::legacy::ListTasksResult;
 use mcp_types::tools::CallToolResult;
 use serde_json::{Map, Value, json};
@@ -238,7 +239,7 @@ impl Client {
     /// See [`Error`].
     pub async fn list_tasks(&self, cursor: Option<&str>) -> Result<ListTasksResult, Error> {
         let params = cursor.map(|c| json!({ "cursor": c }));
-        self.request_as("tasks/list", params, CallOptions::new())
+        self.request_json::<v2025_11_25::ListTasks>(params, CallOptions::new())
             .await
     }
 }

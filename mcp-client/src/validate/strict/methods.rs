@@ -1,53 +1,43 @@
 //! Which schema definition applies: a request method's result per
 //! revision (and the variant a result declares), and the message definition
-//! whose `params` a server request or notification must satisfy.
+//! whose `params` a server request or notification must satisfy. Every
+//! definition name comes from the method facts of `mcp-types`
+//! ([`mcp_types::methods::facts`]); this file only tells the variants of a
+//! result apart.
 
+use mcp_types::Era;
+use mcp_types::methods::facts::{self, EraFacts, SchemaDoc, Sender};
 use serde_json::Value;
 
 use super::schema::Doc;
 
-/// The result of a completed (non-task, non-input) request, 2025-11-25.
-pub(super) fn legacy_complete(method: &str) -> Option<&'static str> {
-    Some(match method {
-        "initialize" => "InitializeResult",
-        "ping" | "logging/setLevel" | "resources/subscribe" | "resources/unsubscribe" => {
-            "EmptyResult"
-        }
-        "tools/list" => "ListToolsResult",
-        "prompts/list" => "ListPromptsResult",
-        "resources/list" => "ListResourcesResult",
-        "resources/templates/list" => "ListResourceTemplatesResult",
-        "tasks/list" => "ListTasksResult",
-        "tools/call" => "CallToolResult",
-        "prompts/get" => "GetPromptResult",
-        "resources/read" => "ReadResourceResult",
-        "completion/complete" => "CompleteResult",
-        "sampling/createMessage" => "CreateMessageResult",
-        "elicitation/create" => "ElicitResult",
-        "roots/list" => "ListRootsResult",
-        _ => return None,
-    })
+/// The schema document this module's validator has for a facts document.
+fn doc(schema: SchemaDoc) -> Doc {
+    match schema {
+        SchemaDoc::Legacy => Doc::Legacy,
+        SchemaDoc::Modern => Doc::Modern,
+        SchemaDoc::Tasks => Doc::Tasks,
+    }
 }
 
-/// The result of a completed request, 2026-07-28.
-pub(super) fn modern_complete(method: &str) -> Option<&'static str> {
-    Some(match method {
-        "server/discover" => "DiscoverResult",
-        "tools/list" => "ListToolsResult",
-        "prompts/list" => "ListPromptsResult",
-        "resources/list" => "ListResourcesResult",
-        "resources/templates/list" => "ListResourceTemplatesResult",
-        "tools/call" => "CallToolResult",
-        "prompts/get" => "GetPromptResult",
-        "resources/read" => "ReadResourceResult",
-        "completion/complete" => "CompleteResult",
-        "subscriptions/listen" => "SubscriptionsListenResult",
-        "sampling/createMessage" => "CreateMessageResult",
-        "elicitation/create" => "ElicitResult",
-        "roots/list" => "ListRootsResult",
-        "ping" => "EmptyResult",
-        _ => return None,
-    })
+/// The facts of `method` in `era`, if the method has a schema there.
+fn facts_in(era: Era, method: &str) -> Option<&'static EraFacts> {
+    facts::lookup(method)?
+        .era(era)
+        .filter(|f| f.schema.is_some())
+}
+
+/// The document and definition of a completed (non-task, non-input)
+/// result of `method` in `era`.
+pub(super) fn complete(era: Era, method: &str) -> Option<(Doc, &'static str)> {
+    let Some(f) = facts_in(era, method) else {
+        // 2026-07-28 removed `ping` from the protocol (the facts table has
+        // no modern row), yet a client may still send it to a modern
+        // server and get `{}` back; strict mode has always held that reply
+        // to `EmptyResult`, and keeps doing so here, in this one place.
+        return (era == Era::Modern && method == "ping").then_some((Doc::Modern, "EmptyResult"));
+    };
+    Some((doc(f.schema?), f.result_definition?))
 }
 
 /// The definition a result must satisfy. The variants a method may return
@@ -61,103 +51,54 @@ pub(super) fn definition(
     result: &Value,
 ) -> (Doc, &'static str) {
     if doc == Doc::Legacy {
-        let is_task = result.get("task").is_some();
-        let def = match method {
-            "tasks/result" => legacy_complete(call_method).unwrap_or("GetTaskPayloadResult"),
-            "tasks/get" => "GetTaskResult",
-            "tasks/cancel" => "CancelTaskResult",
-            "tools/call" | "sampling/createMessage" | "elicitation/create" if is_task => {
-                "CreateTaskResult"
-            }
-            m => legacy_complete(m).unwrap_or("Result"),
-        };
-        return (Doc::Legacy, def);
-    }
-    let result_type = result.get("resultType").and_then(Value::as_str);
-    match (method, result_type) {
-        ("tasks/get", _) => (Doc::Tasks, "GetTaskResult"),
-        ("tasks/update", _) => (Doc::Tasks, "UpdateTaskResult"),
-        ("tasks/cancel", _) => (Doc::Tasks, "CancelTaskResult"),
-        ("tools/call" | "prompts/get" | "resources/read", Some("input_required")) => {
-            (Doc::Modern, "InputRequiredResult")
+        let can_be_task =
+            facts_in(Era::Legacy, method).is_some_and(|f| f.task_capability.is_some());
+        if can_be_task && result.get("task").is_some() {
+            return (Doc::Legacy, "CreateTaskResult");
         }
-        ("tools/call", Some("task")) => (Doc::Tasks, "CreateTaskResult"),
-        (m, _) => (Doc::Modern, modern_complete(m).unwrap_or("Result")),
+        if method == "tasks/result"
+            && let Some(found) = complete(Era::Legacy, call_method)
+        {
+            return found;
+        }
+        return complete(Era::Legacy, method).unwrap_or((Doc::Legacy, "Result"));
     }
+    let modern = facts_in(Era::Modern, method);
+    match result.get("resultType").and_then(Value::as_str) {
+        Some("input_required") if modern.is_some_and(|f| f.input_required) => {
+            return (Doc::Modern, "InputRequiredResult");
+        }
+        Some("task") if modern.is_some_and(|f| f.task_capability.is_some()) => {
+            return (Doc::Tasks, "CreateTaskResult");
+        }
+        _ => {}
+    }
+    complete(Era::Modern, method).unwrap_or((Doc::Modern, "Result"))
 }
 
 /// The message definitions whose `params` server requests and
-/// notifications are checked against, per document.
-pub(super) fn messages(doc: Doc) -> &'static [(&'static str, &'static str)] {
-    match doc {
-        Doc::Legacy => &[
-            ("notifications/cancelled", "CancelledNotification"),
-            ("notifications/progress", "ProgressNotification"),
-            ("notifications/message", "LoggingMessageNotification"),
-            (
-                "notifications/resources/updated",
-                "ResourceUpdatedNotification",
-            ),
-            (
-                "notifications/resources/list_changed",
-                "ResourceListChangedNotification",
-            ),
-            (
-                "notifications/tools/list_changed",
-                "ToolListChangedNotification",
-            ),
-            (
-                "notifications/prompts/list_changed",
-                "PromptListChangedNotification",
-            ),
-            ("notifications/tasks/status", "TaskStatusNotification"),
-            (
-                "notifications/elicitation/complete",
-                "ElicitationCompleteNotification",
-            ),
-            ("ping", "PingRequest"),
-            ("sampling/createMessage", "CreateMessageRequest"),
-            ("elicitation/create", "ElicitRequest"),
-            ("roots/list", "ListRootsRequest"),
-            ("tasks/get", "GetTaskRequest"),
-            ("tasks/result", "GetTaskPayloadRequest"),
-            ("tasks/list", "ListTasksRequest"),
-            ("tasks/cancel", "CancelTaskRequest"),
-        ],
-        Doc::Modern => &[
-            ("notifications/cancelled", "CancelledNotification"),
-            ("notifications/progress", "ProgressNotification"),
-            ("notifications/message", "LoggingMessageNotification"),
-            (
-                "notifications/resources/updated",
-                "ResourceUpdatedNotification",
-            ),
-            (
-                "notifications/resources/list_changed",
-                "ResourceListChangedNotification",
-            ),
-            (
-                "notifications/tools/list_changed",
-                "ToolListChangedNotification",
-            ),
-            (
-                "notifications/prompts/list_changed",
-                "PromptListChangedNotification",
-            ),
-            (
-                "notifications/subscriptions/acknowledged",
-                "SubscriptionsAcknowledgedNotification",
-            ),
-        ],
-        Doc::Tasks => &[],
-    }
+/// notifications are checked against, per document: every method the
+/// server sends as a message of its own in that document's revision. The
+/// tasks extension's document has none: params are checked against the
+/// revision's own document only.
+pub(super) fn messages(doc: Doc) -> impl Iterator<Item = (&'static str, &'static str)> {
+    let era = match doc {
+        Doc::Legacy => Some(Era::Legacy),
+        Doc::Modern => Some(Era::Modern),
+        Doc::Tasks => None,
+    };
+    facts::METHODS.iter().filter_map(move |m| {
+        let f = m.era(era?)?;
+        let sent = matches!(f.sender, Sender::Server | Sender::Both);
+        let here = f.schema.map(self::doc) == Some(doc);
+        Some((m.name, f.message_definition?)).filter(|_| sent && here)
+    })
 }
 
 /// The message definition for a server request or notification, if the
 /// revision's schema has one.
 pub(super) fn message_definition(doc: Doc, method: &str) -> Option<&'static str> {
     messages(doc)
-        .iter()
         .find(|(m, _)| *m == method)
-        .map(|(_, def)| *def)
+        .map(|(_, def)| def)
 }

@@ -364,7 +364,6 @@ fn escape(token: &str) -> String {
 mod tests {
     use serde_json::json;
 
-    use super::methods::{legacy_complete, modern_complete};
     use super::*;
 
     #[test]
@@ -375,7 +374,7 @@ mod tests {
             .unwrap_or_else(|e| panic!("{e}"));
         let wanted: usize = DOCS
             .iter()
-            .map(|d| d.definitions().len() + methods::messages(*d).len())
+            .map(|d| d.definitions().len() + methods::messages(*d).count())
             .sum();
         assert_eq!(v.index.len(), wanted);
     }
@@ -543,32 +542,15 @@ mod tests {
 
     #[test]
     fn every_mapped_definition_is_compiled() {
-        let methods = [
-            "initialize",
-            "ping",
-            "tools/list",
-            "prompts/list",
-            "resources/list",
-            "resources/templates/list",
-            "tasks/list",
-            "tools/call",
-            "prompts/get",
-            "resources/read",
-            "completion/complete",
-            "sampling/createMessage",
-            "elicitation/create",
-            "roots/list",
-            "logging/setLevel",
-            "server/discover",
-            "subscriptions/listen",
-        ];
-        for m in methods {
-            if let Some(def) = legacy_complete(m) {
-                assert!(Doc::Legacy.definitions().contains(&def), "{m} -> {def}");
-            }
-            if let Some(def) = modern_complete(m) {
-                assert!(Doc::Modern.definitions().contains(&def), "{m} -> {def}");
+        use mcp_types::Era;
+        for m in mcp_types::methods::facts::METHODS {
+            for era in [Era::Legacy, Era::Modern] {
+                if let Some((doc, def)) = methods::complete(era, m.name) {
+                    assert!(doc.definitions().contains(&def), "{} -> {def}", m.name);
+                }
             }
         }
+        let ping = methods::complete(Era::Modern, "ping");
+        assert_eq!(ping, Some((Doc::Modern, "EmptyResult")));
     }
 }
