@@ -56,7 +56,13 @@ pub(super) fn definition(
         if can_be_task && result.get("task").is_some() {
             return (Doc::Legacy, "CreateTaskResult");
         }
+        // `tasks/result` answers with the result of the task-augmented
+        // request that made the task, when this client knows it; a task it
+        // only attached to (its call is `tasks/get` polling) is held to the
+        // payload result the schema gives `tasks/result` itself.
+        let made_by = facts_in(Era::Legacy, call_method).filter(|f| f.task_capability.is_some());
         if method == "tasks/result"
+            && made_by.is_some()
             && let Some(found) = complete(Era::Legacy, call_method)
         {
             return found;
@@ -101,4 +107,28 @@ pub(super) fn message_definition(doc: Doc, method: &str) -> Option<&'static str>
     messages(doc)
         .find(|(m, _)| *m == method)
         .map(|(_, def)| def)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tasks_result_is_held_to_the_request_that_made_the_task() {
+        let empty = serde_json::json!({});
+        assert_eq!(
+            definition(Doc::Legacy, "tasks/result", "tools/call", &empty),
+            (Doc::Legacy, "CallToolResult")
+        );
+        // An attached task: the client's call is the `tasks/get` polling,
+        // whose own result is not what `tasks/result` carries.
+        assert_eq!(
+            definition(Doc::Legacy, "tasks/result", "tasks/get", &empty),
+            (Doc::Legacy, "GetTaskPayloadResult")
+        );
+        assert_eq!(
+            definition(Doc::Legacy, "tasks/get", "tasks/get", &empty),
+            (Doc::Legacy, "GetTaskResult")
+        );
+    }
 }
