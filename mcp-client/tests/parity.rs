@@ -15,7 +15,7 @@ use mcp_client::mcp_types::methods::v2026_07_28::ListTools;
 use mcp_client::mcp_types::roots::Root;
 use mcp_client::mcp_types::sampling::{CreateMessageRequestParams, CreateMessageResult};
 use mcp_client::mcp_types::tools::{CallToolResult, ListToolsResult};
-use mcp_client::{HandlerError, NotificationHandler, SamplingHandler, UrlElicitation};
+use mcp_client::{CallOptions, HandlerError, NotificationHandler, SamplingHandler, UrlElicitation};
 use serde_json::json;
 
 #[derive(serde::Serialize)]
@@ -249,10 +249,14 @@ async fn request_handles_await_time_out_cancel_and_drop() {
         let page: ListToolsResult = client
             .start_request_typed::<ListTools>(&PaginatedRequestParams::new())
             .expect("params serialize")
-            .result_as()
             .await
             .expect("tools/list");
         assert!(page.tools.iter().any(|t| t.name == "echo"), "{via:?}");
+        // A typed, cancellable tool call: awaiting gives the CallToolResult.
+        let call = client.start_call_tool("echo", json!({"text": "started"}), CallOptions::new());
+        assert_eq!(call.method(), "tools/call");
+        let result: CallToolResult = call.await.expect("start_call_tool");
+        assert_eq!(result.text(), "started", "{via:?}");
 
         // A timeout cancels the request on the server.
         let started = std::time::Instant::now();

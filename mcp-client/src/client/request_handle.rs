@@ -2,11 +2,13 @@
 //! later.
 
 use std::future::{Future, IntoFuture};
+use std::marker::PhantomData;
 use std::pin::Pin;
 use std::time::Duration;
 
 use mcp_core::RequestError;
 use mcp_types::RequestId;
+use mcp_types::tools::CallToolResult;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tokio::sync::oneshot;
@@ -19,6 +21,11 @@ use crate::options::CallOptions;
 
 /// A request already sent to the server, whose result is collected later.
 ///
+/// `T` is what awaiting the handle gives: JSON ([`Value`]) for
+/// [`Client::start_request`], the method's result type for
+/// [`Client::start_request_typed`], [`CallToolResult`] for
+/// [`Client::start_call_tool`].
+///
 /// Await it (it implements [`IntoFuture`]) or call
 /// [`result_as`](RequestHandle::result_as); bound the wait with
 /// [`with_timeout`](RequestHandle::with_timeout); stop it with
@@ -30,29 +37,28 @@ use crate::options::CallOptions;
 /// # async fn run(client: mcp_client::Client) -> Result<(), mcp_client::Error> {
 /// use std::time::Duration;
 /// use serde_json::json;
-/// let slow = client.start_request(
-///     "tools/call",
-///     Some(json!({"name": "slow_count", "arguments": {"count": 3}})),
-/// );
+/// use mcp_client::CallOptions;
+/// let slow = client.start_call_tool("slow_count", json!({"count": 3}), CallOptions::new());
 /// let quick = client.call_tool("echo", json!({"text": "meanwhile"})).await?;
 /// let result = slow.with_timeout(Duration::from_secs(10)).await?;
-/// println!("{quick:?} then {result}");
+/// println!("{} then {}", quick.text(), result.text());
 ///
 /// let unwanted = client.start_request("tools/list", None);
 /// unwanted.cancel();
 /// # Ok(()) }
 /// ```
 #[must_use = "dropping a RequestHandle cancels the request"]
-pub struct RequestHandle {
+pub struct RequestHandle<T = Value> {
     method: String,
     token: u64,
     commands: tokio::sync::mpsc::UnboundedSender<Command>,
     reply: oneshot::Receiver<Result<Outcome, Error>>,
     guard: CancelGuard,
     timeout: Option<Duration>,
+    result: PhantomData<fn() -> T>,
 }
 
-impl std::fmt::Debug for RequestHandle {
+impl<T> std::fmt::Debug for RequestHandle<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RequestHandle")
             .field("method", &self.method)
@@ -61,7 +67,7 @@ impl std::fmt::Debug for RequestHandle {
     }
 }
 
-impl RequestHandle {
+impl<T> RequestHandle<T> {
     /// The request's method.
     pub fn method(&self) -> &str {
         &self.method
@@ -93,12 +99,13 @@ impl RequestHandle {
         drop(self);
     }
 
-    /// Waits for the result and decodes it as `T`.
+    /// Waits for the result and decodes it as `U`, whatever the handle's
+    /// own result type.
     ///
     /// # Errors
     /// See [`Error`]; [`Error::is_timeout`] after
     /// [`with_timeout`](RequestHandle::with_timeout) ran out.
-    pub async fn result_as<T: DeserializeOwned>(self) -> Result<T, Error> {
+    pub async fn result_as<U: DeserializeOwned>(self) -> Result<U, Error> {
         let RequestHandle {
             method,
             token: _,
@@ -106,6 +113,7 @@ impl RequestHandle {
             reply,
             mut guard,
             timeout,
+            result: _,
         } = self;
         let outcome = match timeout {
             None => reply.await,
@@ -122,17 +130,32 @@ impl RequestHandle {
         }
     }
 
-    /// Waits for the result as JSON (what `.await` on the handle does).
+    /// The same request, its result decoded as `U` when awaited.
+    fn retyped<U>(self) -> RequestHandle<U> {
+        RequestHandle {
+            method: self.method,
+            token: self.token,
+            commands: self.commands,
+            reply: self.reply,
+            guard: self.guard,
+            timeout: self.timeout,
+            result: PhantomData,
+        }
+    }
+}
+
+impl<T: DeserializeOwned> RequestHandle<T> {
+    /// Waits for the result as `T` (what `.await` on the handle does).
     ///
     /// # Errors
     /// As [`result_as`](RequestHandle::result_as).
-    pub async fn result(self) -> Result<Value, Error> {
+    pub async fn result(self) -> Result<T, Error> {
         self.result_as().await
     }
 }
 
-impl IntoFuture for RequestHandle {
-    type Output = Result<Value, Error>;
+impl<T: DeserializeOwned + Send + 'static> IntoFuture for RequestHandle<T> {
+    type Output = Result<T, Error>;
     type IntoFuture = Pin<Box<dyn Future<Output = Self::Output> + Send>>;
 
     fn into_future(self) -> Self::IntoFuture {
@@ -148,8 +171,8 @@ impl Client {
     }
 
     /// [`Client::start_request`] typed by a method marker of
-    /// `mcp_client::mcp_types::methods`; collect the typed result with
-    /// [`RequestHandle::result_as`].
+    /// `mcp_client::mcp_types::methods`: awaiting the handle gives the
+    /// method's result type.
     ///
     /// ```no_run
     /// # async fn run(client: mcp_client::Client) -> Result<(), mcp_client::Error> {
@@ -157,7 +180,7 @@ impl Client {
     /// use mcp_client::mcp_types::methods::v2026_07_28::ListTools;
     /// use mcp_client::mcp_types::RequestMethod;
     /// let handle = client.start_request_typed::<ListTools>(&PaginatedRequestParams::new())?;
-    /// let page: <ListTools as RequestMethod>::Result = handle.result_as().await?;
+    /// let page: <ListTools as RequestMethod>::Result = handle.await?;
     /// # let _ = page; Ok(()) }
     /// ```
     ///
@@ -166,9 +189,42 @@ impl Client {
     pub fn start_request_typed<M: mcp_types::RequestMethod>(
         &self,
         params: &M::Params,
-    ) -> Result<RequestHandle, Error> {
+    ) -> Result<RequestHandle<M::Result>, Error> {
         let value = serde_json::to_value(params).map_err(mcp_core::UsageError::from)?;
-        Ok(self.start_request(M::METHOD, Some(value)))
+        Ok(self.start_request(M::METHOD, Some(value)).retyped())
+    }
+
+    /// Starts a `tools/call` now and returns a handle to its result, without
+    /// waiting: await it for the [`CallToolResult`], bound the wait with
+    /// [`RequestHandle::with_timeout`], or cancel it (dropping the handle
+    /// cancels too, on the wire). The options are those of
+    /// [`Client::call_tool_with`], except output validation, which only the
+    /// awaited forms apply (check `structured_content` yourself, or call
+    /// [`Client::call_tool_with`] with
+    /// [`CallOptions::validate_output`](crate::CallOptions::validate_output)).
+    ///
+    /// ```no_run
+    /// # async fn run(client: mcp_client::Client) -> Result<(), mcp_client::Error> {
+    /// use std::time::Duration;
+    /// use mcp_client::CallOptions;
+    /// let slow = client.start_call_tool(
+    ///     "slow_count",
+    ///     serde_json::json!({"count": 3}),
+    ///     CallOptions::new(),
+    /// );
+    /// let result = slow.with_timeout(Duration::from_secs(10)).await?;
+    /// println!("{}", result.text());
+    /// # Ok(()) }
+    /// ```
+    pub fn start_call_tool(
+        &self,
+        name: &str,
+        arguments: Value,
+        opts: CallOptions,
+    ) -> RequestHandle<CallToolResult> {
+        let params = Value::Object(mcp_core::call_tool_params(name, arguments));
+        self.start_request_with("tools/call", Some(params), opts)
+            .retyped()
     }
 
     /// [`Client::start_request`] with per-request options (the options'
@@ -198,6 +254,7 @@ impl Client {
             reply,
             guard: CancelGuard::new(token, self.inner.commands.clone()),
             timeout: None,
+            result: PhantomData,
         }
     }
 
