@@ -131,16 +131,8 @@ pub use lifecycle::State;
 pub use mcp_types::meta::TASKS_EXTENSION;
 pub use timers::Timer;
 
+/// The unit tests' origin instant, kept outside `src/` (the library reads
+/// no clock; see the file).
 #[cfg(test)]
-mod test_clock {
-    use std::time::Instant;
-
-    /// An origin for the unit tests of the private machines (timers,
-    /// cache): any instant serves, since they only compare instants built
-    /// from it and never read the clock themselves. The one clock read of
-    /// the crate, in test code only.
-    #[allow(clippy::disallowed_methods)]
-    pub(crate) fn origin() -> Instant {
-        Instant::now()
-    }
-}
+#[path = "../tests/support/origin.rs"]
+mod test_clock;

@@ -5,11 +5,12 @@
 //!   generated code.
 //! * `mcp-types` and `mcp-core` depend (normally, transitively) on no I/O
 //!   crate, as `cargo metadata` reports the resolved graph.
-//! * `mcp-core/src` reads no clock (doc examples included); `mcp-client/src`
-//!   reads the clock, sleeps and spawns only in its driver
-//!   (`mcp-client/src/driver/`). Both rules exempt a file's trailing test
-//!   module (a `#[cfg(test)]` at the start of a line, then an inline `mod`
-//!   that ends the file): unit tests need an `Instant` origin.
+//! * `mcp-core/src` reads no clock, not even in tests or doc examples (its
+//!   unit tests take their origin from `mcp-core/tests/support/origin.rs`);
+//!   `mcp-client/src` reads the clock, sleeps and spawns only in its driver
+//!   (`mcp-client/src/driver/`), a file's trailing test module exempt (a
+//!   `#[cfg(test)]` at the start of a line, then an inline `mod` that ends
+//!   the file).
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -113,8 +114,7 @@ fn check_file(root: &Path, file: &Path, problems: &mut Vec<String>) {
         // The core is sans-I/O down to its doc examples: time comes in
         // as an argument (clippy.toml does not see doc tests).
         let clock_reads = [concat!("Instant", "::now"), concat!("SystemTime", "::now")];
-        if !in_tests
-            && rel.starts_with("mcp-core/src/")
+        if rel.starts_with("mcp-core/src/")
             && clock_reads.iter().any(|p| line.contains(p))
         {
             problems.push(format!(
