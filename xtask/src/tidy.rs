@@ -114,9 +114,7 @@ fn check_file(root: &Path, file: &Path, problems: &mut Vec<String>) {
         // The core is sans-I/O down to its doc examples: time comes in
         // as an argument (clippy.toml does not see doc tests).
         let clock_reads = [concat!("Instant", "::now"), concat!("SystemTime", "::now")];
-        if rel.starts_with("mcp-core/src/")
-            && clock_reads.iter().any(|p| line.contains(p))
-        {
+        if rel.starts_with("mcp-core/src/") && clock_reads.iter().any(|p| line.contains(p)) {
             problems.push(format!(
                 "{rel}:{}: mcp-core reads no clock, not even in a doc example",
                 n + 1
