@@ -8,9 +8,6 @@
 //! into a later one. [`RoundCounter`] caps the number of rounds
 //! (default [`DEFAULT_MAX_ROUNDS`]).
 
-use std::collections::BTreeMap;
-
-use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
@@ -20,22 +17,7 @@ pub const DEFAULT_MAX_ROUNDS: u32 = 8;
 /// One embedded server request of an `InputRequiredResult` (its key, its
 /// method, its params raw): `mcp-types`' one declaration.
 pub use mcp_types::results::RawInputRequest as InputRequest;
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct WireInputRequired {
-    #[serde(default)]
-    input_requests: Option<BTreeMap<String, WireInputRequest>>,
-    #[serde(default)]
-    request_state: Option<Box<RawValue>>,
-}
-
-#[derive(Deserialize)]
-struct WireInputRequest {
-    method: String,
-    #[serde(default)]
-    params: Option<Box<RawValue>>,
-}
+use mcp_types::results::RawInputRequired;
 
 /// One round of a multi round-trip request.
 #[derive(Debug)]
@@ -52,15 +34,13 @@ impl InputRound {
     /// # Errors
     /// When the result is not an `InputRequiredResult`.
     pub fn open(raw: &RawValue) -> Result<(InputRound, Vec<InputRequest>), serde_json::Error> {
-        let w: WireInputRequired = serde_json::from_str(raw.get())?;
-        let requests: Vec<InputRequest> = w
-            .input_requests
-            .unwrap_or_default()
-            .into_iter()
-            .map(|(key, r)| InputRequest::new(key, r.method, r.params))
-            .collect();
+        let RawInputRequired {
+            requests,
+            request_state,
+            ..
+        } = RawInputRequired::from_raw(raw)?;
         let round = InputRound {
-            request_state: w.request_state,
+            request_state,
             pending: requests.iter().map(|r| r.key.clone()).collect(),
             responses: Map::new(),
         };
@@ -117,10 +97,10 @@ impl RetryExtras {
         result: &RawValue,
         input_responses: Map<String, Value>,
     ) -> Result<RetryExtras, serde_json::Error> {
-        let w: WireInputRequired = serde_json::from_str(result.get())?;
+        let read = RawInputRequired::from_raw(result)?;
         Ok(RetryExtras {
             input_responses: (!input_responses.is_empty()).then_some(input_responses),
-            request_state: w.request_state,
+            request_state: read.request_state,
         })
     }
 
