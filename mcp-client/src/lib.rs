@@ -140,6 +140,7 @@ mod options;
 mod serve;
 pub mod skills;
 mod tasks;
+mod telemetry;
 mod transport;
 mod validate;
 
