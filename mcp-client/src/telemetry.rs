@@ -35,9 +35,10 @@
 //! The request carries `traceparent` and `tracestate` from the client span's
 //! OpenTelemetry context (so the server span becomes its child, as the
 //! conventions' context propagation section says), and `baggage` when the
-//! context has any. When the client span is disabled (filtered out), the
-//! context is that of the span the call runs in, or failing that the
-//! current OpenTelemetry context. The strings are written in the W3C formats
+//! context has any. When no OpenTelemetry layer records the client span (it
+//! is filtered out, for every layer or for that one), the context is that
+//! of the span the call runs in, or failing that the current OpenTelemetry
+//! context. The strings are written in the W3C formats
 //! the MCP specification requires for these keys, not through the global
 //! propagator (which may be set to another format). A `traceparent` the
 //! caller put in `_meta` ([`CallOptions::with_trace_context`](crate::CallOptions::with_trace_context),
@@ -226,16 +227,19 @@ mod otel {
     use tracing::Span;
     use tracing_opentelemetry::OpenTelemetrySpanExt;
 
-    /// The W3C trace context of the client span (or, when it is disabled,
-    /// of the caller's span, or of the current OpenTelemetry context);
-    /// `None` without a valid span context.
+    /// The W3C trace context of the client span (or, when no OpenTelemetry
+    /// layer records it, of the caller's span, or of the current
+    /// OpenTelemetry context); `None` without a valid span context.
     pub(super) fn trace_context(span: &Span) -> Option<TraceContext> {
-        let mut cx = if span.is_disabled() {
-            Span::current().context()
-        } else {
-            span.context()
-        };
-        if !cx.span().span_context().is_valid() {
+        // A span filtered out for every layer, or only for the OpenTelemetry
+        // one, has no valid context: the caller's span (current here: the
+        // client span is not entered yet) is the next best parent.
+        let valid = |cx: &opentelemetry::Context| cx.span().span_context().is_valid();
+        let mut cx = span.context();
+        if !valid(&cx) {
+            cx = Span::current().context();
+        }
+        if !valid(&cx) {
             cx = opentelemetry::Context::current();
         }
         let sc = cx.span().span_context().clone();

@@ -21,6 +21,8 @@ use serde_json::{Value, json};
 use tracing::Instrument;
 use tracing::subscriber::DefaultGuard;
 use tracing_opentelemetry::OpenTelemetrySpanExt;
+use tracing_subscriber::Layer;
+use tracing_subscriber::filter::LevelFilter;
 use tracing_subscriber::layer::SubscriberExt;
 
 const CALLER_PARENT: &str = "00-11111111111111111111111111111111-2222222222222222-01";
@@ -33,11 +35,20 @@ struct Otel {
 }
 
 fn otel() -> Otel {
+    otel_at(LevelFilter::TRACE, true)
+}
+
+/// [`otel`] with the OpenTelemetry layer filtered at `level`, and whether
+/// entering a span makes its context the current OpenTelemetry context.
+fn otel_at(level: LevelFilter, activation: bool) -> Otel {
     let exporter = InMemorySpanExporter::default();
     let provider = SdkTracerProvider::builder()
         .with_simple_exporter(exporter.clone())
         .build();
-    let layer = tracing_opentelemetry::layer().with_tracer(provider.tracer("trace_context"));
+    let layer = tracing_opentelemetry::layer()
+        .with_tracer(provider.tracer("trace_context"))
+        .with_context_activation(activation)
+        .with_filter(level);
     let guard = tracing::subscriber::set_default(tracing_subscriber::registry().with(layer));
     Otel {
         exporter,
@@ -150,6 +161,31 @@ async fn tool_call_carries_its_client_span_in_both_eras() {
         assert_eq!(attr(&span, "error.type"), None);
         assert_eq!(span.status, Status::Unset);
     }
+}
+
+/// With the client span filtered out (it is `DEBUG`), the request carries
+/// the context of the caller's span (read from the span: context
+/// activation is off, so the current OpenTelemetry context has none).
+#[tokio::test(start_paused = true)]
+async fn a_filtered_client_span_propagates_the_callers_span() {
+    let otel = otel_at(LevelFilter::INFO, false);
+    let (transport, mut peer) = scripted();
+    peer.answer("tools/call", tool_result());
+    let client = connect(&peer, transport, true).await;
+    let user = tracing::info_span!("user work");
+    client
+        .call_tool("echo", json!({}))
+        .instrument(user.clone())
+        .await
+        .expect("call");
+    drop(user);
+    let request = peer.next_request("tools/call").await;
+    client.close().await;
+
+    let spans = otel.exporter.get_finished_spans().expect("spans");
+    assert!(spans.iter().all(|s| s.name != "tools/call echo"));
+    let user = otel.span("user work");
+    assert_eq!(meta(&request, "traceparent"), Some(traceparent_of(&user)));
 }
 
 #[tokio::test(start_paused = true)]
