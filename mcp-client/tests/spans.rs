@@ -84,6 +84,12 @@ async fn spans_carry_the_conventions_names_without_the_feature() {
         .await
         .expect_err("no such prompt");
     assert!(err.remote_error().is_some());
+    // Refused before it is sent: 2025-11-25 has no `server/discover`.
+    let err = client
+        .send_request("server/discover", None, Default::default())
+        .await
+        .expect_err("wrong era");
+    assert!(err.is_usage(), "{err}");
     client.close().await;
 
     let tool = spans.named("tools/call echo");
@@ -110,4 +116,7 @@ async fn spans_carry_the_conventions_names_without_the_feature() {
         assert_eq!(prompt.get(key).map(String::as_str), Some(value), "{key}");
     }
     assert!(!prompt.contains_key("gen_ai.operation.name"));
+    let refused = spans.named("server/discover");
+    assert_eq!(refused.get("error.type").map(String::as_str), Some("usage"));
+    assert!(!refused.contains_key("jsonrpc.request.id"));
 }

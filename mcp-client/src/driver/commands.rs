@@ -223,7 +223,9 @@ impl Driver {
                 self.pending.insert(id, pending);
             }
             Err(e) => {
-                let _ = reply.send(Err(e.into()));
+                let r = Err(e.into());
+                crate::telemetry::record_end(&span, &r);
+                let _ = reply.send(r);
             }
         }
     }
