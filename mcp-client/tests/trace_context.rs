@@ -14,7 +14,7 @@ use mcp_client::mcp_types::elicitation::{ElicitRequestFormParams, ElicitResult, 
 use mcp_client::{CallOptions, Client, EraPreference, HandlerError};
 use mcp_testkit::{Delivery, Frame, Peer, ScriptedHttpServer, capabilities, scripted};
 use opentelemetry::baggage::BaggageExt;
-use opentelemetry::trace::{SpanId, SpanKind, Status, TraceContextExt, TracerProvider as _};
+use opentelemetry::trace::{SpanId, SpanKind, Status, TracerProvider as _};
 use opentelemetry::{Context, KeyValue};
 use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData};
 use serde_json::{Value, json};
@@ -110,6 +110,19 @@ async fn form(params: ElicitRequestFormParams) -> Result<ElicitResult, HandlerEr
     Ok(ElicitResult::accept(content))
 }
 
+/// Calls the `echo` tool in a span of the caller's, closes the client and
+/// returns the request the server got.
+async fn echo_in_user_span(client: Client, peer: &mut Peer) -> Frame {
+    client
+        .call_tool("echo", json!({}))
+        .instrument(tracing::info_span!("user work"))
+        .await
+        .expect("call");
+    let request = peer.next_request("tools/call").await;
+    client.close().await;
+    request
+}
+
 fn tool_result() -> Value {
     json!({"content": [{"type": "text", "text": "ok"}]})
 }
@@ -122,17 +135,9 @@ async fn tool_call_carries_its_client_span_in_both_eras() {
         peer.answer("tools/call", tool_result());
         let client = connect(&peer, transport, modern).await;
 
-        let user = tracing::info_span!("user work");
-        let user_cx = user.context().span().span_context().clone();
-        client
-            .call_tool("echo", json!({"text": "hi"}))
-            .instrument(user.clone())
-            .await
-            .expect("call");
-        drop(user);
-        let request = peer.next_request("tools/call").await;
-        client.close().await;
+        let request = echo_in_user_span(client, &mut peer).await;
 
+        let user_cx = otel.span("user work").span_context;
         let span = otel.span("tools/call echo");
         assert_eq!(span.span_kind, SpanKind::Client);
         assert_eq!(span.span_context.trace_id(), user_cx.trace_id());
@@ -172,15 +177,7 @@ async fn a_filtered_client_span_propagates_the_callers_span() {
     let (transport, mut peer) = scripted();
     peer.answer("tools/call", tool_result());
     let client = connect(&peer, transport, true).await;
-    let user = tracing::info_span!("user work");
-    client
-        .call_tool("echo", json!({}))
-        .instrument(user.clone())
-        .await
-        .expect("call");
-    drop(user);
-    let request = peer.next_request("tools/call").await;
-    client.close().await;
+    let request = echo_in_user_span(client, &mut peer).await;
 
     let spans = otel.exporter.get_finished_spans().expect("spans");
     assert!(spans.iter().all(|s| s.name != "tools/call echo"));
