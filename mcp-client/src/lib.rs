@@ -153,8 +153,9 @@
 //! requests and its `notifications/cancelled`. A `traceparent` set with
 //! [`CallOptions::with_trace_context`] or [`CallOptions::with_meta`] wins.
 //! When the span is filtered out, the context is the caller's span's. The
-//! handshake and the requests the client makes on its own (session
-//! restore) carry none.
+//! handshake carries the context of the span `connect` runs in; the
+//! requests the client makes on its own later (a replaced session's
+//! `initialize`, session restore) carry none.
 
 mod client;
 mod driver;

@@ -46,6 +46,11 @@
 //! `_meta`) wins; which sends carry the context is
 //! [`mcp_core::trace_context`]'s decision (every send of the call, its task
 //! requests and its `notifications/cancelled`).
+//!
+//! The handshake (`server/discover`, `initialize`) has no client span: its
+//! requests carry the context of the span `connect` (or
+//! `connect_uninitialized`) runs in. Requests the client makes on its own
+//! later (a replaced session's `initialize`, session restore) carry none.
 
 use mcp_core::Completed;
 use mcp_types::RequestId;
@@ -124,6 +129,19 @@ fn record_request(client: &Client, span: &Span, method: &str, params: Option<&Va
     if let Some(session) = client.session_id() {
         span.record("mcp.session.id", session.as_str());
     }
+}
+
+/// The trace context of the span `connect` runs in, for the handshake's
+/// requests (`server/discover`, `initialize`).
+#[cfg(feature = "opentelemetry")]
+pub(crate) fn handshake_trace() -> Option<mcp_core::TraceContext> {
+    otel::trace_context(&Span::none())
+}
+
+/// Without the `opentelemetry` feature the handshake carries no context.
+#[cfg(not(feature = "opentelemetry"))]
+pub(crate) fn handshake_trace() -> Option<mcp_core::TraceContext> {
+    None
 }
 
 /// Records what the driver knows once the call started: its JSON-RPC id

@@ -168,6 +168,36 @@ async fn tool_call_carries_its_client_span_in_both_eras() {
     }
 }
 
+/// The handshake carries the context of the span `connect` runs in; a later
+/// call outside any span carries its own client span's (a new trace).
+#[tokio::test(start_paused = true)]
+async fn the_handshake_carries_the_connecting_span() {
+    for (modern, handshake) in [(true, "server/discover"), (false, "initialize")] {
+        let otel = otel();
+        let (transport, mut peer) = scripted();
+        peer.answer("tools/list", json!({"tools": []}));
+        let client = connect(&peer, transport, modern)
+            .instrument(tracing::info_span!("connecting"))
+            .await;
+        let first = peer.next_request(handshake).await;
+        client.list_tools(None).await.expect("list");
+        let list = peer.next_request("tools/list").await;
+        client.close().await;
+
+        let connecting = otel.span("connecting");
+        assert_eq!(
+            meta(&first, "traceparent"),
+            Some(traceparent_of(&connecting))
+        );
+        let list_span = otel.span("tools/list");
+        assert_eq!(meta(&list, "traceparent"), Some(traceparent_of(&list_span)));
+        assert_ne!(
+            list_span.span_context.trace_id(),
+            connecting.span_context.trace_id()
+        );
+    }
+}
+
 /// With the client span filtered out (it is `DEBUG`), the request carries
 /// the context of the caller's span (read from the span: context
 /// activation is off, so the current OpenTelemetry context has none).

@@ -8,7 +8,7 @@ mod common;
 use std::time::Duration;
 
 use common::*;
-use mcp_core::{ClientFeatures, RequestOptions, TraceContext};
+use mcp_core::{ClientFeatures, EraPreference, RequestOptions, TraceContext, TransportKind};
 use serde_json::{Value, json};
 
 const PARENT: &str = "00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01";
@@ -98,4 +98,30 @@ fn a_legacy_task_cancel_carries_the_calls_trace_context() {
     let cancel = h.drain().remove(0);
     assert_eq!(cancel["method"], "tasks/cancel");
     assert_eq!(trace_of(&cancel), expected());
+}
+
+/// The handshake's context is the connecting caller's: the `initialize`
+/// that replaces an expired session later carries none.
+#[test]
+fn the_handshake_trace_context_ends_with_the_handshake() {
+    let config = config()
+        .with_era(EraPreference::LegacyOnly)
+        .with_transport(TransportKind::Http);
+    let mut h = Harness::new(config);
+    h.conn.set_handshake_trace(traced().trace);
+    h.conn.connect(h.now).unwrap();
+    let init = h.drain().remove(0);
+    assert_eq!(init["method"], "initialize");
+    assert_eq!(trace_of(&init), expected());
+    h.reply(&init, initialize_result("2025-11-25"));
+    h.drain();
+    let call = h
+        .conn
+        .send_request(h.now, "tools/list", None, RequestOptions::default())
+        .unwrap();
+    h.drain();
+    h.conn.handle_session_expired(h.now, Some(&call), false);
+    let again = h.drain().remove(0);
+    assert_eq!(again["method"], "initialize");
+    assert!(again["params"].get("_meta").is_none(), "{again}");
 }
