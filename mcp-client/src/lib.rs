@@ -130,6 +130,32 @@
 //! sampling, elicitation and notification handlers for every clone. See
 //! [Changing handlers at runtime](Client#changing-handlers-at-runtime) for
 //! what capabilities advertised at connect mean for them.
+//!
+//! # Tracing and OpenTelemetry
+//!
+//! Each call runs in one `DEBUG` span, `mcp.request` (target
+//! `mcp_client::telemetry`), a child of the caller's span, named and
+//! attributed after OpenTelemetry's
+//! [semantic conventions for MCP](https://opentelemetry.io/docs/specs/semconv/gen-ai/mcp/):
+//! `otel.name` (`tools/call get_weather`), `otel.kind = "client"`,
+//! `mcp.method.name`, `mcp.protocol.version`, `mcp.session.id`,
+//! `jsonrpc.request.id`, `gen_ai.tool.name` and `gen_ai.operation.name`,
+//! `gen_ai.prompt.name`, `mcp.resource.uri`, `network.transport`, and
+//! `error.type` with an error status when the call fails (a tool's
+//! `isError` is `tool_error`). Nothing is computed for a span no subscriber
+//! wants.
+//!
+//! With the `opentelemetry` feature (off by default) every request carries
+//! the W3C trace context of that span (through `tracing-opentelemetry`) in
+//! `params._meta`: `traceparent`, `tracestate`, and `baggage` when the
+//! context has any (SEP-414; the same unprefixed keys in 2025-11-25), on
+//! every send of the call: retries, multi-round-trip rounds, pages, task
+//! requests and its `notifications/cancelled`. A `traceparent` set with
+//! [`CallOptions::with_trace_context`] or [`CallOptions::with_meta`] wins.
+//! When the span is filtered out, the context is the caller's span's. The
+//! handshake carries the context of the span `connect` runs in; the
+//! requests the client makes on its own later (a replaced session's
+//! `initialize`, session restore) carry none.
 
 mod client;
 mod driver;
@@ -140,6 +166,7 @@ mod options;
 mod serve;
 pub mod skills;
 mod tasks;
+mod telemetry;
 mod transport;
 mod validate;
 

@@ -430,6 +430,10 @@ pub struct RequestOptions {
     pub progress: bool,
     /// Extra `_meta` members (custom keys, `traceparent`, `tracestate`, `baggage`).
     pub meta: Map<String, Value>,
+    /// A trace context to propagate: joins `_meta` when the request starts,
+    /// never replacing a `traceparent` of the caller's (see
+    /// [`crate::trace_context`]).
+    pub trace: Option<crate::TraceContext>,
     /// 2025-11-25: augment the request as a task with this TTL (ms).
     pub task_ttl: Option<Option<u64>>,
     /// A poll interval the caller insists on for a task this call creates.
@@ -473,6 +477,13 @@ impl RequestOptions {
     #[must_use]
     pub fn with_meta(mut self, key: impl Into<String>, value: Value) -> Self {
         self.meta.insert(key.into(), value);
+        self
+    }
+
+    /// Propagates a trace context in `_meta` (see [`crate::trace_context`]).
+    #[must_use]
+    pub fn with_trace_context(mut self, cx: crate::TraceContext) -> Self {
+        self.trace = Some(cx);
         self
     }
 

@@ -98,7 +98,8 @@
 //! ([`connection::attach`]), the 2025-11-25 GET stream
 //! ([`connection::server_stream`]), session restore
 //! ([`connection::restore`]), served callback tasks
-//! ([`connection::served`]).
+//! ([`connection::served`]). [`trace_context`] decides how a W3C trace
+//! context given with a request joins its `_meta`.
 
 mod cache;
 pub mod coalesce;
@@ -117,6 +118,7 @@ pub mod served_tasks;
 pub mod strict;
 pub mod tasks;
 mod timers;
+pub mod trace_context;
 mod wire;
 
 pub use config::{ClientFeatures, Config, InputMode, RequestOptions, TransportKind};
@@ -130,6 +132,7 @@ pub use event::{Completed, Event, SubscriptionEnd, Transmit};
 pub use lifecycle::State;
 pub use mcp_types::meta::TASKS_EXTENSION;
 pub use timers::Timer;
+pub use trace_context::{InvalidTraceContext, TraceContext};
 
 /// The unit tests' origin instant, kept outside `src/` (the library reads
 /// no clock; see the file).

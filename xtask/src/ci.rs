@@ -1,5 +1,6 @@
 //! `cargo xtask ci`: every check CI runs, in order, failing fast: format,
-//! clippy, tests, doc tests, rustdoc, tidy, the doc-path check, every
+//! clippy, tests, `mcp-client`'s `opentelemetry` feature (clippy and its
+//! tests), doc tests, rustdoc, tidy, the doc-path check, every
 //! `mcp-client` example against the demo server, then the official conformance
 //! suite against its expected-failures baseline, and the interop tests
 //! against real servers (server-everything, the Python SDK).
@@ -40,6 +41,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         ]),
     )?;
     tests_and_snapshots(&[])?;
+    opentelemetry_feature()?;
     util::run(
         "doctest",
         util::cargo().args(["test", "--workspace", "--doc"]),
@@ -60,6 +62,29 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     crate::interop::run(&[])?;
     println!("xtask ci: all checks passed");
     Ok(())
+}
+
+/// `mcp-client`'s optional `opentelemetry` feature, which the workspace
+/// runs above leave off: clippy on the code it adds, and the trace context
+/// tests (an in-memory exporter; `required-features` skips them elsewhere).
+fn opentelemetry_feature() -> Result<(), String> {
+    let feature = ["-p", "mcp-client", "--features", "opentelemetry"];
+    let targets = ["--lib", "--test", "trace_context"];
+    util::run(
+        "clippy (opentelemetry)",
+        util::cargo()
+            .arg("clippy")
+            .args(feature)
+            .args(targets)
+            .args(["--", "-D", "warnings"]),
+    )?;
+    util::run(
+        "test (opentelemetry)",
+        util::cargo()
+            .arg("test")
+            .args(feature)
+            .args(["--test", "trace_context"]),
+    )
 }
 
 /// Runs `cargo test --all-targets` (over the workspace, or the crates named

@@ -410,7 +410,8 @@ impl ClientBuilder {
         if let Some(options) = &handlers.served_tasks {
             config = config.with_served_tasks(options.clone());
         }
-        let conn = Connection::new(config);
+        let mut conn = Connection::new(config);
+        conn.set_handshake_trace(crate::telemetry::handshake_trace());
         let shared = Arc::new(Shared::default());
         shared.set_handlers(|h| *h = handlers);
         let (connect_tx, connect_rx) = oneshot::channel();

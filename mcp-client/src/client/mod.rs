@@ -310,11 +310,9 @@ impl Client {
         token: u64,
         mut spec: CallSpec,
     ) -> Result<Outcome, Error> {
-        use tracing::Instrument;
-        let span = tracing::debug_span!("mcp.call", method = %spec.method, token);
         self.add_log_level(&mut spec.opts);
         let (rx, mut guard) = self.start_call(token, spec)?;
-        let r = rx.instrument(span).await.map_err(|_| Error::closed());
+        let r = rx.await.map_err(|_| Error::closed());
         guard.disarm();
         r?
     }
@@ -329,13 +327,26 @@ impl Client {
         let (reply, rx) = oneshot::channel();
         self.inner
             .commands
-            .send(Command::Start {
-                token,
-                spec: Box::new(spec),
-                reply,
-            })
+            .send(self.start_command(token, spec, reply))
             .map_err(|_| Error::closed())?;
         Ok((rx, CancelGuard::new(token, self.inner.commands.clone())))
+    }
+
+    /// The command that starts a call, with the call's client span made
+    /// now, in the caller's context (`crate::telemetry`).
+    pub(crate) fn start_command(
+        &self,
+        token: u64,
+        mut spec: CallSpec,
+        reply: oneshot::Sender<Result<Outcome, Error>>,
+    ) -> Command {
+        let span = crate::telemetry::call_span(self, &mut spec);
+        Command::Start {
+            token,
+            spec: Box::new(spec),
+            reply,
+            span,
+        }
     }
 
     pub(crate) fn add_log_level(&self, opts: &mut CallOptions) {

@@ -242,11 +242,10 @@ impl Client {
         let (tx, reply) = oneshot::channel();
         // When the driver is gone, `tx` is dropped and the handle resolves
         // to a closed error.
-        let _ = self.inner.commands.send(Command::Start {
-            token,
-            spec: Box::new(spec),
-            reply: tx,
-        });
+        let _ = self
+            .inner
+            .commands
+            .send(self.start_command(token, spec, tx));
         RequestHandle {
             method: method.to_owned(),
             token,

@@ -59,13 +59,12 @@ pub(super) struct Pending {
 impl Pending {
     pub(super) fn new(
         token: u64,
-        method: &str,
+        span: tracing::Span,
         reply: oneshot::Sender<Result<Outcome, Error>>,
         progress: Option<ProgressCallback>,
         headers: http::HeaderMap,
         sink: Sink,
     ) -> Self {
-        let span = tracing::debug_span!("mcp.request", method = %method, token);
         Pending {
             token,
             reply: Some(reply),
@@ -107,6 +106,7 @@ impl Driver {
                 (Err(e), None) => Err(self.with_server_exit(e.with_cause(p.cause.take()))),
                 (r, _) => r,
             };
+            crate::telemetry::record_end(&p.span, &r);
             match (&p.sink, p.reply.is_some()) {
                 (Sink::Listen(tx), false) => {
                     let _ = tx.send(match r {

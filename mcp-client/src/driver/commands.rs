@@ -50,6 +50,9 @@ pub(crate) enum Command {
         token: u64,
         spec: Box<CallSpec>,
         reply: oneshot::Sender<Result<Outcome, Error>>,
+        /// The call's client span (`crate::telemetry`), made in the caller's
+        /// context; the call holds it until it ends.
+        span: tracing::Span,
     },
     /// The handle is gone: cancels the call (a watch stops watching).
     Cancel {
@@ -119,7 +122,12 @@ impl Driver {
                 let _ = reply.send(Err(Error::new(ErrorKind::NotInitialized)));
             }
             Command::Session(c) => self.on_session_command(now, c),
-            Command::Start { token, spec, reply } => self.start(now, token, *spec, reply),
+            Command::Start {
+                token,
+                spec,
+                reply,
+                span,
+            } => self.start(now, token, *spec, reply, span),
             Command::Cancel { token } => {
                 if let Some(id) = self.tokens.remove(&token) {
                     if let Some(p) = self.pending.get_mut(&id) {
@@ -175,6 +183,7 @@ impl Driver {
         token: u64,
         spec: CallSpec,
         reply: oneshot::Sender<Result<Outcome, Error>>,
+        span: tracing::Span,
     ) {
         let CallSpec {
             method,
@@ -208,12 +217,15 @@ impl Driver {
                     SpecKind::Task(tx) | SpecKind::Watch { sink: tx, .. } => Sink::Task(tx),
                 };
                 self.tokens.insert(token, id.clone());
-                let mut pending = Pending::new(token, &method, reply, progress, headers, sink);
+                crate::telemetry::record_started(&span, &id, self.link.as_ref());
+                let mut pending = Pending::new(token, span, reply, progress, headers, sink);
                 pending.watch = watch;
                 self.pending.insert(id, pending);
             }
             Err(e) => {
-                let _ = reply.send(Err(e.into()));
+                let r = Err(e.into());
+                crate::telemetry::record_end(&span, &r);
+                let _ = reply.send(r);
             }
         }
     }

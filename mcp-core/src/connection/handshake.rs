@@ -49,15 +49,11 @@ impl Connection {
         match (&self.config.era, first.era()) {
             (EraPreference::Known(v), Some(Era::Modern)) => {
                 self.version = Some(v.clone());
+                let opts = self.handshake_opts();
                 self.become_ready(now, Era::Modern, Decision::Cached);
                 // Ready without a round trip; the server's facts follow.
-                let discover = self.start_call(
-                    now,
-                    "server/discover",
-                    Map::new(),
-                    RequestOptions::default(),
-                    CallKind::User,
-                );
+                let discover =
+                    self.start_call(now, "server/discover", Map::new(), opts, CallKind::User);
                 self.facts_call = discover.ok().and_then(|id| id.as_number());
             }
             (_, Some(Era::Modern)) => self.start_probe(now, first)?,
@@ -73,6 +69,22 @@ impl Connection {
         Ok(())
     }
 
+    /// Propagates a W3C trace context on the handshake's requests (the
+    /// `server/discover` probe or the background one of a cached era, and
+    /// `initialize`, a fallback one included); set it before
+    /// [`Connection::connect`]. It is dropped once the connection is ready:
+    /// a later `initialize` (one replacing an expired session) carries none.
+    pub fn set_handshake_trace(&mut self, cx: Option<crate::TraceContext>) {
+        self.handshake_trace = cx;
+    }
+
+    fn handshake_opts(&self) -> RequestOptions {
+        RequestOptions {
+            trace: self.handshake_trace.clone(),
+            ..RequestOptions::default()
+        }
+    }
+
     fn start_probe(&mut self, now: Instant, version: ProtocolVersion) -> Result<(), UsageError> {
         self.state = State::Probing;
         self.version = Some(version);
@@ -80,7 +92,7 @@ impl Connection {
             now,
             "server/discover",
             Map::new(),
-            RequestOptions::default(),
+            self.handshake_opts(),
             CallKind::Probe,
         )?;
         Ok(())
@@ -101,7 +113,7 @@ impl Connection {
             now,
             "initialize",
             params,
-            RequestOptions::default(),
+            self.handshake_opts(),
             CallKind::Initialize,
         )?;
         Ok(())
@@ -348,6 +360,7 @@ impl Connection {
         };
         self.era = Some(era);
         self.state = State::Ready;
+        self.handshake_trace = None;
         let recovered = std::mem::take(&mut self.recovering);
         let outcome = EraOutcome {
             version: version.clone(),

@@ -203,6 +203,9 @@ pub struct Connection {
     served: crate::served_tasks::Store,
     /// Notifications held back for their debounce window (debounce.rs).
     debouncer: debounce::Debouncer,
+    /// The trace context of the handshake's requests, until ready
+    /// (handshake.rs).
+    handshake_trace: Option<crate::TraceContext>,
 }
 
 impl Connection {
@@ -239,6 +242,7 @@ impl Connection {
             session_state: restore::SessionState::default(),
             served: crate::served_tasks::Store::default(),
             debouncer: debounce::Debouncer::default(),
+            handshake_trace: None,
         }
     }
 

@@ -370,7 +370,8 @@ impl Connection {
                 items: Vec::new(),
                 refresh_for: Some(key),
             };
-            let opts = RequestOptions::default().without_cache();
+            let mut opts = RequestOptions::default().without_cache();
+            opts.meta = crate::trace_context::trace_members(&c.opts.meta);
             if self
                 .start_call(now, "tools/list", Map::new(), opts, kind)
                 .is_ok()

@@ -16,6 +16,7 @@ use crate::event::{Event, SubscriptionEnd, Transmit};
 use crate::lifecycle::{State, has_capability, legacy, modern};
 use crate::mrtr::{RetryExtras, RoundCounter};
 use crate::timers::Timer;
+use crate::trace_context::trace_members;
 
 impl Connection {
     pub(super) fn start_call(
@@ -55,6 +56,9 @@ impl Connection {
             if let Some(state) = params.remove("requestState") {
                 extras.request_state = Some(serde_json::value::to_raw_value(&state)?);
             }
+        }
+        if let Some(cx) = opts.trace.take() {
+            cx.merge_into(&mut opts.meta);
         }
         if !handshake {
             self.check_method(method, &mut params, &opts)?;
@@ -230,11 +234,11 @@ impl Connection {
             return;
         };
         params.insert("taskId".into(), json!(task.snapshot.task_id));
+        let trace = trace_members(&c.opts.meta);
         let id = self.wires.insert(Wire { call: key, role });
         let modern = self.era == Some(Era::Modern);
-        let no_user_meta = Map::new();
         let meta = modern::RequestMeta {
-            user: &no_user_meta,
+            user: &trace,
             progress_token: None,
             modern: self
                 .version
@@ -369,16 +373,26 @@ impl Connection {
     /// cancelled request's stream open (the TypeScript SDK v1 keeps it until
     /// the session ends) would otherwise hold one of the transport's
     /// concurrent-request slots for the rest of the session.
+    ///
+    /// The notification carries the call's trace context in `_meta`, if it
+    /// has one: it belongs to the call's trace.
     pub(super) fn cancel_on_wire(&mut self, wire: i64, reason: &str) {
-        if self.wires.abandon(wire).is_none() {
+        let Some(abandoned) = self.wires.abandon(wire) else {
             return;
-        }
+        };
         let http = self.config.transport == TransportKind::Http;
         if self.era != Some(Era::Modern) || !http {
-            self.send_notification(
-                "notifications/cancelled",
-                Some(json!({ "requestId": wire, "reason": reason })),
-            );
+            let mut params = json!({ "requestId": wire, "reason": reason });
+            let trace = self
+                .calls
+                .get(&abandoned.call)
+                .map(|c| trace_members(&c.opts.meta));
+            if let (Some(trace), Value::Object(p)) = (trace, &mut params)
+                && !trace.is_empty()
+            {
+                p.insert("_meta".into(), Value::Object(trace));
+            }
+            self.send_notification("notifications/cancelled", Some(params));
         }
         if http {
             self.transmits.push_back(Transmit::CloseStream {
