@@ -17,7 +17,6 @@
 //! | `otel.kind` | `client` |
 //! | `mcp.method.name` | the request method |
 //! | `mcp.protocol.version` | the negotiated version, once known |
-//! | `mcp.session.id` | the 2025-11-25 HTTP session (`Mcp-Session-Id`), when there is one |
 //! | `mcp.resource.uri` | the `uri` of `resources/read`, `resources/subscribe`, `resources/unsubscribe` |
 //! | `gen_ai.tool.name`, `gen_ai.operation.name` | for `tools/call`: the tool, and `execute_tool` |
 //! | `gen_ai.prompt.name` | for `prompts/get` |
@@ -26,6 +25,12 @@
 //! | `error.type` | on failure: the JSON-RPC error code, `tool_error` for a `CallToolResult` with `isError`, else `timeout`, `cancelled`, `closed`, `transport`, `protocol_violation`, `unauthorized`, `usage` or `_OTHER` |
 //! | `rpc.response.status_code` | the JSON-RPC error code, when the server answered with one |
 //! | `otel.status_code`, `otel.status_description` | `error` when `error.type` is set; the description is the server's JSON-RPC error message (at most 256 bytes) |
+//!
+//! The conventions' `mcp.session.id` is left out on purpose: a 2025-11-25
+//! session id is a bearer of the session (whoever holds it can send on it),
+//! and this SDK keeps it out of logs and `Debug` output; traces leave the
+//! process the same way logs do. A host that wants it can record
+//! [`Client::session_id`](crate::Client::session_id) on its own span.
 //!
 //! When no subscriber wants the span (`Span::is_disabled`), none of these
 //! values is computed: a call costs the same as without the span.
@@ -79,7 +84,6 @@ pub(crate) fn call_span(client: &Client, spec: &mut CallSpec) -> Span {
         otel.status_description = Empty,
         mcp.method.name = method,
         mcp.protocol.version = Empty,
-        mcp.session.id = Empty,
         mcp.resource.uri = Empty,
         gen_ai.operation.name = Empty,
         gen_ai.tool.name = Empty,
@@ -125,9 +129,6 @@ fn record_request(client: &Client, span: &Span, method: &str, params: Option<&Va
     }
     if let Some(version) = client.protocol_version() {
         span.record("mcp.protocol.version", version.as_str());
-    }
-    if let Some(session) = client.session_id() {
-        span.record("mcp.session.id", session.as_str());
     }
 }
 
