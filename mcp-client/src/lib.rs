@@ -138,7 +138,8 @@
 //! attributed after OpenTelemetry's
 //! [semantic conventions for MCP](https://opentelemetry.io/docs/specs/semconv/gen-ai/mcp/):
 //! `otel.name` (`tools/call get_weather`), `otel.kind = "client"`,
-//! `mcp.method.name`, `mcp.protocol.version` (never `mcp.session.id`: a session id lets its holder use the session),
+//! `mcp.method.name`, `mcp.protocol.version` (never `mcp.session.id`: a
+//! session id lets whoever holds it use the session),
 //! `jsonrpc.request.id`, `gen_ai.tool.name` and `gen_ai.operation.name`,
 //! `gen_ai.prompt.name`, `mcp.resource.uri`, `network.transport`, and
 //! `error.type` with an error status when the call fails (a tool's
