@@ -5,6 +5,8 @@
 use mcp_core::{RequestError, UsageError};
 use mcp_types::jsonrpc::ErrorObject;
 
+use mcp_transport_http::Fault;
+
 use super::{Error, ErrorKind};
 
 impl Error {
@@ -165,5 +167,23 @@ impl Error {
     /// The tool reported an error (`isError: true`) on a typed call.
     pub fn is_tool_error(&self) -> bool {
         matches!(&*self.kind, ErrorKind::ToolError { .. })
+    }
+
+    /// Who has to act, when an HTTP exchange or an authorization provider
+    /// failed behind this error ([`Error::http_error`]): the server, the
+    /// network, the host's configuration, the caller, or the user (who
+    /// declined an OAuth authorization, say). The same classification
+    /// answers for `HttpError::fault` and for the OAuth provider's
+    /// `oauth::AuthError::fault`. `None` when no transport error is behind
+    /// it (ask the other predicates).
+    ///
+    /// ```
+    /// use mcp_client::{Error, Fault, HttpConfig};
+    ///
+    /// let e: Error = HttpConfig::new("ftp://example.com/").unwrap_err().into();
+    /// assert_eq!(e.fault(), Some(Fault::Configuration));
+    /// ```
+    pub fn fault(&self) -> Option<Fault> {
+        self.http_error().map(mcp_transport_http::HttpError::fault)
     }
 }

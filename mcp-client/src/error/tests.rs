@@ -71,3 +71,17 @@ fn a_first_cause_is_kept_and_none_attaches_nothing() {
     assert!(plain.http_error().is_none());
     assert!(std::error::Error::source(&plain).is_none());
 }
+
+#[test]
+fn the_fault_is_the_transport_errors_also_under_a_summary() {
+    use mcp_transport_http::Fault;
+    let summarised = Error::from(RequestError::TransportClosed).with_cause(Some(oauth_failure()));
+    assert_eq!(summarised.fault(), Some(Fault::Server), "{summarised}");
+    let declined = mcp_auth::AuthError::Handler("the user declined".into());
+    let declined = HttpError::Auth(AuthError::with_source(
+        "OAuth authorization failed",
+        declined,
+    ));
+    assert_eq!(Error::from(declined).fault(), Some(Fault::User));
+    assert_eq!(Error::from(RequestError::TransportClosed).fault(), None);
+}
