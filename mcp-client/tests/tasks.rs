@@ -15,7 +15,8 @@ use common::{ALL, Server, Via, text};
 use demo_server::DemoServer;
 use mcp_client::mcp_types::elicitation::{ElicitRequestFormParams, ElicitResult, ElicitValue};
 use mcp_client::{
-    CallOptions, Client, ErrorKind, HandlerError, TaskSnapshot, TaskStates, TaskStatus,
+    CallOptions, Client, ClientBuilder, ErrorKind, HandlerError, TaskSnapshot, TaskStates,
+    TaskStatus,
 };
 use mcp_testkit::Recorder;
 use serde_json::json;
@@ -36,8 +37,12 @@ async fn never_answers(_params: ElicitRequestFormParams) -> Result<ElicitResult,
 }
 
 async fn connect(server: &Server) -> Client {
-    server
-        .builder()
+    connect_with(server.builder()).await
+}
+
+/// Connects with `builder`, refusing form elicitations.
+async fn connect_with(builder: ClientBuilder) -> Client {
+    builder
         .form_elicitation(refuse)
         .connect()
         .await
@@ -346,12 +351,7 @@ async fn call_tool_and_poll_succeeds_or_stops_at_the_cap() {
     for via in ALL {
         let server = Server::start(via).await;
         // In-process on stdio too, to see the server's counters.
-        let client = server
-            .observable_builder()
-            .form_elicitation(refuse)
-            .connect()
-            .await
-            .expect("connect");
+        let client = connect_with(server.observable_builder()).await;
         let ok = client
             .call_tool_and_poll("long_task", json!({"steps": 1, "step_ms": 10}), 200)
             .await
