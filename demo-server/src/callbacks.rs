@@ -11,6 +11,7 @@ use std::sync::{LazyLock, Mutex, PoisonError};
 use std::time::Duration;
 
 use serde_json::{Value, json};
+use tokio::sync::watch;
 
 use crate::interact::{CallCtx, ToolError};
 use crate::tools::tool_error;
@@ -29,9 +30,33 @@ struct Seen {
 }
 
 static SEEN: LazyLock<Mutex<Seen>> = LazyLock::new(Mutex::default);
+/// Bumped after each notification [`observe`] records.
+static SEEN_CHANGED: LazyLock<watch::Sender<u64>> = LazyLock::new(|| watch::Sender::new(0));
+/// How long the tool waits for notifications the client may still be
+/// sending (over HTTP its notification POSTs may trail its answers).
+const TRAILING: Duration = Duration::from_secs(2);
 
 fn seen() -> std::sync::MutexGuard<'static, Seen> {
     SEEN.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Waits, at most [`TRAILING`], until `holds` is true of what was seen,
+/// checking now and after each recorded notification (no polling).
+async fn wait_seen(mut holds: impl FnMut(&Seen) -> bool) {
+    let mut changed = SEEN_CHANGED.subscribe();
+    let wait = async {
+        loop {
+            changed.borrow_and_update();
+            if holds(&seen()) {
+                return;
+            }
+            // The sender is a static: it never closes.
+            if changed.changed().await.is_err() {
+                return;
+            }
+        }
+    };
+    let _ = tokio::time::timeout(TRAILING, wait).await;
 }
 
 /// Records the client notifications the tool watches for (called for
@@ -55,8 +80,9 @@ pub(crate) fn observe(method: &str, params: &Value) {
             }
             s.status.push_back(params.clone());
         }
-        _ => {}
+        _ => return,
     }
+    SEEN_CHANGED.send_modify(|n| *n = n.wrapping_add(1));
 }
 
 /// The tool's definition.
@@ -208,23 +234,22 @@ pub(crate) async fn callback_task(ctx: &mut CallCtx, args: &Value) -> Result<Val
             report["unknownTaskError"] = json!(e.code.0);
         }
         // Over HTTP the client's notification POSTs may trail its answers.
-        for _ in 0..40 {
-            let statuses: Vec<Value> = seen()
-                .status
-                .iter()
-                .filter(|s| s["taskId"] == json!(id))
-                .cloned()
-                .collect();
-            if statuses.iter().any(|s| {
+        let ours = |seen: &Seen| -> Vec<Value> {
+            let mine = seen.status.iter().filter(|s| s["taskId"] == json!(id));
+            mine.cloned().collect()
+        };
+        let terminal = |statuses: &[Value]| {
+            statuses.iter().any(|s| {
                 matches!(
                     s["status"].as_str(),
                     Some("completed" | "failed" | "cancelled")
                 )
-            }) {
-                report["statusNotifications"] = json!(statuses);
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
+            })
+        };
+        wait_seen(|seen| terminal(&ours(seen))).await;
+        let statuses = ours(&seen());
+        if terminal(&statuses) {
+            report["statusNotifications"] = json!(statuses);
         }
     }
     if let Some(token) = token {
@@ -232,13 +257,7 @@ pub(crate) async fn callback_task(ctx: &mut CallCtx, args: &Value) -> Result<Val
             .get("expect_progress")
             .and_then(Value::as_u64)
             .unwrap_or(0);
-        for _ in 0..40 {
-            let have = seen().progress.get(&token).map_or(0, Vec::len);
-            if have as u64 >= want {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+        wait_seen(|seen| seen.progress.get(&token).map_or(0, Vec::len) as u64 >= want).await;
         report["progress"] = json!(seen().progress.remove(&token).unwrap_or_default());
     }
     let text = report.to_string();

@@ -103,10 +103,12 @@ pub(crate) async fn run_request(
     impl Drop for InFlight<'_> {
         fn drop(&mut self) {
             self.0.in_flight.fetch_sub(1, Ordering::Relaxed);
+            self.0.bump();
         }
     }
     server.in_flight.fetch_add(1, Ordering::Relaxed);
-    let _guard = InFlight(&server);
+    server.bump();
+    let guard = InFlight(&server);
     let fut = async {
         match route {
             Route::Legacy(session) => legacy::handle(&server, &session, &req, &sink, &cancel).await,
@@ -118,8 +120,16 @@ pub(crate) async fn run_request(
         () = cancel.cancelled() => Outcome::Silent,
         out = fut => out,
     };
-    if matches!(out, Outcome::Silent) && cancel.is_cancelled() {
-        server.cancelled.fetch_add(1, Ordering::Relaxed);
+    // Out of flight before it counts as cancelled or answered: a test that
+    // saw the count sees the request gone.
+    drop(guard);
+    match &out {
+        Outcome::Silent if cancel.is_cancelled() => {
+            server.cancelled.fetch_add(1, Ordering::Relaxed);
+            server.bump();
+        }
+        Outcome::Silent => {}
+        Outcome::Reply(_) => server.count_answered(&req.method),
     }
     out
 }

@@ -398,6 +398,48 @@ impl DemoServer {
         self.inner.notifications_received(method)
     }
 
+    /// How many requests named `method` the server answered (with a
+    /// result or an error; cancelled ones are in
+    /// [`DemoServer::cancelled_requests`]), counted once the answer is
+    /// decided, before it is sent. At most 256 distinct names are counted.
+    pub fn requests_answered(&self, method: &str) -> u64 {
+        self.inner.requests_answered(method)
+    }
+
+    /// Waits until `holds` is true of the server, checking it now and
+    /// after every change of its counters ([`DemoServer::in_flight`],
+    /// [`DemoServer::cancelled_requests`],
+    /// [`DemoServer::notifications_received`],
+    /// [`DemoServer::requests_answered`], [`DemoServer::tagged_posts`]):
+    /// a test awaits what the server saw instead of polling for it. It has
+    /// no bound of its own; wrap it in `tokio::time::timeout` as a guard
+    /// against a hang.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use demo_server::{DemoOptions, DemoServer};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let demo = DemoServer::new(DemoOptions::default());
+    /// let idle = demo.wait_until(|d| d.in_flight() == 0);
+    /// tokio::time::timeout(Duration::from_secs(5), idle).await.expect("idle");
+    /// # }
+    /// ```
+    pub async fn wait_until(&self, mut holds: impl FnMut(&DemoServer) -> bool) {
+        let mut changed = self.inner.changed.subscribe();
+        loop {
+            changed.borrow_and_update();
+            if holds(self) {
+                return;
+            }
+            // The sender lives in `self.inner`: it never closes while we wait.
+            if changed.changed().await.is_err() {
+                return;
+            }
+        }
+    }
+
     /// How many HTTP POSTs carried the header `X-Demo-Tag: tag`, a test aid:
     /// a client that puts a per-call header on every POST of a call (retries,
     /// multi round-trip rounds, pages, task requests) can be checked with

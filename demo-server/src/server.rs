@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use serde_json::{Value, json};
-use tokio::sync::broadcast;
+use tokio::sync::{broadcast, watch};
 use tokio_util::sync::CancellationToken;
 
 use crate::DemoOptions;
@@ -41,7 +41,12 @@ pub(crate) struct Server {
     pub(crate) in_flight: AtomicUsize,
     notifications: Mutex<HashMap<String, u64>>,
     tagged: Mutex<HashMap<String, u64>>,
+    answered: Mutex<HashMap<String, u64>>,
     pub(crate) cancelled: AtomicU64,
+    /// Bumped after every change of a counter above (in flight,
+    /// cancelled, notifications, tags, answered requests), so that a test
+    /// awaits a change instead of polling ([`crate::DemoServer::wait_until`]).
+    pub(crate) changed: watch::Sender<u64>,
     /// The authorization server of the OAuth mode.
     pub(crate) oauth: Option<AuthServer>,
 }
@@ -77,7 +82,9 @@ impl Server {
             in_flight: AtomicUsize::new(0),
             notifications: Mutex::new(HashMap::new()),
             tagged: Mutex::new(HashMap::new()),
+            answered: Mutex::new(HashMap::new()),
             cancelled: AtomicU64::new(0),
+            changed: watch::Sender::new(0),
             oauth,
         }
     }
@@ -108,29 +115,42 @@ impl Server {
         format!("{:016x}{:016x}", h.finish(), h2.finish())
     }
 
+    /// Wakes every [`crate::DemoServer::wait_until`]: a counter changed.
+    pub(crate) fn bump(&self) {
+        self.changed.send_modify(|n| *n = n.wrapping_add(1));
+    }
+
     /// Counts a notification received from a client (bounded: unknown
     /// methods beyond 256 distinct names are not counted).
     pub(crate) fn count_notification(&self, method: &str) {
-        let mut counts = lock(&self.notifications);
-        if let Some(n) = counts.get_mut(method) {
-            *n += 1;
-        } else if counts.len() < 256 {
-            counts.insert(method.to_owned(), 1);
-        }
+        self.count_in(&self.notifications, method);
+    }
+
+    /// Counts a request answered (bounded like notifications).
+    pub(crate) fn count_answered(&self, method: &str) {
+        self.count_in(&self.answered, method);
     }
 
     /// Counts an HTTP POST that carried the `X-Demo-Tag` header (bounded:
     /// values over 64 bytes and more than 256 distinct values are ignored).
     pub(crate) fn count_tag(&self, tag: &str) {
-        if tag.len() > 64 {
-            return;
+        if tag.len() <= 64 {
+            self.count_in(&self.tagged, tag);
         }
-        let mut counts = lock(&self.tagged);
-        if let Some(n) = counts.get_mut(tag) {
-            *n += 1;
-        } else if counts.len() < 256 {
-            counts.insert(tag.to_owned(), 1);
+    }
+
+    /// Adds one to `key` in `counts` (at most 256 distinct keys), then
+    /// wakes the waiters.
+    fn count_in(&self, counts: &Mutex<HashMap<String, u64>>, key: &str) {
+        {
+            let mut counts = lock(counts);
+            if let Some(n) = counts.get_mut(key) {
+                *n += 1;
+            } else if counts.len() < 256 {
+                counts.insert(key.to_owned(), 1);
+            }
         }
+        self.bump();
     }
 
     /// How many HTTP POSTs carried `X-Demo-Tag: tag`.
@@ -141,6 +161,11 @@ impl Server {
     /// How many notifications named `method` clients sent.
     pub(crate) fn notifications_received(&self, method: &str) -> u64 {
         lock(&self.notifications).get(method).copied().unwrap_or(0)
+    }
+
+    /// How many requests named `method` were answered.
+    pub(crate) fn requests_answered(&self, method: &str) -> u64 {
+        lock(&self.answered).get(method).copied().unwrap_or(0)
     }
 
     /// Publishes an event to every listener (none listening is fine).

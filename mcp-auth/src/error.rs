@@ -1,4 +1,5 @@
-//! The crate's error type, [`AuthError`], and who is at fault ([`Fault`]).
+//! The crate's error type, [`AuthError`], and who is at fault ([`Fault`],
+//! shared with the HTTP transport's errors).
 
 use crate::authorize::RedirectError;
 use crate::discovery::DiscoveryError;
@@ -12,16 +13,35 @@ use crate::security::SecurityError;
 use crate::store::StoreError;
 use crate::token::TokenError;
 
-/// Who has to act to fix an [`AuthError`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Who has to act to fix an error: the one classification shared by
+/// authorization errors ([`AuthError::fault`]) and the HTTP transport's
+/// (`mcp_transport_http::HttpError::fault`, which re-exports this type), so
+/// both answer the question the same way.
+///
+/// ```
+/// use mcp_auth::{AuthError, Fault};
+///
+/// let e = AuthError::MissingConfiguration("client_id");
+/// assert_eq!(e.fault(), Fault::Configuration);
+/// assert_eq!(AuthError::Handler("declined".into()).fault(), Fault::User);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Fault {
-    /// The MCP server or the authorization server sent something wrong or refused.
+    /// The MCP server or the authorization server: it sent something wrong
+    /// (an error status, a malformed, oversized or refused response) or
+    /// refused.
     Server,
-    /// The host's configuration (credentials, keys, redirect URIs, store).
-    Configuration,
-    /// The network or the HTTP stack.
+    /// The network or the HTTP stack: connecting, TLS, a dropped connection.
     Network,
-    /// The user (declined, closed the browser) or the host's authorization handler.
+    /// The host's configuration: the transport's settings (endpoint,
+    /// headers, TLS, proxy, limits), credentials, keys, redirect URIs, the
+    /// token store, the authorization provider.
+    Configuration,
+    /// The calling code: a value it passed for one request that cannot be
+    /// sent, a call it cancelled, a transport it closed.
+    Caller,
+    /// The user (declined, closed the browser) or the host's authorization
+    /// handler.
     User,
 }
 
@@ -106,7 +126,10 @@ pub enum AuthError {
 }
 
 impl AuthError {
-    /// Who is at fault.
+    /// Who is at fault: the network for the HTTP client's failures, the
+    /// host's configuration for a missing or broken setting, key or store,
+    /// the user for a declined authorization or a failed handler, the
+    /// server (MCP or authorization server) for the rest.
     pub fn fault(&self) -> Fault {
         match self {
             Self::Http(_) => Fault::Network,

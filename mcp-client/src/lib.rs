@@ -221,8 +221,8 @@ pub use mcp_core::{EraOutcome, EraPreference};
 /// for [`Client::set_auth_provider`] and `HttpConfig::with_auth`.
 pub use mcp_transport_http::auth;
 pub use mcp_transport_http::{
-    ConfigError, HttpConfig, HttpError, Limits, ProxyConfig, ReconnectPolicy, RootStore, SessionId,
-    TlsConfig,
+    ConfigError, Fault, HttpConfig, HttpError, Limits, ProxyConfig, ReconnectPolicy, RootStore,
+    SessionId, TlsConfig,
 };
 pub use mcp_transport_stdio::{
     EnvInherit, ProcessExited, ServerCommand, ShutdownTimeouts, StderrMode,

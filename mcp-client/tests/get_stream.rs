@@ -32,6 +32,12 @@ async fn serve_connection(stream: TcpStream, seen: Arc<Seen>) {
     while let Some((method, _headers, body)) = read_request(&mut conn).await {
         if method == "GET" {
             // Late headers, then a server request on the stream at once.
+            // The lateness is the behaviour under test, on a real socket:
+            // a paused clock would jump past it (and past the client's own
+            // wait for the stream) whenever the runtime waits on the
+            // socket, and no event can show that `connect` did *not*
+            // return early.
+            // tidy: real clock: a slow server on a real socket (see above)
             tokio::time::sleep(Duration::from_millis(300)).await;
             seen.get_answered.store(true, Ordering::SeqCst);
             let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\

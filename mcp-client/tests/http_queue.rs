@@ -28,7 +28,12 @@ async fn serve(stream: TcpStream) {
         } else if request.get("id").is_none() {
             scripted::respond(&mut conn, "202 Accepted", "", "").await;
         } else {
-            // A healthy but not instant server.
+            // A healthy but not instant server. Real time is the behaviour
+            // under test (queueing must not use up the deadline), on real
+            // sockets: a paused clock jumps to the next timer (a deadline)
+            // whenever the runtime waits on a socket, failing calls a real
+            // clock would not.
+            // tidy: real clock: the deadline under test, on real sockets
             tokio::time::sleep(ANSWER_AFTER).await;
             scripted::answer_echo(&mut conn, &request).await;
         }

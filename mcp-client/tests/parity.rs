@@ -4,7 +4,6 @@
 use mcp_testkit::demo as common;
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use common::{ALL, Server};
@@ -16,6 +15,7 @@ use mcp_client::mcp_types::roots::Root;
 use mcp_client::mcp_types::sampling::{CreateMessageRequestParams, CreateMessageResult};
 use mcp_client::mcp_types::tools::{CallToolResult, ListToolsResult};
 use mcp_client::{CallOptions, HandlerError, NotificationHandler, SamplingHandler, UrlElicitation};
+use mcp_testkit::Recorder;
 use serde_json::json;
 
 #[derive(serde::Serialize)]
@@ -72,17 +72,6 @@ fn text(result: &CallToolResult) -> String {
         .join(" ")
 }
 
-/// Polls `f` until it is true or two seconds pass.
-async fn eventually(mut f: impl FnMut() -> bool) -> bool {
-    for _ in 0..200 {
-        if f() {
-            return true;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    f()
-}
-
 const ROOTS_CHANGED: &str = "notifications/roots/list_changed";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -128,14 +117,16 @@ async fn set_roots_serves_the_new_list_and_notifies_once_per_change() {
         );
 
         let expected = u64::from(!via.modern());
-        let demo = server.demo.clone();
-        assert!(
-            eventually(|| demo.notifications_received(ROOTS_CHANGED) >= expected).await,
-            "{via:?}"
-        );
-        // Let anything extra arrive, then check exactly one was sent.
-        client.ping().await.ok();
-        tokio::time::sleep(Duration::from_millis(50)).await;
+        server
+            .until(ROOTS_CHANGED, |d| {
+                d.notifications_received(ROOTS_CHANGED) >= expected
+            })
+            .await;
+        // Exactly one was sent: a notification for an unchanged list would
+        // have been queued before the last `list_roots` call, whose answer
+        // needs a `roots/list` round trip through the client after it
+        // (stdio keeps the order on its one stream; over HTTP the
+        // notification's POST left before the call's).
         assert_eq!(
             server.demo.notifications_received(ROOTS_CHANGED),
             expected,
@@ -154,14 +145,19 @@ fn sampler(model: &'static str) -> impl SamplingHandler {
     }
 }
 
+/// The list-changed notifications a handler saw.
 #[derive(Default)]
-struct Changes(AtomicUsize);
+struct Changes(Recorder<String>);
 
 impl NotificationHandler for Changes {
-    fn on_list_changed(&self, _: &str) {
-        self.0.fetch_add(1, Ordering::SeqCst);
+    fn on_list_changed(&self, method: &str) {
+        self.0.push(method.to_owned());
     }
 }
+
+/// A guard against a hang while waiting for a handler (real time: the demo
+/// server runs on real sockets and processes).
+const WITHIN: Duration = Duration::from_secs(10);
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn handlers_are_replaced_at_runtime() {
@@ -209,11 +205,9 @@ async fn handlers_are_replaced_at_runtime() {
             client.set_notification_handler(second.clone());
             let trigger = json!({"event": "tools_list_changed"});
             client.call_tool("trigger", trigger).await.expect("trigger");
-            assert!(
-                eventually(|| second.0.load(Ordering::SeqCst) == 1).await,
-                "{via:?}"
-            );
-            assert_eq!(first.0.load(Ordering::SeqCst), 0, "{via:?}");
+            let seen = second.0.until(WITHIN, |c| !c.is_empty()).await;
+            assert_eq!(seen.len(), 1, "{via:?}");
+            assert!(first.0.is_empty(), "{via:?}");
         }
         client.close().await;
     }
@@ -267,28 +261,29 @@ async fn request_handles_await_time_out_cancel_and_drop() {
             .expect_err("times out");
         assert!(err.is_timeout(), "{via:?}: {err}");
         assert!(started.elapsed() < Duration::from_secs(3), "{via:?}");
-        assert!(
-            eventually(|| demo.cancelled_requests() >= 1).await,
-            "{via:?}: timeout did not cancel"
-        );
+        server
+            .until("the timeout's cancellation", |d| {
+                d.cancelled_requests() >= 1
+            })
+            .await;
 
-        // Explicit cancel, then drop: each is one more cancellation.
+        // Explicit cancel, then drop, each once the server is running the
+        // call: each is one more cancellation.
         let handle = client.start_request("tools/call", slow());
-        tokio::time::sleep(Duration::from_millis(100)).await;
+        server.until("the call", |d| d.in_flight() == 1).await;
         handle.cancel();
-        assert!(
-            eventually(|| demo.cancelled_requests() >= 2).await,
-            "{via:?}: cancel() did not cancel"
-        );
+        server
+            .until("cancel()'s cancellation", |d| d.cancelled_requests() >= 2)
+            .await;
         {
             let _dropped = client.start_request("tools/call", slow());
-            tokio::time::sleep(Duration::from_millis(100)).await;
+            server.until("the call", |d| d.in_flight() == 1).await;
         }
-        assert!(
-            eventually(|| demo.cancelled_requests() >= 3).await,
-            "{via:?}: drop did not cancel"
-        );
-        assert!(eventually(|| demo.in_flight() == 0).await, "{via:?}");
+        server
+            .until("the drop's cancellation", |d| d.cancelled_requests() >= 3)
+            .await;
+        server.until("no call", |d| d.in_flight() == 0).await;
+        assert_eq!(demo.cancelled_requests(), 3, "{via:?}");
 
         // The connection is fine afterwards.
         let echo = client.call_tool("echo", json!({"text": "alive"})).await;
@@ -317,15 +312,15 @@ async fn cancel_request_by_id() {
         let demo = server.demo.clone();
         let handle = client.start_request("tools/call", slow.clone());
         let id = handle.id().await.expect("in flight");
-        tokio::time::sleep(Duration::from_millis(100)).await;
+        server.until("the call", |d| d.in_flight() == 1).await;
         // Any clone may cancel it.
         client.clone().cancel_request(&id).await.expect("cancel");
         let err = handle.await.expect_err("cancelled");
         assert!(err.is_cancelled(), "{via:?}: {err}");
-        assert!(
-            eventually(|| demo.cancelled_requests() >= 1).await,
-            "{via:?}: the server saw no cancellation"
-        );
+        server
+            .until("the cancellation", |d| d.cancelled_requests() >= 1)
+            .await;
+        assert_eq!(demo.cancelled_requests(), 1, "{via:?}");
         // The call is over: its id is unknown now.
         let again = client.cancel_request(&id).await.expect_err("ended");
         assert!(again.is_usage(), "{via:?}: {again}");

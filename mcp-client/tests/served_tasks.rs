@@ -19,12 +19,13 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 const LEGACY: [Via; 2] = [Via::StdioLegacy, Via::HttpLegacy];
 
-/// A sampler that reports two progress steps when asked, then answers.
+/// A sampler that reports two progress steps when asked, then answers
+/// (the server checks that both arrive, in order, before the answer).
 async fn sample(_: CreateMessageRequestParams) -> Result<CreateMessageResult, HandlerError> {
     if let Some(p) = ProgressReporter::current() {
         p.report(1.0, Some(2.0), Some("thinking"))
             .expect("first report");
-        tokio::time::sleep(Duration::from_millis(20)).await;
+        tokio::task::yield_now().await;
         p.report(2.0, Some(2.0), None).expect("second report");
     }
     Ok(CreateMessageResult::new(

@@ -5,15 +5,17 @@
 use mcp_testkit::demo as common;
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use common::{ALL, Server, Via, text};
+use demo_server::DemoServer;
 use futures::StreamExt;
 use mcp_client::mcp_types::elicitation::{ElicitRequestFormParams, ElicitResult, ElicitValue};
 use mcp_client::mcp_types::roots::Root;
 use mcp_client::mcp_types::subscriptions::SubscriptionFilter;
 use mcp_client::{CallOptions, Client, HandlerError, NotificationHandler};
+use mcp_testkit::Recorder;
 use serde_json::json;
 
 async fn form(params: ElicitRequestFormParams) -> Result<ElicitResult, HandlerError> {
@@ -44,14 +46,9 @@ const INITIALIZED: &str = "notifications/initialized";
 /// The `notifications/initialized` count, once it reaches `at_least` (it
 /// travels on its own POST, which may land after a later request's).
 async fn initialized(server: &Server, at_least: u64) -> u64 {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
-    loop {
-        let n = server.demo.notifications_received(INITIALIZED);
-        if n >= at_least || tokio::time::Instant::now() >= deadline {
-            return n;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    let reached = |d: &DemoServer| d.notifications_received(INITIALIZED) >= at_least;
+    server.until(INITIALIZED, reached).await;
+    server.demo.notifications_received(INITIALIZED)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -201,12 +198,8 @@ async fn roots_list_changed_goes_through_the_core() {
             client.notify_roots_list_changed().await.expect("sent");
             // A request after it: the notification was written before.
             client.list_tools(None).await.expect("tools");
-            let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
-            while server.demo.notifications_received(method) == 0
-                && tokio::time::Instant::now() < deadline
-            {
-                tokio::time::sleep(Duration::from_millis(10)).await;
-            }
+            let sent = |d: &DemoServer| d.notifications_received(method) >= 1;
+            server.until(method, sent).await;
             assert_eq!(server.demo.notifications_received(method), 1, "{via:?}");
         }
         assert_eq!(
@@ -264,11 +257,11 @@ async fn a_subscription_ends_and_never_hangs() {
 }
 
 #[derive(Default)]
-struct Updates(Mutex<Vec<String>>);
+struct Updates(Recorder<String>);
 
 impl NotificationHandler for Updates {
     fn on_resource_updated(&self, uri: &str) {
-        self.0.lock().expect("lock").push(uri.to_owned());
+        self.0.push(uri.to_owned());
     }
 }
 
@@ -293,20 +286,15 @@ async fn a_recovered_session_resubscribes_its_resources() {
     }
     client.list_tools(None).await.expect("new session");
 
-    // The re-subscription travels on its own POST; trigger until the update
-    // arrives (bounded).
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
-    let mut n = 0;
-    while updates.0.lock().expect("lock").is_empty() {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "no resources/updated in the new session"
-        );
-        n += 1;
-        let args = json!({ "event": "resource_updated", "uri": uri, "value": format!("v{n}") });
-        client.call_tool("trigger", args).await.expect("trigger");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    assert_eq!(updates.0.lock().expect("lock")[0], uri);
+    // The re-subscription travels on its own POST: once the server has
+    // answered it (the first subscribe, then this one), one trigger is
+    // enough.
+    let subscribe = "resources/subscribe";
+    let resubscribed = |d: &DemoServer| d.requests_answered(subscribe) >= 2;
+    server.until("the re-subscription", resubscribed).await;
+    let args = json!({ "event": "resource_updated", "uri": uri, "value": "v1" });
+    client.call_tool("trigger", args).await.expect("trigger");
+    let seen = updates.0.until(Duration::from_secs(10), |u| !u.is_empty());
+    assert_eq!(seen.await, [uri], "resources/updated in the new session");
     client.close().await;
 }

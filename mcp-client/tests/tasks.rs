@@ -12,9 +12,11 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use common::{ALL, Server, Via, text};
+use demo_server::DemoServer;
 use mcp_client::mcp_types::elicitation::{ElicitRequestFormParams, ElicitResult, ElicitValue};
 use mcp_client::{
-    CallOptions, Client, ErrorKind, HandlerError, TaskSnapshot, TaskStates, TaskStatus,
+    CallOptions, Client, ClientBuilder, ErrorKind, HandlerError, TaskSnapshot, TaskStates,
+    TaskStatus,
 };
 use mcp_testkit::Recorder;
 use serde_json::json;
@@ -35,8 +37,12 @@ async fn never_answers(_params: ElicitRequestFormParams) -> Result<ElicitResult,
 }
 
 async fn connect(server: &Server) -> Client {
-    server
-        .builder()
+    connect_with(server.builder()).await
+}
+
+/// Connects with `builder`, refusing form elicitations.
+async fn connect_with(builder: ClientBuilder) -> Client {
+    builder
         .form_elicitation(refuse)
         .connect()
         .await
@@ -344,7 +350,8 @@ async fn typed_task_calls_decode_structured_content() {
 async fn call_tool_and_poll_succeeds_or_stops_at_the_cap() {
     for via in ALL {
         let server = Server::start(via).await;
-        let client = connect(&server).await;
+        // In-process on stdio too, to see the server's counters.
+        let client = connect_with(server.observable_builder()).await;
         let ok = client
             .call_tool_and_poll("long_task", json!({"steps": 1, "step_ms": 10}), 200)
             .await
@@ -361,28 +368,19 @@ async fn call_tool_and_poll_succeeds_or_stops_at_the_cap() {
         );
         assert!(started.elapsed() < Duration::from_secs(5), "{via:?}");
         if !via.modern() {
-            // The capped task was cancelled.
-            let cancelled = eventually_cancelled(&client).await;
-            assert!(cancelled, "{via:?}");
+            // The capped task was cancelled: once the server answered the
+            // client's `tasks/cancel`, the task is listed as cancelled.
+            let cancel = |d: &DemoServer| d.requests_answered("tasks/cancel") >= 1;
+            server.until("tasks/cancel", cancel).await;
+            let page = client.list_tasks(None).await.expect("tasks/list");
+            let cancelled = page
+                .tasks
+                .iter()
+                .any(|t| t.status == mcp_client::mcp_types::tasks::TaskStatus::Cancelled);
+            assert!(cancelled, "{via:?}: {:?}", page.tasks);
         }
         client.close().await;
     }
-}
-
-async fn eventually_cancelled(client: &Client) -> bool {
-    let end = Instant::now() + Duration::from_secs(5);
-    while Instant::now() < end {
-        if let Ok(page) = client.list_tasks(None).await
-            && page
-                .tasks
-                .iter()
-                .any(|t| t.status == mcp_client::mcp_types::tasks::TaskStatus::Cancelled)
-        {
-            return true;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    false
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

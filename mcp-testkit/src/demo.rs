@@ -3,10 +3,16 @@
 
 use std::path::PathBuf;
 use std::sync::OnceLock;
+use std::time::Duration;
 
 use demo_server::{DemoOptions, DemoServer, HttpHandle};
 use mcp_client::mcp_types::content::ContentBlock;
 use mcp_client::{ClientBuilder, EraPreference, ServerCommand};
+
+/// How long [`Server::until`] waits for the demo server before it fails
+/// the test (real time: the demo server runs on real sockets and
+/// processes).
+pub const SERVER_PATIENCE: Duration = Duration::from_secs(10);
 
 /// Transport and era of one end-to-end run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -132,6 +138,24 @@ impl Server {
                 let (cr, cw) = tokio::io::split(client_end);
                 b.io(cr, cw)
             }
+        }
+    }
+
+    /// Waits until `holds` is true of the demo server, woken by each
+    /// change of its counters ([`DemoServer::wait_until`]); fails the test
+    /// naming `what` (and the counters' state as `holds` sees it) when
+    /// [`SERVER_PATIENCE`] passes first, a guard against a hang, not a
+    /// poll.
+    pub async fn until(&self, what: &str, holds: impl FnMut(&DemoServer) -> bool) {
+        let wait = self.demo.wait_until(holds);
+        if tokio::time::timeout(SERVER_PATIENCE, wait).await.is_err() {
+            panic!(
+                "{:?}: the demo server did not see {what} within {SERVER_PATIENCE:?} \
+                 (in flight {}, cancelled {})",
+                self.via,
+                self.demo.in_flight(),
+                self.demo.cancelled_requests()
+            );
         }
     }
 

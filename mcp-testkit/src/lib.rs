@@ -19,7 +19,10 @@
 //!   primitives of a scripted loopback HTTP/1.1 server, and
 //!   [`ScriptedHttpServer`] one built on them that plays an era, logs every
 //!   request with its headers and says what it saw; [`demo`] the demo
-//!   server over stdio and HTTP in both eras.
+//!   server over stdio and HTTP in both eras, with
+//!   [`demo::Server::until`] to await what the server saw (a request in
+//!   flight, a cancellation, a notification) instead of polling its
+//!   counters.
 //! - [`Recorder`] collects what handlers and callbacks saw and waits for a
 //!   condition on it, woken by each push: the replacement for
 //!   sleep-and-poll loops.

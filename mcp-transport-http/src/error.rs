@@ -1,7 +1,9 @@
 //! Typed errors, grouped by who is at fault.
 //!
-//! [`HttpError::fault`] says whether the caller, the network or the server
-//! caused an error. Errors that carry what the server said (status, a bounded
+//! [`HttpError::fault`] says who has to act: the caller, the host's
+//! configuration, the network, the server, or (for an authorization
+//! provider's failure) whoever the provider's own error names, in the
+//! [`Fault`] classification shared with `mcp_auth`. Errors that carry what the server said (status, a bounded
 //! excerpt of the body, a JSON-RPC message found in it, `WWW-Authenticate`)
 //! hand it over as data so the core can decide, for example, which era a
 //! server speaks from a `400` body.
@@ -15,16 +17,9 @@ use mcp_types::{Message, RequestId};
 use crate::auth::AuthError;
 use crate::sse::SseError;
 
-/// Who caused an error.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Fault {
-    /// The caller: bad configuration or input, a cancelled or closed call.
-    Caller,
-    /// The network: connecting, TLS, a dropped connection.
-    Network,
-    /// The server: an error status, a malformed or oversized response.
-    Server,
-}
+/// Who caused an error: `mcp_auth`'s classification, shared so that an
+/// authorization error and an HTTP error answer the same way.
+pub use mcp_auth::Fault;
 
 /// A configuration error, found when the transport is built.
 #[derive(Debug, thiserror::Error)]
@@ -192,6 +187,22 @@ pub enum HttpError {
     },
 }
 
+/// Who an authorization provider's failure is down to: the fault of the
+/// `mcp_auth::AuthError` in its source chain (an OAuth flow's own answer:
+/// the user declined, the authorization server refused, ...), else the
+/// host's configuration (its provider, or a credential that cannot travel
+/// as a header).
+fn provider_fault(e: &AuthError) -> Fault {
+    let mut next: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = next {
+        if let Some(auth) = err.downcast_ref::<mcp_auth::AuthError>() {
+            return auth.fault();
+        }
+        next = err.source();
+    }
+    Fault::Configuration
+}
+
 fn display_id(id: Option<&RequestId>) -> String {
     id.map_or_else(|| "(none)".to_owned(), ToString::to_string)
 }
@@ -264,14 +275,19 @@ fn excerpt(body: &str) -> String {
 }
 
 impl HttpError {
-    /// Who caused this error.
+    /// Who caused this error: [`Fault::Configuration`] for an invalid
+    /// transport configuration, [`Fault::Caller`] for a per-request header
+    /// that cannot be sent or a cancelled or closed exchange, the
+    /// fault of the `mcp_auth::AuthError` behind an authorization
+    /// provider's failure (else [`Fault::Configuration`]), [`Fault::Network`] for connecting, reading
+    /// and resuming, [`Fault::Server`] for what the server answered.
     pub fn fault(&self) -> Fault {
         match self {
-            HttpError::Config(_)
-            | HttpError::InvalidHeader { .. }
-            | HttpError::Cancelled
-            | HttpError::Closed
-            | HttpError::Auth(_) => Fault::Caller,
+            HttpError::Config(_) => Fault::Configuration,
+            HttpError::InvalidHeader { .. } | HttpError::Cancelled | HttpError::Closed => {
+                Fault::Caller
+            }
+            HttpError::Auth(e) => provider_fault(e),
             HttpError::Network(_) | HttpError::Body(_) | HttpError::ResumeFailed { .. } => {
                 Fault::Network
             }
@@ -311,5 +327,46 @@ impl HttpError {
             }
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{ConfigError, Fault, HttpError};
+    use crate::auth::AuthError;
+
+    fn provider_failed(cause: mcp_auth::AuthError) -> HttpError {
+        HttpError::Auth(AuthError::with_source("OAuth authorization failed", cause))
+    }
+
+    #[test]
+    fn an_authorization_failure_has_the_fault_its_auth_error_names() {
+        let declined = mcp_auth::AuthError::Handler("the user declined".into());
+        assert_eq!(declined.fault(), Fault::User);
+        let declined = provider_failed(declined);
+        assert_eq!(declined.fault(), Fault::User);
+        assert_eq!(
+            declined.to_string(),
+            "authorization provider failed: OAuth authorization failed"
+        );
+        let refused = mcp_auth::AuthError::NoResourceMetadata("http://127.0.0.1/".into());
+        assert_eq!(provider_failed(refused).fault(), Fault::Server);
+        let missing = mcp_auth::AuthError::MissingConfiguration("client_id");
+        assert_eq!(provider_failed(missing).fault(), Fault::Configuration);
+        // A provider's own failure without a typed cause: the host's setup.
+        let plain = HttpError::Auth(AuthError::new("token refresh failed"));
+        assert_eq!(plain.fault(), Fault::Configuration);
+    }
+
+    #[test]
+    fn configuration_and_the_caller_are_told_apart() {
+        let config = HttpError::from(ConfigError::InvalidEndpoint("ftp://x".into()));
+        assert_eq!(config.fault(), Fault::Configuration);
+        let header = HttpError::InvalidHeader {
+            name: "Mcp-Param-Region".into(),
+        };
+        assert_eq!(header.fault(), Fault::Caller);
+        assert_eq!(HttpError::Cancelled.fault(), Fault::Caller);
+        assert_eq!(HttpError::InvalidSessionId.fault(), Fault::Server);
     }
 }

@@ -11,11 +11,16 @@
 //!   (`mcp-client/src/driver/`), a file's trailing test module exempt (a
 //!   `#[cfg(test)]` at the start of a line, then an inline `mod` that ends
 //!   the file).
+//! * `mcp-client/tests` waits for events or runs on the paused clock: no
+//!   `thread::sleep`, no `eventually*` polling helper, no real-clock tokio
+//!   sleep without a stated reason ([`test_waits`]).
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use crate::util;
+
+mod test_waits;
 
 /// The size budget of one source file.
 const MAX_LINES: usize = 650;
@@ -101,6 +106,11 @@ fn check_file(root: &Path, file: &Path, problems: &mut Vec<String>) {
         problems.push(format!(
             "{rel}: {lines} lines, over the {MAX_LINES}-line budget"
         ));
+    }
+    if test_waits::covered(&rel) {
+        for (n, why) in test_waits::check(&text) {
+            problems.push(format!("{rel}:{n}: {why}"));
+        }
     }
     let tests_from = trailing_tests_start(&text);
     for (n, line) in text.lines().enumerate() {
