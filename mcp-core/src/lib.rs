@@ -101,7 +101,7 @@
 //! ([`connection::served`]).
 
 mod cache;
-pub mod coalesce;
+mod coalesce;
 pub mod config;
 pub mod connection;
 mod correlation;
@@ -121,7 +121,7 @@ mod wire;
 
 pub use config::{ClientFeatures, Config, InputMode, RequestOptions, TransportKind};
 pub use connection::{
-    CloseReason, Connection, ResponseTarget, RestoreFailure, ServerStreamChange,
+    CloseReason, Connection, Debounce, ResponseTarget, RestoreFailure, ServerStreamChange,
     ServerStreamOutcome, ServerStreamState, call_tool_params,
 };
 pub use era::{EraOutcome, EraPreference};

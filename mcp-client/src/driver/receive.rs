@@ -3,6 +3,7 @@
 //! revision's schema, a request's or notification's params for being an
 //! object and against their schema.
 
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use mcp_types::RequestId;
@@ -19,6 +20,9 @@ impl Driver {
             return;
         }
         self.conn.handle_message(now, message);
+        // Merges happen only here, when a notification comes in.
+        let merged = self.conn.coalesced_notifications();
+        (self.shared.notify_stats.coalesced).store(merged, Ordering::Relaxed);
     }
 
     /// Strict checks before the core sees a message; `false` when the

@@ -26,7 +26,7 @@
 //! from `poll_timeout`.
 
 pub mod attach;
-pub mod debounce;
+mod debounce;
 mod encode;
 mod handshake;
 mod inbound;
@@ -40,6 +40,7 @@ mod strict;
 mod task_drive;
 
 pub use attach::MAX_TASK_ID;
+pub use debounce::Debounce;
 pub use restore::RestoreFailure;
 pub use server_stream::{ServerStreamChange, ServerStreamOutcome, ServerStreamState};
 pub use strict::ResponseTarget;
