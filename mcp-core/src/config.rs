@@ -229,7 +229,7 @@ pub struct Config {
     /// `Connection::open_server_stream`.
     pub server_stream: bool,
     /// The core serves callback tasks (2025-11-25; see
-    /// [`crate::served_tasks`]) within these limits, for the request types
+    /// [`connection::served`](crate::connection::served)) within these limits, for the request types
     /// declared with [`ClientFeatures::with_task_requests`]. `None` (the
     /// default): task-augmented requests and `tasks/*` reach the driver as
     /// ordinary [`Event::ServerRequest`](crate::Event::ServerRequest)s.

@@ -147,7 +147,7 @@ fn dispatch(h: &dyn NotificationHandler, method: &str, raw: Option<&RawValue>) {
             }
         }
         _ => {
-            if let Some(list) = mcp_core::list_changed::ListChanged::from_method(method) {
+            if let Some(list) = mcp_core::ListChanged::from_method(method) {
                 h.on_list_changed(list.as_str());
             }
         }

@@ -373,7 +373,7 @@ impl Connection {
                     key,
                     verdict,
                     retried,
-                    crate::era::Decision::FallbackOnError,
+                    crate::era::EraDecision::FallbackOnError,
                 );
             }
         }

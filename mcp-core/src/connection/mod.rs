@@ -178,7 +178,7 @@ pub struct Connection {
     era: Option<Era>,
     version: Option<ProtocolVersion>,
     outcome: Option<EraOutcome>,
-    pending_decision: Option<crate::era::Decision>,
+    pending_decision: Option<crate::era::EraDecision>,
     server: ServerFacts,
     wires: Correlation<Wire>,
     calls: IdMap<i64, Call>,
