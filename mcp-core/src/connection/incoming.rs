@@ -24,7 +24,9 @@ impl Connection {
         if self.state == State::Closed {
             return;
         }
-        if self.config.strict && self.strict_id_check(now, &message) {
+        if self.config.strict
+            && (self.strict_id_check(now, &message) || self.strict_params_check(&message))
+        {
             return;
         }
         match message {

@@ -59,7 +59,8 @@ pub(crate) fn admit_server_request(
     // MCP params are an object (JSON-RPC would allow an array); `null`
     // counts as absent.
     if let Some(p) = params
-        && !matches!(p.get().trim_start().as_bytes().first(), Some(b'{' | b'n'))
+        && !wire::is_object(p)
+        && p.get().trim() != "null"
     {
         return Err(ErrorObject::new(
             ErrorCode::INVALID_PARAMS,
