@@ -18,8 +18,9 @@
 //!    generation, outcome)` (the 2025-11-25 GET stream),
 //!    `handle_transport_closed(now, reason)`.
 //! 3. **commands**: `connect`, `send_request` / `request::<M>` /
-//!    `call_tool` / `list_all` / `listen`, `respond`, `answer_input`,
-//!    `answer_task_input`, `watch_task` / `unwatch_task`,
+//!    `call_tool` / `list_all` / `listen`, `respond` / `respond_to::<M>`,
+//!    `answer_input` / `answer_input_with`, `answer_task_input` /
+//!    `answer_task_input_with` (the typed forms take `mcp_types` results), `watch_task` / `unwatch_task`,
 //!    `open_server_stream` / `close_server_stream`, `finish_served_task`,
 //!    `set_wall_clock`, `cancel`, `close`.
 //! 4. **outputs**: `poll_transmit`, `poll_event`, `poll_timeout`.

@@ -57,9 +57,11 @@ fn extension_task_polls_surfaces_input_and_completes() {
     );
     // Not spun on: the next poll waits the interval.
     assert!(h.drain().is_empty());
-    let mut answers = serde_json::Map::new();
-    answers.insert("q".into(), json!({"action": "accept", "content": {}}));
-    h.conn.answer_task_input(h.now, &id, answers).unwrap();
+    // One typed answer (the `Map` form, `answer_task_input`, is under it).
+    let accept = json!({"action": "accept", "content": {}});
+    h.conn
+        .answer_task_input_with(h.now, &id, "q", &accept)
+        .unwrap();
     let u = h.drain().remove(0);
     assert_eq!(u["method"], "tasks/update");
     assert_eq!(u["params"]["taskId"], "t-1");

@@ -13,7 +13,9 @@
 //! * **commands**: [`Connection::connect`], [`Connection::send_request`],
 //!   [`Connection::request`], [`Connection::list_all`],
 //!   [`Connection::listen`], [`Connection::respond`],
-//!   [`Connection::answer_input`], [`Connection::answer_task_input`],
+//!   [`Connection::answer_input`], [`Connection::answer_task_input`] (and
+//!   their typed forms [`Connection::respond_to`],
+//!   [`Connection::answer_input_with`], [`Connection::answer_task_input_with`]),
 //!   [`Connection::watch_task`], [`Connection::unwatch_task`],
 //!   [`Connection::open_server_stream`], [`Connection::close_server_stream`],
 //!   [`Connection::finish_served_task`], [`Connection::set_wall_clock`],
@@ -25,6 +27,7 @@
 //! and `poll_event` until they return `None`, then re-arm the single timer
 //! from `poll_timeout`.
 
+mod answers;
 pub mod attach;
 mod debounce;
 mod encode;
@@ -455,6 +458,7 @@ impl Connection {
 
     /// Answers one input request of a call (2026-07-28 multi round-trip).
     /// When every input of the round is answered the request is resent.
+    /// With a typed answer: [`Connection::answer_input_with`].
     ///
     /// # Errors
     /// [`UsageError::UnknownCall`] or [`UsageError::UnknownInput`].
@@ -484,7 +488,8 @@ impl Connection {
         Ok(())
     }
 
-    /// Answers a server-to-client request (2025-11-25).
+    /// Answers a server-to-client request (2025-11-25). With the typed
+    /// result of the method: [`Connection::respond_to`].
     ///
     /// # Errors
     /// [`UsageError::UnknownServerRequest`] when no such request awaits an
