@@ -152,3 +152,8 @@ pub use timers::Timer;
 #[cfg(test)]
 #[path = "../tests/support/origin.rs"]
 mod test_clock;
+
+/// Fixtures the unit tests share with the integration tests.
+#[cfg(test)]
+#[path = "../tests/support/fixtures.rs"]
+mod test_fixtures;

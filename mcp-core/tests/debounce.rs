@@ -20,6 +20,14 @@ fn notify(h: &mut Harness, method: &str, params: Value) {
     h.feed(json!({"jsonrpc": "2.0", "method": method, "params": params}));
 }
 
+/// `count` log messages of the logger `db`, data 0, 1, ...
+fn log_db(h: &mut Harness, count: u32) {
+    for n in 0..count {
+        let params = json!({"level": "info", "logger": "db", "data": n});
+        notify(h, "notifications/message", params);
+    }
+}
+
 fn delivered(h: &mut Harness) -> Vec<String> {
     h.take_events()
         .into_iter()
@@ -127,10 +135,7 @@ fn without_debounce_nothing_is_held_and_close_flushes() {
 #[test]
 fn merges_are_counted() {
     let mut h = debounced(&["notifications/message"]);
-    for n in 0..5 {
-        let params = json!({"level": "info", "logger": "db", "data": n});
-        notify(&mut h, "notifications/message", params);
-    }
+    log_db(&mut h, 5);
     assert_eq!(h.conn.coalesced_notifications(), 4);
     h.advance(Duration::from_millis(100));
     assert_eq!(
@@ -173,10 +178,7 @@ fn a_calls_held_progress_comes_out_before_its_result() {
 fn a_zero_window_merges_one_burst_until_the_timer_turn() {
     let d = Debounce::new(["notifications/message"], Duration::ZERO);
     let mut h = legacy(config().with_debounce(d));
-    for n in 0..3 {
-        let params = json!({"level": "info", "logger": "db", "data": n});
-        notify(&mut h, "notifications/message", params);
-    }
+    log_db(&mut h, 3);
     assert!(delivered(&mut h).is_empty(), "held until the timer turn");
     assert_eq!(
         h.conn.poll_timeout(),

@@ -8,14 +8,6 @@ use mcp_core::{Event, RequestOptions, Transmit, TransportKind};
 use mcp_types::ProtocolVersion;
 use serde_json::json;
 
-fn weather_tool() -> serde_json::Value {
-    json!({"name": "get_weather", "inputSchema": {"type": "object", "properties": {
-        "region": {"type": "string", "x-mcp-header": "Region"},
-        "days": {"type": "integer", "x-mcp-header": "Days"},
-        "opts": {"type": "object", "properties": {"metric": {"type": "boolean", "x-mcp-header": "Metric"}}}
-    }}})
-}
-
 #[test]
 fn routing_data_per_message() {
     let mut h = modern(config().with_transport(TransportKind::Http));

@@ -249,17 +249,6 @@ fn legacy_task_augmentation_is_gated_and_update_is_modern_only() {
     ));
 }
 
-fn status() -> impl Strategy<Value = TaskStatus> {
-    prop_oneof![
-        Just(TaskStatus::Working),
-        Just(TaskStatus::InputRequired),
-        Just(TaskStatus::Completed),
-        Just(TaskStatus::Failed),
-        Just(TaskStatus::Cancelled),
-        Just(TaskStatus::Unknown("later".into())),
-    ]
-}
-
 fn legacy_task(status: &str) -> serde_json::Value {
     json!({"taskId": "L1", "status": status, "createdAt": "x", "lastUpdatedAt": "x",
            "ttl": 60000, "pollInterval": 2000})
@@ -449,7 +438,7 @@ fn related_task_ids_are_read_from_meta_and_error_data() {
 proptest! {
     #[test]
     fn a_terminal_record_never_changes(
-        seq in proptest::collection::vec(status(), 1..20),
+        seq in proptest::collection::vec(task_status(), 1..20),
     ) {
         let mut r = TaskRecord::new();
         let mut terminal: Option<TaskStatus> = None;

@@ -4,14 +4,7 @@
 use serde_json::json;
 
 use super::*;
-
-fn weather_tool() -> serde_json::Value {
-    json!({"name": "get_weather", "inputSchema": {"type": "object", "properties": {
-        "region": {"type": "string", "x-mcp-header": "Region"},
-        "days": {"type": "integer", "x-mcp-header": "Days"},
-        "opts": {"type": "object", "properties": {"metric": {"type": "boolean", "x-mcp-header": "Metric"}}}
-    }}})
-}
+use crate::test_fixtures::weather_tool;
 
 #[test]
 fn encoding_rules() {

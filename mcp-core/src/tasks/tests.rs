@@ -8,6 +8,7 @@ use proptest::prelude::*;
 
 use super::*;
 use crate::test_clock::origin;
+use crate::test_fixtures::task_status as status;
 
 #[test]
 fn decide_examples() {
@@ -45,17 +46,6 @@ fn decide_examples() {
         decide(&t, now, &PollOptions::default().with_deadline(now)),
         PollDecision::BudgetExhausted
     );
-}
-
-fn status() -> impl Strategy<Value = TaskStatus> {
-    prop_oneof![
-        Just(TaskStatus::Working),
-        Just(TaskStatus::InputRequired),
-        Just(TaskStatus::Completed),
-        Just(TaskStatus::Failed),
-        Just(TaskStatus::Cancelled),
-        Just(TaskStatus::Unknown("later".into())),
-    ]
 }
 
 proptest! {
