@@ -13,6 +13,13 @@
 //! reads a clock: you hand it bytes and the current time, and after every
 //! call you follow the **drain rule**: take every transmit, then every
 //! event, then arm one timer at `poll_timeout`.
+//!
+//! The loop calls `echo`, then `list_roots`, whose server asks the client
+//! for its roots: a 2026-07-28 server inside the call
+//! (`Event::InputRequested`, answered with `answer_input_with`), a
+//! 2025-11-25 server as a request of its own (`Event::ServerRequest`,
+//! answered with `respond_to::<ListRoots>`). Both typed answers take the
+//! `mcp_types` result and serialize it for you.
 
 mod support;
 
@@ -20,12 +27,65 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use mcp_client::mcp_types::Message;
+use mcp_client::mcp_types::methods::v2025_11_25::ListRoots;
+use mcp_client::mcp_types::roots::{ListRootsResult, Root};
 use mcp_client::mcp_types::tools::CallToolResult;
-use mcp_core::{Config, Connection, Event, Transmit};
+use mcp_core::{ClientFeatures, Config, Connection, Event, Transmit};
 use support::{Failure, demo_server, expect};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::Command;
 use tokio::time::Instant;
+
+/// The roots this client shows the server.
+fn roots() -> ListRootsResult {
+    ListRootsResult::new(vec![Root::new("file:///work/raw-core")])
+}
+
+/// What the loop is doing.
+#[derive(Default)]
+struct Calls {
+    echo: Option<mcp_client::mcp_types::RequestId>,
+    roots_call: Option<mcp_client::mcp_types::RequestId>,
+    echoed: Option<CallToolResult>,
+    listed: Option<CallToolResult>,
+}
+
+/// Handles one event; `Ok(true)` when it issued a command (new transmits
+/// wait, so the loop drains again before it waits).
+fn on_event(conn: &mut Connection, state: &mut Calls, event: Event) -> Result<bool, Failure> {
+    let now = Instant::now().into_std();
+    match event {
+        Event::Connected { version, .. } => {
+            println!("connected, protocol {version}");
+            let args = serde_json::json!({ "text": "from the raw loop" });
+            state.echo = Some(conn.call_tool(now, "echo", args, Default::default())?);
+        }
+        Event::Response(done) if Some(&done.id) == state.echo.as_ref() => {
+            state.echoed = Some(done.decode::<CallToolResult>()?);
+            let args = serde_json::json!({});
+            state.roots_call = Some(conn.call_tool(now, "list_roots", args, Default::default())?);
+        }
+        Event::Response(done) if Some(&done.id) == state.roots_call.as_ref() => {
+            state.listed = Some(done.decode::<CallToolResult>()?);
+            return Ok(false);
+        }
+        // 2026-07-28: the call itself needs the roots.
+        Event::InputRequested { id, request } if request.method == "roots/list" => {
+            conn.answer_input_with(now, &id, &request.key, &roots())?;
+        }
+        // 2025-11-25: the server asks with a request of its own.
+        Event::ServerRequest { id, method, .. } if method == "roots/list" => {
+            conn.respond_to::<ListRoots>(now, &id, Ok(roots()))?;
+        }
+        Event::ConnectFailed(e) => return Err(e.into()),
+        Event::RequestFailed { error, .. } => return Err(error.into()),
+        other => {
+            println!("event: {other:?}");
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
 
 #[tokio::main]
 async fn main() -> Result<(), Failure> {
@@ -39,11 +99,13 @@ async fn main() -> Result<(), Failure> {
     let mut to_server = child.stdin.take().ok_or("no stdin")?;
     let mut from_server = BufReader::new(child.stdout.take().ok_or("no stdout")?).lines();
 
-    let mut conn = Connection::new(Config::new("raw-core-example", "1.0.0"));
+    // Declaring roots lets the server ask for them.
+    let features = ClientFeatures::default().with_roots(false);
+    let config = Config::new("raw-core-example", "1.0.0").with_features(features);
+    let mut conn = Connection::new(config);
     conn.connect(Instant::now().into_std())?;
-    let mut echo_call = None;
-    let mut answer = None;
-    while answer.is_none() {
+    let mut state = Calls::default();
+    while state.listed.is_none() {
         // 1. Drain transmits: write each message, one per line.
         while let Some(transmit) = conn.poll_transmit() {
             if let Transmit::Message { bytes, .. } = transmit {
@@ -52,30 +114,13 @@ async fn main() -> Result<(), Failure> {
             }
         }
         to_server.flush().await?;
-        // 2. Drain events. A command issued here (the call below) queues
-        //    new transmits, so the loop goes back to step 1 before waiting.
+        // 2. Drain events. A command issued here queues new transmits, so
+        //    the loop goes back to step 1 before waiting.
         let mut commanded = false;
         while let Some(event) = conn.poll_event() {
-            match event {
-                Event::Connected { version, .. } => {
-                    println!("connected, protocol {version}");
-                    let args = serde_json::json!({ "text": "from the raw loop" });
-                    let now = Instant::now().into_std();
-                    echo_call = Some(conn.call_tool(now, "echo", args, Default::default())?);
-                    commanded = true;
-                }
-                Event::Response(done) if Some(&done.id) == echo_call.as_ref() => {
-                    answer = Some(done.decode::<CallToolResult>()?);
-                }
-                Event::ConnectFailed(e) => return Err(e.into()),
-                Event::RequestFailed { error, .. } => return Err(error.into()),
-                other => println!("event: {other:?}"),
-            }
+            commanded |= on_event(&mut conn, &mut state, event)?;
         }
-        if answer.is_some() {
-            break;
-        }
-        if commanded {
+        if commanded || state.listed.is_some() {
             continue;
         }
         // 3. Wait for a line from the server or the engine's next deadline.
@@ -92,12 +137,19 @@ async fn main() -> Result<(), Failure> {
         }
     }
 
-    let result = answer.ok_or("no answer")?;
-    let text = result.content.first().and_then(|b| b.as_text());
-    println!("echo said {text:?}");
+    let text = |r: &Option<CallToolResult>| {
+        let block = r.as_ref().and_then(|r| r.content.first());
+        block.and_then(|b| b.as_text()).map(str::to_owned)
+    };
+    let (echoed, listed) = (text(&state.echoed), text(&state.listed));
+    println!("echo said {echoed:?}; list_roots said {listed:?}");
     expect(
-        text == Some("from the raw loop"),
+        echoed.as_deref() == Some("from the raw loop"),
         "the echo came back through the engine",
+    )?;
+    expect(
+        listed.as_deref() == Some("1 roots: file:///work/raw-core"),
+        "the server read the typed roots answer",
     )?;
     // Closing stdin ends a stdio server.
     conn.close(Instant::now().into_std());

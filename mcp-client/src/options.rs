@@ -27,7 +27,7 @@ pub struct Progress {
 /// call's result is returned, so keep it short (send to a channel for heavy
 /// work). When `notifications/progress` is debounced
 /// ([`ClientBuilder::debounce_notifications`](crate::ClientBuilder::debounce_notifications))
-/// it runs on the notification thread instead.
+/// it sees the latest progress of each window.
 pub type ProgressCallback = Arc<dyn Fn(Progress) + Send + Sync>;
 
 /// Options of one request.

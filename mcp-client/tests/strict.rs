@@ -329,3 +329,32 @@ async fn a_broken_envelope_over_stdio_fails_its_request_at_once() {
         client.close().await;
     }
 }
+
+/// A server request whose params are not an object: the core refuses it
+/// with -32602, in strict mode or not (the facade has no check of its own),
+/// and the connection goes on.
+#[tokio::test(start_paused = true)]
+async fn a_server_request_with_non_object_params_gets_minus_32602() {
+    for strict in [true, false] {
+        let (transport, mut peer) = mcp_testkit::scripted();
+        peer.serve_legacy(mcp_testkit::capabilities());
+        let client = builder(EraPreference::LegacyOnly, strict)
+            .roots(Vec::new())
+            .transport(transport)
+            .connect()
+            .await
+            .expect("connect");
+        peer.push(json!({"jsonrpc": "2.0", "id": "s1", "method": "roots/list", "params": [1]}));
+        let answer = loop {
+            let frame = peer.next_frame().await;
+            if frame.is_response() {
+                break frame;
+            }
+        };
+        let answer: Value = serde_json::from_str(&answer.text()).expect("json");
+        assert_eq!(answer["id"], "s1", "strict {strict}");
+        assert_eq!(answer["error"]["code"], -32602, "strict {strict}: {answer}");
+        client.ping().await.expect("the connection goes on");
+        client.close().await;
+    }
+}

@@ -1,7 +1,8 @@
 //! Throughput options end to end, over stdio and HTTP in both eras: a
 //! blocked notification handler delays no response and no server request,
 //! the queue to it stays bounded (drops counted), and debounced methods
-//! coalesce to the latest per key.
+//! coalesce to the latest per key: held by the core on the driver's clock
+//! (tested on the paused clock against a scripted peer), merges counted.
 
 use mcp_testkit::demo as common;
 
@@ -13,7 +14,7 @@ use mcp_client::mcp_types::content::ContentBlock;
 use mcp_client::mcp_types::logging::{LoggingLevel, LoggingMessageNotificationParams};
 use mcp_client::mcp_types::sampling::{CreateMessageRequestParams, CreateMessageResult};
 use mcp_client::{CallOptions, Client, HandlerError, NotificationHandler};
-use mcp_testkit::Recorder;
+use mcp_testkit::{Delivery, Recorder, capabilities, scripted};
 use serde_json::json;
 
 /// Holds the first log message until released; records every log's data.
@@ -146,7 +147,7 @@ async fn debounced_logs_coalesce_to_the_latest() {
         let gate = Arc::new(Gate::default());
         let client = server
             .builder()
-            .debounce_notifications(["notifications/message"], Duration::ZERO)
+            .debounce_notifications(["notifications/message"], Duration::from_secs(1))
             .notifications(gate.clone())
             .connect()
             .await
@@ -165,7 +166,7 @@ async fn debounced_logs_coalesce_to_the_latest() {
         );
         let delivered = u64::try_from(gate.logs().len()).expect("small");
         let coalesced = client.coalesced_notifications();
-        // While the handler holds the first, the rest merge into one entry.
+        // The flood arrives within the window: the core merges it.
         assert!(delivered <= 2, "{via:?}: {:?}", gate.logs());
         assert_eq!(delivered + coalesced, FLOOD, "{via:?}");
         assert_eq!(client.dropped_notifications(), 0, "{via:?}");
@@ -197,4 +198,47 @@ async fn debounced_progress_reaches_the_callback_coalesced() {
         assert!(client.coalesced_notifications() >= 1, "{via:?}");
         client.close().await;
     }
+}
+
+/// A progress notification for the call with this token, `ms` after the
+/// request.
+fn progress_at(token: &serde_json::Value, n: u64, ms: u64) -> Delivery {
+    let params = json!({"progressToken": token, "progress": n});
+    let note = json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": params});
+    Delivery::message(note).after(Duration::from_millis(ms))
+}
+
+#[tokio::test(start_paused = true)]
+async fn debounce_windows_run_on_the_driver_clock_and_merges_are_counted() {
+    let (transport, peer) = scripted();
+    peer.serve_modern(capabilities());
+    // Progress 1..=10 every 30 ms from 30 ms, the result at 400 ms.
+    peer.on("tools/call", |req| {
+        let token = req.params()["_meta"]["progressToken"].clone();
+        let mut out: Vec<Delivery> = (1..=10).map(|n| progress_at(&token, n, n * 30)).collect();
+        out.push(Delivery::result(req, json!({"content": []})).after(Duration::from_millis(400)));
+        out
+    });
+    let client = Client::builder()
+        .era(mcp_client::EraPreference::ModernOnly)
+        .transport(transport)
+        .debounce_notifications(["notifications/progress"], Duration::from_millis(100))
+        .connect()
+        .await
+        .expect("connect");
+    let seen = Arc::new(Recorder::new());
+    let sink = seen.clone();
+    let start = tokio::time::Instant::now();
+    let opts = CallOptions::new()
+        .on_progress(move |p| sink.push((p.progress, start.elapsed().as_millis())));
+    client
+        .call_tool_with("slow", json!({}), opts)
+        .await
+        .expect("call");
+    // Windows of 100 ms from the first of each: 30..130 ms merges 1..=4,
+    // 150..250 ms merges 5..=8, 270..370 ms merges 9 and 10.
+    assert_eq!(seen.items(), vec![(4.0, 130), (8.0, 250), (10.0, 370)]);
+    assert_eq!(client.coalesced_notifications(), 7);
+    assert_eq!(client.dropped_notifications(), 0);
+    client.close().await;
 }

@@ -4,8 +4,10 @@
 //! latest of a kind: a progress update, a log line of one logger, a
 //! resource update of one URI, a task status of one task, a list change.
 //! This is a protocol decision (which notifications carry state that a
-//! newer one replaces), so it lives here; the queue that applies it is the
-//! facade's.
+//! newer one replaces), so it lives here, private to the core: the
+//! debouncer (`connection/debounce.rs`) merges on [`key`], and
+//! [`Connection::is_supersedable`](crate::Connection::is_supersedable)
+//! tells a bounded queue what to drop first.
 //!
 //! | method | key |
 //! | --- | --- |
@@ -19,7 +21,7 @@ use serde_json::value::RawValue;
 
 /// Methods whose newer notification supersedes an older one with the same
 /// [`key`] (a bounded queue drops these first when it is full).
-pub const COALESCABLE: [&str; 7] = [
+pub(crate) const COALESCABLE: [&str; 7] = [
     "notifications/progress",
     "notifications/message",
     "notifications/resources/updated",
@@ -32,27 +34,14 @@ pub const COALESCABLE: [&str; 7] = [
 /// Whether a newer notification of this method supersedes an older one
 /// with the same [`key`].
 ///
-/// ```
-/// use mcp_core::coalesce::is_coalescable;
-/// assert!(is_coalescable("notifications/message"));
-/// assert!(!is_coalescable("notifications/cancelled"));
-/// ```
-pub fn is_coalescable(method: &str) -> bool {
+pub(crate) fn is_coalescable(method: &str) -> bool {
     COALESCABLE.contains(&method)
 }
 
 /// The key, within its method, under which a newer notification replaces
 /// an older one (see the table in the module docs); empty when the method
 /// has none or the params lack it.
-///
-/// ```
-/// use mcp_core::coalesce::key;
-/// use serde_json::value::RawValue;
-/// let params = RawValue::from_string(r#"{"level":"info","logger":"db","data":1}"#.into()).unwrap();
-/// assert_eq!(key("notifications/message", Some(&params)), "db");
-/// assert_eq!(key("notifications/custom", Some(&params)), "");
-/// ```
-pub fn key(method: &str, params: Option<&RawValue>) -> String {
+pub(crate) fn key(method: &str, params: Option<&RawValue>) -> String {
     #[derive(serde::Deserialize)]
     struct Keys {
         logger: Option<String>,
@@ -82,47 +71,6 @@ pub fn key(method: &str, params: Option<&RawValue>) -> String {
         _ => keys.progress_token.map(|t| t.to_string()),
     };
     key.unwrap_or_default()
-}
-
-/// Notifications the core holds back for a window, keeping only the
-/// latest per [`key`] (see [`crate::connection::debounce`]).
-///
-/// ```
-/// use std::time::Duration;
-/// use mcp_core::coalesce::Debounce;
-/// let d = Debounce::new(["notifications/progress"], Duration::from_millis(100));
-/// assert!(d.applies("notifications/progress"));
-/// assert!(!d.applies("notifications/message"));
-/// assert!(!Debounce::default().applies("notifications/progress"));
-/// ```
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Debounce {
-    /// The methods held back.
-    pub methods: std::collections::BTreeSet<String>,
-    /// How long the first of a key waits; later ones of the key replace it
-    /// meanwhile.
-    pub window: std::time::Duration,
-}
-
-impl Debounce {
-    /// Debounces `methods` with `window`.
-    pub fn new<I, S>(methods: I, window: std::time::Duration) -> Self
-    where
-        I: IntoIterator<Item = S>,
-        S: Into<String>,
-    {
-        Debounce {
-            methods: methods.into_iter().map(Into::into).collect(),
-            window,
-        }
-    }
-
-    /// Whether notifications of `method` are held back (never with a zero
-    /// window).
-    pub fn applies(&self, method: &str) -> bool {
-        !self.window.is_zero() && self.methods.contains(method)
-    }
 }
 
 #[cfg(test)]

@@ -229,14 +229,14 @@ pub struct Config {
     /// `Connection::open_server_stream`.
     pub server_stream: bool,
     /// The core serves callback tasks (2025-11-25; see
-    /// [`crate::served_tasks`]) within these limits, for the request types
+    /// [`connection::served`](crate::connection::served)) within these limits, for the request types
     /// declared with [`ClientFeatures::with_task_requests`]. `None` (the
     /// default): task-augmented requests and `tasks/*` reach the driver as
     /// ordinary [`Event::ServerRequest`](crate::Event::ServerRequest)s.
     pub served_tasks: Option<crate::served_tasks::ServedTaskOptions>,
     /// Notifications held back for a window, latest per key wins (none by
-    /// default; see [`crate::connection::debounce`]).
-    pub debounce: crate::coalesce::Debounce,
+    /// default; see [`Debounce`](crate::Debounce)).
+    pub debounce: crate::Debounce,
 }
 
 impl Config {
@@ -262,7 +262,7 @@ impl Config {
             reports_sends: false,
             server_stream: true,
             served_tasks: None,
-            debounce: crate::coalesce::Debounce::default(),
+            debounce: crate::Debounce::default(),
         }
     }
 
@@ -341,7 +341,7 @@ impl Config {
 
     /// Debounces notifications (see [`Config::debounce`]).
     #[must_use]
-    pub fn with_debounce(mut self, debounce: crate::coalesce::Debounce) -> Self {
+    pub fn with_debounce(mut self, debounce: crate::Debounce) -> Self {
         self.debounce = debounce;
         self
     }

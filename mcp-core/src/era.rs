@@ -64,13 +64,13 @@ pub struct EraOutcome {
     /// Its era.
     pub era: Era,
     /// How it was decided.
-    pub decided_by: Decision,
+    pub decided_by: EraDecision,
 }
 
 /// How an era was decided.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum Decision {
+pub enum EraDecision {
     /// A `DiscoverResult` arrived.
     Discover,
     /// A recognized modern error named the supported versions.
@@ -87,7 +87,7 @@ pub enum Decision {
 
 /// The verdict on the answer to a modern probe.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ProbeVerdict {
+pub(crate) enum ProbeVerdict {
     /// A modern server: stay modern. `supported` lists the versions it named
     /// (empty when the error carried none).
     Modern {
@@ -100,7 +100,7 @@ pub enum ProbeVerdict {
 
 /// Whether an error code is one of the modern errors a 2026-07-28 server
 /// uses to say "I am modern, fix the request".
-pub fn is_modern_error(code: ErrorCode) -> bool {
+pub(crate) fn is_modern_error(code: ErrorCode) -> bool {
     matches!(
         code,
         ErrorCode::UNSUPPORTED_PROTOCOL_VERSION
@@ -112,7 +112,7 @@ pub fn is_modern_error(code: ErrorCode) -> bool {
 /// Classifies a JSON-RPC error answering a modern probe (stdio, or an HTTP
 /// 400 body). Never keyed on one single code: anything that is not a
 /// recognized modern error means a legacy server.
-pub fn classify_probe_error(error: &ErrorObject) -> ProbeVerdict {
+pub(crate) fn classify_probe_error(error: &ErrorObject) -> ProbeVerdict {
     if is_modern_error(error.code) {
         ProbeVerdict::Modern {
             supported: supported_versions(error),
@@ -124,22 +124,19 @@ pub fn classify_probe_error(error: &ErrorObject) -> ProbeVerdict {
 
 /// The HTTP facts that answer a modern probe.
 #[derive(Clone, Debug, PartialEq)]
-pub enum HttpProbeAnswer<'a> {
+pub(crate) enum HttpProbeAnswer<'a> {
     /// A 400 whose body held a JSON-RPC error.
     BadRequest(Option<&'a ErrorObject>),
-    /// 401 or 403.
-    Unauthorized(u16),
     /// Any other status without a usable body.
     OtherStatus(u16),
 }
 
 /// The verdict for an HTTP probe answer; `None` means "no decision" (an
 /// authorization or transport problem must not cause a downgrade).
-pub fn classify_http_answer(answer: &HttpProbeAnswer<'_>) -> Option<ProbeVerdict> {
+pub(crate) fn classify_http_answer(answer: &HttpProbeAnswer<'_>) -> Option<ProbeVerdict> {
     match answer {
         HttpProbeAnswer::BadRequest(Some(e)) => Some(classify_probe_error(e)),
         HttpProbeAnswer::BadRequest(None) => Some(ProbeVerdict::Legacy),
-        HttpProbeAnswer::Unauthorized(_) => None,
         // 404/405 without a modern body: an old server.
         HttpProbeAnswer::OtherStatus(404 | 405) => Some(ProbeVerdict::Legacy),
         HttpProbeAnswer::OtherStatus(_) => None,
@@ -148,7 +145,7 @@ pub fn classify_http_answer(answer: &HttpProbeAnswer<'_>) -> Option<ProbeVerdict
 
 /// `error.data.supported` of an `UnsupportedProtocolVersion` error (R26)
 /// or of a legacy `-32602` version error.
-pub fn supported_versions(error: &ErrorObject) -> Vec<ProtocolVersion> {
+pub(crate) fn supported_versions(error: &ErrorObject) -> Vec<ProtocolVersion> {
     error
         .data
         .as_ref()
@@ -163,7 +160,7 @@ pub fn supported_versions(error: &ErrorObject) -> Vec<ProtocolVersion> {
 }
 
 /// The client's most preferred version that the server also supports.
-pub fn best_mutual(
+pub(crate) fn best_mutual(
     preferences: &[ProtocolVersion],
     server: &[ProtocolVersion],
 ) -> Option<ProtocolVersion> {
@@ -215,7 +212,7 @@ mod tests {
     #[test]
     fn http_answers() {
         assert_eq!(
-            classify_http_answer(&HttpProbeAnswer::Unauthorized(401)),
+            classify_http_answer(&HttpProbeAnswer::OtherStatus(401)),
             None
         );
         assert_eq!(

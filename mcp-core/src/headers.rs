@@ -10,11 +10,11 @@
 //! * [`HeaderBindings::derive`] turns `tools/call` arguments into
 //!   `Mcp-Param-{Name}` values.
 //!
-//! ```
-//! use mcp_core::headers::encode_header_value;
-//! assert_eq!(encode_header_value("eu-west"), "eu-west");
-//! assert_eq!(encode_header_value("Hello, 世界"), "=?base64?SGVsbG8sIOS4lueVjA==?=");
-//! ```
+//! Private to the core: a driver sees the result in
+//! [`Transmit::Message`](crate::Transmit::Message)'s `routing`, and the
+//! bindings of a listed tool through
+//! [`Connection::tool_headers`](crate::Connection::tool_headers) (unit
+//! tests in `headers/tests.rs`).
 
 use base64::Engine;
 use serde_json::{Map, Value};
@@ -25,7 +25,7 @@ const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
 /// Encodes one header value: bare when it is safe printable ASCII without
 /// leading or trailing whitespace, otherwise `=?base64?<base64>?=`. A bare
 /// value that itself looks like the wrapping is wrapped too.
-pub fn encode_header_value(value: &str) -> String {
+pub(crate) fn encode_header_value(value: &str) -> String {
     let unsafe_byte = value.bytes().any(|b| !(0x20..0x7f).contains(&b));
     let padded = value.starts_with([' ', '\t']) || value.ends_with([' ', '\t']);
     let looks_wrapped = value.starts_with("=?base64?") && value.ends_with("?=");
@@ -40,7 +40,7 @@ pub fn encode_header_value(value: &str) -> String {
 /// The value of `Mcp-Name` for a request: the tool or prompt
 /// name, the resource URI (also of `skills/get` and
 /// `resources/directory/read`), or the task id.
-pub fn mcp_name(method: &str, params: &Map<String, Value>) -> Option<String> {
+pub(crate) fn mcp_name(method: &str, params: &Map<String, Value>) -> Option<String> {
     let key = mcp_types::methods::facts::mcp_name_param(method)?;
     params.get(key)?.as_str().map(encode_header_value)
 }
@@ -90,7 +90,7 @@ impl HeaderBindings {
     ///
     /// # Errors
     /// A [`HeaderAnnotationError`] naming the first rule an annotation breaks.
-    pub fn from_tool(input_schema: &Value) -> Result<HeaderBindings, HeaderAnnotationError> {
+    pub(crate) fn from_tool(input_schema: &Value) -> Result<HeaderBindings, HeaderAnnotationError> {
         let mut out = HeaderBindings::default();
         let mut path = Vec::new();
         walk(input_schema, &mut path, true, &mut out.bindings)?;
@@ -113,7 +113,7 @@ impl HeaderBindings {
 
     /// `Mcp-Param-{Name}` values for these arguments: present, non-null
     /// values only, encoded with [`encode_header_value`].
-    pub fn derive(&self, arguments: Option<&Value>) -> Vec<(String, String)> {
+    pub(crate) fn derive(&self, arguments: Option<&Value>) -> Vec<(String, String)> {
         let mut out = Vec::new();
         for b in &self.bindings {
             let mut v = arguments;
@@ -200,7 +200,10 @@ fn walk(
 }
 
 /// Whether a JSON integer fits the header range (±(2^53−1)).
-pub fn integer_in_range(v: &Value) -> bool {
+pub(crate) fn integer_in_range(v: &Value) -> bool {
     v.as_i64()
         .is_some_and(|n| (-MAX_SAFE_INTEGER..=MAX_SAFE_INTEGER).contains(&n))
 }
+
+#[cfg(test)]
+mod tests;

@@ -18,8 +18,9 @@
 //!    generation, outcome)` (the 2025-11-25 GET stream),
 //!    `handle_transport_closed(now, reason)`.
 //! 3. **commands**: `connect`, `send_request` / `request::<M>` /
-//!    `call_tool` / `list_all` / `listen`, `respond`, `answer_input`,
-//!    `answer_task_input`, `watch_task` / `unwatch_task`,
+//!    `call_tool` / `list_all` / `listen`, `respond` / `respond_to::<M>`,
+//!    `answer_input` / `answer_input_with`, `answer_task_input` /
+//!    `answer_task_input_with` (the typed forms take `mcp_types` results), `watch_task` / `unwatch_task`,
 //!    `open_server_stream` / `close_server_stream`, `finish_served_task`,
 //!    `set_wall_clock`, `cancel`, `close`.
 //! 4. **outputs**: `poll_transmit`, `poll_event`, `poll_timeout`.
@@ -86,51 +87,66 @@
 //! }
 //! ```
 //!
-//! # Modules
+//! # Public surface
 //!
-//! One small machine per concern: [`era`], [`lifecycle`], [`pagination`],
-//! [`mrtr`], [`tasks`], [`headers`], [`served_tasks`], and the private
-//! `correlation` (in-flight requests by id), `timers` (one deadline table;
-//! the driver sees only [`Timer`] and `Connection::poll_timeout`) and
-//! `cache` (the 2026-07-28 result cache, reached through
-//! `RequestOptions`); [`connection`] ties them together. What
-//! a driver wires, with a usage note each: watching a task by id
+//! The crate root exports [`Connection`], what goes in (its [`Config`],
+//! [`RequestOptions`], [`RetryExtras`], the driver's reports), what comes
+//! out ([`Transmit`], [`Event`], [`Timer`] and the types they carry) and
+//! the errors. Two small public modules hold the types of one concern:
+//! [`strict`] (what strict mode reports) and [`tasks`] (task snapshots and
+//! the handle-side record of them). [`connection`] documents what a driver
+//! wires, with a usage note each: watching a task by id
 //! ([`connection::attach`]), the 2025-11-25 GET stream
 //! ([`connection::server_stream`]), session restore
 //! ([`connection::restore`]), served callback tasks
 //! ([`connection::served`]). [`trace_context`] decides how a W3C trace
 //! context given with a request joins its `_meta`.
+//!
+//! The machines are private, one small module per concern: era
+//! negotiation, lifecycle, pagination, multi round-trip rounds, task
+//! polls, header derivation, notification coalescing, served tasks,
+//! correlation (in-flight requests by id), timers (one deadline table;
+//! the driver sees only [`Timer`] and `Connection::poll_timeout`) and the
+//! 2026-07-28 result cache (reached through `RequestOptions`).
 
 mod cache;
-pub mod coalesce;
-pub mod config;
+mod coalesce;
+mod config;
 pub mod connection;
 mod correlation;
-pub mod era;
-pub mod error;
-pub mod event;
-pub mod headers;
-pub mod lifecycle;
-pub mod list_changed;
-pub mod mrtr;
-pub mod pagination;
-pub mod served_tasks;
+mod era;
+mod error;
+mod event;
+mod headers;
+mod lifecycle;
+mod list_changed;
+mod mrtr;
+mod pagination;
+mod served_tasks;
 pub mod strict;
 pub mod tasks;
 mod timers;
 pub mod trace_context;
 mod wire;
 
-pub use config::{ClientFeatures, Config, InputMode, RequestOptions, TransportKind};
+pub use config::{
+    ClientFeatures, Config, DEFAULT_PROBE_TIMEOUT, DEFAULT_REQUEST_TIMEOUT, InputMode,
+    RequestOptions, TransportKind,
+};
 pub use connection::{
-    CloseReason, Connection, ResponseTarget, RestoreFailure, ServerStreamChange,
+    CloseReason, Connection, Debounce, ResponseTarget, RestoreFailure, ServerStreamChange,
     ServerStreamOutcome, ServerStreamState, call_tool_params,
 };
-pub use era::{EraOutcome, EraPreference};
+pub use era::{EraDecision, EraOutcome, EraPreference};
 pub use error::{ConnectError, PeerMisbehaved, RequestError, UsageError};
 pub use event::{Completed, Event, SubscriptionEnd, Transmit};
+pub use headers::{HeaderAnnotationError, HeaderBinding, HeaderBindings};
 pub use lifecycle::State;
+pub use list_changed::ListChanged;
 pub use mcp_types::meta::TASKS_EXTENSION;
+pub use mrtr::{DEFAULT_MAX_ROUNDS, InputRequest, RetryExtras};
+pub use pagination::{DEFAULT_MAX_PAGES, PaginationError};
+pub use served_tasks::{Served, ServedTaskError, ServedTaskOptions};
 pub use timers::Timer;
 pub use trace_context::{InvalidTraceContext, TraceContext};
 
@@ -139,3 +155,8 @@ pub use trace_context::{InvalidTraceContext, TraceContext};
 #[cfg(test)]
 #[path = "../tests/support/origin.rs"]
 mod test_clock;
+
+/// Fixtures the unit tests share with the integration tests.
+#[cfg(test)]
+#[path = "../tests/support/fixtures.rs"]
+mod test_fixtures;

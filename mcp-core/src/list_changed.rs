@@ -7,7 +7,7 @@
 /// Which server list changed.
 ///
 /// ```
-/// use mcp_core::list_changed::ListChanged;
+/// use mcp_core::ListChanged;
 /// let l = ListChanged::from_method("notifications/tools/list_changed");
 /// assert_eq!(l, Some(ListChanged::Tools));
 /// assert_eq!(l.map(ListChanged::as_str), Some("tools"));

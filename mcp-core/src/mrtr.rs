@@ -21,7 +21,7 @@ use mcp_types::results::RawInputRequired;
 
 /// One round of a multi round-trip request.
 #[derive(Debug)]
-pub struct InputRound {
+pub(crate) struct InputRound {
     request_state: Option<Box<RawValue>>,
     pending: Vec<String>,
     responses: Map<String, Value>,
@@ -33,7 +33,9 @@ impl InputRound {
     ///
     /// # Errors
     /// When the result is not an `InputRequiredResult`.
-    pub fn open(raw: &RawValue) -> Result<(InputRound, Vec<InputRequest>), serde_json::Error> {
+    pub(crate) fn open(
+        raw: &RawValue,
+    ) -> Result<(InputRound, Vec<InputRequest>), serde_json::Error> {
         let RawInputRequired {
             requests,
             request_state,
@@ -49,7 +51,7 @@ impl InputRound {
 
     /// Records the answer to one input request; `false` when the key is not
     /// pending in this round.
-    pub fn answer(&mut self, key: &str, response: Value) -> bool {
+    pub(crate) fn answer(&mut self, key: &str, response: Value) -> bool {
         let Some(pos) = self.pending.iter().position(|k| k == key) else {
             return false;
         };
@@ -59,18 +61,13 @@ impl InputRound {
     }
 
     /// Whether every input request has an answer.
-    pub fn is_complete(&self) -> bool {
+    pub(crate) fn is_complete(&self) -> bool {
         self.pending.is_empty()
-    }
-
-    /// Keys still waiting for an answer.
-    pub fn pending(&self) -> &[String] {
-        &self.pending
     }
 
     /// Consumes the round into what the retry carries: `inputResponses`
     /// (absent when the server asked for none) and the raw `requestState`.
-    pub fn into_retry(self) -> RetryExtras {
+    pub(crate) fn into_retry(self) -> RetryExtras {
         RetryExtras {
             input_responses: (!self.responses.is_empty()).then_some(self.responses),
             request_state: self.request_state,
@@ -112,31 +109,31 @@ impl RetryExtras {
 
 /// Counts rounds against the cap.
 #[derive(Clone, Copy, Debug)]
-pub struct RoundCounter {
+pub(crate) struct RoundCounter {
     max: u32,
     rounds: u32,
 }
 
 impl RoundCounter {
     /// A counter with a cap.
-    pub fn new(max: u32) -> Self {
+    pub(crate) fn new(max: u32) -> Self {
         RoundCounter { max, rounds: 0 }
     }
 
     /// Counts one `input_required` result; `false` when the cap is reached.
-    pub fn next_round(&mut self) -> bool {
+    pub(crate) fn next_round(&mut self) -> bool {
         self.rounds = self.rounds.saturating_add(1);
         self.rounds <= self.max
     }
 
     /// Rounds counted.
-    pub fn rounds(&self) -> u32 {
+    pub(crate) fn rounds(&self) -> u32 {
         self.rounds
     }
 }
 
 /// Whether a method may answer `input_required` (only
 /// requests whose result the server may need input to build).
-pub fn allows_input_required(method: &str) -> bool {
+pub(crate) fn allows_input_required(method: &str) -> bool {
     mcp_types::methods::facts::allows_input_required(method)
 }

@@ -87,7 +87,7 @@ impl Paginator {
 }
 
 /// The array member holding the items of a paginated method's result.
-pub fn items_key(method: &str) -> Option<&'static str> {
+pub(crate) fn items_key(method: &str) -> Option<&'static str> {
     mcp_types::methods::facts::page_field(method)
 }
 

@@ -38,7 +38,7 @@ const MAX_WAITERS: usize = 16;
 ///
 /// ```
 /// use std::time::Duration;
-/// use mcp_core::served_tasks::ServedTaskOptions;
+/// use mcp_core::ServedTaskOptions;
 /// let o = ServedTaskOptions::new().with_max_tasks(8).with_max_ttl(Duration::from_secs(60));
 /// assert_eq!(o.max_tasks(), 8);
 /// assert_eq!(o.granted_ttl(Some(1_000)), Duration::from_secs(1));
@@ -123,7 +123,7 @@ impl ServedTaskOptions {
 /// server receives.
 ///
 /// ```
-/// use mcp_core::served_tasks::ServedTaskError;
+/// use mcp_core::ServedTaskError;
 /// let e = ServedTaskError::UnknownTask("ct1-00".into());
 /// assert_eq!(e.to_error_object().code, mcp_types::ErrorCode::INVALID_PARAMS);
 /// ```

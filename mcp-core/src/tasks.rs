@@ -5,28 +5,25 @@
 //! extension `io.modelcontextprotocol/tasks` (flat `resultType:"task"`
 //! results, `ttlMs`/`pollIntervalMs`, `tasks/get` carrying the outcome).
 //!
-//! [`decide`] is a pure function of the task, `now` and the options: the
-//! interval comes from the caller, else the server, else the default; it is
-//! never below [`POLL_FLOOR`]; the wake-up is clamped to the remaining
-//! budget; terminal states stop polling and `input_required` is surfaced,
-//! never spun on.
+//! The poll decision (private, `decide`) is a pure function of the task,
+//! `now` and the options: the interval comes from the caller, else the
+//! server, else the default; it is never below [`POLL_FLOOR`]; the wake-up
+//! is clamped to the remaining budget; terminal states stop polling and
+//! `input_required` is surfaced, never spun on. A driver sees it only as
+//! [`Timer::TaskPoll`](crate::Timer::TaskPoll).
 //!
-//! ```
-//! use std::time::{Duration, Instant};
-//! use mcp_core::tasks::{decide, PollDecision, PollOptions, TaskSnapshot, TaskStatus};
-//! // `now` comes from the caller's clock (or a virtual one in tests).
-//! fn check(now: Instant) {
-//! let task = TaskSnapshot::new("t1", TaskStatus::Working).with_poll_interval(Duration::from_millis(10));
-//! let d = decide(&task, now, &PollOptions::default());
-//! assert_eq!(d, PollDecision::PollAt(now + Duration::from_millis(50)));
-//! }
-//! ```
+//! What stays public is what a task handle needs: the snapshot and status
+//! a [`Event::TaskStatus`](crate::Event::TaskStatus) carries, and the
+//! handle-side record of them ([`TaskRecord`]).
 
 use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 
 mod watch;
+
+#[cfg(test)]
+mod tests;
 
 pub use watch::{Observed, TaskRecord, TaskStates, WaitStep, related_task_id};
 
@@ -132,35 +129,37 @@ impl From<WireTask> for TaskSnapshot {
 /// The caller's side of a poll decision.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
-pub struct PollOptions {
+pub(crate) struct PollOptions {
     /// An interval the caller insists on (wins over the server's).
-    pub interval: Option<Duration>,
+    pub(crate) interval: Option<Duration>,
     /// The interval when neither side gives one (default 1 s).
-    pub default_interval: Option<Duration>,
+    pub(crate) default_interval: Option<Duration>,
     /// The end of the caller's budget for this task.
-    pub deadline: Option<Instant>,
+    pub(crate) deadline: Option<Instant>,
     /// The most `tasks/get` polls the caller allows (see [`poll_cap_reached`]).
-    pub max_polls: Option<u32>,
+    pub(crate) max_polls: Option<u32>,
 }
 
+/// Builders for the unit tests (the core fills the fields itself).
+#[cfg(test)]
 impl PollOptions {
     /// Sets the caller's interval.
     #[must_use]
-    pub fn with_interval(mut self, interval: Duration) -> Self {
+    pub(crate) fn with_interval(mut self, interval: Duration) -> Self {
         self.interval = Some(interval);
         self
     }
 
     /// Sets the end of the budget.
     #[must_use]
-    pub fn with_deadline(mut self, deadline: Instant) -> Self {
+    pub(crate) fn with_deadline(mut self, deadline: Instant) -> Self {
         self.deadline = Some(deadline);
         self
     }
 
     /// Caps the number of `tasks/get` polls.
     #[must_use]
-    pub fn with_max_polls(mut self, max_polls: u32) -> Self {
+    pub(crate) fn with_max_polls(mut self, max_polls: u32) -> Self {
         self.max_polls = Some(max_polls);
         self
     }
@@ -168,7 +167,7 @@ impl PollOptions {
 
 /// What to do next about a task.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum PollDecision {
+pub(crate) enum PollDecision {
     /// Poll `tasks/get` at this instant.
     PollAt(Instant),
     /// The task is terminal: stop polling and fetch or report the outcome.
@@ -214,7 +213,7 @@ pub fn polls_continue(task: &TaskSnapshot, era: mcp_types::Era) -> bool {
 }
 
 /// Decides the next step for a task (pure).
-pub fn decide(task: &TaskSnapshot, now: Instant, options: &PollOptions) -> PollDecision {
+pub(crate) fn decide(task: &TaskSnapshot, now: Instant, options: &PollOptions) -> PollDecision {
     if task.status.is_terminal() {
         return PollDecision::Terminal;
     }

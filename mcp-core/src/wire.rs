@@ -84,16 +84,9 @@ pub(crate) struct TaskOutcome {
     pub(crate) result: Option<Box<RawValue>>,
     #[serde(default)]
     pub(crate) error: Option<mcp_types::jsonrpc::ErrorObject>,
+    /// Read with `mcp_types::results::RawInputRequired::requests_from_raw`.
     #[serde(default, rename = "inputRequests")]
-    pub(crate) input_requests: Option<std::collections::BTreeMap<String, InputRequestWire>>,
-}
-
-/// One embedded input request.
-#[derive(Deserialize)]
-pub(crate) struct InputRequestWire {
-    pub(crate) method: String,
-    #[serde(default)]
-    pub(crate) params: Option<Box<RawValue>>,
+    pub(crate) input_requests: Option<Box<RawValue>>,
 }
 
 /// The `elicitation/create` member the client checks before surfacing it.
@@ -101,6 +94,12 @@ pub(crate) struct InputRequestWire {
 pub(crate) struct ElicitMode {
     #[serde(default)]
     pub(crate) mode: Option<String>,
+}
+
+/// Whether raw params are a JSON object: the shape MCP gives every params
+/// (JSON-RPC would also allow an array).
+pub(crate) fn is_object(params: &RawValue) -> bool {
+    params.get().trim_start().starts_with('{')
 }
 
 /// Parses a raw object into `T`, or `T::default()` for absent params.

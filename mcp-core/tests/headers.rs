@@ -4,83 +4,9 @@
 mod common;
 
 use common::*;
-use mcp_core::headers::{HeaderAnnotationError, HeaderBindings, encode_header_value};
 use mcp_core::{Event, RequestOptions, Transmit, TransportKind};
 use mcp_types::ProtocolVersion;
 use serde_json::json;
-
-fn weather_tool() -> serde_json::Value {
-    json!({"name": "get_weather", "inputSchema": {"type": "object", "properties": {
-        "region": {"type": "string", "x-mcp-header": "Region"},
-        "days": {"type": "integer", "x-mcp-header": "Days"},
-        "opts": {"type": "object", "properties": {"metric": {"type": "boolean", "x-mcp-header": "Metric"}}}
-    }}})
-}
-
-#[test]
-fn encoding_rules() {
-    assert_eq!(encode_header_value("plain value"), "plain value");
-    assert_eq!(encode_header_value(" lead"), "=?base64?IGxlYWQ=?=");
-    assert_eq!(encode_header_value("a\r\nb"), "=?base64?YQ0KYg==?=");
-    assert_eq!(
-        encode_header_value("=?base64?abc?="),
-        "=?base64?PT9iYXNlNjQ/YWJjPz0=?="
-    );
-    assert_eq!(
-        encode_header_value("Hello, 世界"),
-        "=?base64?SGVsbG8sIOS4lueVjA==?="
-    );
-}
-
-#[test]
-fn annotation_validation() {
-    let ok = HeaderBindings::from_tool(&weather_tool()["inputSchema"]).unwrap();
-    assert_eq!(ok.bindings().len(), 3);
-    let args = json!({"region": "eu-west", "days": 3, "opts": {"metric": true}});
-    let mut got = ok.derive(Some(&args));
-    got.sort();
-    assert_eq!(
-        got,
-        vec![
-            ("Days".into(), "3".into()),
-            ("Metric".into(), "true".into()),
-            ("Region".into(), "eu-west".into())
-        ]
-    );
-    assert!(
-        ok.derive(Some(&json!({"region": null}))).is_empty(),
-        "null and absent omit the header"
-    );
-    let bad = |schema| HeaderBindings::from_tool(&schema).unwrap_err();
-    assert!(matches!(
-        bad(json!({"properties": {"x": {"type": "number", "x-mcp-header": "X"}}})),
-        HeaderAnnotationError::UnsupportedType(_)
-    ));
-    assert!(matches!(
-        bad(json!({"properties": {"x": {"type": "string", "x-mcp-header": "A B"}}})),
-        HeaderAnnotationError::InvalidName(_)
-    ));
-    assert!(matches!(
-        bad(json!({"properties": {"x": {"type": "string", "x-mcp-header": ""}}})),
-        HeaderAnnotationError::InvalidName(_)
-    ));
-    assert!(matches!(
-        bad(
-            json!({"properties": {"x": {"type": "string", "x-mcp-header": "A"}, "y": {"type": "string", "x-mcp-header": "a"}}})
-        ),
-        HeaderAnnotationError::Duplicate(_)
-    ));
-    assert!(matches!(
-        bad(
-            json!({"properties": {"x": {"type": "array", "items": {"type": "string", "x-mcp-header": "A"}}}})
-        ),
-        HeaderAnnotationError::Unreachable(_)
-    ));
-    assert!(matches!(
-        bad(json!({"anyOf": [{"properties": {"x": {"type": "string", "x-mcp-header": "A"}}}]})),
-        HeaderAnnotationError::Unreachable(_)
-    ));
-}
 
 #[test]
 fn routing_data_per_message() {

@@ -5,7 +5,7 @@ mod common;
 use std::time::Duration;
 
 use common::*;
-use mcp_core::era::Decision;
+use mcp_core::EraDecision;
 use mcp_core::{
     ClientFeatures, ConnectError, EraPreference, Event, RequestError, RequestOptions, State,
     TransportKind, UsageError,
@@ -23,7 +23,7 @@ fn modern_connect_probes_with_discover() {
     h.reply(&sent[0], discover_result());
     let events = h.take_events();
     assert!(
-        matches!(&events[0], Event::EraDecided(o) if o.era == Era::Modern && o.decided_by == Decision::Discover)
+        matches!(&events[0], Event::EraDecided(o) if o.era == Era::Modern && o.decided_by == EraDecision::Discover)
     );
     assert!(matches!(
         &events[1],
@@ -59,7 +59,7 @@ fn stdio_probe_falls_back_to_initialize_on_non_modern_error() {
     let o = h.conn.era_outcome().unwrap();
     assert_eq!(
         (o.era, o.decided_by),
-        (Era::Legacy, Decision::FallbackOnError)
+        (Era::Legacy, EraDecision::FallbackOnError)
     );
     assert_eq!(h.conn.state(), State::Ready);
     insta::assert_snapshot!("legacy_fallback_on_error", h.transcript());
@@ -88,7 +88,7 @@ fn stdio_probe_falls_back_on_silence_and_absorbs_the_late_answer() {
     );
     assert_eq!(
         h.conn.era_outcome().unwrap().decided_by,
-        Decision::FallbackOnSilence
+        EraDecision::FallbackOnSilence
     );
     assert_eq!(
         h.conn.protocol_version(),
@@ -171,7 +171,7 @@ fn http_probe_decides_from_a_400_body() {
     assert_eq!(h.conn.era(), Some(Era::Modern));
     assert_eq!(
         h.conn.era_outcome().unwrap().decided_by,
-        Decision::ModernError
+        EraDecision::ModernError
     );
 }
 
@@ -217,7 +217,10 @@ fn cached_outcome_skips_the_probe_and_learns_the_facts_in_the_background() {
     let mut h = Harness::new(config().with_era(EraPreference::Known(ProtocolVersion::V2026_07_28)));
     h.conn.connect(h.now).unwrap();
     assert_eq!(h.conn.state(), State::Ready, "ready before any answer");
-    assert_eq!(h.conn.era_outcome().unwrap().decided_by, Decision::Cached);
+    assert_eq!(
+        h.conn.era_outcome().unwrap().decided_by,
+        EraDecision::Cached
+    );
     let sent = h.drain();
     assert_eq!(sent.len(), 1, "{sent:?}");
     assert_eq!(sent[0]["method"], "server/discover");
@@ -242,7 +245,10 @@ fn cached_outcome_skips_the_probe_and_learns_the_facts_in_the_background() {
     assert!(h.conn.server_facts_known());
     assert_eq!(h.conn.server_info().unwrap().name, "demo");
     assert_eq!(h.conn.instructions(), Some("be nice"));
-    assert_eq!(h.conn.era_outcome().unwrap().decided_by, Decision::Cached);
+    assert_eq!(
+        h.conn.era_outcome().unwrap().decided_by,
+        EraDecision::Cached
+    );
     assert_eq!(h.conn.calls_in_progress(), 1, "only {call} is left");
 }
 
@@ -787,5 +793,8 @@ fn stdio_modern_only_probe_answered_after_the_probe_timeout_connects() {
     h.reply(&probe, discover_result());
     assert_eq!(h.conn.state(), State::Ready);
     assert_eq!(h.conn.era(), Some(Era::Modern));
-    assert_eq!(h.conn.era_outcome().unwrap().decided_by, Decision::Discover);
+    assert_eq!(
+        h.conn.era_outcome().unwrap().decided_by,
+        EraDecision::Discover
+    );
 }

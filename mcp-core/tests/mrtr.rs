@@ -250,7 +250,7 @@ fn manual_retry_echoes_the_state_verbatim() {
     };
     let mut answers = serde_json::Map::new();
     answers.insert("k".into(), json!({"roots": []}));
-    let retry = mcp_core::mrtr::RetryExtras::from_input_required(result, answers).unwrap();
+    let retry = mcp_core::RetryExtras::from_input_required(result, answers).unwrap();
     let id = h
         .conn
         .call_tool(

@@ -3,7 +3,7 @@
 mod common;
 
 use common::*;
-use mcp_core::pagination::PaginationError;
+use mcp_core::PaginationError;
 use mcp_core::{Event, RequestError, RequestOptions};
 use serde_json::json;
 

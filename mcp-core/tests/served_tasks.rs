@@ -7,7 +7,7 @@ mod common;
 use std::time::{Duration, SystemTime};
 
 use common::*;
-use mcp_core::served_tasks::ServedTaskOptions;
+use mcp_core::ServedTaskOptions;
 use mcp_core::{ClientFeatures, Config, Event, TransportKind};
 use serde_json::{Value, json};
 

@@ -7,8 +7,8 @@
 mod common;
 
 use common::*;
-use mcp_core::config::TransportKind;
-use mcp_core::pagination::PaginationError;
+use mcp_core::PaginationError;
+use mcp_core::TransportKind;
 use mcp_core::{Event, RequestError, RequestOptions, UsageError};
 use serde_json::{Value, json};
 

@@ -146,3 +146,37 @@ fn response_target_names_the_wire_method_and_reject_response_fails_the_call() {
         "{events:?}"
     );
 }
+
+#[test]
+fn strict_mode_reports_non_object_params_answers_a_request_and_drops_a_notification() {
+    let mut h = legacy(config().with_strict(true));
+    h.feed(json!({"jsonrpc": "2.0", "id": "s1", "method": "roots/list", "params": [1]}));
+    h.feed(json!({"jsonrpc": "2.0", "method": "notifications/message", "params": "x"}));
+    let sent = h.drain();
+    assert_eq!(sent.len(), 1, "{sent:?}");
+    assert_eq!(sent[0]["id"], "s1");
+    assert_eq!(sent[0]["error"]["code"], -32602);
+    let events = h.take_events();
+    let violations = events
+        .iter()
+        .filter(|e| {
+            matches!(e, Event::ProtocolViolation(PeerMisbehaved::InvalidEnvelope { id: None, violations })
+                if violations == &[EnvelopeViolation::ParamsNotObject])
+        })
+        .count();
+    assert_eq!(violations, 2, "{events:?}");
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, Event::Notification { .. } | Event::ServerRequest { .. })),
+        "{events:?}"
+    );
+
+    // Without strict mode the request still gets -32602, and nothing is
+    // reported.
+    let mut lenient = legacy(config());
+    lenient.feed(json!({"jsonrpc": "2.0", "id": "s2", "method": "roots/list", "params": [1]}));
+    let sent = lenient.drain();
+    assert_eq!(sent[0]["error"]["code"], -32602);
+    assert!(lenient.take_events().is_empty());
+}

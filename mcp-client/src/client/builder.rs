@@ -406,7 +406,8 @@ impl ClientBuilder {
             .with_transport(kind)
             .with_features(features)
             .with_send_reports(reports_sends)
-            .with_server_stream(get_stream);
+            .with_server_stream(get_stream)
+            .with_debounce(throughput.debounce.clone());
         if let Some(options) = &handlers.served_tasks {
             config = config.with_served_tasks(options.clone());
         }

@@ -1,19 +1,22 @@
-//! Throughput options: the bounded, coalescing queue between the driver
-//! and the notification handlers.
+//! Throughput options: the bounded queue between the driver and the
+//! notification handlers, and debouncing of notification floods.
 //!
 //! The driver never runs a
 //! [`NotificationHandler`](crate::NotificationHandler) itself: it puts
 //! each notification in a bounded queue that one worker thread drains, so a
-//! slow handler never delays a response or a server request. Methods
-//! chosen with [`ClientBuilder::debounce_notifications`] coalesce: while a
-//! notification waits in the queue (or inside its debounce window), a
-//! newer one with the same key replaces it (latest wins). The keys, and
-//! which methods coalesce, are the core's decision
-//! ([`mcp_core::coalesce`]): the `logger` of a log message, the `uri` of a
-//! resource update, the `taskId` of a task status, the call of a progress
-//! update, the method alone for anything else.
+//! slow handler never delays a response or a server request.
 //!
-//! When the queue is full, the oldest coalescable notification (progress,
+//! Methods chosen with [`ClientBuilder::debounce_notifications`] are
+//! debounced by the core ([`mcp_core::Debounce`]) on the driver's clock:
+//! the first notification of a key waits for the window and a newer one
+//! with the same key replaces it meanwhile (latest wins), so the handler
+//! sees the latest per key. The key is the `logger` of a log message, the
+//! `uri` of a resource update, the `taskId` of a task status, the call of
+//! a progress update, the method alone for anything else. A call's held
+//! progress is delivered before its result; merges are counted
+//! ([`Client::coalesced_notifications`]).
+//!
+//! When the queue is full, the oldest supersedable notification (progress,
 //! log, list changes, resource and task updates, and every debounced
 //! method) is dropped to make room, else the oldest of all; drops are
 //! counted ([`Client::dropped_notifications`]) and reported with
@@ -21,9 +24,7 @@
 //!
 //! A call's own progress callback
 //! ([`CallOptions::on_progress`](crate::CallOptions::on_progress)) runs on
-//! the driver, before the call's result is returned, unless
-//! `notifications/progress` is debounced: then it goes through the queue
-//! too (and may run after the result arrived).
+//! the driver, before the call's result is returned (debounced or not).
 //!
 //! ```
 //! use std::time::Duration;
@@ -37,7 +38,6 @@
 //! # let _ = builder;
 //! ```
 
-use std::collections::HashSet;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
@@ -51,16 +51,15 @@ pub const DEFAULT_NOTIFICATION_QUEUE: usize = 1024;
 #[derive(Clone, Debug)]
 pub(crate) struct ThroughputConfig {
     pub(crate) capacity: usize,
-    pub(crate) debounced: HashSet<String>,
-    pub(crate) window: Duration,
+    /// Handed to the core (`Config::debounce`).
+    pub(crate) debounce: mcp_core::Debounce,
 }
 
 impl Default for ThroughputConfig {
     fn default() -> Self {
         ThroughputConfig {
             capacity: DEFAULT_NOTIFICATION_QUEUE,
-            debounced: HashSet::new(),
-            window: Duration::ZERO,
+            debounce: mcp_core::Debounce::default(),
         }
     }
 }
@@ -75,8 +74,8 @@ pub(crate) struct NotifyStats {
 impl ClientBuilder {
     /// Bounds the queue of notifications waiting for the
     /// [`NotificationHandler`](crate::NotificationHandler) (at least 1;
-    /// [`DEFAULT_NOTIFICATION_QUEUE`] by default). When it is full the oldest coalescable notification is
-    /// dropped (see the [module docs](crate::throughput)); responses and
+    /// [`DEFAULT_NOTIFICATION_QUEUE`] by default). When it is full the
+    /// oldest supersedable notification is dropped (see the [module docs](crate::throughput)); responses and
     /// server requests never wait for it.
     ///
     /// ```
@@ -90,9 +89,10 @@ impl ClientBuilder {
 
     /// Coalesces floods of these notification methods (for example
     /// `notifications/progress`, `notifications/message`): a notification
-    /// waits up to `window` (zero: only while the handler is busy) and a
-    /// newer one with the same key replaces it, so the handler sees the
-    /// latest per key. Calling it again adds methods and sets the window.
+    /// waits `window` and a newer one with the same key replaces it
+    /// meanwhile, so the handler sees the latest per key (zero: only the
+    /// ones that arrive in the same burst merge). Calling it again adds
+    /// methods and sets the window.
     ///
     /// ```
     /// use std::time::Duration;
@@ -105,10 +105,9 @@ impl ClientBuilder {
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        self.throughput
-            .debounced
-            .extend(methods.into_iter().map(Into::into));
-        self.throughput.window = window;
+        let debounce = &mut self.throughput.debounce;
+        debounce.methods.extend(methods.into_iter().map(Into::into));
+        debounce.window = window;
         self
     }
 }
@@ -133,7 +132,8 @@ impl Client {
     }
 
     /// How many notifications were replaced by a newer one with the same
-    /// key (see [`ClientBuilder::debounce_notifications`]).
+    /// key while debounced (see [`ClientBuilder::debounce_notifications`];
+    /// the core's count, `mcp_core::Connection::coalesced_notifications`).
     ///
     /// ```no_run
     /// # fn run(client: mcp_client::Client) {

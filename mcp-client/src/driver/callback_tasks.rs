@@ -1,7 +1,7 @@
 //! Callback tasks the client serves (2025-11-25) and the progress its
 //! handlers report. The core keeps the task store (ids, TTL, the live cap,
 //! `tasks/get`, `tasks/list`, `tasks/result`, `tasks/cancel`, the status
-//! notification; `mcp_core::served_tasks`); the driver runs each task's
+//! notification; the core's served tasks, `mcp_core::connection::served`); the driver runs each task's
 //! handler when the core starts it, stops it when the core stops it, and
 //! hands its answer back. A request that carries a progress token runs
 //! with a [`ProgressReporter`] in scope.

@@ -4,9 +4,9 @@
 
 use std::time::Instant;
 
-use mcp_core::event::SubscriptionEnd;
 #[cfg(feature = "output-schema")]
-use mcp_core::list_changed::ListChanged;
+use mcp_core::ListChanged;
+use mcp_core::SubscriptionEnd;
 use mcp_core::{ConnectError, Event, RequestError};
 use mcp_types::RequestId;
 use serde_json::value::RawValue;

@@ -7,9 +7,8 @@
 //! callers and handlers, then arm one timer from `poll_timeout`. Every
 //! timer is the core's; the clock it is told is read here, through
 //! [`clock`] (tokio's, so a paused test clock drives it), once per wake-up,
-//! plus the wall-clock anchor of served tasks' timestamps at start. The one
-//! other clock of the crate is the notification queue's debounce window
-//! (`notifications.rs`, `notify_queue.rs`, on the system clock). HTTP
+//! plus the wall-clock anchor of served tasks' timestamps at start (the
+//! notification debounce window is the core's too). HTTP
 //! exchanges, response streams and running handlers are futures polled
 //! inside the driver's `select!` (no task per request or handler); the
 //! only other thread is the notification queue's worker. Nothing outside
@@ -179,7 +178,7 @@ pub(crate) fn start(
         timer_at: None,
         served: callback_tasks::ServedState::default(),
         get_stream: get_stream::GetStream::default(),
-        notifier: notifications::Notifier::new(setup.throughput),
+        notifier: notifications::Notifier::new(setup.throughput.capacity),
     };
     let (tx, rx) = mpsc::unbounded_channel();
     tokio::spawn(driver.run(rx));

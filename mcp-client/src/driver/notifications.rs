@@ -1,25 +1,25 @@
 //! The driver's end of the notification queue (see
-//! [`throughput`](crate::throughput) for the policy): which notifications
-//! and progress updates are queued for the handler, under which coalescing
-//! key, and what a full queue drops.
+//! [`throughput`](crate::throughput) for the policy): the core's
+//! notification and progress events, already debounced by the core, are
+//! queued for the handler; a call's own progress callback runs here, on
+//! the driver. What a full queue drops first is the core's call
+//! (`Connection::is_supersedable`).
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::time::Instant;
 
 use mcp_types::RequestId;
 use serde_json::value::RawValue;
 
 use super::Driver;
-use super::notify_queue::{Admission, Entry, Item, PROGRESS, Queue, start};
+use super::notify_queue::{Entry, Item, PROGRESS, Queue, start};
 use crate::client::Shared;
-use crate::client::throughput::ThroughputConfig;
 use crate::options::{Progress, ProgressCallback};
 
 /// The driver's end of the queue; the worker starts with the first push.
 #[derive(Default)]
 pub(super) struct Notifier {
-    config: ThroughputConfig,
+    capacity: usize,
     queue: Option<Arc<Queue>>,
 }
 
@@ -32,58 +32,28 @@ impl Drop for Notifier {
     }
 }
 
-/// The coalescing key of a notification: its method and the core's key
-/// within it.
-fn key_of(method: &str, params: Option<&RawValue>) -> (String, String) {
-    (method.to_owned(), mcp_core::coalesce::key(method, params))
-}
-
 impl Notifier {
-    pub(super) fn new(config: ThroughputConfig) -> Self {
+    pub(super) fn new(capacity: usize) -> Self {
         Notifier {
-            config,
+            capacity,
             queue: None,
         }
     }
 
-    fn debounces(&self, method: &str) -> bool {
-        self.config.debounced.contains(method)
-    }
-
-    fn push(&mut self, shared: &Arc<Shared>, key: (String, String), item: Item) {
-        let now = Instant::now();
-        let debounced = self.debounces(&key.0);
-        let coalescable = debounced || mcp_core::coalesce::is_coalescable(&key.0);
+    fn push(&mut self, shared: &Arc<Shared>, entry: Entry) {
         let queue = self.queue.get_or_insert_with(|| start(shared.clone()));
-        let window = self.config.window;
-        let entry = Entry {
-            key: debounced.then_some(key),
-            coalescable,
-            due: (debounced && !window.is_zero()).then(|| now + window),
-            item,
-        };
-        let admitted = queue.lock().admit(entry, self.config.capacity);
-        let stats = &shared.notify_stats;
-        match admitted {
-            Admission::Merged => {
-                stats.coalesced.fetch_add(1, Ordering::Relaxed);
-                return;
+        let dropped = queue.lock().admit(entry, self.capacity);
+        if let Some(method) = dropped {
+            let n = shared.notify_stats.dropped.fetch_add(1, Ordering::Relaxed) + 1;
+            if n.is_power_of_two() {
+                tracing::warn!(
+                    method,
+                    dropped = n,
+                    "notification queue full: dropped the oldest notification"
+                );
+            } else {
+                tracing::debug!(method, dropped = n, "notification dropped");
             }
-            Admission::Queued {
-                dropped: Some(method),
-            } => {
-                let n = stats.dropped.fetch_add(1, Ordering::Relaxed) + 1;
-                if n.is_power_of_two() {
-                    tracing::warn!(
-                        method,
-                        dropped = n,
-                        "notification queue full: dropped the oldest notification"
-                    );
-                } else {
-                    tracing::debug!(method, dropped = n, "notification dropped");
-                }
-            }
-            Admission::Queued { dropped: None } => {}
         }
         queue.ready.notify_one();
     }
@@ -95,20 +65,15 @@ impl Driver {
         if self.shared.handlers().notifications.is_none() {
             return;
         }
-        // Only a debounced method needs its params' key.
-        let key = match self.notifier.debounces(method) {
-            true => key_of(method, params.as_deref()),
-            false => (method.to_owned(), String::new()),
-        };
-        let item = Item::Notification {
-            method: method.to_owned(),
-            params,
-        };
-        self.notifier.push(&self.shared, key, item);
+        let supersedable = self.conn.is_supersedable(method);
+        let method = method.to_owned();
+        let item = Item::Notification { method, params };
+        self.notifier
+            .push(&self.shared, Entry { supersedable, item });
     }
 
-    /// Hands a call's progress to its callback (on the driver, unless
-    /// progress is debounced) or to the handler's `on_progress` (queued).
+    /// Hands a call's progress to its callback (here, on the driver) or
+    /// to the handler's `on_progress` (queued).
     pub(super) fn deliver_progress(
         &mut self,
         call: RequestId,
@@ -116,16 +81,13 @@ impl Driver {
         callback: Option<ProgressCallback>,
     ) {
         match callback {
-            Some(cb) if !self.notifier.debounces(PROGRESS) => cb(progress),
+            Some(cb) => cb(progress),
             None if self.shared.handlers().notifications.is_none() => {}
-            callback => {
-                let key = (PROGRESS.to_owned(), call.to_string());
-                let item = Item::Progress {
-                    call,
-                    progress,
-                    callback,
-                };
-                self.notifier.push(&self.shared, key, item);
+            None => {
+                let supersedable = self.conn.is_supersedable(PROGRESS);
+                let item = Item::Progress { call, progress };
+                self.notifier
+                    .push(&self.shared, Entry { supersedable, item });
             }
         }
     }

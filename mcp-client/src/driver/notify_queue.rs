@@ -1,18 +1,20 @@
 //! The queue between the driver and the notification handlers: bounded,
-//! coalescing by key, drained by one blocking worker thread (see
-//! [`throughput`](crate::throughput) for the policy and the options).
+//! drained by one blocking worker thread (see
+//! [`throughput`](crate::throughput) for the policy and the options). It
+//! decides nothing about the protocol: what merges, on which key and when
+//! is the core's (`mcp_core::Debounce`); the queue only keeps order and,
+//! when full, drops the oldest entry the core called supersedable.
 
 use std::collections::VecDeque;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
-use std::time::Instant;
 
 use mcp_types::RequestId;
 use serde_json::value::RawValue;
 
 use crate::client::Shared;
 use crate::handlers::NotificationHandler;
-use crate::options::{Progress, ProgressCallback};
+use crate::options::Progress;
 
 /// The progress notification's method.
 pub(super) const PROGRESS: &str = "notifications/progress";
@@ -26,17 +28,22 @@ pub(super) enum Item {
     Progress {
         call: RequestId,
         progress: Progress,
-        callback: Option<ProgressCallback>,
     },
 }
 
+impl Item {
+    fn method(&self) -> &str {
+        match self {
+            Item::Notification { method, .. } => method,
+            Item::Progress { .. } => PROGRESS,
+        }
+    }
+}
+
 pub(super) struct Entry {
-    /// Set for debounced methods: a newer entry with this key merges.
-    pub(super) key: Option<(String, String)>,
-    /// Dropped first when the queue is full.
-    pub(super) coalescable: bool,
-    /// Not delivered before this instant (a debounce window).
-    pub(super) due: Option<Instant>,
+    /// Dropped first when the queue is full (the core's
+    /// `Connection::is_supersedable`).
+    pub(super) supersedable: bool,
     pub(super) item: Item,
 }
 
@@ -58,40 +65,19 @@ impl Queue {
     }
 }
 
-/// What [`State::admit`] did with a notification.
-#[derive(Debug, PartialEq, Eq)]
-pub(super) enum Admission {
-    /// It replaced a queued one with the same key.
-    Merged,
-    /// It was queued, after dropping the notification of this method when
-    /// the queue was full.
-    Queued { dropped: Option<String> },
-}
-
 impl State {
-    /// Queues `entry`: merged into a queued entry with its key (latest
-    /// wins), or appended after dropping the oldest coalescable entry (else
-    /// the oldest) when `capacity` is reached.
-    pub(super) fn admit(&mut self, entry: Entry, capacity: usize) -> Admission {
-        if let Some(key) = &entry.key
-            && let Some(e) = self
-                .entries
-                .iter_mut()
-                .find(|e| e.key.as_ref() == Some(key))
-        {
-            e.item = entry.item;
-            return Admission::Merged;
-        }
+    /// Queues `entry`, after dropping the oldest supersedable entry (else
+    /// the oldest) when `capacity` is reached; returns the dropped entry's
+    /// method.
+    pub(super) fn admit(&mut self, entry: Entry, capacity: usize) -> Option<String> {
         let mut dropped = None;
         if self.entries.len() >= capacity {
-            let victim = self.entries.iter().position(|e| e.coalescable).unwrap_or(0);
-            dropped = self.entries.remove(victim).map(|gone| match gone.item {
-                Item::Notification { method, .. } => method,
-                Item::Progress { .. } => PROGRESS.to_owned(),
-            });
+            let victim = self.entries.iter().position(|e| e.supersedable);
+            dropped = (self.entries.remove(victim.unwrap_or(0)))
+                .map(|gone| gone.item.method().to_owned());
         }
         self.entries.push_back(entry);
-        Admission::Queued { dropped }
+        dropped
     }
 }
 
@@ -117,40 +103,19 @@ pub(super) fn start(shared: Arc<Shared>) -> Arc<Queue> {
 fn next(q: &Queue) -> Option<Item> {
     let mut st = q.lock();
     loop {
-        let now = Instant::now();
-        let closed = st.closed;
-        if let Some(i) = st
-            .entries
-            .iter()
-            .position(|e| closed || e.due.is_none_or(|d| d <= now))
-        {
-            return st.entries.remove(i).map(|e| e.item);
+        if let Some(e) = st.entries.pop_front() {
+            return Some(e.item);
         }
-        if closed {
+        if st.closed {
             return None;
         }
-        let wake = st.entries.iter().filter_map(|e| e.due).min();
-        st = match wake {
-            Some(at) => {
-                let wait = at.saturating_duration_since(now);
-                q.ready
-                    .wait_timeout(st, wait)
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .0
-            }
-            None => q.ready.wait(st).unwrap_or_else(PoisonError::into_inner),
-        };
+        st = q.ready.wait(st).unwrap_or_else(PoisonError::into_inner);
     }
 }
 
 fn deliver(shared: &Shared, item: Item) {
     match item {
-        Item::Progress {
-            callback: Some(cb),
-            progress,
-            ..
-        } => cb(progress),
-        Item::Progress { call, progress, .. } => {
+        Item::Progress { call, progress } => {
             if let Some(h) = shared.handlers().notifications {
                 h.on_progress(&call, progress);
             }
@@ -182,7 +147,7 @@ fn dispatch(h: &dyn NotificationHandler, method: &str, raw: Option<&RawValue>) {
             }
         }
         _ => {
-            if let Some(list) = mcp_core::list_changed::ListChanged::from_method(method) {
+            if let Some(list) = mcp_core::ListChanged::from_method(method) {
                 h.on_list_changed(list.as_str());
             }
         }
@@ -192,106 +157,50 @@ fn dispatch(h: &dyn NotificationHandler, method: &str, raw: Option<&RawValue>) {
 
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
-
     use super::*;
 
-    fn raw(s: &str) -> Box<RawValue> {
-        RawValue::from_string(s.to_owned()).unwrap_or_else(|_| RawValue::NULL.to_owned())
-    }
-
-    fn entry(method: &str, key: Option<&str>, coalescable: bool, due: Option<Instant>) -> Entry {
+    fn entry(method: &str, supersedable: bool) -> Entry {
         Entry {
-            key: key.map(|k| (method.to_owned(), k.to_owned())),
-            coalescable,
-            due,
+            supersedable,
             item: Item::Notification {
                 method: method.to_owned(),
-                params: Some(raw(&format!("{{\"n\":{:?}}}", key.unwrap_or("")))),
+                params: None,
             },
         }
     }
 
-    fn methods(st: &State) -> Vec<String> {
-        st.entries
-            .iter()
-            .map(|e| match &e.item {
-                Item::Notification { method, .. } => method.clone(),
-                Item::Progress { .. } => PROGRESS.to_owned(),
-            })
-            .collect()
+    fn methods(st: &State) -> Vec<&str> {
+        st.entries.iter().map(|e| e.item.method()).collect()
     }
 
     #[test]
-    fn a_full_queue_drops_the_oldest_coalescable_then_the_oldest() {
+    fn a_full_queue_drops_the_oldest_supersedable_then_the_oldest() {
         let mut st = State::default();
-        let q = Admission::Queued { dropped: None };
-        assert_eq!(st.admit(entry("custom/a", None, false, None), 3), q);
-        assert_eq!(st.admit(entry("log/1", None, true, None), 3), q);
-        assert_eq!(st.admit(entry("custom/b", None, false, None), 3), q);
-        let r = st.admit(entry("custom/c", None, false, None), 3);
-        assert_eq!(
-            r,
-            Admission::Queued {
-                dropped: Some("log/1".into())
-            }
-        );
+        assert_eq!(st.admit(entry("custom/a", false), 3), None);
+        assert_eq!(st.admit(entry("log/1", true), 3), None);
+        assert_eq!(st.admit(entry("custom/b", false), 3), None);
+        let r = st.admit(entry("custom/c", false), 3);
+        assert_eq!(r.as_deref(), Some("log/1"));
         assert_eq!(methods(&st), ["custom/a", "custom/b", "custom/c"]);
-        let r = st.admit(entry("custom/d", None, false, None), 3);
-        assert_eq!(
-            r,
-            Admission::Queued {
-                dropped: Some("custom/a".into())
-            }
-        );
+        let r = st.admit(entry("custom/d", false), 3);
+        assert_eq!(r.as_deref(), Some("custom/a"));
         assert_eq!(methods(&st), ["custom/b", "custom/c", "custom/d"]);
     }
 
     #[test]
-    fn a_keyed_entry_merges_in_place_latest_wins() {
-        let mut st = State::default();
-        st.admit(entry("p", Some("call-1"), true, None), 8);
-        st.admit(entry("other", None, false, None), 8);
-        let mut newer = entry("p", Some("call-1"), true, None);
-        newer.item = Item::Notification {
-            method: "p".into(),
-            params: Some(raw(r#"{"n":"latest"}"#)),
-        };
-        assert_eq!(st.admit(newer, 8), Admission::Merged);
-        assert_eq!(
-            st.admit(entry("p", Some("call-2"), true, None), 8),
-            Admission::Queued { dropped: None }
-        );
-        assert_eq!(methods(&st), ["p", "other", "p"]);
-        match &st.entries[0].item {
-            Item::Notification { params, .. } => {
-                assert_eq!(
-                    params.as_deref().map(RawValue::get),
-                    Some(r#"{"n":"latest"}"#)
-                );
-            }
-            Item::Progress { .. } => panic!("a notification"),
-        }
-    }
-
-    #[test]
-    fn entries_in_their_window_wait_but_do_not_block_others() {
+    fn closing_delivers_what_is_left_then_ends() {
         let q = Queue::default();
-        let later = Instant::now() + Duration::from_secs(3600);
         {
             let mut st = q.lock();
-            st.admit(entry("held", Some("k"), true, Some(later)), 8);
-            st.admit(entry("ready", None, false, None), 8);
+            st.admit(entry("first", true), 8);
+            st.admit(entry("second", false), 8);
+            st.closed = true;
         }
-        match next(&q) {
-            Some(Item::Notification { method, .. }) => assert_eq!(method, "ready"),
-            _ => panic!("the ready entry first"),
-        }
-        // Closing delivers what is left at once, then ends.
-        q.lock().closed = true;
-        match next(&q) {
-            Some(Item::Notification { method, .. }) => assert_eq!(method, "held"),
-            _ => panic!("the held entry on close"),
+        for want in ["first", "second"] {
+            match next(&q) {
+                Some(Item::Notification { method, .. }) => assert_eq!(method, want),
+                _ => panic!("{want} in order"),
+            }
         }
         assert!(next(&q).is_none());
     }

@@ -1,12 +1,13 @@
 //! Every message from the server enters the core here; in strict mode
-//! (see [`crate::strict`]) it is checked first: a response against the
-//! revision's schema, a request's or notification's params for being an
-//! object and against their schema.
+//! (see [`crate::strict`]) it is checked against the revision's schema
+//! first: a response's result, a request's or notification's params (the
+//! core itself refuses params that are not an object).
 
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use mcp_types::RequestId;
-use mcp_types::jsonrpc::{EnvelopeViolation, Message};
+use mcp_types::jsonrpc::Message;
 use serde_json::value::RawValue;
 
 use super::Driver;
@@ -19,6 +20,9 @@ impl Driver {
             return;
         }
         self.conn.handle_message(now, message);
+        // Merges happen only here, when a notification comes in.
+        let merged = self.conn.coalesced_notifications();
+        (self.shared.notify_stats.coalesced).store(merged, Ordering::Relaxed);
     }
 
     /// Strict checks before the core sees a message; `false` when the
@@ -42,28 +46,13 @@ impl Driver {
                 true
             }
             Message::Error(_) => true,
-            Message::Notification(n) => {
-                if !params_are_object(n.params.as_deref()) {
-                    self.conn.handle_envelope_violation(
-                        now,
-                        None,
-                        vec![EnvelopeViolation::ParamsNotObject],
-                    );
-                    return false;
-                }
-                !self.params_fail_schema(&n.method, n.params.as_deref())
-            }
+            // Params that are not an object are the core's call (it reports
+            // them, drops such a notification and answers such a request
+            // with -32602). A notification whose params fail the schema
+            // (which also refuses a non-object) is dropped here first.
+            Message::Notification(n) => !self.params_fail_schema(&n.method, n.params.as_deref()),
             Message::Request(r) => {
-                if !params_are_object(r.params.as_deref()) {
-                    // Not by id: a server's ids are not the client's.
-                    self.conn.handle_envelope_violation(
-                        now,
-                        None,
-                        vec![EnvelopeViolation::ParamsNotObject],
-                    );
-                } else {
-                    self.params_fail_schema(&r.method, r.params.as_deref());
-                }
+                self.params_fail_schema(&r.method, r.params.as_deref());
                 true
             }
         }
@@ -95,8 +84,4 @@ impl Driver {
         let _ = (method, params);
         false
     }
-}
-
-fn params_are_object(params: Option<&RawValue>) -> bool {
-    params.is_none_or(|p| p.get().starts_with('{'))
 }

@@ -198,11 +198,7 @@ impl Driver {
                 Err(e) => self.refuse_input(now, &call, &method, e),
             },
             Target::TaskInput { call, key, method } => match served {
-                Ok(value) => {
-                    let mut map = serde_json::Map::new();
-                    map.insert(key, value);
-                    self.conn.answer_task_input(now, &call, map)
-                }
+                Ok(value) => self.conn.answer_task_input_with(now, &call, &key, &value),
                 Err(e) => self.refuse_input(now, &call, &method, e),
             },
         };

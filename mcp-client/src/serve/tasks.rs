@@ -13,12 +13,12 @@
 //! `tasks.cancel`) only for the handlers installed at connect.
 //!
 //! The core keeps the tasks and answers the `tasks/*` requests
-//! (`mcp_core::served_tasks`: task ids, TTL, the live cap, held
+//! (`mcp_core::connection::served`: task ids, TTL, the live cap, held
 //! `tasks/result` requests); the connection's driver runs each task's
 //! handler. The requested TTL is honoured up to a cap, results are kept
 //! until the TTL expires, and the number of tasks alive at once is capped.
 
-pub use mcp_core::served_tasks::{ServedTaskError, ServedTaskOptions};
+pub use mcp_core::{ServedTaskError, ServedTaskOptions};
 
 use crate::client::builder::ClientBuilder;
 

@@ -4,8 +4,8 @@
 
 use base64::Engine;
 use mcp_core::UsageError;
-use mcp_core::lifecycle::{DIRECTORY_READ_CAPABILITY, SKILLS_CAPABILITY};
 use mcp_types::methods::ext_skills;
+use mcp_types::methods::facts::{DIRECTORY_READ_CAPABILITY, SKILLS_CAPABILITY};
 use mcp_types::resources::{ReadResourceResult, Resource, ResourceContents};
 use mcp_types::skills::{
     DIRECTORY_READ_SETTING, ListSkillsResult, ReadDirectoryResult, SKILLS_EXTENSION, SkillEntry,

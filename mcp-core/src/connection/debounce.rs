@@ -1,20 +1,14 @@
-//! Debouncing server notifications before they become events: for the
-//! methods of [`Config::debounce`](crate::Config::debounce), the first
-//! notification of a key ([`crate::coalesce::key`]; for progress, the
-//! call) waits for the window, and later ones of the same key replace it
-//! meanwhile (latest wins, at the first one's place in the order).
-//!
-//! # For the driver
-//!
-//! Nothing to wire beyond the usual drain: held notifications come out
-//! as [`Event::Notification`] /
-//! [`Event::Progress`] when
-//! [`Timer::NotificationFlush`] fires, and
-//! all at once before [`Event::Closed`]. A queue
-//! that feeds slow handlers needs no clock of its own.
+//! Debouncing server notifications before they become events (see
+//! [`Debounce`] for what a driver sees): the first notification of a key
+//! (the private `coalesce::key`; for progress, the call) waits for the
+//! window, and later ones of the same key replace it meanwhile (latest
+//! wins, at the first one's place in the order), counted in
+//! [`Connection::coalesced_notifications`].
 
-use std::time::Instant;
+use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
 
+use mcp_types::RequestId;
 use mcp_types::jsonrpc::Notification;
 
 use super::Connection;
@@ -24,6 +18,67 @@ use crate::timers::Timer;
 /// The most notifications held at once; past it the oldest goes out early.
 const MAX_HELD: usize = 1024;
 
+/// The progress notification's method.
+const PROGRESS: &str = "notifications/progress";
+
+/// Server notifications the core holds back for a window, keeping only the
+/// latest per key ([`Config::debounce`](crate::Config::debounce); none by
+/// default).
+///
+/// The key, within a method: the `logger` of `notifications/message`, the
+/// `uri` of `notifications/resources/updated`, the `taskId` of
+/// `notifications/tasks/status`, the call of `notifications/progress`, the
+/// method alone for anything else.
+///
+/// # For the driver
+///
+/// Nothing to wire beyond the usual drain: held notifications come out as
+/// [`Event::Notification`] / [`Event::Progress`] when
+/// [`Timer::NotificationFlush`] fires; a call's held progress comes out
+/// just before the call's final event (its result or failure), and
+/// everything held comes out before [`Event::Closed`]. A zero `window`
+/// holds a notification only until the driver's next timer turn: it
+/// merges the ones that arrived in the same burst of input. How many were
+/// merged: [`Connection::coalesced_notifications`]. A queue that feeds
+/// slow handlers needs no clock of its own.
+///
+/// ```
+/// use std::time::Duration;
+/// use mcp_core::Debounce;
+/// let d = Debounce::new(["notifications/progress"], Duration::from_millis(100));
+/// assert!(d.applies("notifications/progress"));
+/// assert!(!d.applies("notifications/message"));
+/// assert!(!Debounce::default().applies("notifications/progress"));
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Debounce {
+    /// The methods held back.
+    pub methods: BTreeSet<String>,
+    /// How long the first of a key waits; later ones of the key replace it
+    /// meanwhile.
+    pub window: Duration,
+}
+
+impl Debounce {
+    /// Debounces `methods` with `window`.
+    pub fn new<I, S>(methods: I, window: Duration) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        Debounce {
+            methods: methods.into_iter().map(Into::into).collect(),
+            window,
+        }
+    }
+
+    /// Whether notifications of `method` are held back.
+    pub fn applies(&self, method: &str) -> bool {
+        self.methods.contains(method)
+    }
+}
+
 #[derive(Debug)]
 struct Held {
     method: String,
@@ -32,15 +87,40 @@ struct Held {
     event: Event,
 }
 
-/// The notifications held back, in arrival order.
+/// The notifications held back, in arrival order, and how many merged.
 #[derive(Debug, Default)]
 pub(super) struct Debouncer {
     held: Vec<Held>,
+    merged: u64,
 }
 
 impl Connection {
+    /// How many server notifications a newer one with the same key replaced
+    /// while they were held (see [`Debounce`]), since the connection began.
+    pub fn coalesced_notifications(&self) -> u64 {
+        self.debouncer.merged
+    }
+
+    /// Whether a newer server notification of `method` supersedes an older
+    /// one, so that a bounded queue of notifications may drop it first:
+    /// progress, a log message, a list change, a resource update, a task
+    /// status, and any debounced method.
+    ///
+    /// ```
+    /// use mcp_core::{Config, Connection, Debounce};
+    /// let config = Config::new("example", "1.0")
+    ///     .with_debounce(Debounce::new(["custom/ticks"], Default::default()));
+    /// let conn = Connection::new(config);
+    /// assert!(conn.is_supersedable("notifications/progress"));
+    /// assert!(conn.is_supersedable("custom/ticks"));
+    /// assert!(!conn.is_supersedable("notifications/cancelled"));
+    /// ```
+    pub fn is_supersedable(&self, method: &str) -> bool {
+        crate::coalesce::is_coalescable(method) || self.config.debounce.applies(method)
+    }
+
     /// Emits the event of a notification not tied to a call, or holds it
-    /// back (see the module docs).
+    /// back (see [`Debounce`]).
     pub(super) fn notification_event(&mut self, now: Instant, n: Notification) {
         if !self.config.debounce.applies(&n.method) {
             return self.events.push_back(Event::Notification {
@@ -59,7 +139,6 @@ impl Connection {
 
     /// Emits an `Event::Progress`, or holds it back (keyed by its call).
     pub(super) fn progress_event(&mut self, now: Instant, event: Event) {
-        const PROGRESS: &str = "notifications/progress";
         match &event {
             Event::Progress { id, .. } if self.config.debounce.applies(PROGRESS) => {
                 let key = id.to_string();
@@ -73,6 +152,7 @@ impl Connection {
         let held = &mut self.debouncer.held;
         if let Some(h) = held.iter_mut().find(|h| h.method == method && h.key == key) {
             h.event = event;
+            self.debouncer.merged += 1;
             return;
         }
         if held.len() >= MAX_HELD {
@@ -91,18 +171,31 @@ impl Connection {
 
     /// `Timer::NotificationFlush`: emits what is due, in arrival order.
     pub(super) fn flush_notifications(&mut self, now: Instant) {
-        let (due, kept): (Vec<Held>, Vec<Held>) = std::mem::take(&mut self.debouncer.held)
-            .into_iter()
-            .partition(|h| h.due <= now);
-        self.debouncer.held = kept;
-        self.events.extend(due.into_iter().map(|h| h.event));
-        self.arm_flush();
+        self.flush_where(|h| h.due <= now);
+    }
+
+    /// Emits the held progress of a call that is ending, before its final
+    /// event.
+    pub(super) fn flush_progress_of(&mut self, call: i64) {
+        if self.debouncer.held.is_empty() {
+            return;
+        }
+        let key = RequestId::Number(call).to_string();
+        self.flush_where(|h| h.method == PROGRESS && h.key == key);
     }
 
     /// Emits everything held (the connection is closing).
     pub(super) fn flush_all_notifications(&mut self) {
-        let held = std::mem::take(&mut self.debouncer.held);
-        self.events.extend(held.into_iter().map(|h| h.event));
+        self.flush_where(|_| true);
+    }
+
+    fn flush_where(&mut self, out: impl Fn(&Held) -> bool) {
+        let (due, kept): (Vec<Held>, Vec<Held>) = std::mem::take(&mut self.debouncer.held)
+            .into_iter()
+            .partition(|h| out(h));
+        self.debouncer.held = kept;
+        self.events.extend(due.into_iter().map(|h| h.event));
+        self.arm_flush();
     }
 
     fn arm_flush(&mut self) {

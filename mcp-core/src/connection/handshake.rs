@@ -10,7 +10,7 @@ use serde_json::value::RawValue;
 
 use super::{CallKind, Connection};
 use crate::config::{RequestOptions, TransportKind};
-use crate::era::{self, Decision, EraOutcome, EraPreference, ProbeVerdict};
+use crate::era::{self, EraDecision, EraOutcome, EraPreference, ProbeVerdict};
 use crate::error::{ConnectError, PeerMisbehaved, RequestError, UsageError};
 use crate::event::Event;
 use crate::lifecycle::{State, legacy};
@@ -50,7 +50,7 @@ impl Connection {
             (EraPreference::Known(v), Some(Era::Modern)) => {
                 self.version = Some(v.clone());
                 let opts = self.handshake_opts();
-                self.become_ready(now, Era::Modern, Decision::Cached);
+                self.become_ready(now, Era::Modern, EraDecision::Cached);
                 // Ready without a round trip; the server's facts follow.
                 let discover =
                     self.start_call(now, "server/discover", Map::new(), opts, CallKind::User);
@@ -59,9 +59,9 @@ impl Connection {
             (_, Some(Era::Modern)) => self.start_probe(now, first)?,
             (pref, _) => {
                 let decision = if matches!(pref, EraPreference::Known(_)) {
-                    Decision::Cached
+                    EraDecision::Cached
                 } else {
-                    Decision::Configured
+                    EraDecision::Configured
                 };
                 self.start_initialize(now, first, decision)?;
             }
@@ -102,7 +102,7 @@ impl Connection {
         &mut self,
         now: Instant,
         version: ProtocolVersion,
-        decision: Decision,
+        decision: EraDecision,
     ) -> Result<(), UsageError> {
         self.state = State::Initializing;
         self.era = None;
@@ -144,11 +144,11 @@ impl Connection {
                 self.server.instructions = d.instructions;
                 self.store_discover(now, raw);
                 self.version = Some(v);
-                self.become_ready(now, Era::Modern, Decision::Discover);
+                self.become_ready(now, Era::Modern, EraDecision::Discover);
             }
             Some(v) => {
                 self.remove_call(key);
-                self.restart_legacy(now, v, Decision::Discover);
+                self.restart_legacy(now, v, EraDecision::Discover);
             }
             None => {
                 self.remove_call(key);
@@ -203,7 +203,7 @@ impl Connection {
     pub(super) fn on_probe_error(&mut self, now: Instant, key: i64, error: &ErrorObject) {
         let retried = self.calls.get(&key).is_some_and(|c| c.version_retried);
         let verdict = era::classify_probe_error(error);
-        self.decide_after_probe(now, key, verdict, retried, Decision::FallbackOnError);
+        self.decide_after_probe(now, key, verdict, retried, EraDecision::FallbackOnError);
     }
 
     pub(super) fn decide_after_probe(
@@ -212,14 +212,14 @@ impl Connection {
         key: i64,
         verdict: ProbeVerdict,
         retried: bool,
-        fallback: Decision,
+        fallback: EraDecision,
     ) {
         let prefs = self.config.era.versions();
         match verdict {
             ProbeVerdict::Modern { supported } if supported.is_empty() => {
                 // A modern server refused the probe for another reason: stay modern.
                 self.remove_call(key);
-                self.become_ready(now, Era::Modern, Decision::ModernError);
+                self.become_ready(now, Era::Modern, EraDecision::ModernError);
             }
             ProbeVerdict::Modern { supported } => match era::best_mutual(&prefs, &supported) {
                 Some(v) if v.era() == Some(Era::Modern) && !retried => {
@@ -231,7 +231,7 @@ impl Connection {
                 }
                 Some(v) if v.era() == Some(Era::Legacy) => {
                     self.remove_call(key);
-                    self.restart_legacy(now, v, Decision::ModernError);
+                    self.restart_legacy(now, v, EraDecision::ModernError);
                 }
                 _ => {
                     self.remove_call(key);
@@ -276,12 +276,12 @@ impl Connection {
                 key,
                 ProbeVerdict::Legacy,
                 true,
-                Decision::FallbackOnSilence,
+                EraDecision::FallbackOnSilence,
             );
         }
     }
 
-    fn restart_legacy(&mut self, now: Instant, version: ProtocolVersion, decision: Decision) {
+    fn restart_legacy(&mut self, now: Instant, version: ProtocolVersion, decision: EraDecision) {
         if self.start_initialize(now, version, decision).is_err() {
             self.connect_failed(ConnectError::Request(RequestError::Closed));
         }
@@ -317,7 +317,10 @@ impl Connection {
         self.version = Some(v);
         self.era = Some(Era::Legacy);
         self.send_notification("notifications/initialized", None);
-        let decision = self.pending_decision.take().unwrap_or(Decision::Configured);
+        let decision = self
+            .pending_decision
+            .take()
+            .unwrap_or(EraDecision::Configured);
         self.become_ready(now, Era::Legacy, decision);
     }
 
@@ -354,7 +357,7 @@ impl Connection {
         }
     }
 
-    pub(super) fn become_ready(&mut self, now: Instant, era: Era, decision: Decision) {
+    pub(super) fn become_ready(&mut self, now: Instant, era: Era, decision: EraDecision) {
         let Some(version) = self.version.clone() else {
             return;
         };
@@ -403,7 +406,7 @@ impl Connection {
         let decision = self
             .outcome
             .as_ref()
-            .map_or(Decision::Configured, |o| o.decided_by);
+            .map_or(EraDecision::Configured, |o| o.decided_by);
         self.recovering = true;
         if self.start_initialize(now, version, decision).is_err() {
             // Only a closed connection or unserializable params get here.

@@ -24,7 +24,9 @@ impl Connection {
         if self.state == State::Closed {
             return;
         }
-        if self.config.strict && self.strict_id_check(now, &message) {
+        if self.config.strict
+            && (self.strict_id_check(now, &message) || self.strict_params_check(&message))
+        {
             return;
         }
         match message {
@@ -373,7 +375,7 @@ impl Connection {
                     key,
                     verdict,
                     retried,
-                    crate::era::Decision::FallbackOnError,
+                    crate::era::EraDecision::FallbackOnError,
                 );
             }
         }

@@ -13,7 +13,9 @@
 //! * **commands**: [`Connection::connect`], [`Connection::send_request`],
 //!   [`Connection::request`], [`Connection::list_all`],
 //!   [`Connection::listen`], [`Connection::respond`],
-//!   [`Connection::answer_input`], [`Connection::answer_task_input`],
+//!   [`Connection::answer_input`], [`Connection::answer_task_input`] (and
+//!   their typed forms [`Connection::respond_to`],
+//!   [`Connection::answer_input_with`], [`Connection::answer_task_input_with`]),
 //!   [`Connection::watch_task`], [`Connection::unwatch_task`],
 //!   [`Connection::open_server_stream`], [`Connection::close_server_stream`],
 //!   [`Connection::finish_served_task`], [`Connection::set_wall_clock`],
@@ -25,8 +27,9 @@
 //! and `poll_event` until they return `None`, then re-arm the single timer
 //! from `poll_timeout`.
 
+mod answers;
 pub mod attach;
-pub mod debounce;
+mod debounce;
 mod encode;
 mod handshake;
 mod inbound;
@@ -40,6 +43,7 @@ mod strict;
 mod task_drive;
 
 pub use attach::MAX_TASK_ID;
+pub use debounce::Debounce;
 pub use restore::RestoreFailure;
 pub use server_stream::{ServerStreamChange, ServerStreamOutcome, ServerStreamState};
 pub use strict::ResponseTarget;
@@ -177,7 +181,7 @@ pub struct Connection {
     era: Option<Era>,
     version: Option<ProtocolVersion>,
     outcome: Option<EraOutcome>,
-    pending_decision: Option<crate::era::Decision>,
+    pending_decision: Option<crate::era::EraDecision>,
     server: ServerFacts,
     wires: Correlation<Wire>,
     calls: IdMap<i64, Call>,
@@ -458,6 +462,7 @@ impl Connection {
 
     /// Answers one input request of a call (2026-07-28 multi round-trip).
     /// When every input of the round is answered the request is resent.
+    /// With a typed answer: [`Connection::answer_input_with`].
     ///
     /// # Errors
     /// [`UsageError::UnknownCall`] or [`UsageError::UnknownInput`].
@@ -487,7 +492,8 @@ impl Connection {
         Ok(())
     }
 
-    /// Answers a server-to-client request (2025-11-25).
+    /// Answers a server-to-client request (2025-11-25). With the typed
+    /// result of the method: [`Connection::respond_to`].
     ///
     /// # Errors
     /// [`UsageError::UnknownServerRequest`] when no such request awaits an

@@ -352,7 +352,7 @@ impl Connection {
                 }
                 Some(v) if v.era() == Some(Era::Legacy) => {
                     self.parked.push(key);
-                    let _ = self.start_initialize(now, v, crate::era::Decision::ModernError);
+                    let _ = self.start_initialize(now, v, crate::era::EraDecision::ModernError);
                     return;
                 }
                 _ => {}

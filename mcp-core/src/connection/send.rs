@@ -496,6 +496,8 @@ impl Connection {
     /// Removes a call and its timers, abandoning its in-flight request.
     pub(super) fn remove_call(&mut self, key: i64) -> Option<Call> {
         let c = self.calls.remove(&key)?;
+        // Its held progress goes out before its final event.
+        self.flush_progress_of(key);
         if let Some(w) = c.wire {
             self.wires.abandon(w);
         }

@@ -140,6 +140,28 @@ impl Connection {
             }));
     }
 
+    /// Strict mode: the params of a server request or notification must be
+    /// an object (`null` included). The violation is reported; a
+    /// notification is then dropped (returns `true`: consumed), while a
+    /// request goes on to its admission, which answers `-32602` (where a
+    /// `null` counts as absent).
+    pub(super) fn strict_params_check(&mut self, message: &Message) -> bool {
+        let (params, notification) = match message {
+            Message::Request(r) => (r.params.as_deref(), false),
+            Message::Notification(n) => (n.params.as_deref(), true),
+            Message::Response(_) | Message::Error(_) => return false,
+        };
+        if params.is_none_or(crate::wire::is_object) {
+            return false;
+        }
+        self.events
+            .push_back(Event::ProtocolViolation(PeerMisbehaved::InvalidEnvelope {
+                id: None,
+                violations: vec![EnvelopeViolation::ParamsNotObject],
+            }));
+        notification
+    }
+
     /// Strict mode: a response whose id is the string spelling of the
     /// number that was sent fails its request. Returns whether the message
     /// was consumed.

@@ -4,6 +4,7 @@ use std::collections::HashSet;
 use std::time::Instant;
 
 use mcp_types::raw::RawJson;
+use mcp_types::results::RawInputRequired;
 use mcp_types::{Era, RequestId};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
@@ -124,7 +125,11 @@ impl Connection {
             },
             (TaskStatus::Cancelled, _) => self.fail_call(key, RequestError::TaskCancelled),
             (TaskStatus::InputRequired, false) => {
-                let requests = outcome.and_then(|o| o.input_requests).unwrap_or_default();
+                // A malformed map surfaces nothing, and the task is polled
+                // again, as when the whole outcome is unreadable.
+                let requests = (outcome.and_then(|o| o.input_requests))
+                    .and_then(|raw| RawInputRequired::requests_from_raw(&raw).ok())
+                    .unwrap_or_default();
                 self.surface_task_inputs(key, requests);
                 self.schedule_poll(now, key);
             }
@@ -142,17 +147,13 @@ impl Connection {
         );
     }
 
-    fn surface_task_inputs(
-        &mut self,
-        key: i64,
-        requests: std::collections::BTreeMap<String, wire::InputRequestWire>,
-    ) {
+    fn surface_task_inputs(&mut self, key: i64, requests: Vec<InputRequest>) {
         let Some(w) = self.calls.get_mut(&key).and_then(|c| c.task.as_mut()) else {
             return;
         };
         let mut fresh = Vec::new();
-        for (k, r) in requests {
-            if w.surfaced.contains(&k) {
+        for r in requests {
+            if w.surfaced.contains(&r.key) {
                 continue;
             }
             // The surfaced keys are remembered for the task's life: a server
@@ -160,8 +161,8 @@ impl Connection {
             if w.surfaced.len() >= MAX_INPUT_KEYS {
                 return self.task_invalid(key, "too many input requests");
             }
-            if w.surfaced.insert(k.clone()) {
-                fresh.push(InputRequest::new(k, r.method, r.params));
+            if w.surfaced.insert(r.key.clone()) {
+                fresh.push(r);
             }
         }
         for request in fresh {

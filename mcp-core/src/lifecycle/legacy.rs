@@ -14,7 +14,7 @@ use crate::wire;
 
 /// The params of `initialize`: the version, the declared capabilities and
 /// `clientInfo`.
-pub fn initialize_params(
+pub(crate) fn initialize_params(
     version: &ProtocolVersion,
     features: &ClientFeatures,
     client_info: &Value,
@@ -31,7 +31,10 @@ pub fn initialize_params(
 
 /// The server capability a 2025-11-25 request needs, if any (a
 /// client must not use a feature the server did not advertise).
-pub fn required_capability(method: &str, params: &Map<String, Value>) -> Option<&'static str> {
+pub(crate) fn required_capability(
+    method: &str,
+    params: &Map<String, Value>,
+) -> Option<&'static str> {
     facts::lookup(method)?.server_capability(Era::Legacy, params.contains_key("task"))
 }
 
@@ -42,7 +45,7 @@ pub fn required_capability(method: &str, params: &Map<String, Value>) -> Option<
 /// # Errors
 /// `-32601` for a feature the client does not serve, `-32602` for params
 /// that are not an object or an elicitation mode it did not declare.
-pub fn admit_server_request(
+pub(crate) fn admit_server_request(
     method: &str,
     params: Option<&serde_json::value::RawValue>,
     features: &ClientFeatures,
@@ -56,7 +59,8 @@ pub fn admit_server_request(
     // MCP params are an object (JSON-RPC would allow an array); `null`
     // counts as absent.
     if let Some(p) = params
-        && !matches!(p.get().trim_start().as_bytes().first(), Some(b'{' | b'n'))
+        && !wire::is_object(p)
+        && p.get().trim() != "null"
     {
         return Err(ErrorObject::new(
             ErrorCode::INVALID_PARAMS,

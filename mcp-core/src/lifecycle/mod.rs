@@ -20,14 +20,10 @@
 //! [`modern`] the 2026-07-28 per-request `_meta`, retired methods and
 //! `resultType` dispatch.
 
-pub mod legacy;
-pub mod modern;
+pub(crate) mod legacy;
+pub(crate) mod modern;
 
 use serde_json::Value;
-
-/// The capability paths of the skills extension (`skills/list`,
-/// `skills/get`) and of `resources/directory/read`, from the method table.
-pub use mcp_types::methods::facts::{DIRECTORY_READ_CAPABILITY, SKILLS_CAPABILITY};
 
 /// Where the lifecycle is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,14 +48,7 @@ pub enum State {
 /// contain dots), optionally followed by `.setting` after the id's `/name`
 /// segment: `extensions.io.modelcontextprotocol/skills.directoryRead`
 /// needs that setting to be `true`.
-///
-/// ```
-/// use mcp_core::lifecycle::has_capability;
-/// let caps = serde_json::json!({"extensions": {"io.modelcontextprotocol/skills": {}}});
-/// assert!(has_capability(&caps, "extensions.io.modelcontextprotocol/skills"));
-/// assert!(!has_capability(&caps, "extensions.io.modelcontextprotocol/skills.directoryRead"));
-/// ```
-pub fn has_capability(capabilities: &Value, path: &str) -> bool {
+pub(crate) fn has_capability(capabilities: &Value, path: &str) -> bool {
     if let Some(rest) = path.strip_prefix("extensions.") {
         let (id, setting) = split_extension_path(rest);
         let declared = capabilities.get("extensions").and_then(|e| e.get(id));
@@ -87,5 +76,26 @@ fn split_extension_path(rest: &str) -> (&str, Option<&str>) {
             Some(&rest[name_start + dot + 1..]),
         ),
         None => (rest, None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::has_capability;
+
+    #[test]
+    fn extension_paths_name_one_id_then_a_setting() {
+        let caps =
+            serde_json::json!({"tools": {}, "extensions": {"io.modelcontextprotocol/skills": {}}});
+        assert!(has_capability(&caps, "tools"));
+        assert!(!has_capability(&caps, "resources.subscribe"));
+        assert!(has_capability(
+            &caps,
+            "extensions.io.modelcontextprotocol/skills"
+        ));
+        assert!(!has_capability(
+            &caps,
+            "extensions.io.modelcontextprotocol/skills.directoryRead"
+        ));
     }
 }

@@ -11,25 +11,23 @@ use crate::error::PeerMisbehaved;
 use crate::mrtr::allows_input_required;
 
 /// `_meta` key: the protocol version of a request.
-pub const META_PROTOCOL_VERSION: &str = mcp_types::meta::keys::PROTOCOL_VERSION;
+pub(crate) const META_PROTOCOL_VERSION: &str = mcp_types::meta::keys::PROTOCOL_VERSION;
 /// `_meta` key: the client capabilities of a request.
-pub const META_CLIENT_CAPABILITIES: &str = mcp_types::meta::keys::CLIENT_CAPABILITIES;
+pub(crate) const META_CLIENT_CAPABILITIES: &str = mcp_types::meta::keys::CLIENT_CAPABILITIES;
 /// `_meta` key: the client's `Implementation`.
-pub const META_CLIENT_INFO: &str = mcp_types::meta::keys::CLIENT_INFO;
+pub(crate) const META_CLIENT_INFO: &str = mcp_types::meta::keys::CLIENT_INFO;
 /// `_meta` key: the log level of a request.
-pub const META_LOG_LEVEL: &str = mcp_types::meta::keys::LOG_LEVEL;
-/// `_meta` key: the subscription a notification belongs to.
-pub const META_SUBSCRIPTION_ID: &str = mcp_types::meta::keys::SUBSCRIPTION_ID;
+pub(crate) const META_LOG_LEVEL: &str = mcp_types::meta::keys::LOG_LEVEL;
 
 /// The replacement of a method removed in 2026-07-28, if it was removed.
-pub fn retired(method: &str) -> Option<&'static str> {
+pub(crate) fn retired(method: &str) -> Option<&'static str> {
     facts::modern_replacement(method)
 }
 
 /// The members the client adds to a 2026-07-28 request's `_meta`:
 /// the protocol version, client info and capabilities, and the log level.
 #[derive(Clone, Copy, Debug)]
-pub struct ModernMeta<'a> {
+pub(crate) struct ModernMeta<'a> {
     /// `io.modelcontextprotocol/protocolVersion`.
     pub version: &'a ProtocolVersion,
     /// `io.modelcontextprotocol/clientCapabilities`.
@@ -44,7 +42,7 @@ pub struct ModernMeta<'a> {
 /// the caller's members, the progress token, and in 2026-07-28 the
 /// required members, which win over caller members of the same name.
 #[derive(Clone, Copy, Debug)]
-pub struct RequestMeta<'a> {
+pub(crate) struct RequestMeta<'a> {
     /// The caller's members (custom keys, `traceparent`, ...).
     pub user: &'a Map<String, Value>,
     /// `progressToken`.
@@ -56,7 +54,7 @@ pub struct RequestMeta<'a> {
 impl RequestMeta<'_> {
     /// Whether the object would be empty (a 2025-11-25 request may then
     /// omit `_meta`).
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.user.is_empty() && self.progress_token.is_none() && self.modern.is_none()
     }
 }
@@ -95,7 +93,7 @@ impl Serialize for RequestMeta<'_> {
 
 /// The kind of a 2026-07-28 result.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ResultKind {
+pub(crate) enum ResultKind {
     /// The final result of the method.
     Complete,
     /// An `InputRequiredResult`.
@@ -110,7 +108,7 @@ pub enum ResultKind {
 /// # Errors
 /// An unknown value, `input_required` where it is not allowed, or `task`
 /// where the extension was not declared or the method cannot create tasks.
-pub fn classify_result(
+pub(crate) fn classify_result(
     method: &str,
     result_type: Option<&str>,
     tasks_declared: bool,
@@ -130,6 +128,6 @@ pub fn classify_result(
 }
 
 /// The server capability a 2026-07-28 request needs, if any.
-pub fn required_capability(method: &str) -> Option<&'static str> {
+pub(crate) fn required_capability(method: &str) -> Option<&'static str> {
     facts::lookup(method)?.server_capability(Era::Modern, false)
 }

@@ -3,6 +3,11 @@
 // One clock read gives the virtual clock its origin; every later instant is derived.
 #![allow(clippy::disallowed_methods)]
 
+#[path = "../support/fixtures.rs"]
+mod fixtures;
+#[allow(unused_imports)] // Each test file uses its own.
+pub(crate) use fixtures::{task_status, weather_tool};
+
 use std::time::{Duration, Instant};
 
 use mcp_core::{Config, Connection, Event, Transmit};
