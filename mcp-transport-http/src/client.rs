@@ -357,6 +357,26 @@ impl Write for Conn {
         }
     }
 
+    /// Vectored writes reach the socket (a request's head and body go out
+    /// in one `writev`, without hyper copying the body behind the head).
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        match self.get_mut() {
+            Conn::Plain(io) => Pin::new(io).poll_write_vectored(cx, bufs),
+            Conn::Tls { io, .. } => Pin::new(io.as_mut()).poll_write_vectored(cx, bufs),
+        }
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        match self {
+            Conn::Plain(io) => io.is_write_vectored(),
+            Conn::Tls { io, .. } => io.is_write_vectored(),
+        }
+    }
+
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         match self.get_mut() {
             Conn::Plain(io) => Pin::new(io).poll_flush(cx),

@@ -603,8 +603,8 @@ impl Inner {
     }
 
     /// The request with every header; the credential generation it carries.
-    /// It takes the exchange's header map, or a copy of it when it may be
-    /// sent again (`may_retry`). The pool sets its URI and `Host`.
+    /// It takes the exchange's header map and body, or copies of them when
+    /// it may be sent again (`may_retry`). The pool sets its URI and `Host`.
     async fn build(
         &self,
         spec: &mut Exchange<'_>,
@@ -612,12 +612,16 @@ impl Inner {
         session: Option<&HeaderValue>,
         auth: Option<&dyn crate::auth::AuthProvider>,
     ) -> Result<(Request<Full<Bytes>>, u64), HttpError> {
-        let mut request = Request::new(Full::new(spec.body.clone()));
-        *request.method_mut() = spec.method.clone();
-        *request.headers_mut() = match may_retry {
-            true => spec.headers.clone(),
-            false => std::mem::take(&mut spec.headers),
+        let (headers, body) = match may_retry {
+            true => (spec.headers.clone(), spec.body.clone()),
+            false => (
+                std::mem::take(&mut spec.headers),
+                std::mem::take(&mut spec.body),
+            ),
         };
+        let mut request = Request::new(Full::new(body));
+        *request.method_mut() = spec.method.clone();
+        *request.headers_mut() = headers;
         let headers = request.headers_mut();
         if let Some(id) = session {
             headers.insert(headers::SESSION_ID, id.clone());
