@@ -35,15 +35,15 @@ use tower_service::Service;
 use crate::config::{HttpConfig, ProxyConfig, RootStore, TlsConfig};
 use crate::error::ConfigError;
 
-type BoxError = Box<dyn std::error::Error + Send + Sync>;
+pub(crate) type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 /// The request body type: one serialized message.
 pub(crate) type RequestBody = Full<Bytes>;
 
-/// The pooled client of one transport.
+/// The pooled client of OAuth traffic (any host).
 pub(crate) type PooledClient = Client<Connector, RequestBody>;
 
-/// Builds the pooled client for a configuration.
+/// Builds the OAuth traffic's pooled client for a configuration.
 pub(crate) fn build_client(config: &HttpConfig) -> Result<PooledClient, ConfigError> {
     let connector = Connector::new(config)?;
     let mut builder = Client::builder(TokioExecutor::new());
@@ -64,7 +64,8 @@ pub(crate) struct Connector {
 }
 
 impl Connector {
-    fn new(config: &HttpConfig) -> Result<Self, ConfigError> {
+    /// The connector for a configuration's TLS, proxy and connect settings.
+    pub(crate) fn new(config: &HttpConfig) -> Result<Self, ConfigError> {
         let mut tcp = HttpConnector::new();
         tcp.enforce_http(false);
         tcp.set_nodelay(true);
@@ -96,6 +97,22 @@ impl Connector {
             proxy,
             timeout: config.connect_timeout,
         })
+    }
+
+    /// Opens one connection to `dst`, the whole sequence bounded by the
+    /// connect timeout.
+    pub(crate) async fn open(&self, dst: &Uri) -> Result<Conn, BoxError> {
+        match tokio::time::timeout(self.timeout, self.clone().connect(dst.clone())).await {
+            Ok(result) => result,
+            Err(_) => {
+                let e = io::Error::new(io::ErrorKind::TimedOut, "connect timed out");
+                Err(ConnectFailure::boxed(
+                    Step::Timeout(self.timeout),
+                    dst,
+                    e.into(),
+                ))
+            }
+        }
     }
 
     async fn connect(mut self, dst: Uri) -> Result<Conn, BoxError> {
@@ -157,20 +174,7 @@ impl Service<Uri> for Connector {
 
     fn call(&mut self, dst: Uri) -> Self::Future {
         let this = self.clone();
-        let timeout = self.timeout;
-        Box::pin(async move {
-            match tokio::time::timeout(timeout, this.connect(dst.clone())).await {
-                Ok(result) => result,
-                Err(_) => {
-                    let e = io::Error::new(io::ErrorKind::TimedOut, "connect timed out");
-                    Err(ConnectFailure::boxed(
-                        Step::Timeout(timeout),
-                        &dst,
-                        e.into(),
-                    ))
-                }
-            }
-        })
+        Box::pin(async move { this.open(&dst).await })
     }
 }
 
@@ -312,6 +316,13 @@ pub(crate) enum Conn {
     },
 }
 
+impl Conn {
+    /// Whether TLS's ALPN picked HTTP/2.
+    pub(crate) fn is_h2(&self) -> bool {
+        matches!(self, Conn::Tls { h2: true, .. })
+    }
+}
+
 impl Connection for Conn {
     fn connected(&self) -> Connected {
         match self {
@@ -343,6 +354,26 @@ impl Write for Conn {
         match self.get_mut() {
             Conn::Plain(io) => Pin::new(io).poll_write(cx, buf),
             Conn::Tls { io, .. } => Pin::new(io.as_mut()).poll_write(cx, buf),
+        }
+    }
+
+    /// Vectored writes reach the socket (a request's head and body go out
+    /// in one `writev`, without hyper copying the body behind the head).
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        match self.get_mut() {
+            Conn::Plain(io) => Pin::new(io).poll_write_vectored(cx, bufs),
+            Conn::Tls { io, .. } => Pin::new(io.as_mut()).poll_write_vectored(cx, bufs),
+        }
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        match self {
+            Conn::Plain(io) => io.is_write_vectored(),
+            Conn::Tls { io, .. } => io.is_write_vectored(),
         }
     }
 

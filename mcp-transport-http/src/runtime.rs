@@ -42,8 +42,26 @@ impl Runtime {
     }
 
     /// The headers every request carries now.
+    #[cfg(test)]
     pub(crate) fn headers(&self) -> HeaderMap {
         self.read(|s| s.headers.clone())
+    }
+
+    /// Adds the headers every request carries now to `headers`, except
+    /// the names it already has (a request's own headers take precedence;
+    /// every value of such a name is left out). Nothing is copied but the
+    /// values added.
+    pub(crate) fn add_defaults(&self, headers: &mut HeaderMap) {
+        self.read(|s| {
+            for name in s.headers.keys() {
+                if headers.contains_key(name) {
+                    continue;
+                }
+                for value in s.headers.get_all(name) {
+                    headers.append(name.clone(), value.clone());
+                }
+            }
+        });
     }
 
     /// The authorization provider now in effect.

@@ -32,7 +32,7 @@ use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use mcp_types::jsonrpc::ReadError;
 use mcp_types::{Message, ProtocolVersion, RequestId};
-use tokio::sync::{OwnedSemaphorePermit, mpsc, watch};
+use tokio::sync::{Notify, OwnedSemaphorePermit, mpsc, watch};
 use tokio::time::{Instant, sleep, sleep_until};
 
 use crate::error::{Fault, HttpError};
@@ -44,39 +44,63 @@ use crate::transport::Inner;
 #[derive(Clone)]
 pub(crate) struct Cancel {
     registration: Option<Arc<Registration>>,
-    request: Option<watch::Receiver<bool>>,
     closed: watch::Receiver<bool>,
 }
 
-struct Registration {
+/// One request's registration: its id in the transport's registry (which
+/// holds it weakly) and its cancellation signal, in one allocation.
+pub(crate) struct Registration {
     inner: Arc<Inner>,
     id: RequestId,
-    signal: Arc<watch::Sender<bool>>,
+    cancelled: AtomicBool,
+    wake: Notify,
+}
+
+impl Registration {
+    /// Registers a request (see [`Inner::register`]).
+    pub(crate) fn new(inner: Arc<Inner>, id: RequestId) -> Self {
+        Registration {
+            inner,
+            id,
+            cancelled: AtomicBool::new(false),
+            wake: Notify::new(),
+        }
+    }
+
+    /// Cancels the request: every handle's [`Cancel::cancelled`] resolves.
+    pub(crate) fn cancel(&self) {
+        self.cancelled.store(true, Ordering::Release);
+        self.wake.notify_waiters();
+    }
+
+    async fn wait(&self) {
+        loop {
+            let woken = self.wake.notified();
+            tokio::pin!(woken);
+            // Registered before the flag is read, so no cancel is missed.
+            woken.as_mut().enable();
+            if self.cancelled.load(Ordering::Acquire) {
+                return;
+            }
+            woken.await;
+        }
+    }
 }
 
 impl Drop for Registration {
     fn drop(&mut self) {
-        self.inner.unregister(&self.id, &self.signal);
+        self.inner.unregister(&self.id, self);
     }
 }
 
 impl Cancel {
     pub(crate) fn new(
-        inner: Arc<Inner>,
-        request: Option<(RequestId, Arc<watch::Sender<bool>>)>,
+        registration: Option<Arc<Registration>>,
         closed: watch::Receiver<bool>,
     ) -> Self {
-        match request {
-            Some((id, signal)) => Cancel {
-                request: Some(signal.subscribe()),
-                registration: Some(Arc::new(Registration { inner, id, signal })),
-                closed,
-            },
-            None => Cancel {
-                registration: None,
-                request: None,
-                closed,
-            },
+        Cancel {
+            registration,
+            closed,
         }
     }
 
@@ -92,13 +116,12 @@ impl Cancel {
     /// Resolves when the request is cancelled or the transport closed.
     pub(crate) async fn cancelled(&mut self) -> HttpError {
         let Cancel {
-            request, closed, ..
+            registration,
+            closed,
         } = self;
         let request = async {
-            match request {
-                Some(rx) => {
-                    let _ = rx.wait_for(|c| *c).await;
-                }
+            match registration {
+                Some(r) => r.wait().await,
                 None => std::future::pending().await,
             }
         };

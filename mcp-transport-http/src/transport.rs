@@ -6,7 +6,7 @@
 //! in arrival order (progress, logs, server requests, then the reply).
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 
 use bytes::Bytes;
 use http::header::{LOCATION, WWW_AUTHENTICATE};
@@ -19,12 +19,13 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 
 use crate::auth::{AuthChallenge, AuthDecision, AuthRequest, MAX_AUTH_RETRIES};
 use crate::body::{ERROR_BODY_LIMIT, describe_error_body, json_reply, read_limited, read_prefix};
-use crate::client::{PooledClient, build_client};
+use crate::client::Connector;
 use crate::config::HttpConfig;
 use crate::error::HttpError;
 use crate::headers::{self, BodyKind, body_kind, bounded, header_texts, render_routing};
+use crate::pool::Pool;
 use crate::session::{Session, SessionId};
-use crate::stream::{Cancel, ResponseStream, StreamKind};
+use crate::stream::{Cancel, Registration, ResponseStream, StreamKind};
 
 /// A request's place among the transport's concurrent POSTs, from
 /// [`HttpTransport::reserve`]: holds its permit (if it needs one) and its
@@ -87,12 +88,14 @@ pub struct HttpTransport {
 
 pub(crate) struct Inner {
     pub(crate) config: HttpConfig,
-    client: PooledClient,
+    pool: Arc<Pool>,
     pub(crate) session: Session,
     /// Headers and the auth provider, changeable after build.
     pub(crate) runtime: crate::runtime::Runtime,
     permits: Arc<Semaphore>,
-    registry: Mutex<HashMap<RequestId, Arc<watch::Sender<bool>>>>,
+    /// The requests in flight, by id (held weakly: a request's handles own
+    /// its registration).
+    registry: Mutex<HashMap<RequestId, Weak<Registration>>>,
     closed: watch::Sender<bool>,
 }
 
@@ -117,13 +120,17 @@ impl HttpTransport {
     /// [`HttpError::Config`] for an invalid configuration.
     pub fn new(config: HttpConfig) -> Result<Self, HttpError> {
         config.validate()?;
-        let client = build_client(&config)?;
+        let pool = Pool::new(
+            Connector::new(&config)?,
+            &config.endpoint,
+            config.pool_idle_timeout,
+        )?;
         Ok(HttpTransport {
             inner: Arc::new(Inner {
                 permits: Arc::new(Semaphore::new(config.max_concurrent_posts)),
                 runtime: crate::runtime::Runtime::new(&config),
                 config,
-                client,
+                pool: Arc::new(pool),
                 session: Session::default(),
                 registry: Mutex::new(HashMap::new()),
                 closed: watch::Sender::new(false),
@@ -231,14 +238,17 @@ impl HttpTransport {
     /// how a 2026-07-28 server learns of the cancellation). Returns whether a
     /// request with this id was in flight.
     pub fn cancel(&self, id: &RequestId) -> bool {
-        let registry = self
+        let registration = self
             .inner
             .registry
             .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        match registry.get(id) {
-            Some(signal) => {
-                signal.send_replace(true);
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(id)
+            .and_then(Weak::upgrade);
+        // Used (and dropped, which may unregister it) outside the lock.
+        match registration {
+            Some(r) => {
+                r.cancel();
                 true
             }
             None => false,
@@ -312,13 +322,13 @@ impl HttpTransport {
             render_routing(&HttpRouting::new(version), &mut headers)?;
         }
         headers.insert(headers::SESSION_ID, id);
-        let spec = Exchange {
+        let mut spec = Exchange {
             method: Method::DELETE,
             body: Bytes::new(),
             headers,
             operation: None,
         };
-        match self.inner.execute(&spec, None).await {
+        match self.inner.execute(&mut spec, None).await {
             Ok((mut response, _)) => {
                 let _ = read_prefix(response.body_mut(), ERROR_BODY_LIMIT).await;
                 Ok(())
@@ -337,31 +347,37 @@ impl HttpTransport {
 }
 
 /// One request about to go out (before session and auth headers).
-pub(crate) struct Exchange {
+pub(crate) struct Exchange<'a> {
     method: Method,
     body: Bytes,
+    /// Its headers: the request's own (the transport's and the caller's);
+    /// [`Inner::execute`] adds the configured ones and sends the map itself
+    /// (a copy only when the auth provider may ask for a re-send).
     headers: HeaderMap,
     /// The JSON-RPC method, for the auth provider.
-    operation: Option<String>,
+    operation: Option<&'a str>,
 }
 
 impl Inner {
     fn register(self: &Arc<Self>, id: Option<&RequestId>) -> Cancel {
-        let request = id.map(|id| {
-            let signal = Arc::new(watch::Sender::new(false));
+        let registration = id.map(|id| {
+            let registration = Arc::new(Registration::new(self.clone(), id.clone()));
             self.registry
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
-                .insert(id.clone(), signal.clone());
-            (id.clone(), signal)
+                .insert(id.clone(), Arc::downgrade(&registration));
+            registration
         });
-        Cancel::new(self.clone(), request, self.closed.subscribe())
+        Cancel::new(registration, self.closed.subscribe())
     }
 
     /// Removes a registration if it is still the current one for its id.
-    pub(crate) fn unregister(&self, id: &RequestId, signal: &Arc<watch::Sender<bool>>) {
+    pub(crate) fn unregister(&self, id: &RequestId, registration: *const Registration) {
         let mut registry = self.registry.lock().unwrap_or_else(PoisonError::into_inner);
-        if registry.get(id).is_some_and(|s| Arc::ptr_eq(s, signal)) {
+        if registry
+            .get(id)
+            .is_some_and(|r| std::ptr::eq(r.as_ptr(), registration))
+        {
             registry.remove(id);
         }
     }
@@ -375,7 +391,9 @@ impl Inner {
         permit: Option<OwnedSemaphorePermit>,
     ) -> Result<Reply, HttpError> {
         let legacy = !is_modern(routing.protocol_version.as_ref());
-        let mut headers = HeaderMap::new();
+        // Sized for the basics, the routing, a session id and a credential,
+        // so it is allocated once.
+        let mut headers = HeaderMap::with_capacity(8 + extra.len() + routing.params.len());
         for (name, value) in extra {
             if !headers::is_reserved(name) {
                 headers.append(name, value.clone());
@@ -386,11 +404,11 @@ impl Inner {
         if legacy && let Some(version) = &routing.protocol_version {
             self.session.note_version(version);
         }
-        let spec = Exchange {
+        let mut spec = Exchange {
             method: Method::POST,
             body,
             headers,
-            operation: routing.method.clone(),
+            operation: routing.method.as_deref(),
         };
         let session = if legacy { self.session.id() } else { None };
         // A legacy request other than `initialize` (which alone has no
@@ -403,7 +421,7 @@ impl Inner {
         {
             return Err(HttpError::SessionLost);
         }
-        let (mut response, sent_session) = self.execute(&spec, session).await?;
+        let (mut response, sent_session) = self.execute(&mut spec, session).await?;
         if legacy && let Some(received) = response.headers().get(headers::SESSION_ID) {
             if !headers::valid_session_id(received) {
                 return Err(HttpError::InvalidSessionId);
@@ -476,13 +494,13 @@ impl Inner {
             })?;
             headers.insert(headers::LAST_EVENT_ID, value);
         }
-        let spec = Exchange {
+        let mut spec = Exchange {
             method: Method::GET,
             body: Bytes::new(),
             headers,
             operation: None,
         };
-        let response = match self.execute(&spec, self.session.id()).await {
+        let response = match self.execute(&mut spec, self.session.id()).await {
             Ok((response, _)) => response,
             Err(err) if err.status() == Some(StatusCode::METHOD_NOT_ALLOWED) => return Ok(None),
             Err(err) => return Err(err),
@@ -508,7 +526,7 @@ impl Inner {
     /// of its body.
     async fn execute(
         &self,
-        spec: &Exchange,
+        spec: &mut Exchange<'_>,
         session: Option<HeaderValue>,
     ) -> Result<(Response<Incoming>, Option<HeaderValue>), HttpError> {
         let mut retries = 0;
@@ -517,17 +535,22 @@ impl Inner {
             true => None,
             false => self.runtime.auth(),
         };
+        self.runtime.add_defaults(&mut spec.headers);
+        for (name, value) in &mut spec.headers {
+            if crate::runtime::is_credential(name) {
+                value.set_sensitive(true);
+            }
+        }
         loop {
-            let (request, generation) = self.build(spec, session.as_ref(), auth.as_deref()).await?;
-            let mut response = self
-                .client
-                .request(request)
-                .await
-                .map_err(|e| HttpError::Network(Box::new(e)))?;
+            let may_retry = auth.is_some() && retries < MAX_AUTH_RETRIES;
+            let (request, generation) = self
+                .build(spec, may_retry, session.as_ref(), auth.as_deref())
+                .await?;
+            let mut response = self.pool.send(request).await.map_err(HttpError::Network)?;
             let status = response.status();
             if status.is_success() {
                 if let Some(auth) = &auth {
-                    auth.on_success(spec.operation.as_deref(), response.headers());
+                    auth.on_success(spec.operation, response.headers());
                 }
                 return Ok((response, session));
             }
@@ -559,7 +582,7 @@ impl Inner {
                     challenge.headers = response.headers().clone();
                     challenge.body = bytes;
                     challenge.generation = generation;
-                    challenge.operation = spec.operation.clone();
+                    challenge.operation = spec.operation.map(str::to_owned);
                     if auth.on_unauthorized(&challenge).await? == AuthDecision::Retry {
                         retries += 1;
                         continue;
@@ -580,31 +603,26 @@ impl Inner {
     }
 
     /// The request with every header; the credential generation it carries.
+    /// It takes the exchange's header map and body, or copies of them when
+    /// it may be sent again (`may_retry`). The pool sets its URI and `Host`.
     async fn build(
         &self,
-        spec: &Exchange,
+        spec: &mut Exchange<'_>,
+        may_retry: bool,
         session: Option<&HeaderValue>,
         auth: Option<&dyn crate::auth::AuthProvider>,
     ) -> Result<(Request<Full<Bytes>>, u64), HttpError> {
-        let mut request = Request::builder()
-            .method(spec.method.clone())
-            .uri(self.config.endpoint.clone())
-            .body(Full::new(spec.body.clone()))
-            .map_err(|e| HttpError::Network(Box::new(e)))?;
+        let (headers, body) = match may_retry {
+            true => (spec.headers.clone(), spec.body.clone()),
+            false => (
+                std::mem::take(&mut spec.headers),
+                std::mem::take(&mut spec.body),
+            ),
+        };
+        let mut request = Request::new(Full::new(body));
+        *request.method_mut() = spec.method.clone();
+        *request.headers_mut() = headers;
         let headers = request.headers_mut();
-        for (name, value) in &self.runtime.headers() {
-            headers.append(name, value.clone());
-        }
-        for name in spec.headers.keys() {
-            headers.remove(name);
-        }
-        for (name, value) in &spec.headers {
-            let mut value = value.clone();
-            if crate::runtime::is_credential(name) {
-                value.set_sensitive(true);
-            }
-            headers.append(name, value);
-        }
         if let Some(id) = session {
             headers.insert(headers::SESSION_ID, id.clone());
         }
@@ -614,7 +632,7 @@ impl Inner {
                 .credentials(AuthRequest {
                     method: &spec.method,
                     uri: &self.config.endpoint,
-                    operation: spec.operation.as_deref(),
+                    operation: spec.operation,
                 })
                 .await?;
             generation = credentials.generation;

@@ -34,6 +34,50 @@ async fn a_thousand_sequential_calls_reuse_one_connection() {
 }
 
 #[tokio::test]
+async fn the_pool_opens_a_connection_per_request_in_flight_and_reuses_them() {
+    let server = serve(|seen, _| delayed_json(&result(request_id(seen), "{}"), ms(30))).await;
+    let t = HttpTransport::new(config(&server.url)).unwrap();
+    let burst = |base: i64| {
+        futures::future::join_all((base..base + 4).map(|id| {
+            let t = t.clone();
+            async move { t.send(request(id, "ping"), &modern(id, "ping")).await }
+        }))
+    };
+    for reply in burst(0).await {
+        assert!(matches!(reply.unwrap(), Reply::Message(_)));
+    }
+    let connections = || server.state.connections.load(Ordering::SeqCst);
+    assert_eq!(connections(), 4, "one connection per request in flight");
+    for id in 10..30 {
+        let reply = t.send(request(id, "ping"), &modern(id, "ping")).await;
+        assert!(matches!(reply.unwrap(), Reply::Message(_)));
+    }
+    for reply in burst(100).await {
+        assert!(matches!(reply.unwrap(), Reply::Message(_)));
+    }
+    assert_eq!(
+        connections(),
+        4,
+        "later requests reuse the open connections"
+    );
+}
+
+#[tokio::test]
+async fn idle_connections_are_closed_after_the_idle_timeout() {
+    let server = serve(|seen, _| json(200, &result(request_id(seen), "{}"))).await;
+    let t = HttpTransport::new(config(&server.url).with_pool_idle_timeout(ms(50))).unwrap();
+    t.send(request(1, "ping"), &modern(1, "ping"))
+        .await
+        .unwrap();
+    // Closed by the client between one and two idle timeouts later.
+    within(ms(5000), server.state.connection_closed.notified()).await;
+    t.send(request(2, "ping"), &modern(2, "ping"))
+        .await
+        .unwrap();
+    assert_eq!(server.state.connections.load(Ordering::SeqCst), 2);
+}
+
+#[tokio::test]
 async fn sequential_sse_calls_reuse_one_connection() {
     let server = serve(|seen, _| {
         let id = request_id(seen);

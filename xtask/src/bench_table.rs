@@ -49,6 +49,28 @@ struct Programs {
     rmcp: PathBuf,
 }
 
+/// `cargo` for the bench's builds, without the variables `cargo run` set
+/// for the xtask itself (`CARGO_MANIFEST_DIR`, `CARGO_PKG_*`, ...): build
+/// scripts that track them (`ring`'s tracks `CARGO_MANIFEST_DIR`) would
+/// otherwise see them change between this build and a plain `cargo build`,
+/// and each would rebuild `ring` and everything above it.
+fn plain_cargo() -> Command {
+    let mut cmd = util::cargo();
+    for (name, _) in std::env::vars_os() {
+        let Some(name) = name.to_str() else { continue };
+        let set_by_cargo_run = name.starts_with("CARGO_MANIFEST_")
+            || name.starts_with("CARGO_PKG_")
+            || matches!(
+                name,
+                "CARGO_CRATE_NAME" | "CARGO_BIN_NAME" | "CARGO_PRIMARY_PACKAGE"
+            );
+        if set_by_cargo_run {
+            cmd.env_remove(name);
+        }
+    }
+    cmd
+}
+
 /// The programs the table needs, built unless `skip_build`
 /// (`--no-build`: re-run with the binaries of the last build).
 fn build(skip_build: bool) -> Result<Programs, String> {
@@ -68,7 +90,7 @@ fn build(skip_build: bool) -> Result<Programs, String> {
     if skip_build {
         return Ok(programs);
     }
-    let mut server = util::cargo();
+    let mut server = plain_cargo();
     server.args([
         "build",
         "--release",
@@ -78,7 +100,7 @@ fn build(skip_build: bool) -> Result<Programs, String> {
         "demo-server",
     ]);
     util::run("bench: build the demo server", &mut server)?;
-    let mut clients = util::cargo();
+    let mut clients = plain_cargo();
     clients.args([
         "build",
         "--release",
@@ -88,7 +110,7 @@ fn build(skip_build: bool) -> Result<Programs, String> {
     ]);
     clients.arg(&bench_target);
     util::run("bench: build the floor and the SDK client", &mut clients)?;
-    let mut rmcp = util::cargo();
+    let mut rmcp = plain_cargo();
     rmcp.args([
         "build",
         "--release",

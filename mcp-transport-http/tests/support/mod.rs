@@ -54,6 +54,8 @@ type Handler = dyn Fn(&Seen, usize, &Arc<State>) -> Response<Body> + Send + Sync
 pub struct State {
     /// Accepted TCP connections.
     pub connections: AtomicUsize,
+    /// Signalled (one permit each) when a connection ends.
+    pub connection_closed: Notify,
     /// Requests in flight right now, and the most ever seen at once.
     pub in_flight: AtomicUsize,
     pub max_in_flight: AtomicUsize,
@@ -133,6 +135,7 @@ async fn serve_inner(handler: Arc<Handler>, tls: Option<tokio_rustls::TlsAccepto
             st.connections.fetch_add(1, Ordering::SeqCst);
             let handler = handler.clone();
             let st = st.clone();
+            let st_closed = st.clone();
             let tls = tls.clone();
             tokio::spawn(async move {
                 let service = service_fn(move |req: Request<Incoming>| {
@@ -153,6 +156,7 @@ async fn serve_inner(handler: Arc<Handler>, tls: Option<tokio_rustls::TlsAccepto
                         let _ = builder.serve_connection(TokioIo::new(tcp), service).await;
                     }
                 }
+                st_closed.connection_closed.notify_one();
             });
         }
     });
@@ -270,6 +274,15 @@ pub fn json(status: u16, body: &str) -> Response<Body> {
         .status(status)
         .header("content-type", "application/json")
         .body(full(body.to_owned()))
+        .unwrap()
+}
+
+/// A JSON body that arrives `after` this long.
+pub fn delayed_json(body: &str, after: Duration) -> Response<Body> {
+    Response::builder()
+        .status(200)
+        .header("content-type", "application/json")
+        .body(scripted(vec![Step::Sleep(after), chunk(body)], None))
         .unwrap()
 }
 
