@@ -135,9 +135,12 @@ mod client;
 mod driver;
 mod era_cache;
 mod error;
+mod http_parts;
+#[cfg(feature = "http")]
 pub mod legacy_sse;
 mod options;
 mod serve;
+#[cfg(feature = "skills")]
 pub mod skills;
 mod tasks;
 mod transport;
@@ -191,7 +194,9 @@ pub use mcp_core::{ConnectError, PeerMisbehaved, RequestError, UsageError};
 pub use mcp_core::{EraOutcome, EraPreference};
 /// The HTTP authorization hook ([`auth::AuthProvider`], [`auth::BearerToken`]),
 /// for [`Client::set_auth_provider`] and `HttpConfig::with_auth`.
+#[cfg(feature = "http")]
 pub use mcp_transport_http::auth;
+#[cfg(feature = "http")]
 pub use mcp_transport_http::{
     ConfigError, HttpConfig, HttpError, Limits, ProxyConfig, ReconnectPolicy, RootStore, SessionId,
     TlsConfig,
@@ -204,6 +209,7 @@ pub use mcp_types;
 /// OAuth 2.1 for Streamable HTTP: configure it with
 /// [`HttpConfig::with_oauth`] and pass the config to
 /// [`ClientBuilder::http_config`].
+#[cfg(feature = "oauth")]
 pub mod oauth {
     pub use mcp_auth::*;
     pub use mcp_transport_http::oauth::*;

@@ -11,6 +11,7 @@ use std::future::Future;
 use std::io;
 use std::pin::Pin;
 
+#[cfg(feature = "http")]
 use mcp_transport_http::HttpTransport;
 use mcp_transport_stdio::{Receiver, Sender, ServerProcess};
 use mcp_types::Message;
@@ -78,6 +79,7 @@ pub(crate) enum Link {
         process: Option<ServerProcess>,
     },
     /// Streamable HTTP.
+    #[cfg(feature = "http")]
     Http(HttpTransport),
     /// A user transport.
     Custom(Box<dyn Transport>),
@@ -97,6 +99,7 @@ impl Link {
                     tracing::debug!(outcome = ?exit.outcome, "server process stopped");
                 }
             }
+            #[cfg(feature = "http")]
             Link::Http(t) => {
                 if let Err(e) = t.close().await {
                     tracing::debug!(error = %e, "closing the HTTP session failed");

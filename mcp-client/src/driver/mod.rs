@@ -31,6 +31,7 @@ mod calls;
 mod commands;
 mod events;
 mod get_stream;
+#[cfg(feature = "http")]
 mod http;
 mod notifications;
 mod notify_queue;
@@ -47,22 +48,28 @@ use futures::FutureExt;
 use futures::StreamExt;
 use futures::stream::FuturesUnordered;
 use mcp_core::{CloseReason, Connection};
-use mcp_transport_http::HttpError;
 use mcp_transport_stdio::Inbound;
 use mcp_types::{Message, RequestId};
 use tokio::sync::{mpsc, oneshot};
 
 pub(crate) use calls::Outcome;
-pub(crate) use commands::{CallSpec, Command, HttpChange, Reply, SessionCommand, SpecKind};
+#[cfg(feature = "http")]
+pub(crate) use commands::HttpChange;
+pub(crate) use commands::{CallSpec, Command, Reply, SessionCommand, SpecKind};
 
 use crate::client::Shared;
 use crate::client::throughput::ThroughputConfig;
 use crate::era_cache::EraCache;
 use crate::error::Error;
 use crate::handlers::{BoxFuture, Served};
+use crate::http_parts::HttpError;
 use crate::transport::Link;
 use calls::Pending;
+#[cfg(feature = "http")]
 use http::HttpIo;
+/// No HTTP transport in this build: no HTTP exchange is ever in flight.
+#[cfg(not(feature = "http"))]
+type HttpIo = std::convert::Infallible;
 use serving::Target;
 
 /// A table keyed by ids this client assigns itself: foldhash, cheaper per
@@ -251,6 +258,7 @@ impl Driver {
             Wake::Inbound(Some(Err(e))) => self.transport_ended(now, Some(e)),
             Wake::Inbound(None) => self.transport_ended(now, None),
             Wake::CustomFailed(e) => {
+                #[cfg(feature = "http")]
                 for p in self.pending.values_mut() {
                     if p.cause.is_none() {
                         p.cause = crate::legacy_sse::pending_cause(&e);
@@ -391,6 +399,12 @@ impl Driver {
         // The calls it fails carry the server's exit (`server_exit.rs`).
         self.note_server_exit();
         self.conn.handle_transport_closed(now, reason);
+    }
+
+    /// No HTTP transport in this build: nothing to handle.
+    #[cfg(not(feature = "http"))]
+    fn on_http(&mut self, _: Instant, io: HttpIo) {
+        match io {}
     }
 
     async fn shut_down(&mut self) {

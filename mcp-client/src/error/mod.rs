@@ -14,12 +14,16 @@
 //!   [`ErrorKind::Spawn`], [`ErrorKind::Http`], [`ErrorKind::Transport`],
 //!   [`ErrorKind::Closed`]).
 
+mod http_facts;
+#[cfg(feature = "http")]
 mod setup;
 
 use std::fmt;
 
 use mcp_core::{ConnectError, RequestError, UsageError};
 use mcp_transport_stdio::ProcessExited;
+
+use crate::http_parts::HttpError;
 use mcp_types::jsonrpc::ErrorObject;
 
 /// The typed details behind an [`Error`].
@@ -45,6 +49,7 @@ pub enum ErrorKind {
     #[error(transparent)]
     Spawn(#[from] mcp_transport_stdio::SpawnError),
     /// The HTTP transport could not be built or failed outside any request.
+    #[cfg(feature = "http")]
     #[error(transparent)]
     Http(#[from] mcp_transport_http::HttpError),
     /// A custom or stdio transport failed.
@@ -153,6 +158,16 @@ pub enum ErrorKind {
     /// The client is closed (or its driver task ended).
     #[error("the client is closed")]
     Closed,
+    /// The builder was asked for a transport this build of `mcp-client`
+    /// leaves out (its Cargo feature is off); nothing was started. Also
+    /// [`Error::is_usage`].
+    #[error("{what} needs mcp-client's `{feature}` feature, which this build leaves out")]
+    FeatureDisabled {
+        /// The Cargo feature to turn on.
+        feature: &'static str,
+        /// What was asked for.
+        what: &'static str,
+    },
 }
 
 fn context_suffix(context: &Option<String>) -> String {
@@ -183,7 +198,7 @@ pub struct Error {
     /// The transport error behind `kind`, when `kind` only summarizes it
     /// (for example an authorization provider failure that closed the
     /// request's stream). Returned by [`std::error::Error::source`].
-    cause: Option<Box<mcp_transport_http::HttpError>>,
+    cause: Option<Box<HttpError>>,
     /// The stdio server's exit, when the connection ended because the
     /// server process did (server_exit.rs).
     exit: Option<Box<ProcessExited>>,
@@ -218,7 +233,7 @@ impl Error {
 
     /// Attaches the transport error behind this one (kept when `cause` is
     /// `None` or a cause is already attached).
-    pub(crate) fn with_cause(mut self, cause: Option<mcp_transport_http::HttpError>) -> Self {
+    pub(crate) fn with_cause(mut self, cause: Option<HttpError>) -> Self {
         if self.cause.is_none() {
             self.cause = cause.map(Box::new);
         }
@@ -229,6 +244,7 @@ impl Error {
     /// error itself ([`ErrorKind::Http`]) or the failure that ended the
     /// request or the connection (the kind then only summarizes it, for
     /// example as a closed transport).
+    #[cfg(feature = "http")]
     pub fn http_error(&self) -> Option<&mcp_transport_http::HttpError> {
         match &*self.kind {
             ErrorKind::Http(e) => Some(e),
@@ -296,8 +312,11 @@ impl Error {
     /// transport's size limit, or the client was closed.
     pub fn is_transport(&self) -> bool {
         match &*self.kind {
+            #[cfg(feature = "http")]
             ErrorKind::Http(mcp_transport_http::HttpError::Config(_)) => false,
-            ErrorKind::Http(_) | ErrorKind::Transport(_) | ErrorKind::Spawn(_) => true,
+            #[cfg(feature = "http")]
+            ErrorKind::Http(_) => true,
+            ErrorKind::Transport(_) | ErrorKind::Spawn(_) => true,
             ErrorKind::Closed => true,
             _ => matches!(
                 self.request(),
@@ -362,15 +381,11 @@ impl Error {
     /// body that is no JSON-RPC message, a broken envelope, an invalid
     /// `Mcp-Session-Id`) and the request only saw its stream close.
     pub fn is_protocol_violation(&self) -> bool {
-        use mcp_transport_http::HttpError as H;
         matches!(
             &*self.kind,
             ErrorKind::Decode { .. } | ErrorKind::StructuredContent { .. }
         ) || matches!(self.request(), Some(RequestError::Peer(_)))
-            || matches!(
-                self.http_error(),
-                Some(H::InvalidMessage(_) | H::InvalidEnvelope { .. } | H::InvalidSessionId)
-            )
+            || http_facts::protocol_violation(self)
     }
 
     /// Authorization failed: the server answered 401/403 and the
@@ -381,38 +396,29 @@ impl Error {
     /// (downcast to `mcp_client::auth::AuthError`, and to
     /// `mcp_client::oauth::AuthError` for the OAuth provider).
     pub fn is_authorization_failed(&self) -> bool {
-        self.is_unauthorized()
-            || matches!(
-                self.http_error(),
-                Some(
-                    mcp_transport_http::HttpError::Auth(_)
-                        | mcp_transport_http::HttpError::Unauthorized { .. }
-                )
-            )
+        self.is_unauthorized() || http_facts::authorization_failed(self)
     }
 
     /// HTTP 401/403: authorization is needed.
     pub fn is_unauthorized(&self) -> bool {
         matches!(self.request(), Some(RequestError::Unauthorized(_)))
-            || matches!(
-                &*self.kind,
-                ErrorKind::Http(mcp_transport_http::HttpError::Unauthorized { .. })
-            )
+            || http_facts::unauthorized(&self.kind)
     }
 
     /// The caller misused the API (nothing was sent), including an invalid
     /// transport configuration (`HttpConfig::new`, `with_header`, ...).
     pub fn is_usage(&self) -> bool {
-        matches!(
-            &*self.kind,
-            ErrorKind::Usage(_)
-                | ErrorKind::Http(mcp_transport_http::HttpError::Config(_))
-                | ErrorKind::InvalidHeader { .. }
-                | ErrorKind::InvalidRoot { .. }
-                | ErrorKind::NotInProgress(_)
-                | ErrorKind::NotInitialized
-                | ErrorKind::NotApplicable(_)
-        )
+        http_facts::config(&self.kind)
+            || matches!(
+                &*self.kind,
+                ErrorKind::Usage(_)
+                    | ErrorKind::InvalidHeader { .. }
+                    | ErrorKind::InvalidRoot { .. }
+                    | ErrorKind::NotInProgress(_)
+                    | ErrorKind::NotInitialized
+                    | ErrorKind::NotApplicable(_)
+                    | ErrorKind::FeatureDisabled { .. }
+            )
     }
 
     /// The client has not been initialized yet (see
@@ -514,12 +520,9 @@ macro_rules! from_kind {
     )*};
 }
 
-from_kind!(
-    UsageError,
-    RequestError,
-    mcp_transport_stdio::SpawnError,
-    mcp_transport_http::HttpError
-);
+from_kind!(UsageError, RequestError, mcp_transport_stdio::SpawnError);
+#[cfg(feature = "http")]
+from_kind!(mcp_transport_http::HttpError);
 
 impl From<ErrorKind> for Error {
     fn from(kind: ErrorKind) -> Self {
@@ -527,7 +530,7 @@ impl From<ErrorKind> for Error {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "oauth"))]
 mod tests {
     use super::*;
     use mcp_transport_http::HttpError;
