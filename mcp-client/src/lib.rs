@@ -201,9 +201,9 @@ pub use mcp_transport_http::{
     ConfigError, HttpConfig, HttpError, Limits, ProxyConfig, ReconnectPolicy, RootStore, SessionId,
     TlsConfig,
 };
-pub use mcp_transport_stdio::{
-    EnvInherit, ProcessExited, ServerCommand, ShutdownTimeouts, StderrMode,
-};
+pub use mcp_transport_stdio::ProcessExited;
+#[cfg(feature = "stdio")]
+pub use mcp_transport_stdio::{EnvInherit, ServerCommand, ShutdownTimeouts, StderrMode};
 pub use mcp_types;
 
 /// OAuth 2.1 for Streamable HTTP: configure it with

@@ -13,7 +13,9 @@ use std::pin::Pin;
 
 #[cfg(feature = "http")]
 use mcp_transport_http::HttpTransport;
-use mcp_transport_stdio::{Receiver, Sender, ServerProcess};
+#[cfg(feature = "stdio")]
+use mcp_transport_stdio::ServerProcess;
+use mcp_transport_stdio::{Receiver, Sender};
 use mcp_types::Message;
 
 /// A boxed, sendable future with a lifetime.
@@ -76,6 +78,7 @@ pub(crate) enum Link {
     Stream {
         sender: Sender,
         receiver: Receiver,
+        #[cfg(feature = "stdio")]
         process: Option<ServerProcess>,
     },
     /// Streamable HTTP.
@@ -91,9 +94,13 @@ impl Link {
     pub(crate) async fn close(self) {
         match self {
             Link::Stream {
-                sender, process, ..
+                sender,
+                #[cfg(feature = "stdio")]
+                process,
+                ..
             } => {
                 let _ = sender.close().await;
+                #[cfg(feature = "stdio")]
                 if let Some(p) = process {
                     let exit = p.shutdown().await;
                     tracing::debug!(outcome = ?exit.outcome, "server process stopped");

@@ -6,6 +6,7 @@ use std::time::Duration;
 use mcp_core::{ClientFeatures, Config, Connection, EraPreference, InputMode, TransportKind};
 #[cfg(feature = "http")]
 use mcp_transport_http::{HttpConfig, HttpTransport};
+#[cfg(feature = "stdio")]
 use mcp_transport_stdio::{ServerCommand, StdioTransport};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::oneshot;
@@ -26,6 +27,7 @@ use crate::transport::{Link, Transport};
 )]
 enum Target {
     None,
+    #[cfg(feature = "stdio")]
     Stdio(ServerCommand),
     #[cfg(feature = "http")]
     Http(Result<HttpConfig, String>),
@@ -100,6 +102,7 @@ impl ClientBuilder {
     // ---- transport ----
 
     /// Runs the server as a child process and talks over its stdio.
+    #[cfg(feature = "stdio")]
     pub fn stdio(mut self, command: ServerCommand) -> Self {
         self.target = Target::Stdio(command);
         self
@@ -471,6 +474,7 @@ fn open(target: Target, strict: bool) -> Result<(Link, TransportKind, Option<Str
                 "no transport: call stdio, http, io or transport on the builder".into(),
             )));
         }
+        #[cfg(feature = "stdio")]
         Target::Stdio(command) => {
             let key = format!("stdio:{command:?}");
             let (sender, mut receiver, process) = StdioTransport::spawn(command)?.into_parts();
@@ -506,6 +510,7 @@ fn open(target: Target, strict: bool) -> Result<(Link, TransportKind, Option<Str
             let link = Link::Stream {
                 sender,
                 receiver,
+                #[cfg(feature = "stdio")]
                 process: None,
             };
             (link, TransportKind::Stdio, None)

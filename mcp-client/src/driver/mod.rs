@@ -284,13 +284,7 @@ impl Driver {
             Wake::Wrote(Err(e)) => {
                 self.writing = None;
                 self.outbox.clear();
-                if matches!(
-                    &self.link,
-                    Some(Link::Stream {
-                        process: Some(_),
-                        ..
-                    })
-                ) {
+                if self.has_server_process() {
                     // The receiver reports how the child ended (exit status,
                     // stderr tail), which says more than a broken pipe.
                     tracing::debug!(error = %e, "writing to the server failed");
