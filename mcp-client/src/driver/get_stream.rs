@@ -84,7 +84,7 @@ impl GetStream {
 
     /// Wraps a GET step so dropping the stream drops it at once.
     #[cfg(feature = "http")]
-    fn abortable(&mut self, fut: BoxFuture<GetIo>) -> BoxFuture<HttpIo> {
+    fn abortable(&mut self, fut: BoxFuture<'static, GetIo>) -> BoxFuture<'static, HttpIo> {
         let (handle, registration) = AbortHandle::new_pair();
         self.abort = Some(handle);
         Box::pin(async move {

@@ -101,9 +101,9 @@ struct Driver {
     link: Option<Link>,
     link_open: bool,
     outbox: VecDeque<Vec<u8>>,
-    writing: Option<BoxFuture<Result<(), String>>>,
-    http_io: FuturesUnordered<BoxFuture<HttpIo>>,
-    handler_io: FuturesUnordered<BoxFuture<(Target, Served)>>,
+    writing: Option<BoxFuture<'static, Result<(), String>>>,
+    http_io: FuturesUnordered<BoxFuture<'static, HttpIo>>,
+    handler_io: FuturesUnordered<BoxFuture<'static, (Target, Served)>>,
     /// Stops the handler of each server request still being served, for
     /// `notifications/cancelled`.
     serving: HashMap<RequestId, futures::future::AbortHandle>,
