@@ -2,9 +2,12 @@
 //! feature set a user is likely to pick: none, each feature alone, and all
 //! of them (`cargo clippy -p mcp-client --no-default-features --features
 //! ... -- -D warnings`, the library only). The default set is the
-//! workspace's own clippy step. A step of `cargo xtask ci`.
+//! workspace's own clippy step. Then the tests of `xtask/size/hello-stdio`
+//! with `stdio` only, the one place `mcp-client` runs without `http` (inside
+//! the workspace its tests' dev-dependencies turn the defaults back on): an
+//! HTTP URL is a typed error there. A step of `cargo xtask ci`.
 
-use crate::util;
+use crate::{install, util};
 
 /// The feature sets checked besides the defaults.
 const SETS: [&str; 8] = [
@@ -44,6 +47,19 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
             ]),
         )?;
     }
+    let hello = util::root().join("xtask/size/hello-stdio");
+    std::fs::copy(util::root().join("Cargo.lock"), hello.join("Cargo.lock"))
+        .map_err(|e| format!("copying Cargo.lock into {}: {e}", hello.display()))?;
+    util::run(
+        "mcp-client without http: hello-stdio's tests",
+        util::cargo()
+            .current_dir(&hello)
+            .env(
+                "CARGO_TARGET_DIR",
+                install::cache_dir().join("features-check"),
+            )
+            .args(["test", "--quiet", "--no-default-features"]),
+    )?;
     println!(
         "xtask features: {} feature sets build warning-free",
         SETS.len()
