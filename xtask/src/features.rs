@@ -47,9 +47,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
             ]),
         )?;
     }
-    let hello = util::root().join("xtask/size/hello-stdio");
-    std::fs::copy(util::root().join("Cargo.lock"), hello.join("Cargo.lock"))
-        .map_err(|e| format!("copying Cargo.lock into {}: {e}", hello.display()))?;
+    let hello = crate::size::hello_dir()?;
     util::run(
         "mcp-client without http: hello-stdio's tests",
         util::cargo()
