@@ -13,10 +13,8 @@ use crate::security::SecurityError;
 use crate::store::StoreError;
 use crate::token::TokenError;
 
-/// Who has to act to fix an error: the one classification shared by
-/// authorization errors ([`AuthError::fault`]) and the HTTP transport's
-/// (`mcp_transport_http::HttpError::fault`, which re-exports this type), so
-/// both answer the question the same way.
+/// Who has to act to fix an error: one classification shared with the
+/// HTTP transport's errors (`mcp_transport_http::HttpError::fault`).
 ///
 /// ```
 /// use mcp_auth::{AuthError, Fault};
@@ -25,25 +23,7 @@ use crate::token::TokenError;
 /// assert_eq!(e.fault(), Fault::Configuration);
 /// assert_eq!(AuthError::Handler("declined".into()).fault(), Fault::User);
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Fault {
-    /// The MCP server or the authorization server: it sent something wrong
-    /// (an error status, a malformed, oversized or refused response) or
-    /// refused.
-    Server,
-    /// The network or the HTTP stack: connecting, TLS, a dropped connection.
-    Network,
-    /// The host's configuration: the transport's settings (endpoint,
-    /// headers, TLS, proxy, limits), credentials, keys, redirect URIs, the
-    /// token store, the authorization provider.
-    Configuration,
-    /// The calling code: a value it passed for one request that cannot be
-    /// sent, a call it cancelled, a transport it closed.
-    Caller,
-    /// The user (declined, closed the browser) or the host's authorization
-    /// handler.
-    User,
-}
+pub use mcp_types::fault::Fault;
 
 /// Everything that can stop authorization.
 #[derive(Debug, thiserror::Error)]

@@ -6,9 +6,6 @@
 //! **must not** follow redirects and must cap the response body at
 //! [`HttpRequest::max_body_bytes`].
 
-use std::future::Future;
-use std::pin::Pin;
-
 /// The default cap on a response body from a metadata or token endpoint (256 KiB).
 pub const DEFAULT_MAX_BODY_BYTES: usize = 256 * 1024;
 
@@ -211,8 +208,11 @@ pub enum HttpError {
     InvalidUrl(String),
 }
 
-/// A boxed, sendable future, the return type of [`HttpClient::send`].
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+/// A boxed, sendable future, the return type of [`HttpClient::send`]:
+/// `futures`' own `BoxFuture`, the one every crate of the workspace names
+/// (`mcp_client::BoxFuture` and `mcp_transport_http::auth::BoxFuture` are
+/// the same type).
+pub use futures::future::BoxFuture;
 
 /// Sends one HTTP request. Implementations must not follow redirects and must
 /// enforce `max_body_bytes`.

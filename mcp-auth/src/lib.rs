@@ -55,9 +55,9 @@ pub mod token_request;
 
 pub use client::{ChallengeOutcome, Flow, OAuthClient, OAuthClientBuilder, RequestAuth};
 pub use error::{AuthError, Fault};
-/// The one boxed-future alias of the workspace's public traits
-/// ([`http::HttpClient`], [`handler::AuthorizationHandler`]); other crates
-/// re-export it rather than declare their own.
+/// The one boxed-future type of the workspace's public traits
+/// ([`http::HttpClient`], [`handler::AuthorizationHandler`]): `futures`'
+/// `BoxFuture`, which every crate re-exports rather than declare its own.
 pub use http::BoxFuture;
 pub use secret::Secret;
 pub use url::Url;

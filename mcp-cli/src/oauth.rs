@@ -16,10 +16,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use mcp_client::BoxFuture;
 use mcp_client::HttpConfig;
 use mcp_client::oauth::OAuthConfig;
 use mcp_client::oauth::handler::AuthorizationHandler;
-use mcp_client::oauth::http::BoxFuture;
 use mcp_client::oauth::registration::RegistrationConfig;
 use mcp_client::oauth::store::FileStore;
 use serde_json::{Value, json};

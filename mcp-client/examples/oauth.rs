@@ -20,10 +20,11 @@ mod support;
 
 use std::sync::Arc;
 
+use mcp_client::BoxFuture;
 use mcp_client::oauth::handler::AuthorizationHandler;
 use mcp_client::oauth::http::{HttpClient, HttpRequest};
 use mcp_client::oauth::registration::RegistrationConfig;
-use mcp_client::oauth::{BoxFuture, OAuthConfig, OAuthHttpClient};
+use mcp_client::oauth::{OAuthConfig, OAuthHttpClient};
 use mcp_client::{Client, HttpConfig};
 use support::{Failure, HttpDemo, expect};
 

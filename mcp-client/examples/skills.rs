@@ -2,7 +2,7 @@
 //! server over stdio in both eras:
 //!
 //! ```text
-//! cargo run -p mcp-client --example skills
+//! cargo run -p mcp-client --features skills --example skills
 //! ```
 //!
 //! It builds a registry from `skills/list` alone (no file is read), loads

@@ -101,10 +101,39 @@
 //!
 //! # Features
 //!
-//! `output-schema` (default): [`CallOptions::validate_output`] checks a
-//! tool's `structuredContent` against its `outputSchema` with `boon`
-//! (about a dozen small crates, `regex` among them). Turn default features
-//! off to leave it out.
+//! Pay only for what you use: every transport and every heavy part is a
+//! Cargo feature.
+//!
+//! | Feature | Default | What it adds | What it pulls in |
+//! | --- | --- | --- | --- |
+//! | `stdio` | yes | `ClientBuilder::stdio`, `ServerCommand` and its settings: servers as child processes | tokio's `process`, rustix (7 crates) |
+//! | `http` | yes | `ClientBuilder::http` / `http_config`, `HttpConfig`, [`auth`], [`legacy_sse`], the HTTP setters on [`Client`] | `mcp-transport-http`: hyper, hyper-util, h2, rustls with ring, webpki-roots, url (about 60 crates) |
+//! | `oauth` | yes | [`oauth`], `HttpConfig::with_oauth`; implies `http` | `mcp-auth` (1 crate more than `http`) |
+//! | `output-schema` | yes | [`CallOptions::validate_output`]: `structuredContent` checked against the tool's `outputSchema` | boon, regex, url (about 40 crates alone, about 15 next to `http`) |
+//! | `strict-schema` | no | [`ClientBuilder::strict`] validates every result against the revision's schema, not only its envelope | boon as above, and about 450 KB of embedded `schema.json` |
+//! | `skills` | no | the `skills` module (SEP-2640): skill registries, verified downloads | ring (SHA-256), base64, serde-saphyr (18 crates) |
+//!
+//! Always there: the engine (`mcp-core`), [`ClientBuilder::io`] over any
+//! byte stream, custom [`Transport`]s, handlers, tasks, caching.
+//!
+//! The defaults are for the common host, one that connects to the
+//! servers its user configures: local ones over stdio and remote ones over
+//! Streamable HTTP, which authorize with OAuth 2.1 (the specification's
+//! authorization; one crate over `http`), with tool output checked as the
+//! specification advises (clients SHOULD validate `structuredContent`).
+//! `strict-schema` is a tool for testing servers (strict mode is off by
+//! default) and `skills` an extension; both are opt-in.
+//!
+//! The smallest host, a stdio client, takes `stdio` alone (about 50
+//! crates, no TLS, no HTTP stack; `cargo xtask size` measures it):
+//!
+//! ```toml
+//! [dependencies]
+//! mcp-client = { version = "0.1", default-features = false, features = ["stdio"] }
+//! ```
+//!
+//! A build without `http` still accepts [`ClientBuilder::http`]; its
+//! `connect` fails with [`ErrorKind::FeatureDisabled`] naming the feature.
 //!
 //! # Modules
 //!
@@ -162,9 +191,12 @@ mod client;
 mod driver;
 mod era_cache;
 mod error;
+mod http_parts;
+#[cfg(feature = "http")]
 pub mod legacy_sse;
 mod options;
 mod serve;
+#[cfg(feature = "skills")]
 pub mod skills;
 mod tasks;
 mod telemetry;
@@ -197,6 +229,12 @@ pub use tasks::TaskHandle;
 pub use tasks::inputs::TaskInputRequest;
 pub use transport::{Transport, TransportFuture};
 
+/// A boxed, sendable future: `futures`' `BoxFuture`, the one type every
+/// crate of this SDK names for it (the return type of `auth::AuthProvider`
+/// and OAuth handler methods; the same type as [`TransportFuture`]).
+/// Declared once, in `futures-util`; in every feature set.
+pub use futures::future::BoxFuture;
+
 pub use mcp_core::tasks::{TaskSnapshot, TaskStates, TaskStatus};
 /// The typed errors inside [`ErrorKind`], so a caller can match them
 /// without depending on `mcp-core`:
@@ -219,19 +257,24 @@ pub use mcp_core::{ConnectError, PeerMisbehaved, RequestError, UsageError};
 pub use mcp_core::{EraOutcome, EraPreference};
 /// The HTTP authorization hook ([`auth::AuthProvider`], [`auth::BearerToken`]),
 /// for [`Client::set_auth_provider`] and `HttpConfig::with_auth`.
+#[cfg(feature = "http")]
 pub use mcp_transport_http::auth;
+#[cfg(feature = "http")]
 pub use mcp_transport_http::{
-    ConfigError, Fault, HttpConfig, HttpError, Limits, ProxyConfig, ReconnectPolicy, RootStore,
-    SessionId, TlsConfig,
+    ConfigError, HttpConfig, HttpError, Limits, ProxyConfig, ReconnectPolicy, RootStore, SessionId,
+    TlsConfig,
 };
-pub use mcp_transport_stdio::{
-    EnvInherit, ProcessExited, ServerCommand, ShutdownTimeouts, StderrMode,
-};
+pub use mcp_transport_stdio::ProcessExited;
+#[cfg(feature = "stdio")]
+pub use mcp_transport_stdio::{EnvInherit, ServerCommand, ShutdownTimeouts, StderrMode};
 pub use mcp_types;
+/// Who has to act on an error ([`Error::fault`]), in every feature set.
+pub use mcp_types::fault::Fault;
 
 /// OAuth 2.1 for Streamable HTTP: configure it with
 /// [`HttpConfig::with_oauth`] and pass the config to
 /// [`ClientBuilder::http_config`].
+#[cfg(feature = "oauth")]
 pub mod oauth {
     pub use mcp_auth::*;
     pub use mcp_transport_http::oauth::*;

@@ -156,6 +156,7 @@ pub(crate) fn record_started(span: &Span, id: &RequestId, link: Option<&Link>) {
         Some(Link::Stream { .. }) => {
             span.record("network.transport", "pipe");
         }
+        #[cfg(feature = "http")]
         Some(Link::Http(_)) => {
             span.record("network.transport", "tcp");
             span.record("network.protocol.name", "http");

@@ -11,8 +11,11 @@ use std::future::Future;
 use std::io;
 use std::pin::Pin;
 
+#[cfg(feature = "http")]
 use mcp_transport_http::HttpTransport;
-use mcp_transport_stdio::{Receiver, Sender, ServerProcess};
+#[cfg(feature = "stdio")]
+use mcp_transport_stdio::ServerProcess;
+use mcp_transport_stdio::{Receiver, Sender};
 use mcp_types::Message;
 
 /// A boxed, sendable future with a lifetime.
@@ -75,9 +78,11 @@ pub(crate) enum Link {
     Stream {
         sender: Sender,
         receiver: Receiver,
+        #[cfg(feature = "stdio")]
         process: Option<ServerProcess>,
     },
     /// Streamable HTTP.
+    #[cfg(feature = "http")]
     Http(HttpTransport),
     /// A user transport.
     Custom(Box<dyn Transport>),
@@ -89,14 +94,19 @@ impl Link {
     pub(crate) async fn close(self) {
         match self {
             Link::Stream {
-                sender, process, ..
+                sender,
+                #[cfg(feature = "stdio")]
+                process,
+                ..
             } => {
                 let _ = sender.close().await;
+                #[cfg(feature = "stdio")]
                 if let Some(p) = process {
                     let exit = p.shutdown().await;
                     tracing::debug!(outcome = ?exit.outcome, "server process stopped");
                 }
             }
+            #[cfg(feature = "http")]
             Link::Http(t) => {
                 if let Err(e) = t.close().await {
                     tracing::debug!(error = %e, "closing the HTTP session failed");

@@ -23,15 +23,15 @@
 //! ```
 
 use std::fmt;
-use std::future::Future;
-use std::pin::Pin;
 
 use bytes::Bytes;
 use http::header::AUTHORIZATION;
 use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, Uri};
 
-/// A boxed, sendable future, the return type of [`AuthProvider`] methods.
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+/// A boxed, sendable future, the return type of [`AuthProvider`] methods:
+/// `futures`' own `BoxFuture`, the same type as `mcp_auth::BoxFuture` and
+/// `mcp_client::BoxFuture`.
+pub use futures::future::BoxFuture;
 
 /// The provider failed (for example, a token refresh failed).
 #[derive(Debug, thiserror::Error)]

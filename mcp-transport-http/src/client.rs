@@ -19,11 +19,10 @@ use bytes::Bytes;
 use http::Uri;
 use http_body_util::Full;
 use hyper::rt::{Read, ReadBufCursor, Write};
-use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::proxy::Tunnel;
 use hyper_util::client::legacy::connect::{Connected, Connection, HttpConnector};
 use hyper_util::client::proxy::matcher::Matcher;
-use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use hyper_util::rt::TokioIo;
 use rustls::RootCertStore;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName};
@@ -39,20 +38,6 @@ pub(crate) type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 /// The request body type: one serialized message.
 pub(crate) type RequestBody = Full<Bytes>;
-
-/// The pooled client of OAuth traffic (any host).
-pub(crate) type PooledClient = Client<Connector, RequestBody>;
-
-/// Builds the OAuth traffic's pooled client for a configuration.
-pub(crate) fn build_client(config: &HttpConfig) -> Result<PooledClient, ConfigError> {
-    let connector = Connector::new(config)?;
-    let mut builder = Client::builder(TokioExecutor::new());
-    builder
-        .pool_timer(TokioTimer::new())
-        .timer(TokioTimer::new())
-        .pool_idle_timeout(config.pool_idle_timeout);
-    Ok(builder.build(connector))
-}
 
 /// Makes connections: TCP, optional proxy tunnel, optional TLS.
 #[derive(Clone)]

@@ -3,9 +3,9 @@
 //! [`HttpError::fault`] says who has to act: the caller, the host's
 //! configuration, the network, the server, or (for an authorization
 //! provider's failure) whoever the provider's own error names, in the
-//! [`Fault`] classification shared with `mcp_auth`. Errors that carry what the server said (status, a bounded
-//! excerpt of the body, a JSON-RPC message found in it, `WWW-Authenticate`)
-//! hand it over as data so the core can decide, for example, which era a
+//! [`Fault`] classification shared with `mcp_auth`. Errors that carry what
+//! the server said (status, a bounded excerpt of the body, a JSON-RPC
+//! message found in it, `WWW-Authenticate`) hand it over as data so the core can decide, for example, which era a
 //! server speaks from a `400` body.
 
 use std::time::Duration;
@@ -17,9 +17,9 @@ use mcp_types::{Message, RequestId};
 use crate::auth::AuthError;
 use crate::sse::SseError;
 
-/// Who caused an error: `mcp_auth`'s classification, shared so that an
-/// authorization error and an HTTP error answer the same way.
-pub use mcp_auth::Fault;
+/// Who caused an error: `mcp_types`' classification, shared with `mcp_auth`
+/// so that an authorization error and an HTTP error answer the same way.
+pub use mcp_types::fault::Fault;
 
 /// A configuration error, found when the transport is built.
 #[derive(Debug, thiserror::Error)]
@@ -192,6 +192,7 @@ pub enum HttpError {
 /// the user declined, the authorization server refused, ...), else the
 /// host's configuration (its provider, or a credential that cannot travel
 /// as a header).
+#[cfg(feature = "oauth")]
 fn provider_fault(e: &AuthError) -> Fault {
     let mut next: Option<&(dyn std::error::Error + 'static)> = Some(e);
     while let Some(err) = next {
@@ -200,6 +201,13 @@ fn provider_fault(e: &AuthError) -> Fault {
         }
         next = err.source();
     }
+    Fault::Configuration
+}
+
+/// Without the `oauth` feature no OAuth flow runs: a provider's failure is
+/// the host's configuration.
+#[cfg(not(feature = "oauth"))]
+fn provider_fault(_: &AuthError) -> Fault {
     Fault::Configuration
 }
 
@@ -330,7 +338,7 @@ impl HttpError {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "oauth"))]
 mod tests {
     use super::{ConfigError, Fault, HttpError};
     use crate::auth::AuthError;

@@ -35,7 +35,7 @@
 //! by default ([`ProxyConfig`]); a proxied connection is a `CONNECT` tunnel
 //! (for `http://` endpoints too).
 //!
-//! OAuth 2.1 ([`oauth`]): [`HttpConfig::with_oauth`] plugs an
+//! OAuth 2.1 ([`oauth`], with the `oauth` feature): [`HttpConfig::with_oauth`] plugs an
 //! [`mcp_auth::OAuthClient`] into the authorization hook, with every OAuth
 //! request sent through the same HTTP stack as MCP traffic.
 //!
@@ -58,6 +58,7 @@ mod transport;
 pub mod auth;
 pub mod headers;
 pub mod legacy_sse;
+#[cfg(feature = "oauth")]
 pub mod oauth;
 pub mod sse;
 

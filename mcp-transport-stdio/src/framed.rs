@@ -19,6 +19,7 @@ use tokio::sync::Mutex;
 use crate::envelope::BrokenEnvelope;
 use crate::error::{LineTooLong, RecvError, SendError};
 use crate::line_splitter::{Frame, LineSplitter};
+#[cfg(feature = "process")]
 use crate::process::ProcessLink;
 
 /// The default maximum length of one incoming line: 16 MiB.
@@ -347,6 +348,7 @@ pub struct Receiver {
     max_line: usize,
     messages: u64,
     phase: Phase,
+    #[cfg(feature = "process")]
     process: Option<ProcessLink>,
     check_envelopes: bool,
 }
@@ -376,6 +378,7 @@ impl Receiver {
             max_line,
             messages: 0,
             phase: Phase::Reading,
+            #[cfg(feature = "process")]
             process: None,
             check_envelopes: false,
         }
@@ -390,6 +393,7 @@ impl Receiver {
         self.check_envelopes = on;
     }
 
+    #[cfg(feature = "process")]
     pub(crate) fn attach_process(&mut self, link: ProcessLink) {
         self.process = Some(link);
     }
@@ -421,10 +425,13 @@ impl Receiver {
             match self.phase {
                 Phase::Reading => {
                     let buf = self.splitter.read_buf();
+                    #[cfg(feature = "process")]
                     let read = match &mut self.process {
                         Some(link) => link.read(&mut self.reader, buf).await,
                         None => self.reader.read(buf).await,
                     };
+                    #[cfg(not(feature = "process"))]
+                    let read = self.reader.read(buf).await;
                     match read {
                         Ok(0) => {
                             self.phase = Phase::Ended;
@@ -448,10 +455,13 @@ impl Receiver {
                     }
                 }
                 Phase::Ended => {
+                    #[cfg(feature = "process")]
                     let end = match &mut self.process {
                         Some(link) => Some(link.end_error(self.messages).await),
                         None => None,
                     };
+                    #[cfg(not(feature = "process"))]
+                    let end: Option<RecvError> = None;
                     self.phase = Phase::Done;
                     return end.map(Err);
                 }

@@ -29,18 +29,29 @@
 //!   [`framed_stream`] over one socket-like stream; [`memory_pair`] links
 //!   two endpoints in memory for tests.
 //! * [`line_splitter`] is the pure, bounded line splitter underneath.
+//!
+//! Feature `process` (default): child processes ([`StdioTransport`],
+//! [`ServerCommand`], [`ServerProcess`]), with tokio's `process` feature
+//! and, on Unix, rustix. Without it the crate is the framing alone.
 
+#[cfg(feature = "process")]
 mod command;
 mod envelope;
 mod error;
 mod framed;
 pub mod line_splitter;
+#[cfg(feature = "process")]
 mod process;
+#[cfg(feature = "process")]
 mod redact;
+#[cfg(feature = "process")]
 mod shutdown;
+#[cfg(feature = "process")]
 mod stderr;
+#[cfg(feature = "process")]
 mod transport;
 
+#[cfg(feature = "process")]
 pub use command::{EnvInherit, ServerCommand, ShutdownTimeouts, StderrMode};
 pub use envelope::BrokenEnvelope;
 pub use error::{
@@ -50,7 +61,11 @@ pub use framed::{
     DEFAULT_MAX_LINE_LENGTH, Inbound, Receiver, Sender, SkipReason, SkippedLine, framed,
     framed_stream, memory_pair,
 };
+#[cfg(feature = "process")]
 pub use process::ServerProcess;
+#[cfg(feature = "process")]
 pub use shutdown::{ExitInfo, ShutdownOutcome};
+#[cfg(feature = "process")]
 pub use stderr::MAX_STDERR_LINE;
+#[cfg(feature = "process")]
 pub use transport::StdioTransport;

@@ -81,6 +81,7 @@ pub mod completion;
 pub mod content;
 pub mod elicitation;
 pub mod error;
+pub mod fault;
 pub mod incoming;
 pub mod jsonrpc;
 pub mod lifecycle;

@@ -1,7 +1,8 @@
 //! `cargo xtask ci`: every check CI runs, in order, failing fast: format,
-//! clippy, tests, `mcp-client`'s `opentelemetry` feature (clippy and its
-//! tests), doc tests, rustdoc, tidy, the doc-path check, every
-//! `mcp-client` example against the demo server, then the official conformance
+//! clippy, `mcp-client`'s feature sets, tests, `mcp-client`'s
+//! `opentelemetry` feature (clippy and its tests), doc tests, rustdoc, tidy, the
+//! doc-path check, every `mcp-client` example against the demo server, the
+//! size of the stdio-only hello world (`size --check`), then the official conformance
 //! suite against its expected-failures baseline, and the interop tests
 //! against real servers (server-everything, the Python SDK).
 //!
@@ -40,6 +41,8 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
             "warnings",
         ]),
     )?;
+    println!("==> features");
+    crate::features::run(&[])?;
     tests_and_snapshots(&[])?;
     opentelemetry_feature()?;
     util::run(
@@ -56,6 +59,8 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     tidy::run()?;
     crate::doccheck::run()?;
     crate::examples::run(&[])?;
+    println!("==> size");
+    crate::size::run(&["--check".to_owned()])?;
     println!("==> conformance");
     crate::conformance::run(&[])?;
     println!("==> interop");

@@ -28,6 +28,9 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
             "-p",
             "mcp-client",
             "--examples",
+            // Examples of features outside the defaults (`required-features`).
+            "--features",
+            "mcp-client/skills",
         ]),
     )?;
     let bin = target_dir().join("debug");

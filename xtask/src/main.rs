@@ -11,6 +11,8 @@
 //! * `cargo xtask examples`: every `mcp-client` example against the demo server
 //!   (see [`examples`]).
 //! * `cargo xtask size`: what a stdio-only hello world costs (see [`size`]).
+//! * `cargo xtask features`: `mcp-client`'s feature sets build warning-free
+//!   (see [`features`]).
 //! * `cargo xtask doccheck`: `mcp-client`'s doc code uses only paths a user
 //!   crate can reach (see [`doccheck`]).
 
@@ -25,6 +27,7 @@ mod conformance;
 mod doc_external;
 mod doccheck;
 mod examples;
+mod features;
 mod install;
 mod interop;
 mod size;
@@ -45,6 +48,7 @@ fn main() -> ExitCode {
         Some("examples") => examples::run(&args[1..]),
         Some("doccheck") => doccheck::run(),
         Some("size") => size::run(&args[1..]),
+        Some("features") => features::run(&args[1..]),
         Some("help" | "--help" | "-h") | None => {
             print_help();
             Ok(())
@@ -73,6 +77,7 @@ fn print_help() {
         "doccheck     mcp-client doc examples: no internal crate paths; compiled as a user crate",
         "examples     build and run every mcp-client example against the demo server",
         "size         [--tree-only] [--check]: stdio hello world crates, build time, binary size",
+        "features     mcp-client with no features, each alone, and all: clippy -D warnings",
         "bench        [--quick]: client CPU per tools/call of the strict floor, rmcp and this",
         "             SDK side by side (`--table` runs only that); then throughput, latency",
         "             and CPU vs. an async floor; then mcp-host: 100 stdio servers, time to",

@@ -1,25 +1,38 @@
 //! `cargo xtask size`: what a stdio-only hello world costs a user of
-//! `mcp-client`, with its default features and with them off: unique crates
-//! in the normal dependency tree, a fresh debug build's time and the
+//! `mcp-client`, with its default features and with only `stdio`: unique
+//! crates in the normal dependency tree, a fresh debug build's time and the
 //! stripped release binary's size, next to rmcp 3.11's figures for the same
 //! program (issue 15). The program is `xtask/size/hello-stdio`, its own
 //! workspace, using `mcp-client` by path and the workspace's `Cargo.lock`.
 //!
-//! Options: `--tree-only` counts crates without building; `--check` fails
-//! when the build with default features off exceeds rmcp's crate count or
-//! binary size (the target of issue 15; not part of `cargo xtask ci` until
-//! `mcp-client` has features that can meet it).
+//! Options: `--tree-only` counts crates without building. `--check` (a step
+//! of `cargo xtask ci`) measures the stdio-only build alone, crates and
+//! stripped release binary. It fails when the crates are over rmcp's, or
+//! when the binary is over [`SIZE_BUDGET`]: rmcp's size is not reached yet
+//! (3.73 MB against 3.6 MB when the check was added), so the budget holds
+//! the gap from growing and is to be lowered to rmcp's as it closes; every
+//! run prints the gap. Its
+//! release build goes to a target folder kept in the cache
+//! (`~/.cache/mcp-client-rs/size-check`, never inside the repository), so a
+//! later check rebuilds only what changed. The full measurement builds in
+//! throwaway folders under the same cache and removes them.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use crate::{examples, util};
+use crate::{install, util};
 
 /// rmcp 3.11 (client + child process), measured for issue 15: unique crates,
 /// fresh debug build, stripped release binary in bytes.
 const RMCP: (usize, Duration, u64) = (77, Duration::from_secs(71), 3_600_000);
+
+/// The stdio-only binary's ceiling in bytes until it reaches rmcp's
+/// (`RMCP.2`): 3,732,184 bytes when the check was added, plus 2%. Most of
+/// the binary is serde code of the wire types, instantiated once per
+/// deserializer and crate; lower this as that shrinks.
+const SIZE_BUDGET: u64 = 3_800_000;
 
 /// One build configuration of the hello world.
 struct Variant {
@@ -27,16 +40,17 @@ struct Variant {
     flags: &'static [&'static str],
 }
 
-const VARIANTS: [Variant; 2] = [
-    Variant {
-        label: "default features",
-        flags: &[],
-    },
-    Variant {
-        label: "default features off",
-        flags: &["--no-default-features"],
-    },
-];
+const DEFAULTS: Variant = Variant {
+    label: "default features",
+    flags: &[],
+};
+
+/// The target of issue 15: `default-features = false, features = ["stdio"]`
+/// (hello-stdio always enables `stdio`).
+const STDIO_ONLY: Variant = Variant {
+    label: "stdio only",
+    flags: &["--no-default-features"],
+};
 
 /// What was measured for one variant.
 struct Figures {
@@ -45,7 +59,7 @@ struct Figures {
     release_bytes: Option<u64>,
 }
 
-/// Measures and prints the table.
+/// Measures and prints the table, or runs the check.
 pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let (mut tree_only, mut check) = (false, false);
     for a in args {
@@ -55,17 +69,20 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
             other => return Err(format!("unknown size option {other:?}")),
         }
     }
-    let hello = util::root().join("xtask/size/hello-stdio");
-    // The workspace's resolution, so the figures match what CI builds.
-    std::fs::copy(util::root().join("Cargo.lock"), hello.join("Cargo.lock"))
-        .map_err(|e| format!("copying Cargo.lock into {}: {e}", hello.display()))?;
+    let hello = hello_dir()?;
+    if check {
+        return run_check(&hello, tree_only);
+    }
     let mut rows = Vec::new();
-    for v in &VARIANTS {
+    for v in [&DEFAULTS, &STDIO_ONLY] {
         let crates = count_crates(&hello, v.flags)?;
         let (debug_build, release_bytes) = if tree_only {
             (None, None)
         } else {
-            let (t, b) = build(&hello, v)?;
+            let target = install::cache_dir()
+                .join("size")
+                .join(v.label.replace(' ', "-"));
+            let (t, b) = fresh_builds(&hello, v, &target)?;
             (Some(t), Some(b))
         };
         println!(
@@ -81,21 +98,50 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         });
     }
     print_table(&rows);
-    if check {
-        let off = &rows[1];
-        let over_crates = off.crates > RMCP.0;
-        let over_size = off.release_bytes.is_some_and(|b| b > RMCP.2);
-        if over_crates || over_size {
-            return Err(format!(
-                "stdio-only hello world with default features off: {} crates (target <= {}), \
-                 {} (target <= {})",
-                off.crates,
-                RMCP.0,
-                off.release_bytes
-                    .map_or("size not measured".into(), megabytes),
-                megabytes(RMCP.2)
-            ));
+    Ok(())
+}
+
+/// The hello world's folder, with the workspace's `Cargo.lock` copied in
+/// (the workspace's resolution, so the figures match what CI builds).
+pub(crate) fn hello_dir() -> Result<PathBuf, String> {
+    let hello = util::root().join("xtask/size/hello-stdio");
+    std::fs::copy(util::root().join("Cargo.lock"), hello.join("Cargo.lock"))
+        .map_err(|e| format!("copying Cargo.lock into {}: {e}", hello.display()))?;
+    Ok(hello)
+}
+
+/// `--check`: the stdio-only build holds rmcp's crate count and binary size.
+fn run_check(hello: &Path, tree_only: bool) -> Result<(), String> {
+    let started = Instant::now();
+    let crates = count_crates(hello, STDIO_ONLY.flags)?;
+    let bytes = match tree_only {
+        true => None,
+        false => {
+            let target = install::cache_dir().join("size-check");
+            Some(release_build(hello, &STDIO_ONLY, &target)?)
         }
+    };
+    let gap = bytes.map_or("not built".into(), |b| match b.checked_sub(RMCP.2) {
+        Some(over) => format!("{} bytes over rmcp's {}", over, megabytes(RMCP.2)),
+        None => format!("within rmcp's {}", megabytes(RMCP.2)),
+    });
+    println!(
+        "size check: stdio only: {crates} crates (at most {}, rmcp's), release binary {} \
+         ({gap}; budget {}), measured in {}",
+        RMCP.0,
+        bytes.map_or("not built".into(), |b| format!("{b} bytes")),
+        megabytes(SIZE_BUDGET),
+        duration(started.elapsed())
+    );
+    if crates > RMCP.0 || bytes.is_some_and(|b| b > SIZE_BUDGET) {
+        return Err(format!(
+            "the stdio-only hello world (mcp-client with default features off and `stdio`) \
+             grew: {crates} crates (at most {}), {} (at most {}); `cargo tree -e normal -p \
+             mcp-client --no-default-features --features stdio` shows what it pulls in",
+            RMCP.0,
+            bytes.map_or("size not measured".into(), megabytes),
+            megabytes(SIZE_BUDGET)
+        ));
     }
     Ok(())
 }
@@ -128,38 +174,46 @@ fn count_crates(hello: &Path, flags: &[&str]) -> Result<usize, String> {
     Ok(unique.len())
 }
 
-/// A fresh debug build (timed) and a release build (its binary's size), in
-/// a target folder of their own that is emptied first.
-fn build(hello: &Path, v: &Variant) -> Result<(Duration, u64), String> {
-    let slug = v.label.replace(' ', "-");
-    let target = examples::target_dir().join("size").join(slug);
-    if target.exists() {
-        std::fs::remove_dir_all(&target).map_err(|e| format!("{}: {e}", target.display()))?;
-    }
-    let cargo = |profile: &[&str]| -> Command {
-        let mut cmd = util::cargo();
-        cmd.current_dir(hello)
-            .env("CARGO_TARGET_DIR", &target)
-            .args(["build", "--quiet"])
-            .args(profile)
-            .args(v.flags);
-        cmd
-    };
-    let started = Instant::now();
-    util::run(&format!("debug build, {}", v.label), &mut cargo(&[]))?;
-    let debug = started.elapsed();
+/// `cargo build` of the hello world in `target`, with `profile` flags.
+fn hello_build(hello: &Path, v: &Variant, target: &Path, profile: &[&str]) -> Command {
+    let mut cmd = util::cargo();
+    cmd.current_dir(hello)
+        .env("CARGO_TARGET_DIR", target)
+        .args(["build", "--quiet"])
+        .args(profile)
+        .args(v.flags);
+    cmd
+}
+
+/// A release build in `target`; returns the stripped binary's size.
+fn release_build(hello: &Path, v: &Variant, target: &Path) -> Result<u64, String> {
     util::run(
         &format!("release build, {}", v.label),
-        &mut cargo(&["--release"]),
+        &mut hello_build(hello, v, target, &["--release"]),
     )?;
     let binary: PathBuf = target
         .join("release")
         .join(format!("hello-stdio{}", std::env::consts::EXE_SUFFIX));
-    let bytes = std::fs::metadata(&binary)
+    Ok(std::fs::metadata(&binary)
         .map_err(|e| format!("{}: {e}", binary.display()))?
-        .len();
+        .len())
+}
+
+/// A fresh debug build (timed) and a release build (its binary's size), in
+/// `target`, emptied first and removed after.
+fn fresh_builds(hello: &Path, v: &Variant, target: &Path) -> Result<(Duration, u64), String> {
+    if target.exists() {
+        std::fs::remove_dir_all(target).map_err(|e| format!("{}: {e}", target.display()))?;
+    }
+    let started = Instant::now();
+    util::run(
+        &format!("debug build, {}", v.label),
+        &mut hello_build(hello, v, target, &[]),
+    )?;
+    let debug = started.elapsed();
+    let bytes = release_build(hello, v, target)?;
     // Gigabytes of a throwaway build: not kept.
-    std::fs::remove_dir_all(&target).map_err(|e| format!("{}: {e}", target.display()))?;
+    std::fs::remove_dir_all(target).map_err(|e| format!("{}: {e}", target.display()))?;
     Ok((debug, bytes))
 }
 
@@ -177,12 +231,10 @@ fn duration(d: Duration) -> String {
 
 fn print_table(rows: &[Figures]) {
     let cell = |v: Option<String>| v.unwrap_or_else(|| "not built".into());
-    println!("\nstdio-only hello world (connect, list, call); mcp-client has no");
-    println!("stdio/http/oauth features yet, so \"default features off\" only drops");
-    println!("output-schema and strict-schema (boon): the gap below is today's.\n");
+    println!("\nstdio hello world (connect, list, call), release binaries stripped:\n");
     println!(
         "| | mcp-client, {} | mcp-client, {} | rmcp 3.11 (client + child process) |",
-        VARIANTS[0].label, VARIANTS[1].label
+        DEFAULTS.label, STDIO_ONLY.label
     );
     println!("| --- | --- | --- | --- |");
     println!(

@@ -4,7 +4,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_core::{ClientFeatures, Config, Connection, EraPreference, InputMode, TransportKind};
+#[cfg(feature = "http")]
 use mcp_transport_http::{HttpConfig, HttpTransport};
+#[cfg(feature = "stdio")]
 use mcp_transport_stdio::{ServerCommand, StdioTransport};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::oneshot;
@@ -25,8 +27,13 @@ use crate::transport::{Link, Transport};
 )]
 enum Target {
     None,
+    #[cfg(feature = "stdio")]
     Stdio(ServerCommand),
+    #[cfg(feature = "http")]
     Http(Result<HttpConfig, String>),
+    /// Streamable HTTP asked of a build without it: refused at connect.
+    #[cfg(not(feature = "http"))]
+    Http,
     Io(mcp_transport_stdio::Sender, mcp_transport_stdio::Receiver),
     Custom(Box<dyn Transport>),
 }
@@ -56,6 +63,7 @@ pub struct ClientBuilder {
     /// Notification queue bound and debouncing (throughput.rs).
     pub(crate) throughput: crate::throughput::ThroughputConfig,
     /// Fall back to HTTP+SSE (legacy_sse.rs).
+    #[cfg(feature = "http")]
     sse_fallback: bool,
 }
 
@@ -86,6 +94,7 @@ impl ClientBuilder {
             server_key: None,
             get_stream: true,
             throughput: Default::default(),
+            #[cfg(feature = "http")]
             sse_fallback: true,
         }
     }
@@ -93,19 +102,34 @@ impl ClientBuilder {
     // ---- transport ----
 
     /// Runs the server as a child process and talks over its stdio.
+    #[cfg(feature = "stdio")]
     pub fn stdio(mut self, command: ServerCommand) -> Self {
         self.target = Target::Stdio(command);
         self
     }
 
     /// Talks Streamable HTTP to this endpoint (`http://` or `https://`).
+    ///
+    /// Without the `http` feature the builder still takes the URL (a host
+    /// that reads server addresses from a config file compiles either way)
+    /// and `connect` fails with [`ErrorKind::FeatureDisabled`] naming the
+    /// feature ([`Error::is_usage`](crate::Error::is_usage)).
     pub fn http(mut self, url: &str) -> Self {
-        self.target = Target::Http(HttpConfig::new(url).map_err(|e| e.to_string()));
+        #[cfg(feature = "http")]
+        {
+            self.target = Target::Http(HttpConfig::new(url).map_err(|e| e.to_string()));
+        }
+        #[cfg(not(feature = "http"))]
+        {
+            let _ = url;
+            self.target = Target::Http;
+        }
         self
     }
 
     /// Talks Streamable HTTP with a full transport configuration (TLS,
     /// proxy, auth, limits).
+    #[cfg(feature = "http")]
     pub fn http_config(mut self, config: HttpConfig) -> Self {
         self.target = Target::Http(Ok(config));
         self
@@ -128,6 +152,7 @@ impl ClientBuilder {
     ///     .await?;
     /// # let _ = client; Ok(()) }
     /// ```
+    #[cfg(feature = "http")]
     pub fn http_sse_fallback(mut self, on: bool) -> Self {
         self.sse_fallback = on;
         self
@@ -337,21 +362,25 @@ impl ClientBuilder {
     /// [`Error`] when the transport cannot start or the lifecycle fails
     /// (with the server's exit status and stderr tail for stdio servers).
     pub async fn connect(self) -> Result<Client, Error> {
+        #[cfg(feature = "http")]
         let fallback = self.sse_fallback_plan();
         let (client, connected) = self.launch(true)?;
-        match (connected.await.map_err(|_| Error::closed())?, fallback) {
-            (Ok(()), _) => Ok(client),
+        let outcome = connected.await.map_err(|_| Error::closed())?;
+        #[cfg(feature = "http")]
+        let outcome = match (outcome, fallback) {
             (Err(e), Some((spare, config))) => {
                 drop(client);
-                crate::legacy_sse::fall_back(spare, config, e).await
+                return crate::legacy_sse::fall_back(spare, config, e).await;
             }
-            (Err(e), None) => Err(e),
-        }
+            (outcome, _) => outcome,
+        };
+        outcome.map(|()| client)
     }
 
     /// For the HTTP+SSE fallback: everything but the transport, the era
     /// limited to legacy versions, and the HTTP configuration; `None` when
     /// the fallback does not apply (off, not HTTP, no legacy version).
+    #[cfg(feature = "http")]
     fn sse_fallback_plan(&self) -> Option<(ClientBuilder, HttpConfig)> {
         let Target::Http(Ok(http)) = &self.target else {
             return None;
@@ -388,7 +417,8 @@ impl ClientBuilder {
             server_key,
             get_stream,
             throughput,
-            sse_fallback: _,
+            #[cfg(feature = "http")]
+                sse_fallback: _,
         } = self;
         handlers.freeze_advertised();
         let features = honest_features(config.features.clone(), &handlers);
@@ -446,6 +476,7 @@ fn open(target: Target, strict: bool) -> Result<(Link, TransportKind, Option<Str
                 "no transport: call stdio, http, io or transport on the builder".into(),
             )));
         }
+        #[cfg(feature = "stdio")]
         Target::Stdio(command) => {
             let key = format!("stdio:{command:?}");
             let (sender, mut receiver, process) = StdioTransport::spawn(command)?.into_parts();
@@ -457,6 +488,14 @@ fn open(target: Target, strict: bool) -> Result<(Link, TransportKind, Option<Str
             };
             (link, TransportKind::Stdio, Some(key))
         }
+        #[cfg(not(feature = "http"))]
+        Target::Http => {
+            return Err(Error::new(ErrorKind::FeatureDisabled {
+                feature: "http",
+                what: "Streamable HTTP",
+            }));
+        }
+        #[cfg(feature = "http")]
         Target::Http(config) => {
             let config = config.map_err(|e| Error::new(ErrorKind::Transport(e)))?;
             let key = config.endpoint().to_string();
@@ -473,6 +512,7 @@ fn open(target: Target, strict: bool) -> Result<(Link, TransportKind, Option<Str
             let link = Link::Stream {
                 sender,
                 receiver,
+                #[cfg(feature = "stdio")]
                 process: None,
             };
             (link, TransportKind::Stdio, None)

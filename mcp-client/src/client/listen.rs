@@ -3,7 +3,7 @@
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use futures::Stream;
+use futures::stream::Stream;
 use mcp_types::subscriptions::SubscriptionFilter;
 use serde_json::value::RawValue;
 use tokio::sync::mpsc;

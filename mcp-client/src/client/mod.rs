@@ -55,6 +55,7 @@ struct Facts {
     capabilities: Option<ServerCapabilities>,
     instructions: Option<String>,
     /// The 2025-11-25 HTTP session, once the handshake adopted one.
+    #[cfg(feature = "http")]
     session: Option<mcp_transport_http::SessionId>,
     closed: bool,
 }
@@ -71,6 +72,7 @@ impl Shared {
     }
 
     /// Records the HTTP session the handshake adopted (`None` elsewhere).
+    #[cfg(feature = "http")]
     pub(crate) fn set_session(&self, session: Option<mcp_transport_http::SessionId>) {
         self.facts
             .write()
@@ -279,6 +281,7 @@ impl Client {
     /// }
     /// # }
     /// ```
+    #[cfg(feature = "http")]
     pub fn session_id(&self) -> Option<mcp_transport_http::SessionId> {
         self.inner.shared.with(|f| f.session.clone())
     }

@@ -9,6 +9,7 @@ use mcp_transport_stdio::ProcessExited;
 use crate::client::{Client, Shared};
 
 impl Shared {
+    #[cfg(feature = "stdio")]
     pub(crate) fn set_exit(&self, exit: ProcessExited) {
         *self.exit.lock().unwrap_or_else(PoisonError::into_inner) = Some(exit);
     }

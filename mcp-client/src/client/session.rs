@@ -22,15 +22,21 @@
 //! # Ok(()) }
 //! ```
 
+#[cfg(feature = "http")]
 use std::sync::Arc;
 
+#[cfg(feature = "http")]
 use mcp_transport_http::auth::{AuthProvider, BearerToken};
 use tokio::sync::oneshot;
 
 use crate::client::Client;
 use crate::client::builder::ClientBuilder;
-use crate::driver::{Command, HttpChange, Reply, SessionCommand};
-use crate::error::{Error, ErrorKind};
+#[cfg(feature = "http")]
+use crate::driver::HttpChange;
+use crate::driver::{Command, Reply, SessionCommand};
+use crate::error::Error;
+#[cfg(feature = "http")]
+use crate::error::ErrorKind;
 
 impl ClientBuilder {
     /// Connects without initializing: starts the transport (a stdio server
@@ -161,6 +167,7 @@ impl Client {
     /// # Errors
     /// [`Error::is_usage`]: an invalid or reserved (`Mcp-*`, `Host`, ...)
     /// header, or a connection that is not HTTP.
+    #[cfg(feature = "http")]
     pub async fn set_http_header(&self, name: &str, value: &str) -> Result<(), Error> {
         let change = HttpChange::SetHeader(name.to_owned(), value.to_owned());
         self.session(|reply| SessionCommand::Http { change, reply })
@@ -180,6 +187,7 @@ impl Client {
     ///
     /// # Errors
     /// As [`Client::set_http_header`].
+    #[cfg(feature = "http")]
     pub async fn remove_http_header(&self, name: &str) -> Result<bool, Error> {
         let change = HttpChange::RemoveHeader(name.to_owned());
         self.session(|reply| SessionCommand::Http { change, reply })
@@ -201,6 +209,7 @@ impl Client {
     /// # Errors
     /// [`Error::is_usage`]: a token that cannot travel in a header, or a
     /// connection that is not HTTP.
+    #[cfg(feature = "http")]
     pub async fn set_access_token(&self, token: Option<&str>) -> Result<(), Error> {
         let provider = match token {
             Some(t) => {
@@ -230,6 +239,7 @@ impl Client {
     ///
     /// # Errors
     /// [`Error::is_usage`] on a connection that is not HTTP.
+    #[cfg(feature = "http")]
     pub async fn set_auth_provider(
         &self,
         provider: Option<Arc<dyn AuthProvider>>,

@@ -101,8 +101,8 @@ impl Driver {
     pub(super) fn with_progress(
         &mut self,
         raw: Option<&RawValue>,
-        fut: BoxFuture<Served>,
-    ) -> BoxFuture<Served> {
+        fut: BoxFuture<'static, Served>,
+    ) -> BoxFuture<'static, Served> {
         let Some(token) = progress::token_of(raw) else {
             return fut;
         };

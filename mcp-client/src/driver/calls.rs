@@ -40,12 +40,14 @@ pub(super) struct Pending {
     pub(super) token: u64,
     pub(super) reply: Option<oneshot::Sender<Result<Outcome, Error>>>,
     pub(super) progress: Option<ProgressCallback>,
+    /// The call's extra HTTP headers (unused without the `http` feature).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(super) headers: http::HeaderMap,
     pub(super) sink: Sink,
     /// Replaces the core's `Cancelled` (an input no handler could answer).
     pub(super) override_error: Option<Error>,
     /// The HTTP failure that ended this call, attached to its error.
-    pub(super) cause: Option<mcp_transport_http::HttpError>,
+    pub(super) cause: Option<crate::http_parts::HttpError>,
     pub(super) cancelled_by_drop: bool,
     /// The core's watch of a task this client did not start: stopping it
     /// stops watching, it does not cancel the task.

@@ -3,9 +3,11 @@
 //! notification, and session control (initialize, the GET stream, HTTP
 //! headers and credentials).
 
+#[cfg(feature = "http")]
 use std::sync::Arc;
 use std::time::Instant;
 
+#[cfg(feature = "http")]
 use mcp_transport_http::auth::AuthProvider;
 use mcp_types::RequestId;
 use serde_json::Value;
@@ -16,8 +18,10 @@ use super::calls::{Outcome, Pending, Sink};
 use crate::error::{Error, ErrorKind};
 use crate::options::CallOptions;
 use crate::tasks::inputs::InputItem;
+#[cfg(feature = "http")]
 use crate::transport::Link;
 
+#[cfg(feature = "http")]
 const HTTP_ONLY: &str = "HTTP headers and credentials apply to HTTP connections only";
 
 /// Where the answer to a command goes.
@@ -96,6 +100,7 @@ pub(crate) enum SessionCommand {
     Initialize(Reply<()>),
     OpenStream(Reply<bool>),
     CloseStream(Reply<bool>),
+    #[cfg(feature = "http")]
     Http {
         change: HttpChange,
         reply: Reply<bool>,
@@ -103,6 +108,7 @@ pub(crate) enum SessionCommand {
 }
 
 /// A change to the HTTP transport's per-connection settings.
+#[cfg(feature = "http")]
 pub(crate) enum HttpChange {
     SetHeader(String, String),
     RemoveHeader(String),
@@ -235,6 +241,7 @@ impl Driver {
             SessionCommand::Initialize(reply) => self.initialize(now, reply),
             SessionCommand::OpenStream(reply) => self.want_server_stream(now, reply),
             SessionCommand::CloseStream(reply) => self.unwant_server_stream(now, reply),
+            #[cfg(feature = "http")]
             SessionCommand::Http { change, reply } => {
                 let _ = reply.send(self.change_http(change));
             }
@@ -257,6 +264,7 @@ impl Driver {
         }
     }
 
+    #[cfg(feature = "http")]
     fn change_http(&mut self, change: HttpChange) -> Result<bool, Error> {
         let Some(Link::Http(http)) = &self.link else {
             return Err(if self.closed {

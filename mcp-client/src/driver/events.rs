@@ -110,6 +110,7 @@ impl Driver {
         // say) is no cause of anything later.
         self.last_http_error = None;
         self.shared.update(&self.conn);
+        #[cfg(feature = "http")]
         self.shared.set_session(match &self.link {
             Some(crate::transport::Link::Http(h)) => h.session_id(),
             _ => None,

@@ -13,24 +13,37 @@
 //! [`Connection::handle_server_stream`]: mcp_core::Connection::handle_server_stream
 //! [`Client::open_server_stream`]: crate::Client::open_server_stream
 //! [`Client::close_server_stream`]: crate::Client::close_server_stream
+//!
+//! Without the `http` feature there is no GET to open: the handles' calls
+//! are answered as on any connection that is not 2025-11-25 HTTP.
 
 use std::time::Instant;
 
-use futures::future::{AbortHandle, Abortable};
-use mcp_core::{RequestError, ServerStreamChange, ServerStreamOutcome, ServerStreamState};
+use futures::future::AbortHandle;
+#[cfg(feature = "http")]
+use futures::future::Abortable;
+#[cfg(feature = "http")]
+use mcp_core::ServerStreamOutcome;
+use mcp_core::{RequestError, ServerStreamChange, ServerStreamState};
+#[cfg(feature = "http")]
 use mcp_transport_http::{HttpError, ResponseStream};
-use mcp_types::{Era, Message};
+use mcp_types::Era;
+#[cfg(feature = "http")]
+use mcp_types::Message;
 
 use super::Driver;
 use super::commands::Reply;
+#[cfg(feature = "http")]
 use super::http::HttpIo;
 use crate::error::{Error, ErrorKind};
+#[cfg(feature = "http")]
 use crate::handlers::BoxFuture;
 use crate::transport::Link;
 
 const GET_STREAM_ONLY: &str = "the GET stream exists only on 2025-11-25 HTTP connections";
 
 /// One step of the GET stream, tagged with the opening it belongs to.
+#[cfg(feature = "http")]
 pub(super) enum GetIo {
     Opened {
         generation: u64,
@@ -48,6 +61,7 @@ pub(super) enum GetIo {
 #[derive(Default)]
 pub(super) struct GetStream {
     /// The generation of the GET in progress (the core's tag).
+    #[cfg(feature = "http")]
     generation: u64,
     /// Stops the GET exchange in progress (the open or the next read).
     abort: Option<AbortHandle>,
@@ -69,7 +83,8 @@ impl GetStream {
     }
 
     /// Wraps a GET step so dropping the stream drops it at once.
-    fn abortable(&mut self, fut: BoxFuture<GetIo>) -> BoxFuture<HttpIo> {
+    #[cfg(feature = "http")]
+    fn abortable(&mut self, fut: BoxFuture<'static, GetIo>) -> BoxFuture<'static, HttpIo> {
         let (handle, registration) = AbortHandle::new_pair();
         self.abort = Some(handle);
         Box::pin(async move {
@@ -83,7 +98,15 @@ impl GetStream {
 }
 
 impl Driver {
+    /// `Transmit::OpenServerStream` in a build without HTTP: the core asks
+    /// for a GET only on HTTP connections, so there is none to open.
+    #[cfg(not(feature = "http"))]
+    pub(super) fn open_get(&mut self, generation: u64) {
+        tracing::debug!(generation, "no GET stream without the `http` feature");
+    }
+
     /// `Transmit::OpenServerStream`: opens the GET (dropping an older one).
+    #[cfg(feature = "http")]
     pub(super) fn open_get(&mut self, generation: u64) {
         let Some(Link::Http(http)) = &self.link else {
             return;
@@ -106,6 +129,7 @@ impl Driver {
         self.get_stream.stop();
     }
 
+    #[cfg(feature = "http")]
     fn read_get(&mut self, generation: u64, mut stream: ResponseStream) {
         let fut = self.get_stream.abortable(Box::pin(async move {
             let item = stream.next().await;
@@ -120,11 +144,13 @@ impl Driver {
 
     /// Whether the transport already holds a newer session than the one a
     /// `404` ended.
+    #[cfg(feature = "http")]
     fn newer_session_live(&self) -> bool {
         matches!(&self.link, Some(Link::Http(h)) if h.session_id().is_some())
     }
 
     /// One step of the GET: its answer or an item, reported to the core.
+    #[cfg(feature = "http")]
     pub(super) fn on_get_io(&mut self, now: Instant, io: GetIo) {
         match io {
             GetIo::Opened { generation, result } => {
@@ -230,8 +256,7 @@ impl Driver {
         if self.uninitialized {
             return Some(Error::new(ErrorKind::NotInitialized));
         }
-        let http = matches!(self.link, Some(Link::Http(_)));
-        (!http || self.conn.era() != Some(Era::Legacy))
+        (!is_http(self.link.as_ref()) || self.conn.era() != Some(Era::Legacy))
             .then(|| Error::new(ErrorKind::NotApplicable(GET_STREAM_ONLY)))
     }
 
@@ -262,4 +287,16 @@ impl Driver {
         }
         let _ = reply.send(self.conn.close_server_stream(now).map_err(Error::from));
     }
+}
+
+/// Whether the driver talks Streamable HTTP.
+#[cfg(feature = "http")]
+fn is_http(link: Option<&Link>) -> bool {
+    matches!(link, Some(Link::Http(_)))
+}
+
+/// No HTTP transport in this build.
+#[cfg(not(feature = "http"))]
+fn is_http(_: Option<&Link>) -> bool {
+    false
 }

@@ -171,7 +171,7 @@ pub(super) fn post(
     bytes: Vec<u8>,
     routing: HttpRouting,
     headers: http::HeaderMap,
-) -> BoxFuture<HttpIo> {
+) -> BoxFuture<'static, HttpIo> {
     Box::pin(async move {
         match http.reserve(&routing).await {
             Ok(slot) => HttpIo::Admitted(Box::new(Admitted {
@@ -189,7 +189,7 @@ pub(super) fn post(
     })
 }
 
-fn send_in(a: Admitted) -> BoxFuture<HttpIo> {
+fn send_in(a: Admitted) -> BoxFuture<'static, HttpIo> {
     Box::pin(async move {
         let Admitted {
             http,
@@ -208,7 +208,7 @@ fn send_in(a: Admitted) -> BoxFuture<HttpIo> {
     })
 }
 
-fn read_next(id: Option<RequestId>, mut stream: ResponseStream) -> BoxFuture<HttpIo> {
+fn read_next(id: Option<RequestId>, mut stream: ResponseStream) -> BoxFuture<'static, HttpIo> {
     Box::pin(async move {
         let item = stream.next().await;
         HttpIo::Item { id, stream, item }

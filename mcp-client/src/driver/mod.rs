@@ -30,6 +30,7 @@ mod calls;
 mod commands;
 mod events;
 mod get_stream;
+#[cfg(feature = "http")]
 mod http;
 mod notifications;
 mod notify_queue;
@@ -46,22 +47,28 @@ use futures::FutureExt;
 use futures::StreamExt;
 use futures::stream::FuturesUnordered;
 use mcp_core::{CloseReason, Connection};
-use mcp_transport_http::HttpError;
 use mcp_transport_stdio::Inbound;
 use mcp_types::{Message, RequestId};
 use tokio::sync::{mpsc, oneshot};
 
 pub(crate) use calls::Outcome;
-pub(crate) use commands::{CallSpec, Command, HttpChange, Reply, SessionCommand, SpecKind};
+#[cfg(feature = "http")]
+pub(crate) use commands::HttpChange;
+pub(crate) use commands::{CallSpec, Command, Reply, SessionCommand, SpecKind};
 
 use crate::client::Shared;
 use crate::client::throughput::ThroughputConfig;
 use crate::era_cache::EraCache;
 use crate::error::Error;
 use crate::handlers::{BoxFuture, Served};
+use crate::http_parts::HttpError;
 use crate::transport::Link;
 use calls::Pending;
+#[cfg(feature = "http")]
 use http::HttpIo;
+/// No HTTP transport in this build: no HTTP exchange is ever in flight.
+#[cfg(not(feature = "http"))]
+type HttpIo = std::convert::Infallible;
 use serving::Target;
 
 /// A table keyed by ids this client assigns itself: foldhash, cheaper per
@@ -93,9 +100,9 @@ struct Driver {
     link: Option<Link>,
     link_open: bool,
     outbox: VecDeque<Vec<u8>>,
-    writing: Option<BoxFuture<Result<(), String>>>,
-    http_io: FuturesUnordered<BoxFuture<HttpIo>>,
-    handler_io: FuturesUnordered<BoxFuture<(Target, Served)>>,
+    writing: Option<BoxFuture<'static, Result<(), String>>>,
+    http_io: FuturesUnordered<BoxFuture<'static, HttpIo>>,
+    handler_io: FuturesUnordered<BoxFuture<'static, (Target, Served)>>,
     /// Stops the handler of each server request still being served, for
     /// `notifications/cancelled`.
     serving: HashMap<RequestId, futures::future::AbortHandle>,
@@ -250,6 +257,7 @@ impl Driver {
             Wake::Inbound(Some(Err(e))) => self.transport_ended(now, Some(e)),
             Wake::Inbound(None) => self.transport_ended(now, None),
             Wake::CustomFailed(e) => {
+                #[cfg(feature = "http")]
                 for p in self.pending.values_mut() {
                     if p.cause.is_none() {
                         p.cause = crate::legacy_sse::pending_cause(&e);
@@ -275,13 +283,7 @@ impl Driver {
             Wake::Wrote(Err(e)) => {
                 self.writing = None;
                 self.outbox.clear();
-                if matches!(
-                    &self.link,
-                    Some(Link::Stream {
-                        process: Some(_),
-                        ..
-                    })
-                ) {
+                if self.has_server_process() {
                     // The receiver reports how the child ended (exit status,
                     // stderr tail), which says more than a broken pipe.
                     tracing::debug!(error = %e, "writing to the server failed");
@@ -390,6 +392,12 @@ impl Driver {
         // The calls it fails carry the server's exit (`server_exit.rs`).
         self.note_server_exit();
         self.conn.handle_transport_closed(now, reason);
+    }
+
+    /// No HTTP transport in this build: nothing to handle.
+    #[cfg(not(feature = "http"))]
+    fn on_http(&mut self, _: Instant, io: HttpIo) {
+        match io {}
     }
 
     async fn shut_down(&mut self) {

@@ -34,6 +34,8 @@ impl Driver {
                 if matches!(r.id, RequestId::String(_)) {
                     return true;
                 }
+                #[cfg(not(feature = "strict-schema"))]
+                let _ = now;
                 #[cfg(feature = "strict-schema")]
                 if let Some(problem) = self
                     .conn

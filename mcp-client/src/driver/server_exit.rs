@@ -9,15 +9,40 @@
 //! names the exit first, for example `the server process exited (signal: 9
 //! (SIGKILL)) before the response arrived; stderr: ...`.
 
+#[cfg(feature = "stdio")]
 use mcp_transport_stdio::ProcessExited;
 
 use super::Driver;
 use crate::error::Error;
+#[cfg(feature = "stdio")]
 use crate::transport::Link;
 
 impl Driver {
+    /// Whether the link is a child process's stdio.
+    #[cfg(feature = "stdio")]
+    pub(super) fn has_server_process(&self) -> bool {
+        matches!(
+            &self.link,
+            Some(Link::Stream {
+                process: Some(_),
+                ..
+            })
+        )
+    }
+
+    /// No child processes without the `stdio` feature.
+    #[cfg(not(feature = "stdio"))]
+    pub(super) fn has_server_process(&self) -> bool {
+        false
+    }
+
+    /// No child processes without the `stdio` feature: no exit to note.
+    #[cfg(not(feature = "stdio"))]
+    pub(super) fn note_server_exit(&self) {}
+
     /// Records how the stdio server ended, when it did: called when the
     /// transport ends, before the core fails the pending calls.
+    #[cfg(feature = "stdio")]
     pub(super) fn note_server_exit(&self) {
         let Some(Link::Stream {
             receiver,

@@ -139,7 +139,7 @@ impl Driver {
     /// Runs a handler inside the driver. A server request's handler stops
     /// when the server cancels the request ([`Driver::abandon`]); an input
     /// handler stops when its call ends (`calls.rs`).
-    pub(super) fn serve(&mut self, target: Target, fut: BoxFuture<Served>) {
+    pub(super) fn serve(&mut self, target: Target, fut: BoxFuture<'static, Served>) {
         let (abort, registration) = AbortHandle::new_pair();
         match &target {
             Target::ServerRequest(id) => {

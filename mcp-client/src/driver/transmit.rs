@@ -5,6 +5,7 @@
 use std::time::Instant;
 
 use super::Driver;
+#[cfg(feature = "http")]
 use super::http::post;
 use crate::transport::Link;
 
@@ -46,6 +47,7 @@ impl Driver {
             t => t,
         };
         match (&self.link, t) {
+            #[cfg(feature = "http")]
             (
                 Some(Link::Http(http)),
                 mcp_core::Transmit::Message {
@@ -66,6 +68,7 @@ impl Driver {
                 self.http_io
                     .push(post(http.clone(), bytes, routing, headers));
             }
+            #[cfg(feature = "http")]
             (Some(Link::Http(http)), mcp_core::Transmit::CloseStream { request_id }) => {
                 http.cancel(&request_id);
             }

@@ -17,12 +17,9 @@ macro_rules! from_kind {
     )*};
 }
 
-from_kind!(
-    UsageError,
-    RequestError,
-    mcp_transport_stdio::SpawnError,
-    mcp_transport_http::HttpError
-);
+from_kind!(UsageError, RequestError, mcp_transport_stdio::SpawnError);
+#[cfg(feature = "http")]
+from_kind!(mcp_transport_http::HttpError);
 
 impl From<ErrorKind> for Error {
     fn from(kind: ErrorKind) -> Self {

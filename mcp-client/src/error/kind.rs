@@ -27,6 +27,7 @@ pub enum ErrorKind {
     #[error(transparent)]
     Spawn(#[from] mcp_transport_stdio::SpawnError),
     /// The HTTP transport could not be built or failed outside any request.
+    #[cfg(feature = "http")]
     #[error(transparent)]
     Http(#[from] mcp_transport_http::HttpError),
     /// A custom or stdio transport failed.
@@ -135,6 +136,16 @@ pub enum ErrorKind {
     /// The client is closed (or its driver task ended).
     #[error("the client is closed")]
     Closed,
+    /// The builder was asked for a transport this build of `mcp-client`
+    /// leaves out (its Cargo feature is off); nothing was started. Also
+    /// [`Error::is_usage`](crate::Error::is_usage).
+    #[error("{what} needs mcp-client's `{feature}` feature, which this build leaves out")]
+    FeatureDisabled {
+        /// The Cargo feature to turn on.
+        feature: &'static str,
+        /// What was asked for.
+        what: &'static str,
+    },
 }
 
 fn context_suffix(context: &Option<String>) -> String {

@@ -23,14 +23,18 @@
 
 mod convert;
 mod display;
+mod http_facts;
 mod kind;
 mod predicates;
+#[cfg(feature = "http")]
 mod setup;
 #[cfg(test)]
 mod tests;
 
 use mcp_core::{ConnectError, RequestError};
 use mcp_transport_stdio::ProcessExited;
+
+use crate::http_parts::HttpError;
 
 pub use kind::ErrorKind;
 
@@ -55,7 +59,7 @@ pub struct Error {
     /// The transport error behind `kind`, when `kind` only summarizes it
     /// (for example an authorization provider failure that closed the
     /// request's stream). Returned by [`std::error::Error::source`].
-    cause: Option<Box<mcp_transport_http::HttpError>>,
+    cause: Option<Box<HttpError>>,
     /// The stdio server's exit, when the connection ended because the
     /// server process did (server_exit.rs).
     exit: Option<Box<ProcessExited>>,
@@ -90,7 +94,7 @@ impl Error {
 
     /// Attaches the transport error behind this one (kept when `cause` is
     /// `None` or a cause is already attached).
-    pub(crate) fn with_cause(mut self, cause: Option<mcp_transport_http::HttpError>) -> Self {
+    pub(crate) fn with_cause(mut self, cause: Option<HttpError>) -> Self {
         if self.cause.is_none() {
             self.cause = cause.map(Box::new);
         }
@@ -101,6 +105,7 @@ impl Error {
     /// error itself ([`ErrorKind::Http`]) or the failure that ended the
     /// request or the connection (the kind then only summarizes it, for
     /// example as a closed transport).
+    #[cfg(feature = "http")]
     pub fn http_error(&self) -> Option<&mcp_transport_http::HttpError> {
         match &*self.kind {
             ErrorKind::Http(e) => Some(e),

@@ -5,9 +5,9 @@
 use mcp_core::{RequestError, UsageError};
 use mcp_types::jsonrpc::ErrorObject;
 
-use mcp_transport_http::Fault;
+use mcp_types::fault::Fault;
 
-use super::{Error, ErrorKind};
+use super::{Error, ErrorKind, http_facts};
 
 impl Error {
     /// The request (or a task it created) ran out of time: its timeout, its
@@ -38,8 +38,11 @@ impl Error {
     /// transport's size limit, or the client was closed.
     pub fn is_transport(&self) -> bool {
         match &*self.kind {
+            #[cfg(feature = "http")]
             ErrorKind::Http(mcp_transport_http::HttpError::Config(_)) => false,
-            ErrorKind::Http(_) | ErrorKind::Transport(_) | ErrorKind::Spawn(_) => true,
+            #[cfg(feature = "http")]
+            ErrorKind::Http(_) => true,
+            ErrorKind::Transport(_) | ErrorKind::Spawn(_) => true,
             ErrorKind::Closed => true,
             _ => matches!(
                 self.request(),
@@ -104,15 +107,11 @@ impl Error {
     /// body that is no JSON-RPC message, a broken envelope, an invalid
     /// `Mcp-Session-Id`) and the request only saw its stream close.
     pub fn is_protocol_violation(&self) -> bool {
-        use mcp_transport_http::HttpError as H;
         matches!(
             &*self.kind,
             ErrorKind::Decode { .. } | ErrorKind::StructuredContent { .. }
         ) || matches!(self.request(), Some(RequestError::Peer(_)))
-            || matches!(
-                self.http_error(),
-                Some(H::InvalidMessage(_) | H::InvalidEnvelope { .. } | H::InvalidSessionId)
-            )
+            || http_facts::protocol_violation(self)
     }
 
     /// Authorization failed: the server answered 401/403 and the
@@ -123,38 +122,29 @@ impl Error {
     /// (downcast to `mcp_client::auth::AuthError`, and to
     /// `mcp_client::oauth::AuthError` for the OAuth provider).
     pub fn is_authorization_failed(&self) -> bool {
-        self.is_unauthorized()
-            || matches!(
-                self.http_error(),
-                Some(
-                    mcp_transport_http::HttpError::Auth(_)
-                        | mcp_transport_http::HttpError::Unauthorized { .. }
-                )
-            )
+        self.is_unauthorized() || http_facts::authorization_failed(self)
     }
 
     /// HTTP 401/403: authorization is needed.
     pub fn is_unauthorized(&self) -> bool {
         matches!(self.request(), Some(RequestError::Unauthorized(_)))
-            || matches!(
-                &*self.kind,
-                ErrorKind::Http(mcp_transport_http::HttpError::Unauthorized { .. })
-            )
+            || http_facts::unauthorized(&self.kind)
     }
 
     /// The caller misused the API (nothing was sent), including an invalid
     /// transport configuration (`HttpConfig::new`, `with_header`, ...).
     pub fn is_usage(&self) -> bool {
-        matches!(
-            &*self.kind,
-            ErrorKind::Usage(_)
-                | ErrorKind::Http(mcp_transport_http::HttpError::Config(_))
-                | ErrorKind::InvalidHeader { .. }
-                | ErrorKind::InvalidRoot { .. }
-                | ErrorKind::NotInProgress(_)
-                | ErrorKind::NotInitialized
-                | ErrorKind::NotApplicable(_)
-        )
+        http_facts::config(&self.kind)
+            || matches!(
+                &*self.kind,
+                ErrorKind::Usage(_)
+                    | ErrorKind::InvalidHeader { .. }
+                    | ErrorKind::InvalidRoot { .. }
+                    | ErrorKind::NotInProgress(_)
+                    | ErrorKind::NotInitialized
+                    | ErrorKind::NotApplicable(_)
+                    | ErrorKind::FeatureDisabled { .. }
+            )
     }
 
     /// The client has not been initialized yet (see
@@ -184,6 +174,6 @@ impl Error {
     /// assert_eq!(e.fault(), Some(Fault::Configuration));
     /// ```
     pub fn fault(&self) -> Option<Fault> {
-        self.http_error().map(mcp_transport_http::HttpError::fault)
+        http_facts::fault(self)
     }
 }

@@ -50,7 +50,6 @@
 //! ([`ServedTaskOptions`](crate::ServedTaskOptions)).
 
 use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 
 use mcp_types::ErrorCode;
@@ -63,8 +62,7 @@ use serde_json::value::RawValue;
 
 use crate::options::Progress;
 
-/// A boxed, sendable future.
-pub(crate) type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+pub(crate) use futures::future::BoxFuture;
 
 /// A handler's refusal or failure, sent to the server as a JSON-RPC error.
 #[derive(Clone, Debug, PartialEq)]
@@ -324,40 +322,46 @@ pub(crate) trait DynSampling: Send + Sync {
     fn call(
         self: Arc<Self>,
         p: CreateMessageRequestParams,
-    ) -> BoxFuture<HandlerResult<CreateMessageResult>>;
+    ) -> BoxFuture<'static, HandlerResult<CreateMessageResult>>;
 }
 impl<T: SamplingHandler> DynSampling for T {
     fn call(
         self: Arc<Self>,
         p: CreateMessageRequestParams,
-    ) -> BoxFuture<HandlerResult<CreateMessageResult>> {
+    ) -> BoxFuture<'static, HandlerResult<CreateMessageResult>> {
         Box::pin(async move { self.create_message(p).await })
     }
 }
 
 pub(crate) trait DynForm: Send + Sync {
-    fn call(self: Arc<Self>, p: ElicitRequestFormParams) -> BoxFuture<HandlerResult<ElicitResult>>;
+    fn call(
+        self: Arc<Self>,
+        p: ElicitRequestFormParams,
+    ) -> BoxFuture<'static, HandlerResult<ElicitResult>>;
 }
 impl<T: FormElicitationHandler> DynForm for T {
-    fn call(self: Arc<Self>, p: ElicitRequestFormParams) -> BoxFuture<HandlerResult<ElicitResult>> {
+    fn call(
+        self: Arc<Self>,
+        p: ElicitRequestFormParams,
+    ) -> BoxFuture<'static, HandlerResult<ElicitResult>> {
         Box::pin(async move { self.elicit_form(p).await })
     }
 }
 
 pub(crate) trait DynUrl: Send + Sync {
-    fn call(self: Arc<Self>, p: UrlElicitation) -> BoxFuture<HandlerResult<ElicitResult>>;
+    fn call(self: Arc<Self>, p: UrlElicitation) -> BoxFuture<'static, HandlerResult<ElicitResult>>;
 }
 impl<T: UrlElicitationHandler> DynUrl for T {
-    fn call(self: Arc<Self>, p: UrlElicitation) -> BoxFuture<HandlerResult<ElicitResult>> {
+    fn call(self: Arc<Self>, p: UrlElicitation) -> BoxFuture<'static, HandlerResult<ElicitResult>> {
         Box::pin(async move { self.elicit_url(p).await })
     }
 }
 
 pub(crate) trait DynRoots: Send + Sync {
-    fn call(self: Arc<Self>) -> BoxFuture<HandlerResult<Vec<Root>>>;
+    fn call(self: Arc<Self>) -> BoxFuture<'static, HandlerResult<Vec<Root>>>;
 }
 impl<T: RootsHandler> DynRoots for T {
-    fn call(self: Arc<Self>) -> BoxFuture<HandlerResult<Vec<Root>>> {
+    fn call(self: Arc<Self>) -> BoxFuture<'static, HandlerResult<Vec<Root>>> {
         Box::pin(async move { self.list_roots().await })
     }
 }
@@ -463,7 +467,7 @@ impl Handlers {
         &self,
         method: &str,
         params: Option<&RawValue>,
-    ) -> Option<BoxFuture<Served>> {
+    ) -> Option<BoxFuture<'static, Served>> {
         match method {
             "sampling/createMessage" => {
                 let h = self.sampling.clone()?;

@@ -1,6 +1,7 @@
 //! The skills extension (SEP-2640, `io.modelcontextprotocol/skills`) for a
 //! host: list and get skill entries, load a skill with verification, read
-//! its supporting files by relative path.
+//! its supporting files by relative path. With the `skills` feature (off
+//! by default: ring for SHA-256, base64, serde-saphyr for the frontmatter).
 //!
 //! The MUSTs of the extension are the default path:
 //!

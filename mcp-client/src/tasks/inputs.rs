@@ -178,7 +178,7 @@ impl TaskSink {
         &self,
         method: &str,
         params: Option<&RawValue>,
-    ) -> Option<BoxFuture<Served>> {
+    ) -> Option<BoxFuture<'static, Served>> {
         if self.first.get() {
             self.forward(method, params)
         } else {
@@ -200,7 +200,7 @@ impl TaskSink {
         &self,
         method: &str,
         params: Option<&RawValue>,
-    ) -> Option<BoxFuture<Served>> {
+    ) -> Option<BoxFuture<'static, Served>> {
         let params = match params {
             Some(p) if p.get().len() > MAX_INPUT_BYTES => return None,
             Some(p) => serde_json::from_str(p.get()).ok()?,

@@ -18,12 +18,30 @@ use http_body_util::Full;
 use mcp_auth::http::{BoxFuture, HttpClient, HttpError, HttpRequest, HttpResponse, Method};
 
 use crate::body::read_limited;
-use crate::client::{PooledClient, build_client};
+use hyper_util::client::legacy::Client;
+use hyper_util::rt::{TokioExecutor, TokioTimer};
+
+use crate::client::{Connector, RequestBody};
 use crate::config::HttpConfig;
 use crate::error::ConfigError;
 
 /// The default bound on one OAuth exchange (connect, send, read the body).
 pub const DEFAULT_OAUTH_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The pooled client of OAuth traffic (any host): hyper-util's, since OAuth
+/// talks to several hosts; MCP traffic has its own pool (`pool.rs`).
+type PooledClient = Client<Connector, RequestBody>;
+
+/// Builds the OAuth traffic's pooled client for a configuration.
+fn build_client(config: &HttpConfig) -> Result<PooledClient, ConfigError> {
+    let connector = Connector::new(config)?;
+    let mut builder = Client::builder(TokioExecutor::new());
+    builder
+        .pool_timer(TokioTimer::new())
+        .timer(TokioTimer::new())
+        .pool_idle_timeout(config.pool_idle_timeout);
+    Ok(builder.build(connector))
+}
 
 /// An [`HttpClient`] for OAuth traffic over the transport's HTTP stack.
 ///
