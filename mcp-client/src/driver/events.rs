@@ -4,12 +4,11 @@
 
 use std::time::Instant;
 
-#[cfg(feature = "output-schema")]
-use mcp_core::ListChanged;
 use mcp_core::SubscriptionEnd;
 use mcp_core::{ConnectError, Event, RequestError};
 use mcp_types::RequestId;
-use serde_json::value::RawValue;
+use mcp_types::incoming::ServerNotification;
+use mcp_types::jsonrpc::Notification;
 
 use super::Driver;
 use super::calls::{Outcome, Pending, Sink};
@@ -98,7 +97,9 @@ impl Driver {
                 tracing::debug!(%id, "the server cancelled its request");
                 self.abandon(&id);
             }
-            Event::Notification { method, params } => self.on_notification(&method, params),
+            Event::Notification { method, params } => {
+                self.on_notification(Notification { method, params });
+            }
             other => self.on_subscription_or_report(other),
         }
     }
@@ -154,21 +155,24 @@ impl Driver {
         }
     }
 
-    fn on_notification(&mut self, method: &str, params: Option<Box<RawValue>>) {
-        self.list_changed(method);
+    /// A notification not tied to a call: decoded once, here, into its
+    /// typed view; the view and the raw notification go to the handler.
+    fn on_notification(&mut self, raw: Notification) {
+        let view = decode(&raw);
+        self.list_changed(view.as_ref());
         // The handler runs off the driver, behind a bounded queue.
-        self.deliver_notification(method, params);
+        self.deliver_notification(raw, view);
     }
 
     /// What the client learned from a server list is forgotten when the
     /// list changes (the tools' output schemas).
-    fn list_changed(&self, method: &str) {
+    fn list_changed(&self, view: Option<&ServerNotification>) {
         #[cfg(feature = "output-schema")]
-        if ListChanged::from_method(method) == Some(ListChanged::Tools) {
+        if let Some(ServerNotification::ToolListChanged(_)) = view {
             self.shared.forget_output_schemas();
         }
         #[cfg(not(feature = "output-schema"))]
-        let _ = method;
+        let _ = view;
     }
 
     /// 2026-07-28 subscriptions, and what the core only reports.
@@ -180,7 +184,9 @@ impl Driver {
                 }
             }
             Event::SubscriptionNotification { id, method, params } => {
-                self.list_changed(&method);
+                let raw = Notification { method, params };
+                self.list_changed(decode(&raw).as_ref());
+                let Notification { method, params } = raw;
                 if let Some(Pending {
                     sink: Sink::Listen(tx),
                     ..
@@ -208,4 +214,14 @@ impl Driver {
             other => tracing::debug!(event = ?other, "unhandled event"),
         }
     }
+}
+
+/// The typed view of a server notification; `None` (logged) when a known
+/// method's params have the wrong shape: only its raw form is delivered.
+fn decode(raw: &Notification) -> Option<ServerNotification> {
+    ServerNotification::decode(raw)
+        .inspect_err(|e| {
+            tracing::debug!(method = %raw.method, error = %e, "malformed notification params");
+        })
+        .ok()
 }

@@ -9,7 +9,8 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use mcp_types::RequestId;
-use serde_json::value::RawValue;
+use mcp_types::incoming::ServerNotification;
+use mcp_types::jsonrpc::Notification;
 
 use super::Driver;
 use super::notify_queue::{Entry, Item, PROGRESS, Queue, start};
@@ -60,14 +61,19 @@ impl Notifier {
 }
 
 impl Driver {
-    /// Queues a notification for the handler (nothing when none is set).
-    pub(super) fn deliver_notification(&mut self, method: &str, params: Option<Box<RawValue>>) {
+    /// Queues a notification and its typed view for the handler (nothing
+    /// when none is set).
+    pub(super) fn deliver_notification(
+        &mut self,
+        raw: Notification,
+        view: Option<ServerNotification>,
+    ) {
         if self.shared.handlers().notifications.is_none() {
             return;
         }
-        let supersedable = self.conn.is_supersedable(method);
-        let method = method.to_owned();
-        let item = Item::Notification { method, params };
+        let supersedable = self.conn.is_supersedable(&raw.method);
+        let view = view.map(Box::new);
+        let item = Item::Notification { raw, view };
         self.notifier
             .push(&self.shared, Entry { supersedable, item });
     }

@@ -107,10 +107,9 @@ mod tests {
         let builder = builder.form_elicitation(|_: ElicitRequestFormParams| async {
             Ok(ElicitResult::accept(BTreeMap::new()))
         });
-        let params = serde_json::value::to_raw_value(&suite_form()).expect("encodes");
         let fut = builder
             .handlers
-            .serve("elicitation/create", Some(&params))
+            .serve(crate::serve::ask::Ask::Form(suite_form()))
             .expect("a form handler is registered");
         fut.await.expect("served")
     }
