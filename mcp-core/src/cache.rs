@@ -223,7 +223,9 @@ impl Cache {
         struct Updated {
             uri: String,
         }
-        if let Some(u) = params.and_then(|p| serde_json::from_str::<Updated>(p.get()).ok()) {
+        if let Some(u) =
+            params.and_then(|p| serde_json::from_slice::<Updated>(p.get().as_bytes()).ok())
+        {
             self.entries.retain(|k, e| {
                 let reads_uri = matches!(k.method.as_str(), "resources/read" | "skills/get");
                 !(reads_uri && e.uri.as_deref() == Some(&u.uri))

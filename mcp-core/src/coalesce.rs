@@ -60,7 +60,7 @@ pub(crate) fn key(method: &str, params: Option<&RawValue>) -> String {
     );
     let Some(keys) = params
         .filter(|_| member)
-        .and_then(|p| serde_json::from_str::<Keys>(p.get()).ok())
+        .and_then(|p| serde_json::from_slice::<Keys>(p.get().as_bytes()).ok())
     else {
         return String::new();
     };

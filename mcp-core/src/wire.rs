@@ -106,7 +106,7 @@ pub(crate) fn is_object(params: &RawValue) -> bool {
 pub(crate) fn parse<T: for<'de> Deserialize<'de>>(
     raw: Option<&RawValue>,
 ) -> Result<T, serde_json::Error> {
-    serde_json::from_str(raw.map_or("{}", RawValue::get))
+    serde_json::from_slice(raw.map_or("{}", RawValue::get).as_bytes())
 }
 
 impl ResultHead {

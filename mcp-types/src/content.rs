@@ -1,7 +1,6 @@
 //! Content blocks: text, image, audio, resource link, embedded resource,
 //! tool use and tool result. A block of an unknown `type` is kept as data.
 
-use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
@@ -135,6 +134,11 @@ impl<'de> Deserialize<'de> for Key {
 }
 
 /// The buffered path: a block whose `type` is not its first member.
+///
+/// A known block is written back to bytes with `type` first and read again
+/// by [`BlockVisitor`]'s one-pass path, so the block types' `Deserialize`
+/// code is instantiated for the byte deserializer alone and not a second
+/// time for `Value` (this path is rare: every SDK writes `type` first).
 fn from_object(mut object: JsonObject) -> Result<ContentBlock, serde_json::Error> {
     use serde::de::Error;
     let Some(Value::String(kind)) = object.get("type") else {
@@ -142,9 +146,6 @@ fn from_object(mut object: JsonObject) -> Result<ContentBlock, serde_json::Error
             "a content block needs a string `type`",
         ));
     };
-    fn body<T: DeserializeOwned>(object: JsonObject) -> Result<T, serde_json::Error> {
-        T::deserialize(Value::Object(object))
-    }
     let known = matches!(
         kind.as_str(),
         "text" | "image" | "audio" | "resource_link" | "resource" | "tool_use" | "tool_result"
@@ -152,17 +153,17 @@ fn from_object(mut object: JsonObject) -> Result<ContentBlock, serde_json::Error
     if !known {
         return Ok(ContentBlock::Unknown(object));
     }
-    let kind = kind.clone();
-    object.remove("type");
-    Ok(match kind.as_str() {
-        "text" => ContentBlock::Text(body(object)?),
-        "image" => ContentBlock::Image(body(object)?),
-        "audio" => ContentBlock::Audio(body(object)?),
-        "resource_link" => ContentBlock::ResourceLink(body(object)?),
-        "resource" => ContentBlock::Resource(body(object)?),
-        "tool_use" => ContentBlock::ToolUse(body(object)?),
-        _ => ContentBlock::ToolResult(body(object)?),
-    })
+    let kind = object.remove("type");
+    let mut bytes = br#"{"type":"#.to_vec();
+    serde_json::to_writer(&mut bytes, &kind)?;
+    for (k, v) in &object {
+        bytes.push(b',');
+        serde_json::to_writer(&mut bytes, k)?;
+        bytes.push(b':');
+        serde_json::to_writer(&mut bytes, v)?;
+    }
+    bytes.push(b'}');
+    serde_json::from_slice(&bytes)
 }
 
 impl ContentBlock {

@@ -394,7 +394,7 @@ fn plain_response(bytes: &[u8]) -> Option<(RequestId, std::ops::Range<usize>)> {
 }
 
 fn decode_params<T: DeserializeOwned>(raw: Option<&RawValue>) -> Result<T, serde_json::Error> {
-    serde_json::from_str(raw.map_or("{}", RawValue::get))
+    serde_json::from_slice(raw.map_or("{}", RawValue::get).as_bytes())
 }
 
 /// Serializes a params value as a raw JSON payload.

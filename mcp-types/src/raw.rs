@@ -86,7 +86,9 @@ impl RawJson {
     /// When the text is not JSON or not of the shape of `T`.
     pub fn decode<T: DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
         match &self.0 {
-            Repr::Checked(raw) => serde_json::from_str(raw.get()),
+            // The byte reader for both: one instantiation of `T`'s
+            // `Deserialize` per deserializer type, not two.
+            Repr::Checked(raw) => serde_json::from_slice(raw.get().as_bytes()),
             Repr::Unchecked(bytes) => serde_json::from_slice(bytes),
         }
     }

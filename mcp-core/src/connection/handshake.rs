@@ -23,7 +23,7 @@ fn raw_capabilities(raw: &RawValue) -> Option<serde_json::Value> {
     struct Caps {
         capabilities: serde_json::Value,
     }
-    serde_json::from_str::<Caps>(raw.get())
+    serde_json::from_slice::<Caps>(raw.get().as_bytes())
         .ok()
         .map(|c| c.capabilities)
 }
@@ -120,7 +120,7 @@ impl Connection {
     }
 
     pub(super) fn on_discover(&mut self, now: Instant, key: i64, raw: Box<RawValue>) {
-        let parsed: Result<DiscoverResult, _> = serde_json::from_str(raw.get());
+        let parsed: Result<DiscoverResult, _> = serde_json::from_slice(raw.get().as_bytes());
         let d = match parsed {
             Ok(d) => d,
             Err(e) => {
@@ -164,7 +164,7 @@ impl Connection {
     pub(super) fn on_facts(&mut self, now: Instant, key: i64, raw: Box<RawValue>) {
         self.remove_call(key);
         self.facts_call = None;
-        match serde_json::from_str::<DiscoverResult>(raw.get()) {
+        match serde_json::from_slice::<DiscoverResult>(raw.get().as_bytes()) {
             Ok(d) => {
                 self.server.info = d.meta.server_info().ok().flatten();
                 self.server.capabilities = Some(d.capabilities);
@@ -184,7 +184,8 @@ impl Connection {
     }
 
     fn store_discover(&mut self, now: Instant, raw: Box<RawValue>) {
-        let head: wire::ResultHead = serde_json::from_str(raw.get()).unwrap_or_default();
+        let head: wire::ResultHead =
+            serde_json::from_slice(raw.get().as_bytes()).unwrap_or_default();
         if self.config.cache_entries > 0 {
             self.cache.insert(
                 now,
@@ -289,7 +290,7 @@ impl Connection {
 
     pub(super) fn on_initialize(&mut self, now: Instant, key: i64, raw: &RawValue) {
         self.remove_call(key);
-        let init: InitializeResult = match serde_json::from_str(raw.get()) {
+        let init: InitializeResult = match serde_json::from_slice(raw.get().as_bytes()) {
             Ok(i) => i,
             Err(e) => {
                 self.connect_failed(ConnectError::Request(RequestError::Peer(

@@ -252,11 +252,11 @@ impl Connection {
             #[serde(borrow)]
             tools: Vec<&'a RawValue>,
         }
-        let list: Tools<'_> = serde_json::from_str(raw.get())?;
+        let list: Tools<'_> = serde_json::from_slice(raw.get().as_bytes())?;
         let mut dropped = false;
         let mut kept = Vec::with_capacity(list.tools.len());
         for t in list.tools {
-            let head: ToolHead = serde_json::from_str(t.get())?;
+            let head: ToolHead = serde_json::from_slice(t.get().as_bytes())?;
             match HeaderBindings::from_tool(&head.input_schema) {
                 Ok(b) => {
                     self.tools.insert(head.name, b);
@@ -276,7 +276,7 @@ impl Connection {
         if !dropped {
             return Ok(None);
         }
-        let mut obj: Map<String, Value> = serde_json::from_str(raw.get())?;
+        let mut obj: Map<String, Value> = serde_json::from_slice(raw.get().as_bytes())?;
         obj.insert("tools".into(), serde_json::to_value(&kept)?);
         Ok(Some(serde_json::value::to_raw_value(&obj)?))
     }
@@ -405,7 +405,7 @@ impl Connection {
 fn page_items(raw: &[u8], key: &str) -> Result<Vec<Box<RawValue>>, serde_json::Error> {
     let mut obj: std::collections::HashMap<String, Box<RawValue>> = serde_json::from_slice(raw)?;
     match obj.remove(key) {
-        Some(arr) => serde_json::from_str(arr.get()),
+        Some(arr) => serde_json::from_slice(arr.get().as_bytes()),
         None => Ok(Vec::new()),
     }
 }

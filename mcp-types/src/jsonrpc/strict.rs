@@ -248,7 +248,7 @@ fn is_null(raw: Option<&RawValue>) -> bool {
 fn lenient<T: DeserializeOwned>(raw: Option<&RawValue>) -> Result<Option<T>, ()> {
     match raw {
         None => Ok(None),
-        Some(r) => serde_json::from_str::<Option<T>>(r.get()).map_err(drop),
+        Some(r) => serde_json::from_slice::<Option<T>>(r.get().as_bytes()).map_err(drop),
     }
 }
 

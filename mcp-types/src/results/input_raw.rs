@@ -55,12 +55,27 @@ impl RawInputRequest {
     /// # Errors
     /// When a known method's params do not have its shape.
     pub fn decode(&self) -> Result<InputRequest, serde_json::Error> {
-        let params = self
+        // A known method's params are read from their text in one parse
+        // (not into a `Value` first and then again out of it); only an
+        // unknown method's are kept as a `Value`.
+        let text = self
             .params
             .as_deref()
-            .map(|p| serde_json::from_str(p.get()))
-            .transpose()?;
-        InputRequest::from_parts(self.method.clone(), params)
+            .map_or("{}", RawValue::get)
+            .as_bytes();
+        Ok(match self.method.as_str() {
+            "sampling/createMessage" => InputRequest::CreateMessage(serde_json::from_slice(text)?),
+            "elicitation/create" => InputRequest::Elicit(serde_json::from_slice(text)?),
+            "roots/list" => InputRequest::ListRoots(serde_json::from_slice(text)?),
+            _ => InputRequest::Unknown {
+                method: self.method.clone(),
+                params: self
+                    .params
+                    .as_deref()
+                    .map(|p| serde_json::from_slice(p.get().as_bytes()))
+                    .transpose()?,
+            },
+        })
     }
 
     /// What is known about the method, if it is known.
@@ -110,7 +125,7 @@ impl RawInputRequired {
                 "an InputRequiredResult must be a JSON object",
             ));
         }
-        let w: Wire = serde_json::from_str(raw.get())?;
+        let w: Wire = serde_json::from_slice(raw.get().as_bytes())?;
         Ok(RawInputRequired {
             requests: RawInputRequired::keyed(w.input_requests.unwrap_or_default()),
             request_state: w.request_state,
@@ -123,7 +138,7 @@ impl RawInputRequired {
     /// # Errors
     /// When it is not an object of `{method, params?}` objects.
     pub fn requests_from_raw(raw: &RawValue) -> Result<Vec<RawInputRequest>, serde_json::Error> {
-        let map: BTreeMap<String, WireRequest> = serde_json::from_str(raw.get())?;
+        let map: BTreeMap<String, WireRequest> = serde_json::from_slice(raw.get().as_bytes())?;
         Ok(RawInputRequired::keyed(map))
     }
 
