@@ -203,7 +203,7 @@ impl TaskSink {
     ) -> Option<BoxFuture<'static, Served>> {
         let params = match params {
             Some(p) if p.get().len() > MAX_INPUT_BYTES => return None,
-            Some(p) => serde_json::from_str(p.get()).ok()?,
+            Some(p) => serde_json::from_slice(p.get().as_bytes()).ok()?,
             None => Value::Null,
         };
         let (reply, answer) = oneshot::channel();
