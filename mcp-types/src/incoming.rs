@@ -6,16 +6,13 @@ use crate::common::{NotificationParams, PaginatedRequestParams, RequestParams};
 use crate::elicitation::{ElicitationCompleteNotificationParams, LegacyElicitRequestParams};
 use crate::jsonrpc::{Notification, Request};
 use crate::logging::LoggingMessageNotificationParams;
-use crate::meta::{Meta, ProgressToken};
 use crate::notifications::{CancelledNotificationParams, ProgressNotificationParams};
 use crate::resources::ResourceUpdatedNotificationParams;
-use crate::results::InputRequest;
 use crate::sampling::CreateMessageRequestParams;
 use crate::subscriptions::SubscriptionsAcknowledgedNotificationParams;
 use crate::tasks::TaskIdParams;
 use crate::tasks::ext::DetailedTask;
 use crate::tasks::legacy::{Task, TaskAugmented};
-use serde_json::value::RawValue;
 
 /// A notification from a server, decoded by method.
 ///
@@ -114,87 +111,18 @@ impl LegacyServerRequest {
     /// When a known method's params do not have the expected shape (answer
     /// with `-32602`).
     pub fn decode(r: &Request) -> Result<LegacyServerRequest, serde_json::Error> {
-        let known = LegacyServerRequest::decode_known(&r.method, r.params.as_deref())?;
-        Ok(known.unwrap_or_else(|| LegacyServerRequest::Unknown(r.clone())))
-    }
-
-    /// Decodes the params of a known method; `None` for any other method
-    /// (nothing is copied).
-    ///
-    /// ```
-    /// use mcp_types::incoming::LegacyServerRequest;
-    /// let p = serde_json::value::RawValue::from_string(
-    ///     r#"{"_meta":{"progressToken":7}}"#.to_owned(),
-    /// ).unwrap();
-    /// let r = LegacyServerRequest::decode_known("roots/list", Some(&p)).unwrap().unwrap();
-    /// assert!(r.progress_token().is_some());
-    /// assert!(LegacyServerRequest::decode_known("x/y", None).unwrap().is_none());
-    /// ```
-    ///
-    /// # Errors
-    /// When a known method's params do not have the expected shape (answer
-    /// with `-32602`).
-    pub fn decode_known(
-        method: &str,
-        params: Option<&RawValue>,
-    ) -> Result<Option<LegacyServerRequest>, serde_json::Error> {
         use LegacyServerRequest as L;
-        fn p<T: serde::de::DeserializeOwned>(raw: Option<&RawValue>) -> serde_json::Result<T> {
-            serde_json::from_str(raw.map_or("{}", RawValue::get))
-        }
-        Ok(Some(match method {
-            "ping" => L::Ping(p(params)?),
-            "sampling/createMessage" => L::CreateMessage(p(params)?),
-            "elicitation/create" => L::Elicit(p(params)?),
-            "roots/list" => L::ListRoots(p(params)?),
-            "tasks/get" => L::GetTask(p(params)?),
-            "tasks/result" => L::GetTaskPayload(p(params)?),
-            "tasks/list" => L::ListTasks(p(params)?),
-            "tasks/cancel" => L::CancelTask(p(params)?),
-            _ => return Ok(None),
-        }))
-    }
-
-    /// The request's `_meta` (`None` for an unknown method).
-    pub fn meta(&self) -> Option<&Meta> {
-        use crate::elicitation::ElicitRequestParams as E;
-        use LegacyServerRequest as L;
-        Some(match self {
-            L::Ping(p) | L::ListRoots(p) => &p.meta,
-            L::CreateMessage(p) => &p.params.meta,
-            L::Elicit(p) => match &p.params {
-                E::Form(f) => &f.meta,
-                E::Url(u) => &u.meta,
-            },
-            L::GetTask(p) | L::GetTaskPayload(p) | L::CancelTask(p) => &p.meta,
-            L::ListTasks(p) => &p.meta,
-            L::Unknown(_) => return None,
+        Ok(match r.method.as_str() {
+            "ping" => L::Ping(r.params_as()?),
+            "sampling/createMessage" => L::CreateMessage(r.params_as()?),
+            "elicitation/create" => L::Elicit(r.params_as()?),
+            "roots/list" => L::ListRoots(r.params_as()?),
+            "tasks/get" => L::GetTask(r.params_as()?),
+            "tasks/result" => L::GetTaskPayload(r.params_as()?),
+            "tasks/list" => L::ListTasks(r.params_as()?),
+            "tasks/cancel" => L::CancelTask(r.params_as()?),
+            _ => L::Unknown(r.clone()),
         })
-    }
-
-    /// The task this request belongs to: the id in `_meta`
-    /// `io.modelcontextprotocol/related-task` (`None` when absent or
-    /// malformed).
-    pub fn related_task(&self) -> Option<String> {
-        let task = self.meta()?.related_task().ok()??;
-        Some(task.task_id)
-    }
-
-    /// The progress token in `_meta` (`None` when absent or malformed).
-    pub fn progress_token(&self) -> Option<ProgressToken> {
-        self.meta()?.progress_token().ok()?
-    }
-}
-
-impl InputRequest {
-    /// Decodes a 2026-07-28 input request from its method and raw params
-    /// (the params are parsed once).
-    ///
-    /// # Errors
-    /// When a known method's params do not have its shape.
-    pub fn decode(method: &str, params: Option<&RawValue>) -> Result<Self, serde_json::Error> {
-        let params = params.map(|p| serde_json::from_str(p.get())).transpose()?;
-        InputRequest::from_parts(method.to_owned(), params)
     }
 }
 
@@ -250,38 +178,5 @@ mod tests {
             LegacyServerRequest::decode(&r).unwrap(),
             LegacyServerRequest::ListRoots(_)
         ));
-    }
-
-    #[test]
-    fn legacy_requests_expose_their_meta() {
-        let raw = RawValue::from_string(
-            r#"{"message":"m","requestedSchema":{"type":"object","properties":{}},
-            "_meta":{"progressToken":"p","io.modelcontextprotocol/related-task":{"taskId":"t9"}}}"#
-                .to_owned(),
-        )
-        .unwrap();
-        let r = LegacyServerRequest::decode_known("elicitation/create", Some(&raw))
-            .unwrap()
-            .unwrap();
-        assert_eq!(r.related_task().as_deref(), Some("t9"));
-        assert_eq!(r.progress_token(), Some(ProgressToken::String("p".into())));
-        let bare = LegacyServerRequest::decode_known("roots/list", None)
-            .unwrap()
-            .unwrap();
-        assert_eq!((bare.related_task(), bare.progress_token()), (None, None));
-        let bad = RawValue::from_string(r#"{"messages":3}"#.to_owned()).unwrap();
-        assert!(LegacyServerRequest::decode_known("sampling/createMessage", Some(&bad)).is_err());
-    }
-
-    #[test]
-    fn input_requests_decode_from_raw_params() {
-        let raw = RawValue::from_string(r#"{"x":1}"#.to_owned()).unwrap();
-        let r = InputRequest::decode("custom/y", Some(&raw)).unwrap();
-        assert!(matches!(r, InputRequest::Unknown { ref method, .. } if method == "custom/y"));
-        assert!(matches!(
-            InputRequest::decode("roots/list", None).unwrap(),
-            InputRequest::ListRoots(_)
-        ));
-        assert!(InputRequest::decode("elicitation/create", Some(&raw)).is_err());
     }
 }

@@ -11,15 +11,12 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use futures::future::{AbortHandle, Aborted, abortable};
-use mcp_types::incoming::LegacyServerRequest;
-use mcp_types::meta::ProgressToken;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::Driver;
 use super::serving::Target;
 use crate::handlers::{BoxFuture, HandlerError, Served};
-use crate::serve::ask::{Ask, malformed};
 use crate::serve::progress::{self, ProgressQueue, ProgressReporter};
 
 /// What the served-task machinery wakes the driver for.
@@ -65,25 +62,12 @@ impl Driver {
         raw: Option<&RawValue>,
     ) {
         tracing::debug!(task = %task_id, "serving a task-augmented server request");
-        let request = match LegacyServerRequest::decode_known(method, raw) {
-            Ok(request) => request,
-            Err(e) => {
-                self.conn
-                    .finish_served_task(now, &task_id, Err(malformed(method, &e)));
-                return;
-            }
-        };
-        let token = request
-            .as_ref()
-            .and_then(LegacyServerRequest::progress_token);
-        let ask = request.and_then(Ask::from_legacy);
-        let Some(fut) = ask.and_then(|a| self.shared.handlers().serve(a)) else {
+        let Some(fut) = self.shared.handlers().serve(method, raw) else {
             let refused = HandlerError::not_supported(method).into_error_object();
             self.conn.finish_served_task(now, &task_id, Err(refused));
             return;
         };
-        let reporter = token.map(|token| {
-            let token = progress::token_value(token);
+        let reporter = progress::token_of(raw).map(|token| {
             ProgressReporter::new(token, Some(task_id.clone()), self.progress_queue())
         });
         let (fut, abort) = abortable(fut);
@@ -116,13 +100,12 @@ impl Driver {
     /// carries a progress token; the token is spent once `fut` is done.
     pub(super) fn with_progress(
         &mut self,
-        token: Option<ProgressToken>,
+        raw: Option<&RawValue>,
         fut: BoxFuture<'static, Served>,
     ) -> BoxFuture<'static, Served> {
-        let Some(token) = token else {
+        let Some(token) = progress::token_of(raw) else {
             return fut;
         };
-        let token = progress::token_value(token);
         let reporter = ProgressReporter::new(token, None, self.progress_queue());
         Box::pin(async move {
             let served = reporter.clone().scope(fut).await;

@@ -4,11 +4,12 @@
 
 use std::time::Instant;
 
+#[cfg(feature = "output-schema")]
+use mcp_core::ListChanged;
 use mcp_core::SubscriptionEnd;
 use mcp_core::{ConnectError, Event, RequestError};
 use mcp_types::RequestId;
-use mcp_types::incoming::ServerNotification;
-use mcp_types::jsonrpc::Notification;
+use serde_json::value::RawValue;
 
 use super::Driver;
 use super::calls::{Outcome, Pending, Sink};
@@ -97,9 +98,7 @@ impl Driver {
                 tracing::debug!(%id, "the server cancelled its request");
                 self.abandon(&id);
             }
-            Event::Notification { method, params } => {
-                self.on_notification(Notification { method, params });
-            }
+            Event::Notification { method, params } => self.on_notification(&method, params),
             other => self.on_subscription_or_report(other),
         }
     }
@@ -155,24 +154,21 @@ impl Driver {
         }
     }
 
-    /// A notification not tied to a call: decoded once, here, into its
-    /// typed view; the view and the raw notification go to the handler.
-    fn on_notification(&mut self, raw: Notification) {
-        let view = decode(&raw);
-        self.list_changed(view.as_ref());
+    fn on_notification(&mut self, method: &str, params: Option<Box<RawValue>>) {
+        self.list_changed(method);
         // The handler runs off the driver, behind a bounded queue.
-        self.deliver_notification(raw, view);
+        self.deliver_notification(method, params);
     }
 
     /// What the client learned from a server list is forgotten when the
     /// list changes (the tools' output schemas).
-    fn list_changed(&self, view: Option<&ServerNotification>) {
+    fn list_changed(&self, method: &str) {
         #[cfg(feature = "output-schema")]
-        if let Some(ServerNotification::ToolListChanged(_)) = view {
+        if ListChanged::from_method(method) == Some(ListChanged::Tools) {
             self.shared.forget_output_schemas();
         }
         #[cfg(not(feature = "output-schema"))]
-        let _ = view;
+        let _ = method;
     }
 
     /// 2026-07-28 subscriptions, and what the core only reports.
@@ -184,9 +180,7 @@ impl Driver {
                 }
             }
             Event::SubscriptionNotification { id, method, params } => {
-                let raw = Notification { method, params };
-                self.list_changed(decode(&raw).as_ref());
-                let Notification { method, params } = raw;
+                self.list_changed(&method);
                 if let Some(Pending {
                     sink: Sink::Listen(tx),
                     ..
@@ -214,14 +208,4 @@ impl Driver {
             other => tracing::debug!(event = ?other, "unhandled event"),
         }
     }
-}
-
-/// The typed view of a server notification; `None` (logged) when a known
-/// method's params have the wrong shape: only its raw form is delivered.
-fn decode(raw: &Notification) -> Option<ServerNotification> {
-    ServerNotification::decode(raw)
-        .inspect_err(|e| {
-            tracing::debug!(method = %raw.method, error = %e, "malformed notification params");
-        })
-        .ok()
 }

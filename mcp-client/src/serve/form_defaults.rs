@@ -107,9 +107,10 @@ mod tests {
         let builder = builder.form_elicitation(|_: ElicitRequestFormParams| async {
             Ok(ElicitResult::accept(BTreeMap::new()))
         });
+        let params = serde_json::value::to_raw_value(&suite_form()).expect("encodes");
         let fut = builder
             .handlers
-            .serve(crate::serve::ask::Ask::Form(suite_form()))
+            .serve("elicitation/create", Some(&params))
             .expect("a form handler is registered");
         fut.await.expect("served")
     }

@@ -61,7 +61,6 @@ use mcp_types::sampling::{CreateMessageRequestParams, CreateMessageResult};
 use serde_json::value::RawValue;
 
 use crate::options::Progress;
-use crate::serve::ask::Ask;
 
 pub(crate) use futures::future::BoxFuture;
 
@@ -370,6 +369,13 @@ impl<T: RootsHandler> DynRoots for T {
 /// What serving one request from the server produces.
 pub(crate) type Served = Result<serde_json::Value, ErrorObject>;
 
+fn params_of<T: serde::de::DeserializeOwned>(raw: Option<&RawValue>) -> Result<T, ErrorObject> {
+    let text = raw.map_or("{}", RawValue::get);
+    serde_json::from_str(text).map_err(|e| {
+        HandlerError::invalid_params(format!("malformed params: {e}")).into_error_object()
+    })
+}
+
 fn finish<T: serde::Serialize>(r: HandlerResult<T>) -> Served {
     match r {
         Ok(v) => serde_json::to_value(v).map_err(|e| {
@@ -454,36 +460,66 @@ impl Handlers {
         };
     }
 
-    /// Starts serving one request (the core answers `ping` and `tasks/*`).
-    /// `None` when no handler serves it.
-    pub(crate) fn serve(&self, ask: Ask) -> Option<BoxFuture<'static, Served>> {
-        match ask {
-            Ask::Sampling(p) => {
+    /// Starts serving one request (`sampling/createMessage`,
+    /// `elicitation/create`, `roots/list`; the core answers `ping`). `None`
+    /// when no handler serves it.
+    pub(crate) fn serve(
+        &self,
+        method: &str,
+        params: Option<&RawValue>,
+    ) -> Option<BoxFuture<'static, Served>> {
+        match method {
+            "sampling/createMessage" => {
                 let h = self.sampling.clone()?;
-                Some(Box::pin(async move { finish_sampling(h.call(p).await) }))
+                Some(match params_of(params) {
+                    Ok(p) => Box::pin(async move { finish_sampling(h.call(p).await) }),
+                    Err(e) => Box::pin(std::future::ready(Err(e))),
+                })
             }
-            Ask::Roots => {
+            "roots/list" => {
                 let h = self.roots.clone()?;
                 Some(Box::pin(async move {
                     finish(h.call().await.map(mcp_types::roots::ListRootsResult::new))
                 }))
             }
-            Ask::Url(request) => {
-                let h = self.url.clone()?;
-                Some(Box::pin(async move { finish(h.call(request).await) }))
+            "elicitation/create" => {
+                let value: serde_json::Value = match params_of(params) {
+                    Ok(v) => v,
+                    Err(e) => return Some(Box::pin(std::future::ready(Err(e)))),
+                };
+                if value.get("mode").and_then(|m| m.as_str()) == Some("url") {
+                    let h = self.url.clone()?;
+                    let text = |k: &str| value.get(k).and_then(|v| v.as_str()).map(str::to_owned);
+                    let request = UrlElicitation {
+                        message: text("message").unwrap_or_default(),
+                        url: text("url").unwrap_or_default(),
+                        elicitation_id: text("elicitationId"),
+                    };
+                    Some(Box::pin(async move { finish(h.call(request).await) }))
+                } else {
+                    let h = self.form.clone()?;
+                    let defaults = self.form_defaults;
+                    Some(
+                        match serde_json::from_value::<ElicitRequestFormParams>(value) {
+                            Ok(p) => Box::pin(async move {
+                                let form = p.clone();
+                                let mut answer = h.call(p).await;
+                                if let (true, Ok(result)) = (defaults, &mut answer) {
+                                    crate::serve::form_defaults::apply(&form, result);
+                                }
+                                finish_form(&form, answer)
+                            }),
+                            Err(e) => {
+                                Box::pin(std::future::ready(Err(HandlerError::invalid_params(
+                                    format!("malformed form elicitation: {e}"),
+                                )
+                                .into_error_object())))
+                            }
+                        },
+                    )
+                }
             }
-            Ask::Form(p) => {
-                let h = self.form.clone()?;
-                let defaults = self.form_defaults;
-                Some(Box::pin(async move {
-                    let form = p.clone();
-                    let mut answer = h.call(p).await;
-                    if let (true, Ok(result)) = (defaults, &mut answer) {
-                        crate::serve::form_defaults::apply(&form, result);
-                    }
-                    finish_form(&form, answer)
-                }))
-            }
+            _ => None,
         }
     }
 }

@@ -3,7 +3,6 @@
 //! output is checked before it is sent; progress the client reports;
 //! callback tasks the client serves (2025-11-25).
 
-pub(crate) mod ask;
 pub(crate) mod form_defaults;
 pub mod handlers;
 pub(crate) mod output_check;

@@ -205,12 +205,21 @@ impl ProgressReporter {
     }
 }
 
-/// A server's progress token as the reporter hands it back.
-pub(crate) fn token_value(token: mcp_types::meta::ProgressToken) -> Value {
-    match token {
-        mcp_types::meta::ProgressToken::Number(n) => n.into(),
-        mcp_types::meta::ProgressToken::String(s) => s.into(),
+/// The progress token of a request's params, when it carries one.
+pub(crate) fn token_of(params: Option<&serde_json::value::RawValue>) -> Option<Value> {
+    #[derive(serde::Deserialize)]
+    struct Meta {
+        #[serde(rename = "progressToken")]
+        progress_token: Option<Value>,
     }
+    #[derive(serde::Deserialize)]
+    struct Params {
+        #[serde(rename = "_meta")]
+        meta: Option<Meta>,
+    }
+    let p: Params = serde_json::from_str(params?.get()).ok()?;
+    let token = p.meta?.progress_token?;
+    (token.is_string() || token.is_i64() || token.is_u64()).then_some(token)
 }
 
 #[cfg(test)]
@@ -258,9 +267,11 @@ mod tests {
     }
 
     #[test]
-    fn tokens_are_handed_back_as_sent() {
-        use mcp_types::meta::ProgressToken;
-        assert_eq!(token_value(ProgressToken::Number(7)), json!(7));
-        assert_eq!(token_value(ProgressToken::String("t".into())), json!("t"));
+    fn tokens_are_read_from_meta() {
+        let raw =
+            serde_json::value::RawValue::from_string(r#"{"_meta":{"progressToken":7}}"#.into());
+        let raw = raw.ok();
+        assert_eq!(token_of(raw.as_deref()), Some(json!(7)));
+        assert_eq!(token_of(None), None);
     }
 }

@@ -220,6 +220,18 @@ impl TaskSink {
     }
 }
 
+/// The task a server request belongs to (`_meta` related-task), if any.
+pub(crate) fn related_task_of(params: Option<&RawValue>) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct WithMeta {
+        #[serde(rename = "_meta", default)]
+        meta: Option<Value>,
+    }
+    let p: WithMeta = serde_json::from_str(params?.get()).ok()?;
+    let meta = p.meta?;
+    mcp_core::tasks::related_task_id(&meta).map(str::to_owned)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -256,5 +268,16 @@ mod tests {
         let first = queued.remove(0);
         drop(ends.inputs.recv().await.expect("item"));
         assert!(first.await.is_err());
+    }
+
+    #[test]
+    fn related_task_is_read_from_params_meta() {
+        let p = raw(&serde_json::json!({
+            "message": "m",
+            "_meta": {"io.modelcontextprotocol/related-task": {"taskId": "t9"}}
+        }));
+        assert_eq!(related_task_of(Some(&p)).as_deref(), Some("t9"));
+        assert_eq!(related_task_of(Some(&raw(&serde_json::json!({})))), None);
+        assert_eq!(related_task_of(None), None);
     }
 }
