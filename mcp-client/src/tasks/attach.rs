@@ -18,8 +18,8 @@ use crate::client::Client;
 use crate::driver::{CallSpec, SpecKind};
 use crate::error::{Error, ErrorKind};
 use crate::options::CallOptions;
+use crate::tasks::TaskHandle;
 use crate::tasks::inputs::TaskSink;
-use crate::tasks::{Source, TaskHandle};
 
 impl Client {
     /// A handle for the existing task `task_id` (for example one listed by
@@ -70,16 +70,12 @@ impl Client {
                 task_id: task_id.to_owned(),
             },
         };
-        let token = self.token();
-        let (outcome, guard) = self.start_call(token, spec)?;
-        let source = Source::Call {
-            token,
-            outcome: Some(outcome),
-            guard,
-            attached: Some(task_id.to_owned()),
-        };
-        let name = format!("task {task_id}");
-        Ok(TaskHandle::new(self.clone(), &name, source, ends))
+        self.start_task_handle(
+            spec,
+            &format!("task {task_id}"),
+            ends,
+            Some(task_id.to_owned()),
+        )
     }
 
     /// A handle for the task that `message` (a result, a server request's

@@ -183,6 +183,27 @@ pub(crate) enum Step {
 }
 
 impl Client {
+    /// Starts `spec` and wraps it in a [`TaskHandle`] named `name` (the
+    /// tool, or `task ID` for an attached task) that reads the task's
+    /// status from `ends`.
+    pub(crate) fn start_task_handle(
+        &self,
+        spec: CallSpec,
+        name: &str,
+        ends: TaskEnds,
+        attached: Option<String>,
+    ) -> Result<TaskHandle, Error> {
+        let token = self.token();
+        let (outcome, guard) = self.start_call(token, spec)?;
+        let source = Source::Call {
+            token,
+            outcome: Some(outcome),
+            guard,
+            attached,
+        };
+        Ok(TaskHandle::new(self.clone(), name, source, ends))
+    }
+
     /// Calls a tool as a task: in 2025-11-25 the request is task-augmented
     /// (`params.task`); in 2026-07-28 the server decides. Returns once the
     /// server created the task (or already answered).
@@ -211,15 +232,7 @@ impl Client {
             opts,
             kind: SpecKind::Task(sink),
         };
-        let token = self.token();
-        let (outcome, guard) = self.start_call(token, spec)?;
-        let source = Source::Call {
-            token,
-            outcome: Some(outcome),
-            guard,
-            attached: None,
-        };
-        let mut handle = TaskHandle::new(self.clone(), name, source, ends);
+        let mut handle = self.start_task_handle(spec, name, ends, None)?;
         // Until the task exists (or the call ended at once).
         while handle.record.latest().is_none() && handle.finished.is_none() {
             if let Step::Input(item) = handle.step().await {
