@@ -5,7 +5,7 @@
 //! Builds, in release mode: the demo server (the workspace's), the floor
 //! and this SDK's client (`bench/clients`, not a workspace member) and the
 //! rmcp client (`bench/rmcp-client`), both into
-//! `$XDG_CACHE_HOME/mcp-client-rs/bench-target`, so neither rmcp nor the
+//! `$XDG_CACHE_HOME/mcp-client-rs/bench-target` (or `$MCP_BENCH_TARGET`), so neither rmcp nor the
 //! bench programs' own feature set of shared dependencies touches the
 //! project's `target/` (building them there made the next release build
 //! of the demo server recompile `ring`). Every client is a process of its own that
@@ -75,7 +75,12 @@ fn plain_cargo() -> Command {
 /// (`--no-build`: re-run with the binaries of the last build).
 fn build(skip_build: bool) -> Result<Programs, String> {
     let root = util::root();
-    let bench_target = crate::install::cache_dir().join("bench-target");
+    // `MCP_BENCH_TARGET` gives a checkout its own (several worktrees
+    // benchmarking at once must not overwrite each other's programs).
+    let bench_target = std::env::var_os("MCP_BENCH_TARGET").map_or_else(
+        || crate::install::cache_dir().join("bench-target"),
+        PathBuf::from,
+    );
     let exe = |dir: &Path, name: &str| {
         dir.join("release")
             .join(format!("{name}{}", std::env::consts::EXE_SUFFIX))
