@@ -573,3 +573,79 @@ async fn an_attached_modern_task_answers_input_through_the_closure() {
         other.close().await;
     }
 }
+
+/// A 2025-11-25 task `L1` as the scripted server reports it (polled every
+/// second).
+fn scripted_task(status: &str) -> serde_json::Value {
+    json!({"taskId": "L1", "status": status, "createdAt": "2026-01-01T00:00:00Z",
+           "lastUpdatedAt": "2026-01-01T00:00:00Z", "ttl": 60000, "pollInterval": 1000})
+}
+
+/// The poll cap is the core's (`Connection::wait_task`): it counts the
+/// polls, stops polling when the cap is reached (the task runs on,
+/// unpolled), and the next wait resumes polling. The era's shape of the
+/// task call is the core's too (`params.task` in 2025-11-25). On tokio's
+/// paused clock against a scripted server.
+#[tokio::test(start_paused = true)]
+async fn a_poll_cap_stops_polling_until_the_next_wait() {
+    use mcp_client::EraPreference;
+    use mcp_testkit::{Delivery, capabilities, scripted};
+    let (transport, mut peer) = scripted();
+    let mut caps = capabilities();
+    caps["tasks"] = json!({"requests": {"tools": {"call": {}}}, "cancel": {}, "list": {}});
+    peer.serve_legacy(caps);
+    peer.answer("tools/call", json!({"task": scripted_task("working")}));
+    peer.answer("tasks/get", scripted_task("working"));
+    let client = Client::builder()
+        .era(EraPreference::LegacyOnly)
+        .transport(transport)
+        .connect()
+        .await
+        .expect("connect");
+    let mut task = client
+        .call_tool_as_task("long", json!({}), CallOptions::new())
+        .await
+        .expect("task");
+    let call = peer.next_request("tools/call").await;
+    assert_eq!(call.params()["task"], json!({}), "task-augmented");
+    let started = tokio::time::Instant::now();
+    let capped = task.wait_with_poll_cap(2).await.expect_err("capped");
+    assert!(
+        matches!(capped.kind(), ErrorKind::TaskPollCap { max_polls: 2 }),
+        "{capped:?}"
+    );
+    assert_eq!(
+        started.elapsed(),
+        Duration::from_secs(2),
+        "two polls, 1 s apart"
+    );
+    assert_eq!(peer.sent("tasks/get").len(), 2);
+    assert_eq!(task.status().map(|s| s.polls), Some(2));
+    for _ in 0..2 {
+        peer.next_request("tasks/get").await;
+    }
+    // The task runs on, unpolled.
+    let quiet = peer.frames_within(Duration::from_secs(30)).await;
+    assert!(
+        quiet.iter().all(|f| f.method() != Some("tasks/get")),
+        "no poll past the cap: {quiet:?}"
+    );
+    // Waiting again resumes polling; the task ends on the next poll.
+    peer.once("tasks/get", |req| {
+        vec![Delivery::result(req, scripted_task("completed"))]
+    });
+    peer.answer(
+        "tasks/result",
+        json!({"content": [{"type": "text", "text": "done"}]}),
+    );
+    let resumed = tokio::time::Instant::now();
+    let result = task.wait().await.expect("result");
+    assert_eq!(text(&result.content), "done");
+    assert_eq!(
+        resumed.elapsed(),
+        Duration::from_secs(1),
+        "at the task's pace"
+    );
+    assert_eq!(task.status().map(|s| s.status), Some(TaskStatus::Completed));
+    client.close().await;
+}
