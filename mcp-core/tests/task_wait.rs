@@ -20,26 +20,32 @@ fn task(status: &str) -> Value {
            "lastUpdatedAt": "2026-01-01T00:00:00Z", "ttlMs": 60000, "pollIntervalMs": 1000})
 }
 
+/// A 2025-11-25 task `L1` (polled every second).
+fn legacy_task(status: &str) -> Value {
+    json!({"taskId": "L1", "status": status, "createdAt": "x", "lastUpdatedAt": "x",
+           "ttl": 60000, "pollInterval": 1000})
+}
+
 fn get_result(status: &str) -> Value {
     let mut t = task(status);
     t["resultType"] = json!("complete");
     t
 }
 
+/// Starts a task call of tool `long`: its id and the request sent.
+fn start(h: &mut Harness, opts: RequestOptions) -> (RequestId, Value) {
+    let params = mcp_core::call_tool_params("long", json!({}));
+    let id = h
+        .conn
+        .start_task(h.now, "tools/call", Some(params.into()), opts)
+        .expect("a valid call");
+    (id, h.drain().remove(0))
+}
+
 /// A 2026-07-28 task call answered with a working task `t-1` (polled
 /// every second).
 fn modern_task(h: &mut Harness) -> RequestId {
-    let params = mcp_core::call_tool_params("render", json!({}));
-    let id = h
-        .conn
-        .start_task(
-            h.now,
-            "tools/call",
-            Some(params.into()),
-            RequestOptions::default(),
-        )
-        .expect("a valid call");
-    let r = h.drain().remove(0);
+    let (id, r) = start(h, RequestOptions::default());
     assert!(r["params"].get("task").is_none(), "the server decides");
     let mut created = task("working");
     created["resultType"] = json!("task");
@@ -217,22 +223,8 @@ fn the_end_of_the_call_concludes_the_state_before_the_call_ends() {
 #[test]
 fn a_result_after_a_working_report_concludes_completed_once() {
     let mut h = legacy(config());
-    let params = mcp_core::call_tool_params("long", json!({}));
-    let id = h
-        .conn
-        .start_task(
-            h.now,
-            "tools/call",
-            Some(params.into()),
-            RequestOptions::default(),
-        )
-        .expect("a valid call");
-    let r = h.drain().remove(0);
+    let (id, r) = start(&mut h, RequestOptions::default());
     assert_eq!(r["params"]["task"], json!({}), "2025-11-25: augmented");
-    let legacy_task = |status: &str| {
-        json!({"taskId": "L1", "status": status, "createdAt": "x", "lastUpdatedAt": "x",
-               "ttl": 60000, "pollInterval": 1000})
-    };
     h.reply(&r, json!({"task": legacy_task("working")}));
     h.conn
         .wait_task(h.now, &id, TaskWait::until(TaskStates::terminal()))
@@ -256,17 +248,8 @@ fn a_result_after_a_working_report_concludes_completed_once() {
 #[test]
 fn start_task_keeps_the_callers_ttl_and_pushes_after_the_end_are_not_reported() {
     let mut h = legacy(config());
-    let params = mcp_core::call_tool_params("long", json!({}));
-    let opts = RequestOptions::default().with_task(Some(5000));
-    h.conn
-        .start_task(h.now, "tools/call", Some(params.into()), opts)
-        .expect("a valid call");
-    let r = h.drain().remove(0);
+    let (_, r) = start(&mut h, RequestOptions::default().with_task(Some(5000)));
     assert_eq!(r["params"]["task"], json!({"ttl": 5000}));
-    let legacy_task = |status: &str| {
-        json!({"taskId": "L1", "status": status, "createdAt": "x", "lastUpdatedAt": "x",
-               "ttl": 5000, "pollInterval": 1000})
-    };
     h.reply(&r, json!({"task": legacy_task("working")}));
     // A pushed end, then a stale push and a stale poll: the record keeps
     // the end; only the poll count moves.

@@ -68,7 +68,7 @@ pub struct TaskHandle {
     inputs: mpsc::Receiver<InputItem>,
     /// Whether the handle answers input before the registered handlers.
     pub(crate) inputs_first: InputsFirst,
-    /// Input requests kept for a later answer (see `task_wait.rs`).
+    /// Input requests kept for a later answer (see `wait.rs`).
     pub(crate) held: VecDeque<InputItem>,
     /// The status this handle last took from the driver.
     pub(crate) latest: Option<TaskSnapshot>,

@@ -129,6 +129,8 @@ impl TaskHandle {
         Fut: Future<Output = HandlerResult<Value>>,
     {
         self.inputs_first.set(true);
+        // Polling goes on (a poll cap reached earlier no longer applies).
+        self.begin_wait(TaskWait::outcome());
         loop {
             if let Some(r) = self.cached() {
                 while let Some(item) = self.held.pop_front() {

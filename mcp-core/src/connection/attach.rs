@@ -61,7 +61,7 @@ impl Connection {
     ///
     /// # Errors
     /// [`UsageError::InvalidTaskId`] for an empty id or one over
-    /// [`MAX_TASK_ID`](crate::MAX_TASK_ID) bytes; [`UsageError::NotReady`] /
+    /// [`MAX_TASK_ID`] bytes; [`UsageError::NotReady`] /
     /// [`UsageError::Closed`] when the connection is not ready.
     pub fn watch_task(
         &mut self,

@@ -29,7 +29,7 @@ impl Connection {
     /// [`RequestOptions::with_task`](crate::RequestOptions::with_task) if
     /// one is set); in 2026-07-28 the server decides (the tasks extension
     /// is declared with the client's features). The call then reports
-    /// [`Event::TaskCreated`](crate::Event::TaskCreated) and is driven like
+    /// [`Event::TaskCreated`] and is driven like
     /// any task call (see [`Connection::wait_task`]), or completes at once
     /// when the server answers without a task.
     ///

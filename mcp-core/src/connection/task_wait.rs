@@ -8,13 +8,13 @@
 //!   that has a task (created by [`Connection::start_task`] or watched by
 //!   [`Connection::watch_task`]). One wait per call: a new one replaces
 //!   the last.
-//! * Output: [`Event::TaskWaitOver`](crate::Event::TaskWaitOver) `{ id,
+//! * Output: [`Event::TaskWaitOver`] `{ id,
 //!   end }` once, when the task reaches a state of the wait, ends in
 //!   another, or (with a poll cap) is still open after the last allowed
 //!   `tasks/get`; at once when that is already so. A wait that does not
 //!   end before the call does gets no event: the call's
 //!   `Event::Response` / `Event::RequestFailed` ends it.
-//! * Every [`Event::TaskStatus`](crate::Event::TaskStatus) carries the
+//! * Every [`Event::TaskStatus`] carries the
 //!   record's latest snapshot: the terminal one stays once seen, and when
 //!   the call ends before the task was seen to (the outcome of a task
 //!   still reported working, a local cancel, a failed task), its
@@ -68,7 +68,7 @@ impl TaskWatch {
 impl Connection {
     /// Waits for a call's task as `wait` says (see the [module
     /// docs](self)): the answer is one
-    /// [`Event::TaskWaitOver`](crate::Event::TaskWaitOver), now when the
+    /// [`Event::TaskWaitOver`], now when the
     /// task already is where the wait ends, or none when the call ends
     /// first. It replaces the call's previous wait, and resumes polling
     /// that a poll cap stopped when this wait allows more polls.
