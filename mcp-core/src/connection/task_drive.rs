@@ -229,8 +229,10 @@ impl Connection {
     }
 
     /// A pushed task status (`notifications/tasks/status`, `notifications/tasks`):
-    /// reported as `Event::TaskStatus` when it matches a watched task that
-    /// is not yet known to be terminal. Polling stays in charge of the
+    /// merged into the task's record (task_wait.rs) when it matches a
+    /// watched task not yet polled terminal, and reported as
+    /// `Event::TaskStatus` when that changes the record (a push after a
+    /// reported end changes nothing). Polling stays in charge of the
     /// outcome, but a pushed terminal or `input_required` status pulls the
     /// next scheduled poll forward to `now`, so the outcome (or the inputs)
     /// is fetched at once instead of after the poll interval. The snapshot
