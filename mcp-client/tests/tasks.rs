@@ -649,3 +649,54 @@ async fn a_poll_cap_stops_polling_until_the_next_wait() {
     assert_eq!(task.status().map(|s| s.status), Some(TaskStatus::Completed));
     client.close().await;
 }
+
+/// A 2026-07-28 task input the client cannot serve (it declared no
+/// elicitation) ends a wait for states with the client's error for it
+/// ([`ErrorKind::Handler`]), not with the `cancelled` state the core
+/// concludes from the `tasks/cancel` the client then sends.
+#[tokio::test(start_paused = true)]
+async fn an_input_the_client_cannot_serve_ends_a_state_wait_with_its_error() {
+    use mcp_client::EraPreference;
+    use mcp_testkit::{capabilities, scripted};
+    let (transport, mut peer) = scripted();
+    peer.serve_modern(capabilities());
+    let task = |status: &str| {
+        json!({"taskId": "t-1", "status": status, "createdAt": "2026-01-01T00:00:00Z",
+               "lastUpdatedAt": "2026-01-01T00:00:00Z", "ttlMs": 60000, "pollIntervalMs": 1000})
+    };
+    let mut created = task("working");
+    created["resultType"] = json!("task");
+    peer.answer("tools/call", created);
+    let mut asks = task("input_required");
+    asks["resultType"] = json!("complete");
+    asks["inputRequests"] = json!({"q": {"method": "elicitation/create",
+        "params": {"message": "ok?", "requestedSchema": {"type": "object", "properties": {}}}}});
+    peer.answer("tasks/get", asks);
+    peer.answer("tasks/cancel", json!({}));
+    let client = Client::builder()
+        .era(EraPreference::ModernOnly)
+        .transport(transport)
+        .connect()
+        .await
+        .expect("connect");
+    let mut handle = client
+        .call_tool_as_task("long", json!({}), CallOptions::new())
+        .await
+        .expect("task");
+    let ended = handle
+        .wait_for(TaskStates::terminal())
+        .await
+        .expect_err("not served");
+    assert!(
+        matches!(ended.kind(), ErrorKind::Handler { method, .. } if method == "elicitation/create"),
+        "{ended:?}"
+    );
+    peer.next_request("tasks/cancel").await;
+    // Asked again, the wait gives the same answer.
+    let again = handle.wait_for(TaskStates::terminal()).await;
+    assert!(
+        matches!(&again, Err(e) if matches!(e.kind(), ErrorKind::Handler { .. })),
+        "{again:?}"
+    );
+    client.close().await;
+}

@@ -37,9 +37,16 @@ impl Driver {
         }
     }
 
-    /// The core's answer to a handle's wait.
+    /// The core's answer to a handle's wait. A call the driver is ending
+    /// with an error of its own (an input nobody answered, a handler's
+    /// error) gets none: that error is the wait's answer, not the
+    /// `cancelled` state the core concludes from the cancel it sent.
     pub(super) fn task_wait_over(&mut self, id: &RequestId, end: TaskWaitEnd) {
-        if let Some(reply) = self.pending.get_mut(id).and_then(|p| p.task_wait.take()) {
+        let Some(p) = self.pending.get_mut(id) else {
+            return;
+        };
+        let reply = p.task_wait.take();
+        if let (Some(reply), None) = (reply, &p.override_error) {
             let _ = reply.send(end);
         }
     }

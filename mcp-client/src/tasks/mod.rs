@@ -372,6 +372,18 @@ impl TaskHandle {
         });
     }
 
+    /// The error the call ended with when the client gave it (an input
+    /// nobody answered, a handler's error), not the server or the core:
+    /// it answers a wait, whatever state the task was left in.
+    pub(crate) fn own_end(&self) -> Option<Error> {
+        match self.finished.as_ref()? {
+            Finished::Err(r @ (Replay::Handler { .. } | Replay::Unanswered { .. })) => {
+                Some(r.error())
+            }
+            _ => None,
+        }
+    }
+
     /// The cached final result, once the call ended.
     pub(crate) fn cached(&self) -> Option<Result<CallToolResult, Error>> {
         match self.finished.as_ref()? {

@@ -65,6 +65,9 @@ impl TaskHandle {
                 // The core is done with the call: the same rule on the
                 // terminal state it reported last.
                 self.absorb();
+                if let Some(e) = self.own_end() {
+                    return Err(e);
+                }
                 if let Some(end) = self.status().and_then(|s| wait.end_for(&s)) {
                     return wait_result(end);
                 }
