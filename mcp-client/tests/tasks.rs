@@ -574,6 +574,27 @@ async fn an_attached_modern_task_answers_input_through_the_closure() {
     }
 }
 
+/// A client of the scripted server behind `transport`, in `era`.
+async fn scripted_client(
+    transport: mcp_testkit::ScriptedTransport,
+    era: mcp_client::EraPreference,
+) -> Client {
+    Client::builder()
+        .era(era)
+        .transport(transport)
+        .connect()
+        .await
+        .expect("connect")
+}
+
+/// Tool `long` called as a task.
+async fn long_task(client: &Client) -> mcp_client::TaskHandle {
+    client
+        .call_tool_as_task("long", json!({}), CallOptions::new())
+        .await
+        .expect("task")
+}
+
 /// A 2025-11-25 task `L1` as the scripted server reports it (polled every
 /// second).
 fn scripted_task(status: &str) -> serde_json::Value {
@@ -596,16 +617,8 @@ async fn a_poll_cap_stops_polling_until_the_next_wait() {
     peer.serve_legacy(caps);
     peer.answer("tools/call", json!({"task": scripted_task("working")}));
     peer.answer("tasks/get", scripted_task("working"));
-    let client = Client::builder()
-        .era(EraPreference::LegacyOnly)
-        .transport(transport)
-        .connect()
-        .await
-        .expect("connect");
-    let mut task = client
-        .call_tool_as_task("long", json!({}), CallOptions::new())
-        .await
-        .expect("task");
+    let client = scripted_client(transport, EraPreference::LegacyOnly).await;
+    let mut task = long_task(&client).await;
     let call = peer.next_request("tools/call").await;
     assert_eq!(call.params()["task"], json!({}), "task-augmented");
     let started = tokio::time::Instant::now();
@@ -673,16 +686,8 @@ async fn an_input_the_client_cannot_serve_ends_a_state_wait_with_its_error() {
         "params": {"message": "ok?", "requestedSchema": {"type": "object", "properties": {}}}}});
     peer.answer("tasks/get", asks);
     peer.answer("tasks/cancel", json!({}));
-    let client = Client::builder()
-        .era(EraPreference::ModernOnly)
-        .transport(transport)
-        .connect()
-        .await
-        .expect("connect");
-    let mut handle = client
-        .call_tool_as_task("long", json!({}), CallOptions::new())
-        .await
-        .expect("task");
+    let client = scripted_client(transport, EraPreference::ModernOnly).await;
+    let mut handle = long_task(&client).await;
     let ended = handle
         .wait_for(TaskStates::terminal())
         .await
