@@ -235,7 +235,6 @@ pub use transport::{Transport, TransportFuture};
 /// Declared once, in `futures-util`; in every feature set.
 pub use futures::future::BoxFuture;
 
-pub use mcp_core::tasks::{TaskSnapshot, TaskStates, TaskStatus};
 /// The typed errors inside [`ErrorKind`], so a caller can match them
 /// without depending on `mcp-core`:
 ///
@@ -255,6 +254,7 @@ pub use mcp_core::tasks::{TaskSnapshot, TaskStates, TaskStatus};
 /// ```
 pub use mcp_core::{ConnectError, PeerMisbehaved, RequestError, UsageError};
 pub use mcp_core::{EraOutcome, EraPreference};
+pub use mcp_core::{TaskSnapshot, TaskStates};
 /// The HTTP authorization hook ([`auth::AuthProvider`], [`auth::BearerToken`]),
 /// for [`Client::set_auth_provider`] and `HttpConfig::with_auth`.
 #[cfg(feature = "http")]
@@ -270,6 +270,7 @@ pub use mcp_transport_stdio::{EnvInherit, ServerCommand, ShutdownTimeouts, Stder
 pub use mcp_types;
 /// Who has to act on an error ([`Error::fault`]), in every feature set.
 pub use mcp_types::fault::Fault;
+pub use mcp_types::tasks::TaskStatus;
 
 /// OAuth 2.1 for Streamable HTTP: configure it with
 /// [`HttpConfig::with_oauth`] and pass the config to

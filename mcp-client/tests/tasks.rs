@@ -573,3 +573,135 @@ async fn an_attached_modern_task_answers_input_through_the_closure() {
         other.close().await;
     }
 }
+
+/// A client of the scripted server behind `transport`, in `era`.
+async fn scripted_client(
+    transport: mcp_testkit::ScriptedTransport,
+    era: mcp_client::EraPreference,
+) -> Client {
+    Client::builder()
+        .era(era)
+        .transport(transport)
+        .connect()
+        .await
+        .expect("connect")
+}
+
+/// Tool `long` called as a task.
+async fn long_task(client: &Client) -> mcp_client::TaskHandle {
+    client
+        .call_tool_as_task("long", json!({}), CallOptions::new())
+        .await
+        .expect("task")
+}
+
+/// A 2025-11-25 task `L1` as the scripted server reports it (polled every
+/// second).
+fn scripted_task(status: &str) -> serde_json::Value {
+    json!({"taskId": "L1", "status": status, "createdAt": "2026-01-01T00:00:00Z",
+           "lastUpdatedAt": "2026-01-01T00:00:00Z", "ttl": 60000, "pollInterval": 1000})
+}
+
+/// The poll cap is the core's (`Connection::wait_task`): it counts the
+/// polls, stops polling when the cap is reached (the task runs on,
+/// unpolled), and the next wait resumes polling. The era's shape of the
+/// task call is the core's too (`params.task` in 2025-11-25). On tokio's
+/// paused clock against a scripted server.
+#[tokio::test(start_paused = true)]
+async fn a_poll_cap_stops_polling_until_the_next_wait() {
+    use mcp_client::EraPreference;
+    use mcp_testkit::{Delivery, capabilities, scripted};
+    let (transport, mut peer) = scripted();
+    let mut caps = capabilities();
+    caps["tasks"] = json!({"requests": {"tools": {"call": {}}}, "cancel": {}, "list": {}});
+    peer.serve_legacy(caps);
+    peer.answer("tools/call", json!({"task": scripted_task("working")}));
+    peer.answer("tasks/get", scripted_task("working"));
+    let client = scripted_client(transport, EraPreference::LegacyOnly).await;
+    let mut task = long_task(&client).await;
+    let call = peer.next_request("tools/call").await;
+    assert_eq!(call.params()["task"], json!({}), "task-augmented");
+    let started = tokio::time::Instant::now();
+    let capped = task.wait_with_poll_cap(2).await.expect_err("capped");
+    assert!(
+        matches!(capped.kind(), ErrorKind::TaskPollCap { max_polls: 2 }),
+        "{capped:?}"
+    );
+    assert_eq!(
+        started.elapsed(),
+        Duration::from_secs(2),
+        "two polls, 1 s apart"
+    );
+    assert_eq!(peer.sent("tasks/get").len(), 2);
+    assert_eq!(task.status().map(|s| s.polls), Some(2));
+    for _ in 0..2 {
+        peer.next_request("tasks/get").await;
+    }
+    // The task runs on, unpolled.
+    let quiet = peer.frames_within(Duration::from_secs(30)).await;
+    assert!(
+        quiet.iter().all(|f| f.method() != Some("tasks/get")),
+        "no poll past the cap: {quiet:?}"
+    );
+    // Waiting again resumes polling; the task ends on the next poll.
+    peer.once("tasks/get", |req| {
+        vec![Delivery::result(req, scripted_task("completed"))]
+    });
+    peer.answer(
+        "tasks/result",
+        json!({"content": [{"type": "text", "text": "done"}]}),
+    );
+    let resumed = tokio::time::Instant::now();
+    let result = task.wait().await.expect("result");
+    assert_eq!(text(&result.content), "done");
+    assert_eq!(
+        resumed.elapsed(),
+        Duration::from_secs(1),
+        "at the task's pace"
+    );
+    assert_eq!(task.status().map(|s| s.status), Some(TaskStatus::Completed));
+    client.close().await;
+}
+
+/// A 2026-07-28 task input the client cannot serve (it declared no
+/// elicitation) ends a wait for states with the client's error for it
+/// ([`ErrorKind::Handler`]), not with the `cancelled` state the core
+/// concludes from the `tasks/cancel` the client then sends.
+#[tokio::test(start_paused = true)]
+async fn an_input_the_client_cannot_serve_ends_a_state_wait_with_its_error() {
+    use mcp_client::EraPreference;
+    use mcp_testkit::{capabilities, scripted};
+    let (transport, mut peer) = scripted();
+    peer.serve_modern(capabilities());
+    let task = |status: &str| {
+        json!({"taskId": "t-1", "status": status, "createdAt": "2026-01-01T00:00:00Z",
+               "lastUpdatedAt": "2026-01-01T00:00:00Z", "ttlMs": 60000, "pollIntervalMs": 1000})
+    };
+    let mut created = task("working");
+    created["resultType"] = json!("task");
+    peer.answer("tools/call", created);
+    let mut asks = task("input_required");
+    asks["resultType"] = json!("complete");
+    asks["inputRequests"] = json!({"q": {"method": "elicitation/create",
+        "params": {"message": "ok?", "requestedSchema": {"type": "object", "properties": {}}}}});
+    peer.answer("tasks/get", asks);
+    peer.answer("tasks/cancel", json!({}));
+    let client = scripted_client(transport, EraPreference::ModernOnly).await;
+    let mut handle = long_task(&client).await;
+    let ended = handle
+        .wait_for(TaskStates::terminal())
+        .await
+        .expect_err("not served");
+    assert!(
+        matches!(ended.kind(), ErrorKind::Handler { method, .. } if method == "elicitation/create"),
+        "{ended:?}"
+    );
+    peer.next_request("tasks/cancel").await;
+    // Asked again, the wait gives the same answer.
+    let again = handle.wait_for(TaskStates::terminal()).await;
+    assert!(
+        matches!(&again, Err(e) if matches!(e.kind(), ErrorKind::Handler { .. })),
+        "{again:?}"
+    );
+    client.close().await;
+}

@@ -10,7 +10,7 @@ use serde_json::value::RawValue;
 use crate::era::EraOutcome;
 use crate::error::{ConnectError, PeerMisbehaved, RequestError};
 use crate::mrtr::InputRequest;
-use crate::tasks::TaskSnapshot;
+use crate::tasks::{TaskSnapshot, TaskWaitEnd};
 
 /// One thing for the transport to do.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -196,12 +196,22 @@ pub enum Event {
         /// The task.
         task: TaskSnapshot,
     },
-    /// A task's status was observed.
+    /// A task's status was observed (a poll, a push, or the state the
+    /// call's end implies): the connection's record of the task, polls and
+    /// pushes merged; once terminal it stays so.
     TaskStatus {
         /// The call.
         id: RequestId,
         /// The task.
         task: TaskSnapshot,
+    },
+    /// The wait of [`Connection::wait_task`](crate::Connection::wait_task)
+    /// on this call's task is over.
+    TaskWaitOver {
+        /// The call.
+        id: RequestId,
+        /// How it ended.
+        end: TaskWaitEnd,
     },
     /// A task waits for input (2026-07-28): answer with
     /// `Connection::answer_task_input`. Each key is surfaced once.

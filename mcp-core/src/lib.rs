@@ -20,7 +20,8 @@
 //! 3. **commands**: `connect`, `send_request` / `request::<M>` /
 //!    `call_tool` / `list_all` / `listen`, `respond` / `respond_to::<M>`,
 //!    `answer_input` / `answer_input_with`, `answer_task_input` /
-//!    `answer_task_input_with` (the typed forms take `mcp_types` results), `watch_task` / `unwatch_task`,
+//!    `answer_task_input_with` (the typed forms take `mcp_types` results),
+//!    `start_task` / `wait_task` / `watch_task` / `unwatch_task`,
 //!    `open_server_stream` / `close_server_stream`, `finish_served_task`,
 //!    `set_wall_clock`, `cancel`, `close`.
 //! 4. **outputs**: `poll_transmit`, `poll_event`, `poll_timeout`.
@@ -92,11 +93,13 @@
 //! The crate root exports [`Connection`], what goes in (its [`Config`],
 //! [`RequestOptions`], [`RetryExtras`], the driver's reports), what comes
 //! out ([`Transmit`], [`Event`], [`Timer`] and the types they carry) and
-//! the errors. Two small public modules hold the types of one concern:
-//! [`strict`] (what strict mode reports) and [`tasks`] (task snapshots and
-//! the handle-side record of them). [`connection`] documents what a driver
-//! wires, with a usage note each: watching a task by id
-//! ([`connection::attach`]), the 2025-11-25 GET stream
+//! the errors; among them the task types ([`TaskSnapshot`], the
+//! [`TaskStates`] and [`TaskWait`] a handle waits for, the [`TaskWaitEnd`]
+//! that answers it; the status is `mcp_types::tasks::TaskStatus`). One small
+//! public module holds the types of one concern: [`strict`] (what strict
+//! mode reports). [`connection`] documents what a driver wires, with a
+//! usage note each: watching a task by id ([`connection::attach`]), the
+//! wait of a task handle ([`connection::task_wait`]), the 2025-11-25 GET stream
 //! ([`connection::server_stream`]), session restore
 //! ([`connection::restore`]), served callback tasks
 //! ([`connection::served`]). [`trace_context`] decides how a W3C trace
@@ -104,7 +107,7 @@
 //!
 //! The machines are private, one small module per concern: era
 //! negotiation, lifecycle, pagination, multi round-trip rounds, task
-//! polls, header derivation, notification coalescing, served tasks,
+//! polls and the record of what was seen of a task, header derivation, notification coalescing, served tasks,
 //! correlation (in-flight requests by id), timers (one deadline table;
 //! the driver sees only [`Timer`] and `Connection::poll_timeout`) and the
 //! 2026-07-28 result cache (reached through `RequestOptions`).
@@ -124,7 +127,7 @@ mod mrtr;
 mod pagination;
 mod served_tasks;
 pub mod strict;
-pub mod tasks;
+mod tasks;
 mod timers;
 pub mod trace_context;
 mod wire;
@@ -147,6 +150,9 @@ pub use mcp_types::meta::TASKS_EXTENSION;
 pub use mrtr::{DEFAULT_MAX_ROUNDS, InputRequest, RetryExtras};
 pub use pagination::{DEFAULT_MAX_PAGES, PaginationError};
 pub use served_tasks::{Served, ServedTaskError, ServedTaskOptions};
+pub use tasks::{
+    MAX_TASK_ID, POLL_FLOOR, TaskSnapshot, TaskStates, TaskWait, TaskWaitEnd, related_task_id,
+};
 pub use timers::Timer;
 pub use trace_context::{InvalidTraceContext, TraceContext};
 

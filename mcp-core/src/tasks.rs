@@ -12,9 +12,13 @@
 //! `input_required` is surfaced, never spun on. A driver sees it only as
 //! [`Timer::TaskPoll`](crate::Timer::TaskPoll).
 //!
-//! What stays public is what a task handle needs: the snapshot and status
-//! a [`Event::TaskStatus`](crate::Event::TaskStatus) carries, and the
-//! handle-side record of them ([`TaskRecord`]).
+//! The module is private. The crate root exports what a driver sees: the
+//! snapshot a [`Event::TaskStatus`](crate::Event::TaskStatus) carries, and
+//! what a task handle waits for ([`TaskWait`], answered by
+//! [`Event::TaskWaitOver`](crate::Event::TaskWaitOver) with a
+//! [`TaskWaitEnd`]). The record of what was seen of a task (`TaskRecord`:
+//! pushes and polls merged, the terminal state kept) lives in the
+//! connection, one per task call.
 
 use std::time::{Duration, Instant};
 
@@ -25,17 +29,16 @@ mod watch;
 #[cfg(test)]
 mod tests;
 
-pub use watch::{Observed, TaskRecord, TaskStates, WaitStep, related_task_id};
+pub(crate) use watch::TaskRecord;
+pub use watch::{MAX_TASK_ID, TaskStates, TaskWait, TaskWaitEnd, related_task_id};
 
 /// The smallest interval between two polls of one task.
 pub const POLL_FLOOR: Duration = Duration::from_millis(50);
 
 /// The interval used when neither the caller nor the server gives one.
-pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_secs(1);
+pub(crate) const DEFAULT_POLL_INTERVAL: Duration = Duration::from_secs(1);
 
-/// A task's status (`mcp-types`' one declaration); unknown values are kept
-/// as data.
-pub use mcp_types::tasks::TaskStatus;
+pub(crate) use mcp_types::tasks::TaskStatus;
 
 /// What the client knows about a task after its last observation.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -74,6 +77,24 @@ impl TaskSnapshot {
     pub fn with_poll_interval(mut self, interval: Duration) -> Self {
         self.poll_interval = Some(interval);
         self
+    }
+
+    /// Whether `other` reports the same state: the same status and status
+    /// message (the poll count and the intervals may differ). A report
+    /// that is not the same state is a change.
+    ///
+    /// ```
+    /// use mcp_core::TaskSnapshot;
+    /// use mcp_types::tasks::TaskStatus;
+    /// let a = TaskSnapshot::new("t", TaskStatus::Working);
+    /// let mut b = a.clone();
+    /// b.polls = 3;
+    /// assert!(a.same_state(&b));
+    /// b.status_message = Some("half way".into());
+    /// assert!(!a.same_state(&b));
+    /// ```
+    pub fn same_state(&self, other: &TaskSnapshot) -> bool {
+        self.status == other.status && self.status_message == other.status_message
     }
 
     /// Reads a flat task object: a 2026-07-28 `CreateTaskResult` or
@@ -182,32 +203,14 @@ pub(crate) enum PollDecision {
 
 /// Whether a task that is still open has used its `max_polls` polls: one
 /// more poll would exceed the cap. Terminal tasks never reach the cap.
-///
-/// ```
-/// use mcp_core::tasks::{poll_cap_reached, TaskSnapshot, TaskStatus};
-/// let mut t = TaskSnapshot::new("t", TaskStatus::Working);
-/// t.polls = 3;
-/// assert!(poll_cap_reached(&t, 3));
-/// assert!(!poll_cap_reached(&t, 4));
-/// t.status = TaskStatus::Completed;
-/// assert!(!poll_cap_reached(&t, 3));
-/// ```
-pub fn poll_cap_reached(task: &TaskSnapshot, max_polls: u32) -> bool {
+pub(crate) fn poll_cap_reached(task: &TaskSnapshot, max_polls: u32) -> bool {
     !task.status.is_terminal() && task.polls >= max_polls
 }
 
 /// Whether the client will poll `task` again: never once terminal, and
 /// not for a 2025-11-25 task at `input_required` (the client then waits on
 /// `tasks/result`, which carries the server's input requests).
-///
-/// ```
-/// use mcp_core::tasks::{polls_continue, TaskSnapshot, TaskStatus};
-/// use mcp_types::Era;
-/// let t = TaskSnapshot::new("t", TaskStatus::InputRequired);
-/// assert!(!polls_continue(&t, Era::Legacy));
-/// assert!(polls_continue(&t, Era::Modern));
-/// ```
-pub fn polls_continue(task: &TaskSnapshot, era: mcp_types::Era) -> bool {
+pub(crate) fn polls_continue(task: &TaskSnapshot, era: mcp_types::Era) -> bool {
     let parked = era == mcp_types::Era::Legacy && task.status == TaskStatus::InputRequired;
     !(task.status.is_terminal() || parked)
 }

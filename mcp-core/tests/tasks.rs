@@ -5,12 +5,11 @@ mod common;
 use std::time::Duration;
 
 use common::*;
-use mcp_core::tasks::{
-    Observed, POLL_FLOOR, TaskRecord, TaskSnapshot, TaskStates, TaskStatus, WaitStep,
-    related_task_id,
+use mcp_core::{
+    ClientFeatures, Event, POLL_FLOOR, RequestError, RequestOptions, TaskSnapshot, TaskStates,
+    TaskWait, TaskWaitEnd, Timer, UsageError, related_task_id,
 };
-use mcp_core::{ClientFeatures, Event, RequestError, RequestOptions, Timer, UsageError};
-use proptest::prelude::*;
+use mcp_types::tasks::TaskStatus;
 use serde_json::json;
 
 fn task(status: &str, poll_ms: u64) -> serde_json::Value {
@@ -385,39 +384,22 @@ fn pushes_after_a_terminal_poll_are_not_reported() {
 }
 
 #[test]
-fn task_records_deduplicate_and_keep_the_terminal_state() {
-    let mut r = TaskRecord::new();
-    let mut w = TaskSnapshot::new("t", TaskStatus::Working);
-    assert_eq!(r.observe(w.clone()), Observed::Changed);
-    w.polls = 4;
-    assert_eq!(r.observe(w.clone()), Observed::Unchanged);
-    assert_eq!(r.latest().unwrap().polls, 4);
-    // An older observation never lowers the poll count.
-    w.polls = 1;
-    r.observe(w.clone());
-    assert_eq!(r.latest().unwrap().polls, 4);
-    let mut msg = w.clone();
-    msg.status_message = Some("half way".into());
-    assert_eq!(r.observe(msg), Observed::Changed);
-    assert_eq!(
-        r.observe(TaskSnapshot::new("other", TaskStatus::Failed)),
-        Observed::Ignored
-    );
-    let until_input = TaskStates::terminal().with(TaskStatus::InputRequired);
-    assert_eq!(r.wait_step(&until_input), WaitStep::Pending);
-    r.observe(TaskSnapshot::new("t", TaskStatus::InputRequired));
-    assert!(
-        matches!(r.wait_step(&until_input), WaitStep::Reached(s) if s.status == TaskStatus::InputRequired)
-    );
-    assert_eq!(r.conclude(TaskStatus::Cancelled), Observed::Changed);
-    assert_eq!(r.conclude(TaskStatus::Completed), Observed::Ignored);
-    assert_eq!(r.terminal().unwrap().status, TaskStatus::Cancelled);
-    let only_completed: TaskStates = [TaskStatus::Completed].into_iter().collect();
-    assert!(
-        matches!(r.wait_step(&only_completed), WaitStep::EndedElsewhere(s) if s.status == TaskStatus::Cancelled)
-    );
+fn wait_ends_are_decided_on_states() {
+    let until_input = TaskWait::until(TaskStates::terminal().with(TaskStatus::InputRequired));
+    let t = |st| TaskSnapshot::new("t", st);
+    assert_eq!(until_input.end_for(&t(TaskStatus::Working)), None);
+    assert!(matches!(
+        until_input.end_for(&t(TaskStatus::InputRequired)),
+        Some(TaskWaitEnd::Reached(s)) if s.status == TaskStatus::InputRequired
+    ));
+    let only_completed = TaskWait::until([TaskStatus::Completed].into_iter().collect());
+    assert!(matches!(
+        only_completed.end_for(&t(TaskStatus::Cancelled)),
+        Some(TaskWaitEnd::EndedElsewhere(s)) if s.status == TaskStatus::Cancelled
+    ));
+    assert_eq!(TaskWait::outcome().end_for(&t(TaskStatus::Failed)), None);
     assert!(TaskStates::terminal().covers_terminal());
-    assert!(!only_completed.covers_terminal());
+    assert!(!only_completed.until.covers_terminal());
     assert!(!TaskStates::terminal().contains(&TaskStatus::Unknown("x".into())));
 }
 
@@ -435,31 +417,10 @@ fn related_task_ids_are_read_from_meta_and_error_data() {
     assert_eq!(related_task_id(&json!({key: {"taskId": long}})), None);
 }
 
-proptest! {
-    #[test]
-    fn a_terminal_record_never_changes(
-        seq in proptest::collection::vec(task_status(), 1..20),
-    ) {
-        let mut r = TaskRecord::new();
-        let mut terminal: Option<TaskStatus> = None;
-        for st in seq {
-            let o = r.observe(TaskSnapshot::new("t", st.clone()));
-            if terminal.is_some() {
-                prop_assert_eq!(o, Observed::Ignored);
-            } else if st.is_terminal() {
-                terminal = Some(st);
-            }
-            prop_assert_eq!(r.terminal().map(|s| s.status.clone()), terminal.clone());
-        }
-    }
-}
-
 #[test]
 fn legacy_input_required_stops_polling_for_tasks_result() {
-    use mcp_core::tasks::polls_continue;
-    use mcp_types::Era;
     let mut h = legacy(config());
-    legacy_started(&mut h, RequestOptions::default());
+    let id = legacy_started(&mut h, RequestOptions::default());
     h.advance(Duration::from_secs(2));
     let g = h.drain().remove(0);
     h.reply(&g, legacy_task("input_required"));
@@ -468,14 +429,17 @@ fn legacy_input_required_stops_polling_for_tasks_result() {
         res["method"], "tasks/result",
         "input_required fetches the result"
     );
-    // No poll is sent while tasks/result is open, as polls_continue says.
+    // No poll is sent while tasks/result is open.
     h.advance(Duration::from_secs(5));
     assert!(h.drain().iter().all(|m| m["method"] != "tasks/get"));
-    let t = TaskSnapshot::new("L1", TaskStatus::InputRequired);
-    assert!(!polls_continue(&t, Era::Legacy));
-    assert!(polls_continue(&t, Era::Modern));
-    assert!(!polls_continue(
-        &TaskSnapshot::new("L1", TaskStatus::Failed),
-        Era::Modern
-    ));
+    // So a poll cap the task has used up does not end a wait: the client
+    // is not polling, it waits on tasks/result.
+    h.take_events();
+    let capped = TaskWait::outcome().with_max_polls(1);
+    h.conn.wait_task(h.now, &id, capped).expect("a task call");
+    assert!(
+        !h.take_events()
+            .iter()
+            .any(|e| matches!(e, Event::TaskWaitOver { .. }))
+    );
 }

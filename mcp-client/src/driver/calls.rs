@@ -52,6 +52,9 @@ pub(super) struct Pending {
     /// The core's watch of a task this client did not start: stopping it
     /// stops watching, it does not cancel the task.
     pub(super) watch: bool,
+    /// Where the core's answer to the handle's task wait goes
+    /// (`task_waits.rs`); dropped with the call.
+    pub(super) task_wait: Option<oneshot::Sender<mcp_core::TaskWaitEnd>>,
     /// Stops the input handlers still answering this call's rounds: they
     /// are cancelled (their futures dropped) when the call ends.
     pub(super) inputs: Vec<futures::future::AbortHandle>,
@@ -77,6 +80,7 @@ impl Pending {
             cause: None,
             cancelled_by_drop: false,
             watch: false,
+            task_wait: None,
             inputs: Vec::new(),
             span,
         }

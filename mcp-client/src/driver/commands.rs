@@ -76,6 +76,12 @@ pub(crate) enum Command {
         token: u64,
         reply: oneshot::Sender<Option<RequestId>>,
     },
+    /// A task handle waits for its task (`task_waits.rs`).
+    TaskWait {
+        token: u64,
+        wait: mcp_core::TaskWait,
+        reply: oneshot::Sender<mcp_core::TaskWaitEnd>,
+    },
     TaskInput {
         token: u64,
         responses: serde_json::Map<String, Value>,
@@ -157,6 +163,9 @@ impl Driver {
             Command::IdOf { token, reply } => {
                 let _ = reply.send(self.tokens.get(&token).cloned());
             }
+            Command::TaskWait { token, wait, reply } => {
+                self.wait_for_task(now, token, wait, reply);
+            }
             Command::TaskInput {
                 token,
                 responses,
@@ -212,6 +221,7 @@ impl Driver {
                 self.conn.listen(now, filter, core_opts)
             }
             SpecKind::Watch { task_id, .. } => self.conn.watch_task(now, task_id, core_opts),
+            SpecKind::Task(_) => self.conn.start_task(now, &method, params, core_opts),
             _ => self.conn.send_request(now, &method, params, core_opts),
         };
         match started {

@@ -91,6 +91,7 @@ impl Driver {
                     tx.publish(task);
                 }
             }
+            Event::TaskWaitOver { id, end } => self.task_wait_over(&id, end),
             Event::ServerRequest { id, method, params } => {
                 self.serve_server_request(now, id, &method, params.as_deref());
             }

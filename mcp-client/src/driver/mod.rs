@@ -37,6 +37,7 @@ mod notify_queue;
 mod receive;
 mod server_exit;
 mod serving;
+mod task_waits;
 mod transmit;
 
 use std::collections::{HashMap, VecDeque};

@@ -111,7 +111,7 @@ pub enum ErrorKind {
     #[error("the task ended as {status:?}, outside the awaited states")]
     TaskEnded {
         /// The terminal state.
-        status: mcp_core::tasks::TaskStatus,
+        status: mcp_types::tasks::TaskStatus,
     },
     /// The call ended in a way this method cannot return (for example a
     /// listing where a single result was expected). Not expected to

@@ -11,7 +11,10 @@
 //! of `tasks/get`). The handle is the one of a created task; dropping it
 //! stops the watch without cancelling the task.
 
+use mcp_types::methods::{ext_tasks, v2025_11_25};
+use mcp_types::tasks::TaskIdParams;
 use mcp_types::tools::CallToolResult;
+use mcp_types::{Era, RequestMethod};
 use serde::Serialize;
 
 use crate::client::Client;
@@ -49,21 +52,29 @@ impl Client {
     /// A usage error when the id is empty or longer than 1024 bytes, or
     /// the client is not connected.
     pub fn attach_task(&self, task_id: &str, opts: CallOptions) -> Result<TaskHandle, Error> {
-        if task_id.is_empty() || task_id.len() > mcp_core::connection::MAX_TASK_ID {
+        if task_id.is_empty() || task_id.len() > mcp_core::MAX_TASK_ID {
             return Err(Error::new(ErrorKind::NotInProgress(
                 "a task id must be 1 to 1024 bytes",
             )));
         }
-        self.era().ok_or_else(Error::closed)?;
+        let era = self.era().ok_or_else(Error::closed)?;
         let mut opts = opts;
         // The timeout of `opts` bounds the whole watch, as documented.
         if opts.core.max_total.is_none() {
             opts.core.max_total = opts.core.timeout.flatten();
         }
         let (sink, ends) = TaskSink::new();
+        // The core sends the polls; the spec names their method and params
+        // by the era's marker.
+        let method = match era {
+            Era::Legacy => v2025_11_25::GetTask::METHOD,
+            _ => ext_tasks::GetTask::METHOD,
+        };
+        let params =
+            serde_json::to_value(TaskIdParams::new(task_id)).map_err(mcp_core::UsageError::from)?;
         let spec = CallSpec {
-            method: "tasks/get".into(),
-            params: None,
+            method: method.into(),
+            params: Some(params),
             opts,
             kind: SpecKind::Watch {
                 sink,
@@ -102,7 +113,7 @@ impl Client {
         opts: CallOptions,
     ) -> Result<Option<TaskHandle>, Error> {
         let value = serde_json::to_value(message).map_err(mcp_core::UsageError::from)?;
-        match mcp_core::tasks::related_task_id(&value) {
+        match mcp_core::related_task_id(&value) {
             Some(id) => self.attach_task(id, opts).map(Some),
             None => Ok(None),
         }

@@ -12,7 +12,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use mcp_core::tasks::TaskSnapshot;
+use mcp_core::TaskSnapshot;
 use serde_json::Value;
 use serde_json::value::RawValue;
 use tokio::sync::{mpsc, oneshot, watch};
@@ -229,7 +229,7 @@ pub(crate) fn related_task_of(params: Option<&RawValue>) -> Option<String> {
     }
     let p: WithMeta = serde_json::from_str(params?.get()).ok()?;
     let meta = p.meta?;
-    mcp_core::tasks::related_task_id(&meta).map(str::to_owned)
+    mcp_core::related_task_id(&meta).map(str::to_owned)
 }
 
 #[cfg(test)]

@@ -1,18 +1,20 @@
 //! [`TaskHandle`]: a tool call that runs as a task (the 2025-11-25 core
 //! tasks and the 2026-07-28 tasks extension).
 //!
-//! The core polls the task (`tasks/get`, at the caller's interval, else the
-//! server's, never below 50 ms, within the call's budget) and fetches the
-//! outcome; the handle watches the status, answers input, cancels, and
-//! waits. What the handle has seen is kept in a
-//! [`TaskRecord`](mcp_core::tasks::TaskRecord): the terminal state and the
-//! final result are cached, so a second [`TaskHandle::wait`] or
-//! [`TaskHandle::result`] sends nothing.
+//! The core decides everything about the task: it polls it (`tasks/get`,
+//! at the caller's interval, else the server's, never below 50 ms, within
+//! the call's budget), fetches the outcome, keeps the record of its status
+//! (pushes and polls merged, the terminal state kept, the state the call's
+//! end implies), and answers the handle's waits (`Connection::wait_task`:
+//! chosen states, the poll cap). The handle asks, then awaits the driver's
+//! answer, the status the driver publishes, the task's input requests and
+//! the call's outcome. The terminal state and the final result are cached,
+//! so a second [`TaskHandle::wait`] or [`TaskHandle::result`] sends nothing.
 //!
 //! Waiting for chosen states, answering input with a closure and the
-//! status callback live in `task_wait.rs`; typed results and the poll cap in
-//! `task_typed.rs`; handles for a task named by related-task metadata in
-//! `task_attach.rs`.
+//! status callback live in `wait.rs`; typed results and the poll cap in
+//! `typed.rs`; handles for a task named by id or by related-task metadata
+//! in `attach.rs`.
 
 mod attach;
 pub(crate) mod inputs;
@@ -22,12 +24,13 @@ mod wait;
 use std::collections::VecDeque;
 use std::time::Duration;
 
-use mcp_core::RequestError;
-use mcp_core::tasks::{Observed, TaskRecord, TaskSnapshot, TaskStatus};
+use mcp_core::{RequestError, TaskSnapshot, TaskWait, TaskWaitEnd};
 use mcp_types::jsonrpc::ErrorObject;
-use mcp_types::methods::v2025_11_25;
+use mcp_types::methods::{CallTool, ext_tasks, v2025_11_25};
+use mcp_types::tasks::TaskIdParams;
 use mcp_types::tasks::legacy::ListTasksResult;
 use mcp_types::tools::CallToolResult;
+use mcp_types::{Era, RequestMethod};
 use serde_json::{Map, Value, json};
 use tokio::sync::{mpsc, oneshot, watch};
 
@@ -65,11 +68,13 @@ pub struct TaskHandle {
     inputs: mpsc::Receiver<InputItem>,
     /// Whether the handle answers input before the registered handlers.
     pub(crate) inputs_first: InputsFirst,
-    /// Input requests kept for a later answer (see `task_wait.rs`).
+    /// Input requests kept for a later answer (see `wait.rs`).
     pub(crate) held: VecDeque<InputItem>,
-    pub(crate) record: TaskRecord,
+    /// The status this handle last took from the driver.
+    pub(crate) latest: Option<TaskSnapshot>,
+    /// The driver's answer to the wait in progress (`Connection::wait_task`).
+    wait: Option<oneshot::Receiver<TaskWaitEnd>>,
     finished: Option<Finished>,
-    pub(crate) watcher: Option<crate::tasks::wait::Watcher>,
     /// Where the status callback is installed for the driver to call.
     pub(crate) observer: StatusObserver,
 }
@@ -165,20 +170,15 @@ impl Replay {
             )),
         }
     }
-
-    fn status(&self) -> Option<TaskStatus> {
-        match self {
-            Replay::Cancelled => Some(TaskStatus::Cancelled),
-            Replay::Remote(_) => Some(TaskStatus::Failed),
-            _ => None,
-        }
-    }
 }
 
 /// One thing that happened to the task.
 pub(crate) enum Step {
     Status,
     Input(InputItem),
+    /// The core's answer to the wait in progress; `None` when it has none
+    /// (the call ended first, or has no task).
+    WaitOver(Option<TaskWaitEnd>),
     Done,
 }
 
@@ -205,8 +205,9 @@ impl Client {
     }
 
     /// Calls a tool as a task: in 2025-11-25 the request is task-augmented
-    /// (`params.task`); in 2026-07-28 the server decides. Returns once the
-    /// server created the task (or already answered).
+    /// (`params.task`); in 2026-07-28 the server decides (the core chooses,
+    /// `Connection::start_task`). Returns once the server created the task
+    /// (or already answered).
     ///
     /// The poll interval of [`CallOptions::with_poll_interval`] overrides
     /// the server's `pollInterval` (never below 50 ms); the call's timeout
@@ -220,21 +221,16 @@ impl Client {
         arguments: Value,
         opts: CallOptions,
     ) -> Result<TaskHandle, Error> {
-        let opts = if self.era() == Some(mcp_types::Era::Legacy) && opts.core.task_ttl.is_none() {
-            opts.as_task(None)
-        } else {
-            opts
-        };
         let (sink, ends) = TaskSink::new();
         let spec = CallSpec {
-            method: "tools/call".into(),
+            method: CallTool::METHOD.into(),
             params: Some(Value::Object(mcp_core::call_tool_params(name, arguments))),
             opts,
             kind: SpecKind::Task(sink),
         };
         let mut handle = self.start_task_handle(spec, name, ends, None)?;
         // Until the task exists (or the call ended at once).
-        while handle.record.latest().is_none() && handle.finished.is_none() {
+        while handle.status.borrow().is_none() && handle.finished.is_none() {
             if let Step::Input(item) = handle.step().await {
                 handle.held.push_back(item);
             }
@@ -277,44 +273,72 @@ impl TaskHandle {
             inputs: ends.inputs,
             inputs_first: ends.first,
             held: VecDeque::new(),
-            record: TaskRecord::new(),
+            latest: None,
+            wait: None,
             finished: None,
-            watcher: None,
             observer: ends.observer,
         }
     }
 
-    /// Records the latest status the driver published.
-    pub(crate) fn absorb(&mut self) -> Observed {
-        match self.status.borrow_and_update().clone() {
-            Some(s) => self.record.observe(s),
-            None => Observed::Unchanged,
+    /// Takes the latest status the driver published (the core's record of
+    /// the task).
+    pub(crate) fn absorb(&mut self) {
+        if let Some(s) = self.status.borrow_and_update().clone() {
+            self.latest = Some(s);
+        }
+    }
+
+    /// Asks the core to wait for the task as `wait` says (replacing the
+    /// handle's previous wait); its answer comes as [`Step::WaitOver`].
+    /// Nothing to ask once the call is over.
+    pub(crate) fn begin_wait(&mut self, wait: TaskWait) {
+        self.wait = None;
+        if self.is_finished() {
+            return;
+        }
+        let (reply, rx) = oneshot::channel();
+        let token = self.source.token();
+        let command = Command::TaskWait { token, wait, reply };
+        if self.client.inner.commands.send(command).is_ok() {
+            self.wait = Some(rx);
         }
     }
 
     /// Waits for the next thing to happen: a status, an input request no
-    /// handler serves, or the end of the call (then cached, error or not).
-    /// Returns `Step::Done` at once when the end is already cached.
+    /// handler serves, the answer to the wait in progress, or the end of
+    /// the call (then cached, error or not). Returns `Step::Done` at once
+    /// when the end is already cached.
     pub(crate) async fn step(&mut self) -> Step {
         enum Woke {
             Status(bool),
             Input(InputItem),
+            Wait(Option<TaskWaitEnd>),
             Outcome(Result<CallToolResult, Error>),
         }
         if self.finished.is_some() {
             return Step::Done;
         }
         let open = self.status_open;
+        let waiting = self.wait.is_some();
         let TaskHandle {
             status,
             inputs,
+            wait,
             source,
             ..
         } = self;
+        let answer = async {
+            match wait.as_mut() {
+                Some(rx) => rx.await.ok(),
+                None => std::future::pending().await,
+            }
+        };
+        // The core answers a wait before the call's end reaches the handle.
         let woke = tokio::select! {
             biased;
             changed = status.changed(), if open => Woke::Status(changed.is_ok()),
             Some(item) = inputs.recv() => Woke::Input(item),
+            end = answer, if waiting => Woke::Wait(end),
             r = source.outcome() => Woke::Outcome(r),
         };
         match woke {
@@ -324,6 +348,11 @@ impl TaskHandle {
                 Step::Status
             }
             Woke::Input(item) => Step::Input(item),
+            Woke::Wait(end) => {
+                self.wait = None;
+                self.absorb();
+                Step::WaitOver(end)
+            }
             Woke::Outcome(r) => {
                 self.settle(r);
                 Step::Done
@@ -331,25 +360,27 @@ impl TaskHandle {
         }
     }
 
+    /// Caches the call's end. The state it implies was concluded by the
+    /// core and published before it (`Event::TaskStatus`).
     fn settle(&mut self, r: Result<CallToolResult, Error>) {
         self.source.done();
+        self.wait = None;
         self.absorb();
-        let finished = match r {
-            Ok(v) => {
-                self.record.conclude(TaskStatus::Completed);
-                Finished::Ok(v)
+        self.finished = Some(match r {
+            Ok(v) => Finished::Ok(v),
+            Err(e) => Finished::Err(Replay::of(&e)),
+        });
+    }
+
+    /// The error the call ended with when the client gave it (an input
+    /// nobody answered, a handler's error), not the server or the core:
+    /// it answers a wait, whatever state the task was left in.
+    pub(crate) fn own_end(&self) -> Option<Error> {
+        match self.finished.as_ref()? {
+            Finished::Err(r @ (Replay::Handler { .. } | Replay::Unanswered { .. })) => {
+                Some(r.error())
             }
-            Err(e) => {
-                let replay = Replay::of(&e);
-                if let Some(status) = replay.status() {
-                    self.record.conclude(status);
-                }
-                Finished::Err(replay)
-            }
-        };
-        self.finished = Some(finished);
-        if let (Some(w), Some(t)) = (&self.watcher, self.record.terminal()) {
-            w.report(t.clone());
+            _ => None,
         }
     }
 
@@ -394,16 +425,11 @@ impl TaskHandle {
         }
     }
 
-    /// The last observed status: from polls and (2025-11-25)
-    /// `notifications/tasks/status`; once terminal, it stays.
+    /// The last observed status: from polls and pushed statuses
+    /// (2025-11-25 `notifications/tasks/status`, 2026-07-28
+    /// `notifications/tasks`); once terminal, it stays.
     pub fn status(&self) -> Option<TaskSnapshot> {
-        if let Some(t) = self.record.terminal() {
-            return Some(t.clone());
-        }
-        self.status
-            .borrow()
-            .clone()
-            .or_else(|| self.record.latest().cloned())
+        self.status.borrow().clone().or_else(|| self.latest.clone())
     }
 
     /// Waits for the next status change (a different status or status
@@ -411,21 +437,20 @@ impl TaskHandle {
     /// returned. Input requests no handler serves that arrive meanwhile
     /// are kept for [`TaskHandle::wait_for_task_with_inputs`].
     pub async fn changed(&mut self) -> Option<TaskSnapshot> {
+        // Polling goes on (a poll cap reached earlier no longer applies).
+        self.begin_wait(TaskWait::outcome());
         loop {
-            let before = self.record.latest().cloned();
+            let before = self.latest.clone();
             let step = self.step().await;
-            let after = self.record.latest().cloned();
-            if after.is_some() && after != before {
-                let (b, a) = (before.as_ref(), after.as_ref());
-                let moved = b.map(|s| (&s.status, &s.status_message))
-                    != a.map(|s| (&s.status, &s.status_message));
+            if let Some(after) = &self.latest {
+                let moved = before.as_ref().is_none_or(|b| !b.same_state(after));
                 if moved {
-                    return after;
+                    return Some(after.clone());
                 }
             }
             match step {
                 Step::Input(item) => self.held.push_back(item),
-                Step::Status => {}
+                Step::Status | Step::WaitOver(_) => {}
                 Step::Done => return None,
             }
         }
@@ -436,9 +461,9 @@ impl TaskHandle {
     /// # Errors
     /// See [`Error`]; a usage error when there is no task.
     pub async fn get(&self) -> Result<TaskSnapshot, Error> {
-        let raw = self.get_detailed().await?;
-        let text = serde_json::to_string(&raw).map_err(|e| Error::decode("tasks/get", e))?;
-        TaskSnapshot::from_flat(text.as_bytes()).map_err(|e| Error::decode("tasks/get", e))
+        let done = self.fetch().await?;
+        TaskSnapshot::from_flat(done.result.as_bytes())
+            .map_err(|e| Error::decode(ext_tasks::GetTask::METHOD, e))
     }
 
     /// Fetches the full `tasks/get` result (2026-07-28: a `DetailedTask`
@@ -447,14 +472,33 @@ impl TaskHandle {
     /// # Errors
     /// See [`Error`].
     pub async fn get_detailed(&self) -> Result<Value, Error> {
+        let done = self.fetch().await?;
+        done.decode()
+            .map_err(|e| Error::decode(ext_tasks::GetTask::METHOD, e))
+    }
+
+    /// One `tasks/get` of the task, its result kept as received: the
+    /// method of the era's marker (`GetTask` of the 2025-11-25 tasks or of
+    /// the 2026-07-28 extension, the same name and params), typed params.
+    async fn fetch(&self) -> Result<mcp_core::Completed, Error> {
         let id = self.task_id().ok_or_else(no_task)?;
-        self.client
-            .request_as(
-                "tasks/get",
-                Some(json!({ "taskId": id })),
-                CallOptions::new(),
-            )
-            .await
+        match self.client.era() {
+            Some(Era::Legacy) => self.fetch_as::<v2025_11_25::GetTask>(id).await,
+            _ => self.fetch_as::<ext_tasks::GetTask>(id).await,
+        }
+    }
+
+    async fn fetch_as<M>(&self, task_id: String) -> Result<mcp_core::Completed, Error>
+    where
+        M: RequestMethod<Params = TaskIdParams>,
+    {
+        let params =
+            serde_json::to_value(TaskIdParams::new(task_id)).map_err(mcp_core::UsageError::from)?;
+        let spec = Client::spec(M::METHOD, Some(params), CallOptions::new());
+        match self.client.run(spec).await? {
+            Outcome::Done(done) => Ok(done),
+            other => Err(unexpected(M::METHOD, &other)),
+        }
     }
 
     /// Answers input requests of the task (2026-07-28 `tasks/update`),
@@ -513,6 +557,8 @@ impl TaskHandle {
     /// See [`Error`]; [`Error::is_cancelled`] when the task was cancelled.
     pub async fn wait(&mut self) -> Result<CallToolResult, Error> {
         self.inputs_first.set(false);
+        // Polling goes on (a poll cap reached earlier no longer applies).
+        self.begin_wait(TaskWait::outcome());
         loop {
             if let Some(r) = self.cached() {
                 return r;

@@ -2,8 +2,7 @@
 //! [`TaskHandle::wait_typed`], [`Client::call_tool_and_poll`] and
 //! [`TaskHandle::wait_with_poll_cap`].
 
-use mcp_core::tasks::{poll_cap_reached, polls_continue};
-use mcp_types::Era;
+use mcp_core::{TaskWait, TaskWaitEnd};
 use mcp_types::tools::CallToolResult;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -106,7 +105,8 @@ impl TaskHandle {
     /// Waits for the result, allowing at most `max_polls` `tasks/get`
     /// polls in all (counting those already sent). When the cap is reached
     /// and the task is still open, returns [`ErrorKind::TaskPollCap`] and
-    /// leaves the task running: wait again, or cancel it.
+    /// leaves the task running, unpolled: wait again (polling resumes), or
+    /// cancel it. The core counts the polls and stops at the cap.
     ///
     /// ```no_run
     /// # async fn run(client: mcp_client::Client) -> Result<(), mcp_client::Error> {
@@ -122,26 +122,23 @@ impl TaskHandle {
     /// # Errors
     /// [`ErrorKind::TaskPollCap`]; else as [`TaskHandle::wait`].
     pub async fn wait_with_poll_cap(&mut self, max_polls: u32) -> Result<CallToolResult, Error> {
-        let era = self.client.era().unwrap_or(Era::Legacy);
         self.inputs_first.set(false);
+        self.begin_wait(TaskWait::outcome().with_max_polls(max_polls));
         loop {
             if let Some(r) = self.cached() {
                 return r;
-            }
-            self.absorb();
-            if let Some(s) = self.record.latest()
-                && polls_continue(s, era)
-                && poll_cap_reached(s, max_polls)
-            {
-                return Err(ErrorKind::TaskPollCap { max_polls }.into());
             }
             self.release_held();
             if self.is_finished() {
                 return Err(Error::closed());
             }
-            // Served by the registered handlers on the next turn.
-            if let Step::Input(item) = self.step().await {
-                self.held.push_back(item);
+            match self.step().await {
+                Step::WaitOver(Some(TaskWaitEnd::PollCapReached { max_polls, .. })) => {
+                    return Err(ErrorKind::TaskPollCap { max_polls }.into());
+                }
+                // Served by the registered handlers on the next turn.
+                Step::Input(item) => self.held.push_back(item),
+                Step::Status | Step::WaitOver(_) | Step::Done => {}
             }
         }
     }

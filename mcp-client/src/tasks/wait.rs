@@ -1,14 +1,18 @@
 //! Waiting on a [`TaskHandle`]: until chosen states, answering input with a
 //! closure, and a callback on every status change.
 //!
-//! The decisions are the core's ([`TaskRecord::wait_step`] for state sets,
-//! [`TaskRecord::observe`] for what counts as a change); this module only
-//! awaits.
+//! The decisions are the core's: whether a state set is reached, or the
+//! task ended elsewhere (`Connection::wait_task`, answered by
+//! `Event::TaskWaitOver`; once the call is over, the same rule,
+//! [`TaskWait::end_for`], on the terminal state the core reported), and
+//! what counts as a change ([`TaskSnapshot::same_state`]). This module
+//! only asks and awaits.
 
 use std::future::Future;
 use std::sync::{Arc, Mutex};
 
-use mcp_core::tasks::{Observed, TaskRecord, TaskSnapshot, TaskStates, TaskStatus, WaitStep};
+use mcp_core::{TaskSnapshot, TaskStates, TaskWait, TaskWaitEnd};
+use mcp_types::tasks::TaskStatus;
 use mcp_types::tools::CallToolResult;
 use serde_json::Value;
 
@@ -51,33 +55,37 @@ impl TaskHandle {
     pub async fn wait_for(&mut self, states: TaskStates) -> Result<TaskSnapshot, Error> {
         let hold = states.contains(&TaskStatus::InputRequired);
         self.inputs_first.set(hold);
+        let wait = TaskWait::until(states);
+        self.begin_wait(wait.clone());
         loop {
-            self.absorb();
-            match self.record.wait_step(&states) {
-                WaitStep::Reached(s) => return Ok(s),
-                WaitStep::EndedElsewhere(s) => {
-                    return Err(ErrorKind::TaskEnded { status: s.status }.into());
-                }
-                WaitStep::Pending => {}
-            }
             if !hold {
                 self.release_held();
             }
             if self.is_finished() {
+                // The core is done with the call: the same rule on the
+                // terminal state it reported last.
+                self.absorb();
+                if let Some(e) = self.own_end() {
+                    return Err(e);
+                }
+                if let Some(end) = self.status().and_then(|s| wait.end_for(&s)) {
+                    return wait_result(end);
+                }
                 // Over without reaching (or without knowing) a state.
                 return match self.cached() {
                     Some(Err(e)) => Err(e),
-                    _ if self.record.latest().is_none() => Err(no_task()),
+                    _ if self.status().is_none() => Err(no_task()),
                     _ => Err(Error::new(ErrorKind::NotInProgress(
                         "the task's call ended before its state was known",
                     ))),
                 };
             }
             match self.step().await {
+                Step::WaitOver(Some(end)) => return wait_result(end),
                 // Kept for the caller, or served by the registered
                 // handlers on the next turn.
                 Step::Input(item) => self.held.push_back(item),
-                Step::Status | Step::Done => {}
+                Step::Status | Step::WaitOver(None) | Step::Done => {}
             }
         }
     }
@@ -124,6 +132,8 @@ impl TaskHandle {
         Fut: Future<Output = HandlerResult<Value>>,
     {
         self.inputs_first.set(true);
+        // Polling goes on (a poll cap reached earlier no longer applies).
+        self.begin_wait(TaskWait::outcome());
         loop {
             if let Some(r) = self.cached() {
                 while let Some(item) = self.held.pop_front() {
@@ -173,18 +183,18 @@ impl TaskHandle {
         F: FnMut(&TaskSnapshot) + Send + 'static,
     {
         let shared = Arc::new(Mutex::new(Watched {
-            record: TaskRecord::new(),
+            last: None,
             callback: Box::new(callback),
         }));
-        if let Some(terminal) = self.record.terminal() {
+        if let Some(terminal) = self.status().filter(|s| s.status.is_terminal()) {
             // Over already: report the end once.
             self.observer.set(None);
-            self.watcher = None;
-            report(&shared, terminal.clone());
+            report(&shared, terminal);
             return;
         }
         // Installed before the current status is read: a status published
-        // in between is reported once (the record drops repeats).
+        // in between is reported once (a repeat of the last report is not a
+        // change).
         let feed = Arc::clone(&shared);
         self.observer
             .set(Some(Box::new(move |snapshot| report(&feed, snapshot))));
@@ -192,44 +202,41 @@ impl TaskHandle {
         if let Some(snapshot) = current {
             report(&shared, snapshot);
         }
-        self.watcher = Some(Watcher { shared });
     }
 }
 
-/// The status callback and what it was told.
+/// The status callback and what it was told last.
 struct Watched {
-    record: TaskRecord,
+    last: Option<TaskSnapshot>,
     callback: Box<dyn FnMut(&TaskSnapshot) + Send>,
 }
 
-/// An installed status callback: fed where the task's status is published
-/// (the driver, or an attached task's poller), and by the handle when the
-/// call ends without a reported state (a local cancel, a failure); one
-/// record keeps the reports unique.
-pub(crate) struct Watcher {
-    shared: Arc<Mutex<Watched>>,
-}
-
-impl std::fmt::Debug for Watcher {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Watcher").finish_non_exhaustive()
-    }
-}
-
-impl Watcher {
-    /// Reports `snapshot` if it is a change.
-    pub(crate) fn report(&self, snapshot: TaskSnapshot) {
-        report(&self.shared, snapshot);
-    }
-}
-
+/// Reports `snapshot` if it is a change from the last report (a status the
+/// install read before a later one was reported is none: nothing follows
+/// the end).
 fn report(shared: &Mutex<Watched>, snapshot: TaskSnapshot) {
     let mut w = shared
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    if w.record.observe(snapshot) == Observed::Changed
-        && let Some(latest) = w.record.latest().cloned()
-    {
-        (w.callback)(&latest);
+    let stale = |l: &TaskSnapshot| l.same_state(&snapshot) || l.status.is_terminal();
+    if w.last.as_ref().is_some_and(stale) {
+        return;
+    }
+    (w.callback)(&snapshot);
+    w.last = Some(snapshot);
+}
+
+/// What a wait for states returns for the core's answer.
+fn wait_result(end: TaskWaitEnd) -> Result<TaskSnapshot, Error> {
+    match end {
+        TaskWaitEnd::Reached(s) => Ok(s),
+        TaskWaitEnd::EndedElsewhere(s) => Err(ErrorKind::TaskEnded { status: s.status }.into()),
+        TaskWaitEnd::PollCapReached { max_polls, .. } => {
+            Err(ErrorKind::TaskPollCap { max_polls }.into())
+        }
+        // A kind this version does not know: the call goes on.
+        _ => Err(Error::new(ErrorKind::NotInProgress(
+            "the task's wait ended in a way this version does not know",
+        ))),
     }
 }

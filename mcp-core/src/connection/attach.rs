@@ -23,20 +23,17 @@
 //! the caller's interval over the server's, never below the floor, clamped
 //! to the budget; a pushed terminal status pulls the next poll forward.
 
-use std::collections::HashSet;
 use std::time::Instant;
 
-use mcp_types::{Era, RequestId};
+use mcp_types::methods::ext_tasks;
+use mcp_types::{Era, RequestId, RequestMethod};
 use serde_json::{Map, Value};
 
 use super::{CallKind, Connection, Role, TaskWatch};
 use crate::config::RequestOptions;
 use crate::error::UsageError;
 use crate::lifecycle::State;
-use crate::tasks::{TaskSnapshot, TaskStatus};
-
-/// The longest task id the client accepts from its caller.
-pub const MAX_TASK_ID: usize = 1024;
+use crate::tasks::{MAX_TASK_ID, TaskSnapshot, TaskStatus};
 
 impl Connection {
     /// Starts watching the existing task `task_id`: polls it with
@@ -82,15 +79,17 @@ impl Connection {
         }
         let mut params = Map::new();
         params.insert("taskId".into(), Value::String(task_id.to_owned()));
-        let mut call = self.new_call(now, "tasks/get", params, opts, CallKind::Watch);
-        call.task = Some(TaskWatch {
-            snapshot: TaskSnapshot::new(task_id, TaskStatus::Working),
-            surfaced: HashSet::new(),
-            legacy: self.era == Some(Era::Legacy),
-        });
+        let method = ext_tasks::GetTask::METHOD;
+        let mut call = self.new_call(now, method, params, opts, CallKind::Watch);
+        let placeholder = TaskSnapshot::new(task_id, TaskStatus::Working);
+        call.task = Some(TaskWatch::new(
+            placeholder,
+            self.era == Some(Era::Legacy),
+            false,
+        ));
         let key = self.wires.reserve();
         self.calls.insert(key, call);
-        self.send_task_request(now, key, "tasks/get", Map::new(), Role::TaskGet);
+        self.send_task_request(now, key, method, Map::new(), Role::TaskGet);
         Ok(RequestId::Number(key))
     }
 

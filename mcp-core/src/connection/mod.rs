@@ -16,6 +16,7 @@
 //!   [`Connection::answer_input`], [`Connection::answer_task_input`] (and
 //!   their typed forms [`Connection::respond_to`],
 //!   [`Connection::answer_input_with`], [`Connection::answer_task_input_with`]),
+//!   [`Connection::start_task`], [`Connection::wait_task`],
 //!   [`Connection::watch_task`], [`Connection::unwatch_task`],
 //!   [`Connection::open_server_stream`], [`Connection::close_server_stream`],
 //!   [`Connection::finish_served_task`], [`Connection::set_wall_clock`],
@@ -41,8 +42,8 @@ pub mod served;
 pub mod server_stream;
 mod strict;
 mod task_drive;
+pub mod task_wait;
 
-pub use attach::MAX_TASK_ID;
 pub use debounce::Debounce;
 pub use restore::RestoreFailure;
 pub use server_stream::{ServerStreamChange, ServerStreamOutcome, ServerStreamState};
@@ -130,11 +131,19 @@ enum CallKind {
     Restore,
 }
 
+/// A call's task (task_drive.rs, task_wait.rs).
 #[derive(Debug)]
 struct TaskWatch {
+    /// The task as last polled: it drives the poll schedule.
     snapshot: TaskSnapshot,
+    /// What was reported of it: polls and pushes merged, terminal kept.
+    record: crate::tasks::TaskRecord,
     surfaced: HashSet<String>,
     legacy: bool,
+    /// The handle's wait in progress (`Connection::wait_task`).
+    wait: Option<crate::tasks::TaskWait>,
+    /// A poll cap stopped polling; the next wait resumes it.
+    capped: bool,
 }
 
 #[derive(Debug)]

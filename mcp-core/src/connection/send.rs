@@ -511,6 +511,8 @@ impl Connection {
 
     /// Ends a call with an error event of the kind that fits it.
     pub(super) fn fail_call(&mut self, key: i64, error: RequestError) {
+        // A task's state this end implies is reported first (task_wait.rs).
+        self.conclude_task(key, Err(&error));
         let Some(c) = self.remove_call(key) else {
             return;
         };

@@ -1,15 +1,17 @@
-//! Driving a task created by a call: polling, outcomes, input.
+//! Driving a task created by a call: starting it in the era's shape,
+//! polling, outcomes, input.
 
-use std::collections::HashSet;
 use std::time::Instant;
 
+use mcp_types::methods::{ext_tasks, v2025_11_25};
 use mcp_types::raw::RawJson;
 use mcp_types::results::RawInputRequired;
-use mcp_types::{Era, RequestId};
+use mcp_types::{Era, RequestId, RequestMethod};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use super::{Connection, Role, TaskWatch};
+use crate::config::RequestOptions;
 use crate::error::{PeerMisbehaved, RequestError, UsageError};
 use crate::event::{Completed, Event};
 use crate::mrtr::InputRequest;
@@ -21,6 +23,45 @@ use crate::wire;
 pub(super) const MAX_INPUT_KEYS: usize = 256;
 
 impl Connection {
+    /// Sends a request that runs as a task where the server allows it
+    /// (`tools/call`): in 2025-11-25 the request is task-augmented
+    /// (`params.task`, with the ttl of
+    /// [`RequestOptions::with_task`](crate::RequestOptions::with_task) if
+    /// one is set); in 2026-07-28 the server decides (the tasks extension
+    /// is declared with the client's features). The call then reports
+    /// [`Event::TaskCreated`] and is driven like
+    /// any task call (see [`Connection::wait_task`]), or completes at once
+    /// when the server answers without a task.
+    ///
+    /// ```
+    /// use std::time::Instant;
+    /// use mcp_core::{Connection, RequestOptions, UsageError};
+    ///
+    /// fn start(conn: &mut Connection, now: Instant) -> Result<(), UsageError> {
+    ///     let params = mcp_core::call_tool_params("long_task", serde_json::json!({"steps": 3}));
+    ///     let call = conn.start_task(now, "tools/call", Some(params.into()), RequestOptions::default())?;
+    ///     # let _ = call;
+    ///     Ok(())
+    /// }
+    /// # let _ = start;
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Connection::send_request`].
+    pub fn start_task(
+        &mut self,
+        now: Instant,
+        method: &str,
+        params: Option<Value>,
+        opts: RequestOptions,
+    ) -> Result<RequestId, UsageError> {
+        let mut opts = opts;
+        if self.era == Some(Era::Legacy) && opts.task_ttl.is_none() {
+            opts.task_ttl = Some(None);
+        }
+        self.send_request(now, method, params, opts)
+    }
+
     pub(super) fn on_task_created(
         &mut self,
         now: Instant,
@@ -31,11 +72,7 @@ impl Connection {
         let Some(c) = self.calls.get_mut(&key) else {
             return;
         };
-        c.task = Some(TaskWatch {
-            snapshot: task.clone(),
-            surfaced: HashSet::new(),
-            legacy,
-        });
+        c.task = Some(TaskWatch::new(task.clone(), legacy, true));
         self.events.push_back(Event::TaskCreated {
             id: RequestId::Number(key),
             task,
@@ -43,11 +80,13 @@ impl Connection {
         self.schedule_poll(now, key);
     }
 
-    fn schedule_poll(&mut self, now: Instant, key: i64) {
+    /// Arms the next poll of a call's task, or ends the call when its
+    /// budget is spent, or ends the handle's wait at its poll cap.
+    pub(super) fn schedule_poll(&mut self, now: Instant, key: i64) {
         let Some(c) = self.calls.get(&key) else {
             return;
         };
-        let Some(w) = &c.task else {
+        let Some(w) = c.task.as_ref().filter(|w| !w.capped) else {
             return;
         };
         let mut snapshot = w.snapshot.clone();
@@ -58,6 +97,7 @@ impl Connection {
         let mut opts = PollOptions::default();
         opts.interval = c.opts.poll_interval;
         opts.deadline = c.total_deadline;
+        opts.max_polls = w.wait.as_ref().and_then(|wait| wait.max_polls);
         match decide(&snapshot, now, &opts) {
             PollDecision::PollAt(at) => {
                 self.timers.set(Timer::TaskPoll(RequestId::Number(key)), at)
@@ -66,8 +106,11 @@ impl Connection {
                 let elapsed = now.saturating_duration_since(c.started);
                 self.fail_call(key, RequestError::Timeout(elapsed));
             }
-            PollDecision::Terminal | PollDecision::InputRequired | PollDecision::PollCapReached => {
+            PollDecision::PollCapReached => {
+                let cap = opts.max_polls.unwrap_or_default();
+                self.stop_at_poll_cap(key, cap);
             }
+            PollDecision::Terminal | PollDecision::InputRequired => {}
         }
     }
 
@@ -76,7 +119,7 @@ impl Connection {
         let snapshot = match TaskSnapshot::from_flat(raw) {
             Ok(s) => s,
             Err(e) => {
-                let method = "tasks/get".to_owned();
+                let method = ext_tasks::GetTask::METHOD.to_owned();
                 return self.fail_call(
                     key,
                     RequestError::Peer(PeerMisbehaved::InvalidResult {
@@ -99,10 +142,7 @@ impl Connection {
         snapshot.polls = w.snapshot.polls.saturating_add(1);
         w.snapshot = snapshot.clone();
         let legacy = w.legacy;
-        self.events.push_back(Event::TaskStatus {
-            id: RequestId::Number(key),
-            task: snapshot.clone(),
-        });
+        self.report_task(key, snapshot.clone());
         let outcome: Option<wire::TaskOutcome> = if legacy {
             None
         } else {
@@ -113,7 +153,8 @@ impl Connection {
                 // 2025-11-25: tasks/result returns the outcome (and, for
                 // input_required, lets the server send its requests).
                 self.timers.cancel(&Timer::TaskPoll(RequestId::Number(key)));
-                self.send_task_request(now, key, "tasks/result", Map::new(), Role::TaskResult);
+                let method = v2025_11_25::GetTaskPayload::METHOD;
+                self.send_task_request(now, key, method, Map::new(), Role::TaskResult);
             }
             (TaskStatus::Completed, false) => match outcome.and_then(|o| o.result) {
                 Some(result) => self.on_task_result(key, result.into()),
@@ -141,7 +182,7 @@ impl Connection {
         self.fail_call(
             key,
             RequestError::Peer(PeerMisbehaved::InvalidResult {
-                method: "tasks/get".into(),
+                method: ext_tasks::GetTask::METHOD.into(),
                 reason: reason.into(),
             }),
         );
@@ -175,6 +216,7 @@ impl Connection {
 
     /// The underlying result of a task: the call completes with it.
     pub(super) fn on_task_result(&mut self, key: i64, result: RawJson) {
+        self.conclude_task(key, Ok(()));
         let Some(c) = self.remove_call(key) else {
             return;
         };
@@ -187,8 +229,10 @@ impl Connection {
     }
 
     /// A pushed task status (`notifications/tasks/status`, `notifications/tasks`):
-    /// reported as `Event::TaskStatus` when it matches a watched task that
-    /// is not yet known to be terminal. Polling stays in charge of the
+    /// merged into the task's record (task_wait.rs) when it matches a
+    /// watched task not yet polled terminal, and reported as
+    /// `Event::TaskStatus` when that changes the record (a push after a
+    /// reported end changes nothing). Polling stays in charge of the
     /// outcome, but a pushed terminal or `input_required` status pulls the
     /// next scheduled poll forward to `now`, so the outcome (or the inputs)
     /// is fetched at once instead of after the poll interval. The snapshot
@@ -217,10 +261,7 @@ impl Connection {
             if settled && self.timers.get(&poll).is_some_and(|at| at > now) {
                 self.timers.set(poll, now);
             }
-            self.events.push_back(Event::TaskStatus {
-                id: RequestId::Number(key),
-                task: snapshot,
-            });
+            self.report_task(key, snapshot);
         }
     }
 
@@ -240,7 +281,7 @@ impl Connection {
         let key = self.call_key(call)?;
         if self.era != Some(Era::Modern) {
             return Err(UsageError::WrongEra {
-                method: "tasks/update".into(),
+                method: ext_tasks::UpdateTask::METHOD.into(),
                 era: self.era.unwrap_or(Era::Legacy),
             });
         }
@@ -249,7 +290,8 @@ impl Connection {
         }
         let mut params = Map::new();
         params.insert("inputResponses".into(), json!(responses));
-        self.send_task_request(now, key, "tasks/update", params, Role::TaskAck);
+        let method = ext_tasks::UpdateTask::METHOD;
+        self.send_task_request(now, key, method, params, Role::TaskAck);
         Ok(())
     }
 }

@@ -99,3 +99,57 @@ fn poll_cap_is_a_decision() {
         PollDecision::BudgetExhausted
     );
 }
+
+#[test]
+fn task_records_merge_reports_and_keep_the_terminal_state() {
+    use super::watch::Observed;
+    let mut r = TaskRecord::default();
+    let mut w = TaskSnapshot::new("t", TaskStatus::Working);
+    assert_eq!(r.observe(w.clone()), Observed::Changed);
+    w.polls = 4;
+    assert_eq!(r.observe(w.clone()), Observed::Unchanged);
+    assert_eq!(r.latest().map(|l| l.polls), Some(4));
+    // An older observation (a push) never lowers the poll count.
+    w.polls = 1;
+    r.observe(w.clone());
+    assert_eq!(r.latest().map(|l| l.polls), Some(4));
+    let mut msg = w.clone();
+    msg.status_message = Some("half way".into());
+    assert_eq!(r.observe(msg), Observed::Changed);
+    assert_eq!(
+        r.observe(TaskSnapshot::new("other", TaskStatus::Failed)),
+        Observed::Ignored
+    );
+    assert_eq!(
+        r.observe(TaskSnapshot::new("t", TaskStatus::Cancelled)),
+        Observed::Changed
+    );
+    assert_eq!(
+        r.observe(TaskSnapshot::new("t", TaskStatus::Completed)),
+        Observed::Ignored
+    );
+    assert_eq!(
+        r.terminal().map(|t| &t.status),
+        Some(&TaskStatus::Cancelled)
+    );
+}
+
+proptest! {
+    #[test]
+    fn a_terminal_record_never_changes(
+        seq in proptest::collection::vec(status(), 1..20),
+    ) {
+        use super::watch::Observed;
+        let mut r = TaskRecord::default();
+        let mut terminal: Option<TaskStatus> = None;
+        for st in seq {
+            let o = r.observe(TaskSnapshot::new("t", st.clone()));
+            if terminal.is_some() {
+                prop_assert_eq!(o, Observed::Ignored);
+            } else if st.is_terminal() {
+                terminal = Some(st);
+            }
+            prop_assert_eq!(r.terminal().map(|s| s.status.clone()), terminal.clone());
+        }
+    }
+}

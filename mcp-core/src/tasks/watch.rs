@@ -1,10 +1,10 @@
-//! Watching one task: state sets to wait for, a record that deduplicates
-//! observations and keeps the terminal state once seen, and the
+//! Watching one task: state sets to wait for, what a handle waits for
+//! ([`TaskWait`]) and how such a wait ends ([`TaskWaitEnd`]), a record that
+//! merges observations and keeps the terminal state once seen, and the
 //! related-task metadata that points at a task.
 //!
-//! All of it is pure: the facade feeds observations (polls, pushed
-//! notifications, the call's end) and asks what to report and whether a
-//! wait is over.
+//! All of it is pure: the connection feeds the record (polls, pushed
+//! notifications, the call's end) and asks it whether a wait is over.
 
 use mcp_types::meta::keys::RELATED_TASK;
 use serde_json::Value;
@@ -14,7 +14,8 @@ use super::{TaskSnapshot, TaskStatus};
 /// A set of task states to wait for.
 ///
 /// ```
-/// use mcp_core::tasks::{TaskStates, TaskStatus};
+/// use mcp_core::TaskStates;
+/// use mcp_types::tasks::TaskStatus;
 /// let until_input = TaskStates::terminal().with(TaskStatus::InputRequired);
 /// assert!(until_input.contains(&TaskStatus::InputRequired));
 /// assert!(until_input.contains(&TaskStatus::Cancelled));
@@ -72,10 +73,99 @@ impl FromIterator<TaskStatus> for TaskStates {
     }
 }
 
+/// What a task handle waits for, given to
+/// [`Connection::wait_task`](crate::Connection::wait_task): one of the
+/// task's states, or only the call's outcome, with or without a cap on
+/// the number of `tasks/get` polls.
+///
+/// ```
+/// use mcp_core::{TaskSnapshot, TaskStates, TaskWait, TaskWaitEnd};
+/// use mcp_types::tasks::TaskStatus;
+/// let wait = TaskWait::until(TaskStates::terminal().with(TaskStatus::InputRequired));
+/// let working = TaskSnapshot::new("t", TaskStatus::Working);
+/// assert_eq!(wait.end_for(&working), None);
+/// let asks = TaskSnapshot::new("t", TaskStatus::InputRequired);
+/// assert!(matches!(wait.end_for(&asks), Some(TaskWaitEnd::Reached(_))));
+/// // Waiting for the outcome alone ends with the call, never on a state.
+/// let done = TaskSnapshot::new("t", TaskStatus::Completed);
+/// assert_eq!(TaskWait::outcome().with_max_polls(3).end_for(&done), None);
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct TaskWait {
+    /// The states that end the wait; empty: only the call's outcome does.
+    pub until: TaskStates,
+    /// The most `tasks/get` polls in all (those already sent count); the
+    /// wait ends with [`TaskWaitEnd::PollCapReached`] when the task is
+    /// still open then, and polling stops until the next wait.
+    pub max_polls: Option<u32>,
+}
+
+impl TaskWait {
+    /// A wait for the call's outcome only (the `Event::Response` or
+    /// `Event::RequestFailed` of the call); it also resumes polling that
+    /// an earlier poll cap stopped.
+    pub fn outcome() -> Self {
+        TaskWait::default()
+    }
+
+    /// A wait until the task is in one of `states`.
+    pub fn until(states: TaskStates) -> Self {
+        TaskWait {
+            until: states,
+            max_polls: None,
+        }
+    }
+
+    /// Caps the number of `tasks/get` polls.
+    #[must_use]
+    pub fn with_max_polls(mut self, max_polls: u32) -> Self {
+        self.max_polls = Some(max_polls);
+        self
+    }
+
+    /// How this wait ends on the task's state `task`, if it does: the task
+    /// is in one of the states, or ended in another one. A wait for the
+    /// outcome alone never ends on a state. (The connection applies this to
+    /// each report; a handle applies it to the terminal state it keeps
+    /// once the call is over.)
+    pub fn end_for(&self, task: &TaskSnapshot) -> Option<TaskWaitEnd> {
+        if self.until == TaskStates::empty() {
+            return None;
+        }
+        if self.until.contains(&task.status) {
+            Some(TaskWaitEnd::Reached(task.clone()))
+        } else if task.status.is_terminal() {
+            Some(TaskWaitEnd::EndedElsewhere(task.clone()))
+        } else {
+            None
+        }
+    }
+}
+
+/// How a [`TaskWait`] ended (carried by
+/// [`Event::TaskWaitOver`](crate::Event::TaskWaitOver)).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TaskWaitEnd {
+    /// The task is in one of the states waited for.
+    Reached(TaskSnapshot),
+    /// The task ended in a state outside the set.
+    EndedElsewhere(TaskSnapshot),
+    /// The cap on `tasks/get` polls is reached and the task is still open;
+    /// polling stopped (the task runs on) until the next wait.
+    PollCapReached {
+        /// The task as last polled.
+        task: TaskSnapshot,
+        /// The cap.
+        max_polls: u32,
+    },
+}
+
 /// What an observation meant to a [`TaskRecord`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Observed {
-    /// The status or its message changed: report it.
+pub(crate) enum Observed {
+    /// The status or its message changed.
     Changed,
     /// Same status and message (the poll count or interval may differ).
     Unchanged,
@@ -84,43 +174,17 @@ pub enum Observed {
     Ignored,
 }
 
-/// Where a wait for a [`TaskStates`] set stands.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum WaitStep {
-    /// The task is in one of the states.
-    Reached(TaskSnapshot),
-    /// The task ended in a state outside the set.
-    EndedElsewhere(TaskSnapshot),
-    /// Keep waiting.
-    Pending,
-}
-
-/// What the client has seen of one task: the latest snapshot, and the
-/// terminal one kept for good once seen.
-///
-/// ```
-/// use mcp_core::tasks::{Observed, TaskRecord, TaskSnapshot, TaskStatus};
-/// let mut r = TaskRecord::new();
-/// assert_eq!(r.observe(TaskSnapshot::new("t", TaskStatus::Working)), Observed::Changed);
-/// assert_eq!(r.observe(TaskSnapshot::new("t", TaskStatus::Working)), Observed::Unchanged);
-/// assert_eq!(r.observe(TaskSnapshot::new("t", TaskStatus::Completed)), Observed::Changed);
-/// // A stale push after the end changes nothing.
-/// assert_eq!(r.observe(TaskSnapshot::new("t", TaskStatus::Working)), Observed::Ignored);
-/// assert_eq!(r.terminal().map(|s| &s.status), Some(&TaskStatus::Completed));
-/// ```
+/// What the client has seen of one task: the latest snapshot (pushes and
+/// polls merged, the poll count never lowered), and the terminal one kept
+/// for good once seen.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct TaskRecord {
+pub(crate) struct TaskRecord {
     latest: Option<TaskSnapshot>,
 }
 
 impl TaskRecord {
-    /// A record with nothing seen.
-    pub fn new() -> Self {
-        TaskRecord::default()
-    }
-
     /// Records an observation (a poll, a pushed status, the creation).
-    pub fn observe(&mut self, snapshot: TaskSnapshot) -> Observed {
+    pub(crate) fn observe(&mut self, snapshot: TaskSnapshot) -> Observed {
         let Some(latest) = &mut self.latest else {
             self.latest = Some(snapshot);
             return Observed::Changed;
@@ -133,8 +197,7 @@ impl TaskRecord {
             latest.polls = latest.polls.max(snapshot.polls);
             return Observed::Ignored;
         }
-        let changed =
-            latest.status != snapshot.status || latest.status_message != snapshot.status_message;
+        let changed = !latest.same_state(&snapshot);
         let polls = latest.polls.max(snapshot.polls);
         *latest = snapshot;
         latest.polls = polls;
@@ -145,38 +208,15 @@ impl TaskRecord {
         }
     }
 
-    /// Records that the call behind the task ended with `status` (the
-    /// outcome arrived); keeps an already-seen terminal state.
-    pub fn conclude(&mut self, status: TaskStatus) -> Observed {
-        match &self.latest {
-            Some(l) if l.status.is_terminal() => Observed::Ignored,
-            Some(l) => {
-                let mut s = l.clone();
-                s.status = status;
-                s.status_message = None;
-                self.observe(s)
-            }
-            None => Observed::Ignored,
-        }
-    }
-
     /// The latest snapshot.
-    pub fn latest(&self) -> Option<&TaskSnapshot> {
+    pub(crate) fn latest(&self) -> Option<&TaskSnapshot> {
         self.latest.as_ref()
     }
 
     /// The terminal snapshot, once seen.
-    pub fn terminal(&self) -> Option<&TaskSnapshot> {
+    #[cfg(test)]
+    pub(crate) fn terminal(&self) -> Option<&TaskSnapshot> {
         self.latest.as_ref().filter(|s| s.status.is_terminal())
-    }
-
-    /// Where a wait for `states` stands.
-    pub fn wait_step(&self, states: &TaskStates) -> WaitStep {
-        match &self.latest {
-            Some(s) if states.contains(&s.status) => WaitStep::Reached(s.clone()),
-            Some(s) if s.status.is_terminal() => WaitStep::EndedElsewhere(s.clone()),
-            _ => WaitStep::Pending,
-        }
     }
 }
 
@@ -185,7 +225,7 @@ impl TaskRecord {
 /// object itself.
 ///
 /// ```
-/// use mcp_core::tasks::related_task_id;
+/// use mcp_core::related_task_id;
 /// let result = serde_json::json!({
 ///     "content": [],
 ///     "_meta": {"io.modelcontextprotocol/related-task": {"taskId": "t-7"}}
@@ -203,5 +243,5 @@ pub fn related_task_id(value: &Value) -> Option<&str> {
         .filter(|id| !id.is_empty() && id.len() <= MAX_TASK_ID)
 }
 
-/// The longest task id accepted from a peer.
-const MAX_TASK_ID: usize = 1024;
+/// The longest task id accepted from a peer or a caller.
+pub const MAX_TASK_ID: usize = 1024;
