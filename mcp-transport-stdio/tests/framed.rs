@@ -3,25 +3,12 @@
 use std::time::Duration;
 
 use mcp_transport_stdio::{Inbound, Receiver, SendError, Sender, framed, memory_pair};
-use mcp_types::{Message, RequestId};
+use mcp_types::RequestId;
 
-fn msg(id: i64, pad: usize) -> Vec<u8> {
-    format!(
-        r#"{{"jsonrpc":"2.0","id":{id},"method":"m","params":{{"pad":"{}"}}}}"#,
-        "p".repeat(pad)
-    )
-    .into_bytes()
-}
+#[path = "common/frames.rs"]
+mod frames;
 
-async fn next_id(rx: &mut Receiver) -> RequestId {
-    match tokio::time::timeout(Duration::from_secs(5), rx.recv())
-        .await
-        .expect("in time")
-    {
-        Some(Ok(Inbound::Message(Message::Request(r)))) => r.id,
-        other => panic!("unexpected {other:?}"),
-    }
-}
+use frames::{msg, next_id};
 
 #[tokio::test]
 async fn a_linked_pair_carries_messages_both_ways() {
