@@ -8,7 +8,7 @@ use mcp_types::RequestId;
 #[path = "common/frames.rs"]
 mod frames;
 
-use frames::{msg, next_id};
+use frames::{msg, next_id, read_ids};
 
 #[tokio::test]
 async fn a_linked_pair_carries_messages_both_ways() {
@@ -132,14 +132,8 @@ async fn a_batch_cancelled_mid_write_is_completed_before_the_next_send() {
     let stalled = tokio::time::timeout(Duration::from_millis(50), tx.send_batch(&batch)).await;
     assert!(stalled.is_err(), "the batch should have stalled");
     let (fr, _fw) = tokio::io::split(far);
-    let mut rx = Receiver::new(fr);
-    let reader = tokio::spawn(async move {
-        let mut ids = Vec::new();
-        for _ in 0..3 {
-            ids.push(next_id(&mut rx).await);
-        }
-        ids
-    });
+    let rx = Receiver::new(fr);
+    let reader = read_ids(rx, 3);
     tx.send(&msg(3, 10)).await.unwrap();
     let ids = reader.await.unwrap();
     assert_eq!(ids, [1, 2, 3].map(RequestId::Number));

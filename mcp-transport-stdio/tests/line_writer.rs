@@ -9,7 +9,7 @@ use mcp_types::RequestId;
 #[path = "common/frames.rs"]
 mod frames;
 
-use frames::{msg, next_id};
+use frames::{msg, next_id, read_ids};
 
 /// One poll of the writer's flush, with a waker nobody listens to.
 fn poll_once(w: &mut LineWriter) -> Poll<Result<(), SendError>> {
@@ -61,32 +61,26 @@ async fn a_malformed_frame_is_refused_and_nothing_is_queued() {
 
 #[tokio::test]
 async fn a_stalled_flush_keeps_its_bytes_and_finishes_when_polled_again() {
-    let (tx, mut rx) = pipe(16);
+    let (tx, rx) = pipe(16);
     let mut w = tx.exclusive().await;
     w.queue(&msg(1, 300)).unwrap();
     w.queue(&msg(2, 300)).unwrap();
     assert!(poll_once(&mut w).is_pending(), "a 16-byte pipe stalls");
     assert!(w.has_queued());
-    let reader = tokio::spawn(async move { [next_id(&mut rx).await, next_id(&mut rx).await] });
+    let reader = read_ids(rx, 2);
     w.flush().await.unwrap();
     assert_eq!(reader.await.unwrap(), [1, 2].map(RequestId::Number));
 }
 
 #[tokio::test]
 async fn lines_left_queued_by_a_dropped_writer_go_out_before_the_next_send() {
-    let (tx, mut rx) = pipe(16);
+    let (tx, rx) = pipe(16);
     let mut w = tx.exclusive().await;
     w.queue(&msg(1, 200)).unwrap();
     w.queue(&msg(2, 200)).unwrap();
     assert!(poll_once(&mut w).is_pending(), "a 16-byte pipe stalls");
     drop(w);
-    let reader = tokio::spawn(async move {
-        let mut ids = Vec::new();
-        for _ in 0..3 {
-            ids.push(next_id(&mut rx).await);
-        }
-        ids
-    });
+    let reader = read_ids(rx, 3);
     tx.send(&msg(3, 10)).await.unwrap();
     assert_eq!(reader.await.unwrap(), [1, 2, 3].map(RequestId::Number));
 }

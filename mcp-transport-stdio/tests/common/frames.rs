@@ -26,3 +26,15 @@ pub async fn next_id(rx: &mut Receiver) -> RequestId {
         other => panic!("unexpected {other:?}"),
     }
 }
+
+/// Reads the ids of the next `n` requests on a task of their own, so the
+/// test can write (and be held up by a full pipe) meanwhile.
+pub fn read_ids(mut rx: Receiver, n: usize) -> tokio::task::JoinHandle<Vec<RequestId>> {
+    tokio::spawn(async move {
+        let mut ids = Vec::with_capacity(n);
+        for _ in 0..n {
+            ids.push(next_id(&mut rx).await);
+        }
+        ids
+    })
+}
