@@ -136,6 +136,29 @@ async fn a_request_times_out_and_is_cancelled() {
     }
 }
 
+/// The driver keeps its armed wake-up when the earliest call ends (the
+/// next deadline is later); the later deadline still fires at its instant.
+#[tokio::test(start_paused = true)]
+async fn a_later_deadline_fires_on_time_after_the_earliest_call_ended() {
+    for modern in [false, true] {
+        let (client, _peer) = scripted_client(modern).await;
+        let long = CallOptions::new().with_timeout(Duration::from_millis(500));
+        let short = CallOptions::new().with_timeout(Duration::from_millis(100));
+        let started = tokio::time::Instant::now();
+        // `join!` polls in order: the held call starts first, the answered
+        // one (an earlier deadline) second.
+        let (held, answered) = tokio::join!(
+            client.call_tool_with("slow", json!({}), long),
+            client.call_tool_with("echo", json!({"text": "now"}), short),
+        );
+        assert_eq!(common::text(&answered.expect("echo").content), "now");
+        assert_eq!(started.elapsed(), Duration::from_millis(500), "{modern}");
+        let err = held.expect_err("times out");
+        assert!(err.is_timeout(), "{modern}: {err}");
+        client.close().await;
+    }
+}
+
 #[tokio::test]
 async fn over_http_a_request_times_out_and_is_cancelled() {
     for modern in [false, true] {

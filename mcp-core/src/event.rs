@@ -21,7 +21,10 @@ pub enum Transmit {
     Message {
         /// The message, serialized once by the core (no trailing newline).
         bytes: Vec<u8>,
-        /// Routing data for HTTP.
+        /// Routing data for HTTP. Over other transports (`Config::transport`
+        /// not `Http`) a call's request carries only its version and id
+        /// here: the 2026-07-28 `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*`
+        /// values are rendered for HTTP alone.
         routing: HttpRouting,
         /// The call this message belongs to (the id returned when the call
         /// was started), for every request of the call: the first send,

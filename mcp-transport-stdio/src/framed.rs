@@ -1,26 +1,25 @@
 //! Newline-delimited JSON-RPC framing over any byte stream.
 //!
-//! A [`Sender`] writes one message per line through a serialized writer; a
-//! [`Receiver`] splits the incoming bytes with a bounded
+//! A [`Sender`] (`writer.rs`) writes one message per line through a
+//! serialized writer; a [`Receiver`] splits the incoming bytes with a bounded
 //! [`LineSplitter`](crate::line_splitter::LineSplitter) and parses each line
 //! once, straight from the read buffer, into a [`Message`]. The same types
 //! serve a child process, a custom pipe or socket, a server's own stdio, and
 //! the in-memory pair of [`memory_pair`].
 
 use std::fmt;
-use std::io::{self, IoSlice};
-use std::sync::Arc;
+use std::io;
 
 use mcp_types::Message;
 use mcp_types::jsonrpc::ReadError;
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
-use tokio::sync::Mutex;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite};
 
 use crate::envelope::BrokenEnvelope;
-use crate::error::{LineTooLong, RecvError, SendError};
+use crate::error::{LineTooLong, RecvError};
 use crate::line_splitter::{Frame, LineSplitter};
 #[cfg(feature = "process")]
 use crate::process::ProcessLink;
+pub(crate) use crate::writer::Sender;
 
 /// The default maximum length of one incoming line: 16 MiB.
 ///
@@ -98,248 +97,7 @@ impl SkippedLine {
     }
 }
 
-type BoxWriter = Box<dyn AsyncWrite + Send + Unpin>;
 type BoxReader = Box<dyn AsyncRead + Send + Unpin>;
-
-/// The writing half: sends one message per line.
-///
-/// Cloning is cheap; clones share one writer, and concurrent sends are
-/// written one whole line after another, in the order they got the lock.
-/// If a send is cancelled after part of its line was written, the rest of
-/// the line is written before the next message, so the framing is never
-/// corrupted.
-#[derive(Clone)]
-pub struct Sender {
-    shared: Arc<Mutex<WriteState>>,
-}
-
-struct WriteState {
-    /// `None` once closed or broken.
-    writer: Option<BoxWriter>,
-    /// Why the writer is gone.
-    failure: Option<SendError>,
-    /// The unwritten rest of a line whose send was cancelled mid-write.
-    leftover: Vec<u8>,
-    leftover_pos: usize,
-}
-
-impl Sender {
-    /// A sender writing to `writer`.
-    pub fn new<W: AsyncWrite + Send + Unpin + 'static>(writer: W) -> Self {
-        Sender {
-            shared: Arc::new(Mutex::new(WriteState {
-                writer: Some(Box::new(writer)),
-                failure: None,
-                leftover: Vec::new(),
-                leftover_pos: 0,
-            })),
-        }
-    }
-
-    /// Writes `message` (one serialized JSON-RPC message, without a
-    /// trailing newline) followed by `\n`, and flushes.
-    ///
-    /// # Errors
-    /// [`SendError::Empty`] or [`SendError::EmbeddedNewline`] for a
-    /// malformed frame (nothing is written); [`SendError::Closed`] after
-    /// [`close`](Self::close); [`SendError::PeerClosed`] when the peer
-    /// stopped reading (for a child process: it exited);
-    /// [`SendError::Io`] otherwise.
-    pub async fn send(&self, message: &[u8]) -> Result<(), SendError> {
-        self.send_batch(&[message]).await
-    }
-
-    /// Writes several messages, one line each and in order, as one write
-    /// where the pipe takes it whole, then flushes once: a burst costs one
-    /// system call instead of one per message.
-    ///
-    /// The lines are written back to back under one hold of the writer, so
-    /// no other sender's line comes between them. Cancel-safe like
-    /// [`send`](Self::send): a batch cut off mid-write is completed before
-    /// the next message.
-    ///
-    /// # Errors
-    /// As [`send`](Self::send). A malformed message ([`SendError::Empty`],
-    /// [`SendError::EmbeddedNewline`]) fails the whole batch before
-    /// anything is written.
-    pub async fn send_batch<M: AsRef<[u8]>>(&self, messages: &[M]) -> Result<(), SendError> {
-        for m in messages {
-            let m = m.as_ref();
-            if m.is_empty() {
-                return Err(SendError::Empty);
-            }
-            if memchr::memchr(b'\n', m).is_some() {
-                return Err(SendError::EmbeddedNewline);
-            }
-        }
-        let joined;
-        let message = match messages {
-            [] => return Ok(()),
-            [one] => one.as_ref(),
-            many => {
-                // The lines joined with `\n`; `LineWrite` adds the last one.
-                let len = many.iter().map(|m| m.as_ref().len() + 1).sum::<usize>();
-                let mut buf = Vec::with_capacity(len);
-                for (i, m) in many.iter().enumerate() {
-                    if i > 0 {
-                        buf.push(b'\n');
-                    }
-                    buf.extend_from_slice(m.as_ref());
-                }
-                joined = buf;
-                &joined[..]
-            }
-        };
-        let mut state = self.shared.lock().await;
-        state.finish_leftover().await?;
-        let mut line = LineWrite {
-            state: &mut state,
-            message,
-            written: 0,
-        };
-        line.run().await
-    }
-
-    /// Closes the writer: finishes a line left half-written by a cancelled
-    /// send, then shuts the stream down and drops it (for a child process,
-    /// its stdin is closed). Later sends fail with [`SendError::Closed`].
-    ///
-    /// Waits for a send in progress and for the peer to take a half-written
-    /// line: bound it with a timeout when the peer may have stopped reading
-    /// (the staged shutdown does).
-    ///
-    /// # Errors
-    /// The error that broke the writer, if finishing or shutting it down
-    /// failed. The writer is dropped either way.
-    pub async fn close(&self) -> Result<(), SendError> {
-        let mut state = self.shared.lock().await;
-        let finished = state.finish_leftover().await;
-        let shut = match state.writer.as_mut() {
-            Some(w) => w.shutdown().await.map_err(SendError::from_io),
-            None => Ok(()),
-        };
-        state.writer = None;
-        if state.failure.is_none() {
-            state.failure = Some(SendError::Closed);
-        }
-        finished.and(shut)
-    }
-
-    /// True once the writer was closed or broke.
-    pub async fn is_closed(&self) -> bool {
-        self.shared.lock().await.writer.is_none()
-    }
-}
-
-impl fmt::Debug for Sender {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Sender").finish_non_exhaustive()
-    }
-}
-
-impl WriteState {
-    fn writer(&mut self) -> Result<&mut BoxWriter, SendError> {
-        if self.writer.is_none() {
-            return Err(self.gone());
-        }
-        self.writer.as_mut().ok_or(SendError::Closed)
-    }
-
-    /// The error for a writer that is closed or broken.
-    fn gone(&self) -> SendError {
-        self.failure
-            .as_ref()
-            .map_or(SendError::Closed, SendError::replay)
-    }
-
-    fn fail(&mut self, e: io::Error) -> SendError {
-        let err = SendError::from_io(e);
-        self.failure = Some(err.replay());
-        self.writer = None;
-        self.leftover = Vec::new();
-        self.leftover_pos = 0;
-        err
-    }
-
-    /// Writes what a cancelled send left unwritten. Cancel-safe: progress
-    /// is recorded after every write.
-    async fn finish_leftover(&mut self) -> Result<(), SendError> {
-        while self.leftover_pos < self.leftover.len() {
-            let pos = self.leftover_pos;
-            let result = match self.writer.as_mut() {
-                Some(w) => w.write(&self.leftover[pos..]).await,
-                None => return Err(self.gone()),
-            };
-            match result {
-                Ok(0) => return Err(self.fail(io::ErrorKind::WriteZero.into())),
-                Ok(n) => self.leftover_pos += n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(self.fail(e)),
-            }
-        }
-        self.leftover = Vec::new();
-        self.leftover_pos = 0;
-        Ok(())
-    }
-}
-
-/// One line being written; if dropped half-way (the send was cancelled),
-/// it saves the unwritten rest so the next writer completes the line.
-struct LineWrite<'a, 'm> {
-    state: &'a mut WriteState,
-    message: &'m [u8],
-    /// Bytes of `message` plus its `\n` written so far.
-    written: usize,
-}
-
-impl LineWrite<'_, '_> {
-    async fn run(&mut self) -> Result<(), SendError> {
-        let total = self.message.len() + 1;
-        while self.written < total {
-            let result = if self.written < self.message.len() {
-                let parts = [
-                    IoSlice::new(&self.message[self.written..]),
-                    IoSlice::new(b"\n"),
-                ];
-                self.state.writer()?.write_vectored(&parts).await
-            } else {
-                self.state.writer()?.write(b"\n").await
-            };
-            match result {
-                Ok(0) => return Err(self.abandon(io::ErrorKind::WriteZero.into())),
-                Ok(n) => self.written += n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(self.abandon(e)),
-            }
-        }
-        if let Err(e) = self.state.writer()?.flush().await {
-            return Err(self.state.fail(e));
-        }
-        Ok(())
-    }
-
-    fn abandon(&mut self, e: io::Error) -> SendError {
-        // The writer is broken; nothing is left to complete.
-        self.written = self.message.len() + 1;
-        self.state.fail(e)
-    }
-}
-
-impl Drop for LineWrite<'_, '_> {
-    fn drop(&mut self) {
-        let total = self.message.len() + 1;
-        if self.written == 0 || self.written >= total {
-            return;
-        }
-        let mut rest = Vec::with_capacity(total - self.written);
-        if self.written < self.message.len() {
-            rest.extend_from_slice(&self.message[self.written..]);
-        }
-        rest.push(b'\n');
-        self.state.leftover = rest;
-        self.state.leftover_pos = 0;
-    }
-}
 
 /// The reading half: yields the messages the peer sends.
 pub struct Receiver {

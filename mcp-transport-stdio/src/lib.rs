@@ -10,7 +10,10 @@
 //!   last lines, forwarded to a callback and to `tracing`.
 //! * [`Sender::send`] writes one serialized message plus `\n` through a
 //!   serialized writer; a dead peer is an error value
-//!   ([`SendError::PeerClosed`]), never a crash.
+//!   ([`SendError::PeerClosed`]), never a crash. An event loop that owns
+//!   the connection takes the writer whole ([`Sender::exclusive`]): its
+//!   [`LineWriter`] queues lines into one buffer and is polled in place,
+//!   with no future or allocation per message.
 //! * [`Receiver::recv`] yields [`Inbound`] items: messages, skipped
 //!   non-JSON lines (banners, logs) and discarded oversized lines
 //!   ([`LineTooLong`]), all of which leave the session open. A child that
@@ -50,6 +53,7 @@ mod shutdown;
 mod stderr;
 #[cfg(feature = "process")]
 mod transport;
+mod writer;
 
 #[cfg(feature = "process")]
 pub use command::{EnvInherit, ServerCommand, ShutdownTimeouts, StderrMode};
@@ -58,8 +62,8 @@ pub use error::{
     LineTooLong, ProcessExited, RecvError, STDERR_EXCERPT_LINES, SendError, SpawnError,
 };
 pub use framed::{
-    DEFAULT_MAX_LINE_LENGTH, Inbound, Receiver, Sender, SkipReason, SkippedLine, framed,
-    framed_stream, memory_pair,
+    DEFAULT_MAX_LINE_LENGTH, Inbound, Receiver, SkipReason, SkippedLine, framed, framed_stream,
+    memory_pair,
 };
 #[cfg(feature = "process")]
 pub use process::ServerProcess;
@@ -69,3 +73,4 @@ pub use shutdown::{ExitInfo, ShutdownOutcome};
 pub use stderr::MAX_STDERR_LINE;
 #[cfg(feature = "process")]
 pub use transport::StdioTransport;
+pub use writer::{LineWriter, Sender};

@@ -3,25 +3,12 @@
 use std::time::Duration;
 
 use mcp_transport_stdio::{Inbound, Receiver, SendError, Sender, framed, memory_pair};
-use mcp_types::{Message, RequestId};
+use mcp_types::RequestId;
 
-fn msg(id: i64, pad: usize) -> Vec<u8> {
-    format!(
-        r#"{{"jsonrpc":"2.0","id":{id},"method":"m","params":{{"pad":"{}"}}}}"#,
-        "p".repeat(pad)
-    )
-    .into_bytes()
-}
+#[path = "common/frames.rs"]
+mod frames;
 
-async fn next_id(rx: &mut Receiver) -> RequestId {
-    match tokio::time::timeout(Duration::from_secs(5), rx.recv())
-        .await
-        .expect("in time")
-    {
-        Some(Ok(Inbound::Message(Message::Request(r)))) => r.id,
-        other => panic!("unexpected {other:?}"),
-    }
-}
+use frames::{msg, next_id, read_ids};
 
 #[tokio::test]
 async fn a_linked_pair_carries_messages_both_ways() {
@@ -145,14 +132,8 @@ async fn a_batch_cancelled_mid_write_is_completed_before_the_next_send() {
     let stalled = tokio::time::timeout(Duration::from_millis(50), tx.send_batch(&batch)).await;
     assert!(stalled.is_err(), "the batch should have stalled");
     let (fr, _fw) = tokio::io::split(far);
-    let mut rx = Receiver::new(fr);
-    let reader = tokio::spawn(async move {
-        let mut ids = Vec::new();
-        for _ in 0..3 {
-            ids.push(next_id(&mut rx).await);
-        }
-        ids
-    });
+    let rx = Receiver::new(fr);
+    let reader = read_ids(rx, 3);
     tx.send(&msg(3, 10)).await.unwrap();
     let ids = reader.await.unwrap();
     assert_eq!(ids, [1, 2, 3].map(RequestId::Number));

@@ -303,7 +303,11 @@ impl Client {
     }
 
     /// Starts a call and waits for its outcome; dropping the future cancels.
-    pub(crate) async fn run(&self, spec: CallSpec) -> Result<Outcome, Error> {
+    ///
+    /// A call's spec is boxed once, where it is made ([`Client::spec`]), and
+    /// travels to the driver as that box: the callers' futures and the
+    /// command move a pointer, not the spec.
+    pub(crate) async fn run(&self, spec: impl Into<Box<CallSpec>>) -> Result<Outcome, Error> {
         let token = self.token();
         self.run_with_token(token, spec).await
     }
@@ -311,8 +315,9 @@ impl Client {
     pub(crate) async fn run_with_token(
         &self,
         token: u64,
-        mut spec: CallSpec,
+        spec: impl Into<Box<CallSpec>>,
     ) -> Result<Outcome, Error> {
+        let mut spec = spec.into();
         self.add_log_level(&mut spec.opts);
         let (rx, mut guard) = self.start_call(token, spec)?;
         let r = rx.await.map_err(|_| Error::closed());
@@ -325,7 +330,7 @@ impl Client {
     pub(crate) fn start_call(
         &self,
         token: u64,
-        spec: CallSpec,
+        spec: impl Into<Box<CallSpec>>,
     ) -> Result<(oneshot::Receiver<Result<Outcome, Error>>, CancelGuard), Error> {
         let (reply, rx) = oneshot::channel();
         self.inner
@@ -340,13 +345,14 @@ impl Client {
     pub(crate) fn start_command(
         &self,
         token: u64,
-        mut spec: CallSpec,
+        spec: impl Into<Box<CallSpec>>,
         reply: oneshot::Sender<Result<Outcome, Error>>,
     ) -> Command {
+        let mut spec = spec.into();
         let span = crate::telemetry::call_span(self, &mut spec);
         Command::Start {
             token,
-            spec: Box::new(spec),
+            spec,
             reply,
             span,
         }
@@ -373,13 +379,13 @@ impl Client {
         }
     }
 
-    pub(crate) fn spec(method: &str, params: Option<Value>, opts: CallOptions) -> CallSpec {
-        CallSpec {
+    pub(crate) fn spec(method: &str, params: Option<Value>, opts: CallOptions) -> Box<CallSpec> {
+        Box::new(CallSpec {
             method: method.to_owned(),
             params,
             opts,
             kind: SpecKind::Plain,
-        }
+        })
     }
 
     /// Sends a request of any method and decodes its result as `T`.

@@ -100,6 +100,14 @@ struct Driver {
     conn: Connection,
     link: Option<Link>,
     link_open: bool,
+    /// A byte stream's writer, held for the driver's life: lines are
+    /// queued into its one buffer and written by the driver's own poll (no
+    /// future or allocation per write).
+    line_writer: Option<mcp_transport_stdio::LineWriter>,
+    /// Messages handed to the transport since its last completed write.
+    unwritten: usize,
+    /// A custom transport's messages not sent yet, and its sends in
+    /// progress.
     outbox: VecDeque<Vec<u8>>,
     writing: Option<BoxFuture<'static, Result<(), String>>>,
     http_io: FuturesUnordered<BoxFuture<'static, HttpIo>>,
@@ -123,7 +131,8 @@ struct Driver {
     closed: bool,
     /// Connected with `connect_uninitialized` and not initialized yet.
     uninitialized: bool,
-    /// The one timer, re-armed only when the core's deadline changes.
+    /// The one timer, re-armed only when the core's next deadline comes
+    /// before the armed one (see `Driver::arm_timer`).
     timer: std::pin::Pin<Box<tokio::time::Sleep>>,
     timer_at: Option<Instant>,
     /// Callback tasks served for the server (2025-11-25).
@@ -168,6 +177,8 @@ pub(crate) fn start(
         conn,
         link: Some(link),
         link_open: true,
+        line_writer: None,
+        unwritten: 0,
         outbox: VecDeque::new(),
         writing: None,
         http_io: FuturesUnordered::new(),
@@ -211,6 +222,10 @@ const READY_BATCH: usize = 64;
 impl Driver {
     /// Runs until the client is closed or every handle is gone.
     async fn run(mut self, mut commands: mpsc::UnboundedReceiver<Command>) {
+        if let Some(Link::Stream { sender, .. }) = &self.link {
+            // A fresh sender: nothing else holds its writer.
+            self.line_writer = Some(sender.exclusive().await);
+        }
         let mut now = clock();
         let close_done = loop {
             self.flush(now);
@@ -231,10 +246,8 @@ impl Driver {
             // out in one write and one wake-up. With little concurrency the
             // requests are written at once.
             self.drain_queues(now);
-            if self.writing.is_none()
-                && !self.outbox.is_empty()
-                && self.conn.in_flight() >= self.outbox.len() + CONCURRENT_BATCHING
-            {
+            let unwritten = self.unwritten();
+            if unwritten > 0 && self.conn.in_flight() >= unwritten + CONCURRENT_BATCHING {
                 tokio::task::yield_now().await;
                 now = clock();
                 if let Err(done) = self.take_ready(now, &mut commands) {
@@ -280,9 +293,13 @@ impl Driver {
                     self.conn.handle_response_too_large(now, id, l.len, limit);
                 }
             }
-            Wake::Wrote(Ok(())) => self.writing = None,
+            Wake::Wrote(Ok(())) => {
+                self.writing = None;
+                self.unwritten = 0;
+            }
             Wake::Wrote(Err(e)) => {
                 self.writing = None;
+                self.unwritten = 0;
                 self.outbox.clear();
                 if self.has_server_process() {
                     // The receiver reports how the child ended (exit status,
@@ -331,20 +348,43 @@ impl Driver {
         Ok(())
     }
 
-    async fn wait(&mut self, commands: &mut mpsc::UnboundedReceiver<Command>) -> Wake {
-        let at = self.conn.poll_timeout().map(|(at, _)| at);
-        if at != self.timer_at
-            && let Some(at) = at
-        {
+    /// Messages waiting for a write to start (a byte stream's queued
+    /// lines, a custom transport's outbox when no send is in progress).
+    fn unwritten(&self) -> usize {
+        let custom = if self.writing.is_none() {
+            self.outbox.len()
+        } else {
+            0
+        };
+        self.unwritten + custom
+    }
+
+    /// Arms the timer for the core's next deadline; `false` when it has
+    /// none. The timer is reset only for a deadline earlier than the armed
+    /// one: when the earliest call ends, the next deadline is later, and
+    /// the armed wake-up is kept (it then finds nothing due and re-arms),
+    /// so a stream of calls does not move the runtime's timer once per
+    /// call.
+    fn arm_timer(&mut self) -> bool {
+        let Some((at, _)) = self.conn.poll_timeout() else {
+            self.timer_at = None;
+            return false;
+        };
+        if self.timer_at.is_none_or(|armed| at < armed) {
             self.timer
                 .as_mut()
                 .reset(tokio::time::Instant::from_std(at));
+            self.timer_at = Some(at);
         }
-        self.timer_at = at;
+        true
+    }
+
+    async fn wait(&mut self, commands: &mut mpsc::UnboundedReceiver<Command>) -> Wake {
+        let armed = self.arm_timer();
         let recv_open = self.link_open;
-        let armed = at.is_some();
         let Driver {
             link,
+            line_writer,
             writing,
             http_io,
             handler_io,
@@ -365,9 +405,12 @@ impl Driver {
             }
         };
         let write = async {
-            match writing {
-                Some(w) => w.await,
-                None => std::future::pending().await,
+            match (line_writer, writing) {
+                (Some(w), _) if w.has_queued() => std::future::poll_fn(|cx| w.poll_flush(cx))
+                    .await
+                    .map_err(|e| e.to_string()),
+                (_, Some(w)) => w.await,
+                _ => std::future::pending().await,
             }
         };
         tokio::select! {
@@ -405,9 +448,20 @@ impl Driver {
         let now = clock();
         self.conn.close(now);
         self.flush(now);
-        if let Some(w) = self.writing.take() {
-            let _ = tokio::time::timeout(std::time::Duration::from_secs(1), w).await;
-        }
+        let writing = self.writing.take();
+        let line_writer = &mut self.line_writer;
+        let written = async move {
+            if let Some(w) = writing {
+                let _ = w.await;
+            }
+            if let Some(w) = line_writer {
+                let _ = w.flush().await;
+            }
+        };
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(1), written).await;
+        // Released, so that closing the link can close the writer (lines
+        // still queued are written first, within the shutdown's bounds).
+        self.line_writer = None;
         self.http_io.clear();
         self.handler_io.clear();
         if let Some(link) = self.link.take() {

@@ -1,6 +1,10 @@
 //! The drain rule's output side: what the core transmits goes to the
-//! transport (stdio and custom transports in one batched write, HTTP as one
-//! POST future per message), and its events go to their routes.
+//! transport (a byte stream's lines into the driver's [`LineWriter`] buffer,
+//! written by the driver's own poll; a custom transport's messages as one
+//! batch of sends; HTTP as one POST future per message), and its events go
+//! to their routes.
+//!
+//! [`LineWriter`]: mcp_transport_stdio::LineWriter
 
 use std::time::Instant;
 
@@ -72,36 +76,44 @@ impl Driver {
             (Some(Link::Http(http)), mcp_core::Transmit::CloseStream { request_id }) => {
                 http.cancel(&request_id);
             }
-            (Some(_), mcp_core::Transmit::Message { bytes, .. }) => {
+            (Some(Link::Stream { .. }), mcp_core::Transmit::Message { bytes, .. }) => {
+                self.queue_line(&bytes);
+            }
+            (Some(Link::Custom(_)), mcp_core::Transmit::Message { bytes, .. }) => {
                 self.outbox.push_back(bytes);
             }
             _ => {}
         }
     }
 
+    /// Appends one line to the stream's write buffer; the driver polls its
+    /// write in `wait` (a writer that is gone fails there).
+    fn queue_line(&mut self, bytes: &[u8]) {
+        let Some(writer) = self.line_writer.as_mut() else {
+            return;
+        };
+        match writer.queue(bytes) {
+            Ok(()) => self.unwritten += 1,
+            // The core never renders an empty frame or a raw newline; if it
+            // did, that one message is dropped, not the connection.
+            Err(e) => tracing::warn!(error = %e, "dropped a malformed outgoing frame"),
+        }
+    }
+
+    /// Starts sending a custom transport's queued messages, one batch at
+    /// a time.
     fn start_write(&mut self) {
         if self.writing.is_some() || self.outbox.is_empty() {
             return;
         }
-        let batch: Vec<Vec<u8>> = self.outbox.drain(..).collect();
-        match &self.link {
-            Some(Link::Stream { sender, .. }) => {
-                let sender = sender.clone();
-                // One write for the whole burst, not one per message.
-                self.writing = Some(Box::pin(async move {
-                    sender.send_batch(&batch).await.map_err(|e| e.to_string())
-                }));
-            }
-            Some(Link::Custom(t)) => {
-                let sends: Vec<_> = batch.into_iter().map(|m| t.send(m)).collect();
-                self.writing = Some(Box::pin(async move {
-                    for s in sends {
-                        s.await.map_err(|e| e.to_string())?;
-                    }
-                    Ok(())
-                }));
-            }
-            _ => {}
+        if let Some(Link::Custom(t)) = &self.link {
+            let sends: Vec<_> = self.outbox.drain(..).map(|m| t.send(m)).collect();
+            self.writing = Some(Box::pin(async move {
+                for s in sends {
+                    s.await.map_err(|e| e.to_string())?;
+                }
+                Ok(())
+            }));
         }
     }
 }

@@ -10,6 +10,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::{CallKind, Connection};
+use crate::config::TransportKind;
 use crate::lifecycle::modern;
 use crate::mrtr::RetryExtras;
 
@@ -157,7 +158,10 @@ impl Connection {
             _ => HttpRouting::default(),
         };
         routing = routing.with_request_id(RequestId::Number(id));
-        if modern {
+        // The 2026-07-28 headers travel over HTTP only: a byte stream
+        // ignores them, so it does not pay for them on every request.
+        let http = self.config.transport == TransportKind::Http;
+        if modern && http {
             routing = routing.with_method(&c.method);
             if let Some(name) = crate::headers::mcp_name(&c.method, &c.params) {
                 routing = routing.with_name(name);
