@@ -8,11 +8,11 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 
+use crate::h1::ResponseBody;
 use bytes::Bytes;
 use http::header::{LOCATION, WWW_AUTHENTICATE};
 use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode};
 use http_body_util::Full;
-use hyper::body::Incoming;
 use mcp_types::routing::HttpRouting;
 use mcp_types::{Era, Message, ProtocolVersion, RequestId};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
@@ -482,7 +482,7 @@ impl Inner {
         &self,
         last_event_id: Option<&str>,
         version: Option<&ProtocolVersion>,
-    ) -> Result<Option<Incoming>, HttpError> {
+    ) -> Result<Option<ResponseBody>, HttpError> {
         let mut headers = HeaderMap::new();
         headers.insert(http::header::ACCEPT, headers::ACCEPT_SSE);
         if let Some(version) = version {
@@ -528,7 +528,7 @@ impl Inner {
         &self,
         spec: &mut Exchange<'_>,
         session: Option<HeaderValue>,
-    ) -> Result<(Response<Incoming>, Option<HeaderValue>), HttpError> {
+    ) -> Result<(Response<ResponseBody>, Option<HeaderValue>), HttpError> {
         let mut retries = 0;
         // A request carrying its own `Authorization` leaves the provider out.
         let auth = match spec.headers.contains_key(http::header::AUTHORIZATION) {
