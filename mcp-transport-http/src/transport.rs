@@ -209,6 +209,47 @@ impl HttpTransport {
         Ok(PostSlot { permit, cancel })
     }
 
+    /// [`HttpTransport::reserve`] without waiting: the slot when the
+    /// request needs no permit or one is free now, `None` when it would
+    /// have to wait for one (then [`HttpTransport::reserve`] waits). A
+    /// caller that measures a deadline starts it when this returns a slot.
+    ///
+    /// ```no_run
+    /// # async fn demo(transport: mcp_transport_http::HttpTransport) -> Result<(), mcp_transport_http::HttpError> {
+    /// use mcp_types::{routing::HttpRouting, ProtocolVersion, RequestId};
+    /// let routing = HttpRouting::new(ProtocolVersion::V2026_07_28)
+    ///     .with_method("ping")
+    ///     .with_request_id(RequestId::Number(7));
+    /// let slot = match transport.try_reserve(&routing) {
+    ///     Some(slot) => slot?,
+    ///     None => transport.reserve(&routing).await?,
+    /// };
+    /// let body = br#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#;
+    /// let reply = transport
+    ///     .send_in(slot, body.as_slice().into(), &routing, &http::HeaderMap::new())
+    ///     .await?;
+    /// # let _ = reply; Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// [`HttpError::Closed`] once the transport is closed.
+    pub fn try_reserve(&self, routing: &HttpRouting) -> Option<Result<PostSlot, HttpError>> {
+        let permit = if routing.request_id.is_some() && !routing.long_lived {
+            match self.inner.permits.clone().try_acquire_owned() {
+                Ok(permit) => Some(permit),
+                Err(tokio::sync::TryAcquireError::NoPermits) => return None,
+                Err(tokio::sync::TryAcquireError::Closed) => return Some(Err(HttpError::Closed)),
+            }
+        } else {
+            None
+        };
+        let cancel = self.inner.register(routing.request_id.as_ref());
+        if cancel.is_closed() {
+            return Some(Err(HttpError::Closed));
+        }
+        Some(Ok(PostSlot { permit, cancel }))
+    }
+
     /// The second half of [`HttpTransport::send_with`]: POSTs the message in
     /// a slot from [`HttpTransport::reserve`] for the same routing.
     ///

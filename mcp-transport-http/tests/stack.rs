@@ -133,6 +133,37 @@ async fn a_connection_the_server_closed_while_idle_is_replaced_without_a_failure
 }
 
 #[tokio::test]
+async fn try_reserve_gives_a_slot_only_while_a_permit_is_free() {
+    use mcp_types::{ProtocolVersion, routing::HttpRouting};
+    let server = serve(|seen, _| json(200, &result(request_id(seen), "{}"))).await;
+    let t = HttpTransport::new(config(&server.url).with_max_concurrent_posts(1)).unwrap();
+    let first = modern(1, "ping");
+    let slot = t.try_reserve(&first).expect("a permit is free").unwrap();
+    assert!(
+        t.try_reserve(&modern(2, "ping")).is_none(),
+        "the one permit is taken"
+    );
+    let note = HttpRouting::new(ProtocolVersion::V2026_07_28).with_method("notifications/x");
+    assert!(
+        matches!(t.try_reserve(&note), Some(Ok(_))),
+        "a notification takes no permit"
+    );
+    let reply = t
+        .send_in(slot, request(1, "ping"), &first, &HeaderMap::new())
+        .await;
+    assert!(matches!(reply, Ok(Reply::Message(_))), "{reply:?}");
+    assert!(
+        matches!(t.try_reserve(&modern(3, "ping")), Some(Ok(_))),
+        "the reply released the permit"
+    );
+    t.close().await.unwrap();
+    assert!(matches!(
+        t.try_reserve(&modern(4, "ping")),
+        Some(Err(HttpError::Closed))
+    ));
+}
+
+#[tokio::test]
 async fn sequential_sse_calls_reuse_one_connection() {
     let server = serve(|seen, _| {
         let id = request_id(seen);
