@@ -121,7 +121,10 @@ impl Pool {
                 },
             }
         }
-        let taken = self.open().await?;
+        // Boxed: connecting (TCP, proxy tunnel, TLS and HTTP/2 handshakes)
+        // happens once per connection, and its large state would otherwise
+        // make every request's future (and each move of it) that large.
+        let taken = Box::pin(self.open()).await?;
         self.send_on(taken, request)
             .await
             .map_err(|e| e.into_error().into())
