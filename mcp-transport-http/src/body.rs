@@ -6,7 +6,7 @@
 
 use bytes::{Bytes, BytesMut};
 use http_body_util::BodyExt;
-use hyper::body::Incoming;
+use hyper::body::Body;
 use mcp_types::Message;
 use mcp_types::jsonrpc::ReadError;
 
@@ -25,9 +25,11 @@ const MAX_PRESIZE: usize = 4 * 1024 * 1024;
 /// in one frame is returned without a copy; otherwise the buffer is sized
 /// from `Content-Length` (bounded) so a large body is not copied as it
 /// grows.
-pub(crate) async fn read_limited(body: &mut Incoming, limit: usize) -> Result<Bytes, HttpError> {
-    let announced =
-        usize::try_from(hyper::body::Body::size_hint(body).lower()).unwrap_or(usize::MAX);
+pub(crate) async fn read_limited<B>(body: &mut B, limit: usize) -> Result<Bytes, HttpError>
+where
+    B: Body<Data = Bytes, Error = hyper::Error> + Unpin,
+{
+    let announced = usize::try_from(body.size_hint().lower()).unwrap_or(usize::MAX);
     if announced > limit {
         return Err(HttpError::BodyTooLarge { limit });
     }
@@ -56,7 +58,10 @@ pub(crate) async fn read_limited(body: &mut Incoming, limit: usize) -> Result<By
 }
 
 /// Reads at most `limit` bytes of the body; a longer or broken body is cut.
-pub(crate) async fn read_prefix(body: &mut Incoming, limit: usize) -> Bytes {
+pub(crate) async fn read_prefix<B>(body: &mut B, limit: usize) -> Bytes
+where
+    B: Body<Data = Bytes> + Unpin,
+{
     let mut buf = BytesMut::new();
     while let Some(Ok(frame)) = body.frame().await {
         if let Ok(data) = frame.into_data() {

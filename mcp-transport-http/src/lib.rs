@@ -49,6 +49,7 @@ mod body;
 mod client;
 mod config;
 mod error;
+mod h1;
 mod pool;
 mod runtime;
 mod session;

@@ -1,19 +1,18 @@
-//! The connection pool of one transport: a hyper `SendRequest` per open
-//! connection to the endpoint, grown to demand.
+//! The connection pool of one transport: the open connections to its one
+//! endpoint, grown to demand.
 //!
 //! Every request of a transport goes to its one endpoint, so the pool is a
-//! list of connections, not a map of hosts. A request takes the first
-//! connection that is ready for it (an HTTP/1.1 connection whose previous
-//! response was read to its end, or any open HTTP/2 connection, which
-//! multiplexes) and only opens a new one when none is: as many HTTP/1.1
-//! connections as requests were ever in flight at once, each with
-//! `TCP_NODELAY` (see [`Connector`]), HTTP/2 when TLS's ALPN picks it.
+//! list of connections, not a map of hosts. An HTTP/1.1 connection carries
+//! one exchange at a time: a request takes an idle one out of the pool (the
+//! one used last) and its response body puts it back once read to its end
+//! (`h1.rs`: the exchange polls the connection itself, there is no task per
+//! connection); only when none is idle is a new one opened, so there are as
+//! many as requests were ever in flight at once, each with `TCP_NODELAY`
+//! (see [`Connector`]). An HTTP/2 connection (when TLS's ALPN picks it)
+//! multiplexes: it stays in the pool, shared, and runs on a task of its own.
 //!
-//! A connection goes back to the pool by itself: hyper marks an HTTP/1.1
-//! connection ready again once its response body has been read to the end,
-//! so nothing is returned, spawned or boxed per request. A request the
-//! connection could not even start (the server had closed the idle
-//! connection) is sent again on another one; nothing that reached the
+//! A request the connection could not even start (the server had closed the
+//! idle connection) is sent again on another one; nothing that reached the
 //! server is ever re-sent.
 //!
 //! One reaper task per pool (while it holds connections) closes the ones
@@ -22,49 +21,29 @@
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::Duration;
 
-use futures::future::Either;
 use http::header::HOST;
 use http::{HeaderValue, Request, Response, Uri};
-use hyper::body::Incoming;
 use hyper::client::conn::{TrySendError, http1, http2};
 use hyper_util::rt::{TokioExecutor, TokioTimer};
 
 use crate::client::{BoxError, Conn, Connector, RequestBody};
 use crate::error::ConfigError;
+use crate::h1::{self, H1, ResponseBody};
 
-/// The sending half of one connection.
-enum Sender {
-    H1(http1::SendRequest<RequestBody>),
-    H2(http2::SendRequest<RequestBody>),
-}
-
-impl Sender {
-    fn is_closed(&self) -> bool {
-        match self {
-            Sender::H1(s) => s.is_closed(),
-            Sender::H2(s) => s.is_closed(),
-        }
-    }
-
-    /// Whether a request can start on it now.
-    fn is_ready(&self) -> bool {
-        match self {
-            Sender::H1(s) => s.is_ready(),
-            Sender::H2(s) => !s.is_closed(),
-        }
-    }
-}
-
-/// One pooled connection.
-struct Entry {
-    sender: Sender,
-    /// Used (or busy) since the reaper last looked.
+/// A pooled connection and whether it was used since the reaper last
+/// looked.
+struct Entry<C> {
+    conn: C,
     used: bool,
 }
 
 #[derive(Default)]
 struct State {
-    entries: Vec<Entry>,
+    /// Idle HTTP/1.1 connections (the ones in use are held by their
+    /// exchanges), the most recently used last.
+    idle: Vec<Entry<Box<H1>>>,
+    /// Open HTTP/2 connections, shared by every request.
+    h2: Vec<Entry<http2::SendRequest<RequestBody>>>,
     /// Whether the reaper task runs.
     reaping: bool,
 }
@@ -83,8 +62,14 @@ pub(crate) struct Pool {
     state: Mutex<State>,
 }
 
-/// What sending on a pooled connection gave.
-type Sent = Result<Response<Incoming>, TrySendError<Request<RequestBody>>>;
+/// A connection taken for one request.
+enum Taken {
+    H1(Box<H1>),
+    H2(http2::SendRequest<RequestBody>),
+}
+
+/// What sending on a connection gave.
+type Sent = Result<Response<ResponseBody>, TrySendError<Request<RequestBody>>>;
 
 impl Pool {
     /// A pool for `endpoint` (absolute, with a host: the configuration
@@ -120,74 +105,70 @@ impl Pool {
         })
     }
 
-    /// Sends a request (its URI and `Host` are set here) on a ready
-    /// connection, opening one when none is ready.
+    /// Sends a request (its URI and `Host` are set here) on a pooled
+    /// connection, opening one when none is free.
     pub(crate) async fn send(
         self: &Arc<Self>,
         mut request: Request<RequestBody>,
-    ) -> Result<Response<Incoming>, BoxError> {
-        loop {
-            match self.start_pooled(request) {
-                Ok(sent) => match sent.await {
-                    Ok(response) => return Ok(response),
-                    // Not started: the connection had closed. Try another.
-                    Err(mut e) => match e.take_message() {
-                        Some(back) => request = back,
-                        None => return Err(e.into_error().into()),
-                    },
+    ) -> Result<Response<ResponseBody>, BoxError> {
+        while let Some(taken) = self.take() {
+            match self.send_on(taken, request).await {
+                Ok(response) => return Ok(response),
+                // Not started: the connection had closed. Try another.
+                Err(mut e) => match e.take_message() {
+                    Some(back) => request = back,
+                    None => return Err(e.into_error().into()),
                 },
-                Err(back) => {
-                    request = back;
-                    break;
-                }
             }
         }
-        let mut sender = self.open().await?;
-        let sent = self.start_on(&mut sender, request);
-        self.keep(sender);
-        sent.await.map_err(|e| e.into_error().into())
+        // Boxed: connecting (TCP, proxy tunnel, TLS and HTTP/2 handshakes)
+        // happens once per connection, and its large state would otherwise
+        // make every request's future (and each move of it) that large.
+        let taken = Box::pin(self.open()).await?;
+        self.send_on(taken, request)
+            .await
+            .map_err(|e| e.into_error().into())
     }
 
-    /// Starts the request on the first ready pooled connection (dropping
-    /// closed ones on the way), or gives it back when none is ready.
-    #[allow(clippy::result_large_err, reason = "the request comes back whole")]
-    fn start_pooled(
-        &self,
-        request: Request<RequestBody>,
-    ) -> Result<impl Future<Output = Sent> + use<>, Request<RequestBody>> {
-        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
-        state.entries.retain(|e| !e.sender.is_closed());
-        let Some(entry) = state.entries.iter_mut().find(|e| e.sender.is_ready()) else {
-            return Err(request);
-        };
-        entry.used = true;
-        Ok(self.start_on(&mut entry.sender, request))
+    /// Takes the most recently used idle HTTP/1.1 connection, or shares an
+    /// open HTTP/2 one (dropping closed connections on the way).
+    fn take(&self) -> Option<Taken> {
+        let mut state = self.lock();
+        state.h2.retain(|e| !e.conn.is_closed());
+        if let Some(entry) = state.h2.first_mut() {
+            entry.used = true;
+            return Some(Taken::H2(entry.conn.clone()));
+        }
+        while let Some(entry) = state.idle.pop() {
+            if entry.conn.is_idle() {
+                return Some(Taken::H1(entry.conn));
+            }
+        }
+        None
     }
 
-    /// Starts the request on one connection; the returned future only
-    /// waits for the response.
-    fn start_on(
-        &self,
-        sender: &mut Sender,
-        mut request: Request<RequestBody>,
-    ) -> impl Future<Output = Sent> + use<> {
-        match sender {
-            Sender::H1(s) => {
+    /// Sends the request on one connection and waits for the response
+    /// head.
+    async fn send_on(self: &Arc<Self>, taken: Taken, mut request: Request<RequestBody>) -> Sent {
+        match taken {
+            Taken::H1(conn) => {
                 *request.uri_mut() = self.origin.clone();
                 request.headers_mut().insert(HOST, self.host.clone());
-                Either::Left(s.try_send_request(request))
+                h1::send(self, conn, request).await
             }
-            Sender::H2(s) => {
+            Taken::H2(mut sender) => {
                 *request.uri_mut() = self.endpoint.clone();
                 request.headers_mut().remove(HOST);
-                Either::Right(s.try_send_request(request))
+                let response = sender.try_send_request(request).await?;
+                Ok(response.map(ResponseBody::detached))
             }
         }
     }
 
-    /// Opens a connection (TCP, tunnel, TLS: [`Connector`]) and runs its
-    /// HTTP/1.1 or HTTP/2 side on a task of its own.
-    async fn open(&self) -> Result<Sender, BoxError> {
+    /// Opens a connection (TCP, tunnel, TLS: [`Connector`]): an HTTP/1.1
+    /// one for the caller, or an HTTP/2 one that joins the pool at once and
+    /// runs on a task of its own.
+    async fn open(self: &Arc<Self>) -> Result<Taken, BoxError> {
         let conn = self.connector.open(&self.endpoint).await?;
         if conn.is_h2() {
             let (sender, connection) = http2::Builder::new(TokioExecutor::new())
@@ -199,24 +180,29 @@ impl Pool {
                     tracing::debug!(error = %e, "HTTP/2 connection ended");
                 }
             });
-            return Ok(Sender::H2(sender));
+            let mut state = self.lock();
+            state.h2.push(Entry {
+                conn: sender.clone(),
+                used: true,
+            });
+            self.reap_later(&mut state);
+            return Ok(Taken::H2(sender));
         }
         let (sender, connection) = http1::Builder::new()
             .handshake::<Conn, RequestBody>(conn)
             .await?;
-        tokio::spawn(async move {
-            if let Err(e) = connection.await {
-                tracing::debug!(error = %e, "HTTP/1.1 connection ended");
-            }
-        });
-        Ok(Sender::H1(sender))
+        Ok(Taken::H1(H1::new(sender, connection)))
     }
 
-    /// Adds a new connection to the pool, starting the reaper if it is not
-    /// running.
-    fn keep(self: &Arc<Self>, sender: Sender) {
-        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
-        state.entries.push(Entry { sender, used: true });
+    /// An HTTP/1.1 connection whose exchange is over, idle again.
+    pub(crate) fn put_back(self: &Arc<Self>, conn: Box<H1>) {
+        let mut state = self.lock();
+        state.idle.push(Entry { conn, used: true });
+        self.reap_later(&mut state);
+    }
+
+    /// Starts the reaper if it is not running.
+    fn reap_later(self: &Arc<Self>, state: &mut State) {
         if !state.reaping {
             state.reaping = true;
             let every = self.idle_timeout.max(Duration::from_millis(10));
@@ -224,22 +210,23 @@ impl Pool {
         }
     }
 
-    /// One look of the reaper: drops closed connections and the ones
-    /// neither used nor busy since the last look. Returns whether the
-    /// reaper goes on (it stops with the last connection).
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// One look of the reaper: drops closed connections and the ones not
+    /// used since the last look. Returns whether the reaper goes on (it
+    /// stops with the last pooled connection; a connection put back starts
+    /// it again).
     fn prune(&self) -> bool {
-        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
-        state.entries.retain_mut(|e| {
-            if e.sender.is_closed() {
-                return false;
-            }
-            // An HTTP/1.1 connection still reading a response is in use.
-            let busy = matches!(&e.sender, Sender::H1(s) if !s.is_ready());
-            let keep = e.used || busy;
-            e.used = busy;
-            keep
-        });
-        state.reaping = !state.entries.is_empty();
+        let mut state = self.lock();
+        state
+            .idle
+            .retain_mut(|e| !e.conn.is_closed() && std::mem::take(&mut e.used));
+        state
+            .h2
+            .retain_mut(|e| !e.conn.is_closed() && std::mem::take(&mut e.used));
+        state.reaping = !(state.idle.is_empty() && state.h2.is_empty());
         state.reaping
     }
 }

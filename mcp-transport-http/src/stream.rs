@@ -28,8 +28,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
+use crate::h1::ResponseBody;
 use http_body_util::BodyExt;
-use hyper::body::Incoming;
 use mcp_types::jsonrpc::ReadError;
 use mcp_types::{Message, ProtocolVersion, RequestId};
 use tokio::sync::{Notify, OwnedSemaphorePermit, mpsc, watch};
@@ -172,7 +172,7 @@ impl std::fmt::Debug for ResponseStream {
 impl ResponseStream {
     pub(crate) fn spawn(
         inner: Arc<Inner>,
-        body: Incoming,
+        body: ResponseBody,
         kind: StreamKind,
         cancel: Cancel,
         permit: Option<OwnedSemaphorePermit>,
@@ -245,7 +245,7 @@ impl Drop for ResponseStream {
 
 struct Pump {
     inner: Arc<Inner>,
-    body: Incoming,
+    body: ResponseBody,
     parser: SseParser,
     tx: mpsc::Sender<Result<Message, HttpError>>,
     shared: Arc<Shared>,
@@ -443,7 +443,7 @@ impl Pump {
         &mut self,
         failures: &mut u32,
         version: Option<&ProtocolVersion>,
-    ) -> Result<Option<Incoming>, HttpError> {
+    ) -> Result<Option<ResponseBody>, HttpError> {
         let policy = self.inner.config.reconnect;
         loop {
             let delay = policy.delay(self.retry);

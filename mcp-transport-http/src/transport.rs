@@ -8,11 +8,11 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 
+use crate::h1::ResponseBody;
 use bytes::Bytes;
 use http::header::{LOCATION, WWW_AUTHENTICATE};
 use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode};
 use http_body_util::Full;
-use hyper::body::Incoming;
 use mcp_types::routing::HttpRouting;
 use mcp_types::{Era, Message, ProtocolVersion, RequestId};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
@@ -207,6 +207,47 @@ impl HttpTransport {
             None
         };
         Ok(PostSlot { permit, cancel })
+    }
+
+    /// [`HttpTransport::reserve`] without waiting: the slot when the
+    /// request needs no permit or one is free now, `None` when it would
+    /// have to wait for one (then [`HttpTransport::reserve`] waits). A
+    /// caller that measures a deadline starts it when this returns a slot.
+    ///
+    /// ```no_run
+    /// # async fn demo(transport: mcp_transport_http::HttpTransport) -> Result<(), mcp_transport_http::HttpError> {
+    /// use mcp_types::{routing::HttpRouting, ProtocolVersion, RequestId};
+    /// let routing = HttpRouting::new(ProtocolVersion::V2026_07_28)
+    ///     .with_method("ping")
+    ///     .with_request_id(RequestId::Number(7));
+    /// let slot = match transport.try_reserve(&routing) {
+    ///     Some(slot) => slot?,
+    ///     None => transport.reserve(&routing).await?,
+    /// };
+    /// let body = br#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#;
+    /// let reply = transport
+    ///     .send_in(slot, body.as_slice().into(), &routing, &http::HeaderMap::new())
+    ///     .await?;
+    /// # let _ = reply; Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// [`HttpError::Closed`] once the transport is closed.
+    pub fn try_reserve(&self, routing: &HttpRouting) -> Option<Result<PostSlot, HttpError>> {
+        let permit = if routing.request_id.is_some() && !routing.long_lived {
+            match self.inner.permits.clone().try_acquire_owned() {
+                Ok(permit) => Some(permit),
+                Err(tokio::sync::TryAcquireError::NoPermits) => return None,
+                Err(tokio::sync::TryAcquireError::Closed) => return Some(Err(HttpError::Closed)),
+            }
+        } else {
+            None
+        };
+        let cancel = self.inner.register(routing.request_id.as_ref());
+        if cancel.is_closed() {
+            return Some(Err(HttpError::Closed));
+        }
+        Some(Ok(PostSlot { permit, cancel }))
     }
 
     /// The second half of [`HttpTransport::send_with`]: POSTs the message in
@@ -482,7 +523,7 @@ impl Inner {
         &self,
         last_event_id: Option<&str>,
         version: Option<&ProtocolVersion>,
-    ) -> Result<Option<Incoming>, HttpError> {
+    ) -> Result<Option<ResponseBody>, HttpError> {
         let mut headers = HeaderMap::new();
         headers.insert(http::header::ACCEPT, headers::ACCEPT_SSE);
         if let Some(version) = version {
@@ -528,7 +569,7 @@ impl Inner {
         &self,
         spec: &mut Exchange<'_>,
         session: Option<HeaderValue>,
-    ) -> Result<(Response<Incoming>, Option<HeaderValue>), HttpError> {
+    ) -> Result<(Response<ResponseBody>, Option<HeaderValue>), HttpError> {
         let mut retries = 0;
         // A request carrying its own `Authorization` leaves the provider out.
         let auth = match spec.headers.contains_key(http::header::AUTHORIZATION) {

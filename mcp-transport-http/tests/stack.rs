@@ -77,6 +77,92 @@ async fn idle_connections_are_closed_after_the_idle_timeout() {
     assert_eq!(server.state.connections.load(Ordering::SeqCst), 2);
 }
 
+/// A raw HTTP/1.1 server that answers one request per connection (with
+/// keep-alive announced) and then closes it; each close is reported.
+async fn closing_server() -> (
+    String,
+    Arc<AtomicUsize>,
+    tokio::sync::mpsc::UnboundedReceiver<()>,
+) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let connections = Arc::new(AtomicUsize::new(0));
+    let (closed, rx) = tokio::sync::mpsc::unbounded_channel();
+    let count = connections.clone();
+    tokio::spawn(async move {
+        loop {
+            let (mut socket, _) = listener.accept().await.unwrap();
+            count.fetch_add(1, Ordering::SeqCst);
+            let mut buf = Vec::new();
+            // Head and body: the body is the last thing, ending in `}}`.
+            while !buf.ends_with(b"}}") {
+                let mut chunk = [0u8; 4096];
+                let n = socket.read(&mut chunk).await.unwrap();
+                assert!(n > 0, "the client closed mid-request");
+                buf.extend_from_slice(&chunk[..n]);
+            }
+            let body = r#"{"jsonrpc":"2.0","id":1,"result":{}}"#;
+            let response = format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n\
+                 content-length: {}\r\n\r\n{body}",
+                body.len()
+            );
+            socket.write_all(response.as_bytes()).await.unwrap();
+            drop(socket);
+            let _ = closed.send(());
+        }
+    });
+    (url, connections, rx)
+}
+
+#[tokio::test]
+async fn a_connection_the_server_closed_while_idle_is_replaced_without_a_failure() {
+    let (url, connections, mut closed) = closing_server().await;
+    let t = HttpTransport::new(config(&url)).unwrap();
+    for id in 1..=3 {
+        let reply = t.send(request(id, "ping"), &modern(id, "ping")).await;
+        assert!(matches!(reply, Ok(Reply::Message(_))), "{reply:?}");
+        within(ms(5000), closed.recv()).await;
+        // Let the runtime's reactor see the server's FIN: the pooled
+        // connection looks idle, and the next request finds it closed
+        // before writing, so it goes out on a new connection.
+        tokio::time::sleep(ms(20)).await;
+    }
+    assert_eq!(connections.load(Ordering::SeqCst), 3);
+}
+
+#[tokio::test]
+async fn try_reserve_gives_a_slot_only_while_a_permit_is_free() {
+    use mcp_types::{ProtocolVersion, routing::HttpRouting};
+    let server = serve(|seen, _| json(200, &result(request_id(seen), "{}"))).await;
+    let t = HttpTransport::new(config(&server.url).with_max_concurrent_posts(1)).unwrap();
+    let first = modern(1, "ping");
+    let slot = t.try_reserve(&first).expect("a permit is free").unwrap();
+    assert!(
+        t.try_reserve(&modern(2, "ping")).is_none(),
+        "the one permit is taken"
+    );
+    let note = HttpRouting::new(ProtocolVersion::V2026_07_28).with_method("notifications/x");
+    assert!(
+        matches!(t.try_reserve(&note), Some(Ok(_))),
+        "a notification takes no permit"
+    );
+    let reply = t
+        .send_in(slot, request(1, "ping"), &first, &HeaderMap::new())
+        .await;
+    assert!(matches!(reply, Ok(Reply::Message(_))), "{reply:?}");
+    assert!(
+        matches!(t.try_reserve(&modern(3, "ping")), Some(Ok(_))),
+        "the reply released the permit"
+    );
+    t.close().await.unwrap();
+    assert!(matches!(
+        t.try_reserve(&modern(4, "ping")),
+        Some(Err(HttpError::Closed))
+    ));
+}
+
 #[tokio::test]
 async fn sequential_sse_calls_reuse_one_connection() {
     let server = serve(|seen, _| {

@@ -163,10 +163,49 @@ impl Driver {
     }
 }
 
-/// A POST in two steps: wait for a place among the transport's concurrent
-/// POSTs ([`HttpIo::Admitted`], when the core starts the request's
-/// deadline), then send.
-pub(super) fn post(
+impl Driver {
+    /// Starts one POST. When the transport has a place for it now (the
+    /// usual case) the core starts the request's deadline at once and the
+    /// POST is one future from send to reply; otherwise it first waits for
+    /// a place ([`HttpIo::Admitted`], when the deadline starts), then sends.
+    pub(super) fn post(
+        &mut self,
+        now: Instant,
+        http: HttpTransport,
+        bytes: Vec<u8>,
+        routing: HttpRouting,
+        headers: http::HeaderMap,
+    ) {
+        let a = match http.try_reserve(&routing) {
+            Some(Ok(slot)) => Admitted {
+                http,
+                slot,
+                bytes,
+                routing,
+                headers,
+            },
+            Some(Err(e)) => {
+                let id = routing.request_id;
+                return self.http_io.push(Box::pin(async move {
+                    HttpIo::Posted { id, result: Err(e) }
+                }));
+            }
+            None => {
+                return self
+                    .http_io
+                    .push(wait_to_post(http, bytes, routing, headers));
+            }
+        };
+        if let Some(id) = &a.routing.request_id {
+            self.conn.handle_request_sent(now, id);
+        }
+        self.http_io.push(send_in(a));
+    }
+}
+
+/// A POST that must wait for a place among the transport's concurrent
+/// POSTs: waits ([`HttpIo::Admitted`]), then is sent with [`send_in`].
+fn wait_to_post(
     http: HttpTransport,
     bytes: Vec<u8>,
     routing: HttpRouting,

@@ -9,8 +9,6 @@
 use std::time::Instant;
 
 use super::Driver;
-#[cfg(feature = "http")]
-use super::http::post;
 use crate::transport::Link;
 
 impl Driver {
@@ -26,7 +24,7 @@ impl Driver {
             let mut progressed = false;
             while let Some(t) = self.conn.poll_transmit() {
                 progressed = true;
-                self.transmit(t);
+                self.transmit(now, t);
             }
             while let Some(e) = self.conn.poll_event() {
                 progressed = true;
@@ -38,7 +36,14 @@ impl Driver {
         }
     }
 
-    fn transmit(&mut self, t: mcp_core::Transmit) {
+    #[cfg_attr(
+        not(feature = "http"),
+        expect(
+            unused_variables,
+            reason = "only an HTTP POST starts its deadline here"
+        )
+    )]
+    fn transmit(&mut self, now: Instant, t: mcp_core::Transmit) {
         let t = match t {
             mcp_core::Transmit::OpenServerStream { generation } => {
                 self.open_get(generation);
@@ -69,8 +74,7 @@ impl Driver {
                     .and_then(|id| self.pending.get(id))
                     .map(|p| p.headers.clone())
                     .unwrap_or_default();
-                self.http_io
-                    .push(post(http.clone(), bytes, routing, headers));
+                self.post(now, http.clone(), bytes, routing, headers);
             }
             #[cfg(feature = "http")]
             (Some(Link::Http(http)), mcp_core::Transmit::CloseStream { request_id }) => {

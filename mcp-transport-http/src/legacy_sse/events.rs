@@ -4,10 +4,10 @@
 //! Events go through the crate's bounded [`SseParser`], so no event may
 //! exceed [`Limits::max_event_bytes`](crate::Limits::max_event_bytes).
 
+use crate::h1::ResponseBody;
 use bytes::Bytes;
 use http::Uri;
 use http_body_util::BodyExt;
-use hyper::body::Incoming;
 use mcp_types::Message;
 use mcp_types::jsonrpc::ReadError;
 use tokio::sync::mpsc;
@@ -23,7 +23,7 @@ const MAX_TYPE_SHOWN: usize = 64;
 
 /// The open event stream: its body and the parser state.
 pub(super) struct EventStream {
-    pub(super) body: Incoming,
+    pub(super) body: ResponseBody,
     pub(super) parser: SseParser,
     /// Events parsed but not handled yet.
     pub(super) pending: Vec<SseEvent>,
