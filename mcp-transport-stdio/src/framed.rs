@@ -3,7 +3,9 @@
 //! A [`Sender`] (`writer.rs`) writes one message per line through a
 //! serialized writer; a [`Receiver`] splits the incoming bytes with a bounded
 //! [`LineSplitter`](crate::line_splitter::LineSplitter) and parses each line
-//! once, straight from the read buffer, into a [`Message`]. The same types
+//! once, straight from the read buffer, into a [`Message`]; a large result
+//! stays in the read buffer until it is decoded (see the splitter's buffer
+//! rule). The same types
 //! serve a child process, a custom pipe or socket, a server's own stdio, and
 //! the in-memory pair of [`memory_pair`].
 
@@ -169,10 +171,12 @@ impl Receiver {
     /// Cancel-safe: it may be used in `select!` without losing data.
     pub async fn recv(&mut self) -> Option<Result<Inbound, RecvError>> {
         loop {
+            let buffer = self.splitter.buffer_capacity();
             if let Some(frame) = self.splitter.next_frame() {
                 if let Some(item) = classify(
                     frame,
                     self.max_line,
+                    buffer,
                     self.check_envelopes,
                     &mut self.messages,
                 ) {
@@ -182,21 +186,23 @@ impl Receiver {
             }
             match self.phase {
                 Phase::Reading => {
-                    let buf = self.splitter.read_buf();
+                    let mut space = self.splitter.read_space();
                     #[cfg(feature = "process")]
                     let read = match &mut self.process {
-                        Some(link) => link.read(&mut self.reader, buf).await,
-                        None => self.reader.read(buf).await,
+                        Some(link) => link.read(&mut self.reader, &mut space).await,
+                        None => self.reader.read_buf(&mut space).await,
                     };
                     #[cfg(not(feature = "process"))]
-                    let read = self.reader.read(buf).await;
+                    let read = self.reader.read_buf(&mut space).await;
                     match read {
                         Ok(0) => {
                             self.phase = Phase::Ended;
+                            let buffer = self.splitter.buffer_capacity();
                             if let Some(frame) = self.splitter.finish()
                                 && let Some(item) = classify(
                                     frame,
                                     self.max_line,
+                                    buffer,
                                     self.check_envelopes,
                                     &mut self.messages,
                                 )
@@ -204,7 +210,7 @@ impl Receiver {
                                 return Some(Ok(item));
                             }
                         }
-                        Ok(n) => self.splitter.commit(n),
+                        Ok(_) => {}
                         Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                         Err(e) => {
                             self.phase = Phase::Done;
@@ -245,7 +251,18 @@ impl fmt::Debug for Receiver {
 }
 
 /// Turns a frame into an item; `None` for a blank line.
-fn classify(frame: Frame<'_>, limit: usize, check: bool, messages: &mut u64) -> Option<Inbound> {
+///
+/// A line that fills a good part of its read buffer (a quarter or more) is
+/// parsed as a [`bytes::Bytes`] view: a large result in it stays where it
+/// arrived, and is decoded from there, without a copy. A smaller line's
+/// result is copied (so it does not keep a much larger buffer alive).
+fn classify(
+    frame: Frame<'_>,
+    limit: usize,
+    buffer: usize,
+    check: bool,
+    messages: &mut u64,
+) -> Option<Inbound> {
     match frame {
         Frame::Oversized { len, head, tail } => {
             let id = crate::envelope::discarded_response_id(head, tail);
@@ -261,7 +278,12 @@ fn classify(frame: Frame<'_>, limit: usize, check: bool, messages: &mut u64) -> 
             if line.iter().all(u8::is_ascii_whitespace) {
                 return None;
             }
-            match Message::read(line, check) {
+            let read = if line.len() >= buffer / 4 {
+                Message::read_bytes(&line, check)
+            } else {
+                Message::read(&line, check)
+            };
+            match read {
                 Ok(message) => {
                     *messages += 1;
                     Some(Inbound::Message(message))
@@ -271,7 +293,7 @@ fn classify(frame: Frame<'_>, limit: usize, check: bool, messages: &mut u64) -> 
                     Some(Inbound::Broken(BrokenEnvelope { id, violations }))
                 }
                 Err(ReadError::Invalid(e)) => {
-                    let skipped = SkippedLine::new(line, &e);
+                    let skipped = SkippedLine::new(&line, &e);
                     tracing::debug!(
                         reason = ?skipped.reason,
                         excerpt = %skipped.excerpt,
@@ -328,3 +350,6 @@ pub fn memory_pair() -> ((Sender, Receiver), (Sender, Receiver)) {
     let (a, b) = tokio::io::duplex(BUFFER);
     (framed_stream(a), framed_stream(b))
 }
+
+#[cfg(test)]
+mod tests;

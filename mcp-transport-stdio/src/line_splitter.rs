@@ -1,19 +1,39 @@
 //! A bounded splitter of a byte stream into `\n`-terminated lines.
 //!
-//! Pure and synchronous: the caller reads bytes into [`LineSplitter::read_buf`],
-//! reports how many with [`LineSplitter::commit`], then takes frames with
+//! Pure and synchronous: the caller appends bytes to the buffer that
+//! [`LineSplitter::read_space`] gives (tokio's `AsyncReadExt::read_buf`
+//! reads into it without zeroing it first) or copies them in with
+//! [`LineSplitter::fill`], then takes frames with
 //! [`LineSplitter::next_frame`] until it returns `None`. Lines are found by
 //! byte, so a UTF-8 character split across two reads is reassembled
-//! untouched. A line is handed out as a slice of the internal buffer, so it
-//! can be parsed where it lies, without a copy.
+//! untouched.
+//!
+//! A line is handed out as a [`Bytes`] view of the read buffer, not a copy,
+//! so a large message can be parsed, and its result decoded, straight from
+//! the bytes it arrived in.
 //!
 //! Memory is bounded: the buffer never holds more than the maximum line
 //! length plus one read. A line longer than the maximum is dropped as it
 //! arrives, up to its newline, and reported once as [`Frame::Oversized`] with
-//! its full length; the lines after it are unaffected. A buffer grown for
-//! big lines is kept while big lines keep coming (no re-growing, zeroing and
-//! page-faulting it for each one) and given back to the allocator once a
-//! small line shows it is no longer needed.
+//! its full length; the lines after it are unaffected.
+//!
+//! The buffer's rule, so that a stream of large lines costs no large
+//! allocation per line (no re-growing, no fresh memory to fault in) and a
+//! spike of huge ones does not pin memory for good:
+//!
+//! * It keeps its capacity across lines. When it is empty as a read starts
+//!   and no line handed out still uses it, the read starts again at its
+//!   beginning, without a copy.
+//! * While a line handed out is still in use, reads go on in the free space
+//!   after it; when that runs out, the pending bytes move to a new buffer of
+//!   the same size (the old one is freed with the last line that uses it).
+//! * It doubles, up to the maximum line length plus one read, when the
+//!   pending line does not fit.
+//! * It is given back to the allocator when it is over 1 MiB, empty, and
+//!   the last line was small (under 256 KiB).
+
+use bytes::buf::{BufMut, Limit};
+use bytes::{Buf, Bytes, BytesMut};
 
 /// The smallest free space offered to a read.
 const MIN_READ: usize = 64 * 1024;
@@ -31,8 +51,10 @@ pub const KEPT_TAIL: usize = 64;
 /// One unit of output of the splitter.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Frame<'a> {
-    /// A complete line, without its `\n` and without a `\r` just before it.
-    Line(&'a [u8]),
+    /// A complete line, without its `\n` and without a `\r` just before it:
+    /// a view of the read buffer (see the [module](self) docs for how long
+    /// it keeps the buffer).
+    Line(Bytes),
     /// A line longer than the maximum, which was discarded.
     Oversized {
         /// Length of the discarded line in bytes, without its `\n`.
@@ -51,24 +73,23 @@ pub enum Frame<'a> {
 ///
 /// let mut s = LineSplitter::new(8);
 /// for chunk in [&b"{}\nthis line is t"[..], b"oo long\n{\"a\":1"] {
-///     s.read_buf()[..chunk.len()].copy_from_slice(chunk);
-///     s.commit(chunk.len());
+///     assert_eq!(s.fill(chunk), chunk.len());
 /// }
-/// assert_eq!(s.next_frame(), Some(Frame::Line(b"{}")));
+/// assert!(matches!(s.next_frame(), Some(Frame::Line(l)) if l == &b"{}"[..]));
 /// assert!(matches!(
 ///     s.next_frame(),
 ///     Some(Frame::Oversized { len: 21, head: b"this line is too long", .. })
 /// ));
 /// assert_eq!(s.next_frame(), None);
-/// assert_eq!(s.finish(), Some(Frame::Line(b"{\"a\":1")));
+/// assert!(matches!(s.finish(), Some(Frame::Line(l)) if l == &b"{\"a\":1"[..]));
 /// ```
 #[derive(Debug)]
 pub struct LineSplitter {
-    /// Initialized storage; `buf[start..end]` is pending data.
-    buf: Vec<u8>,
-    start: usize,
-    end: usize,
-    /// `buf[start..scanned]` is known to contain no `\n`.
+    /// The pending data; what came before it was handed out or dropped.
+    buf: BytesMut,
+    /// The capacity of the allocation `buf` is a view of.
+    alloc: usize,
+    /// `buf[..scanned]` is known to contain no `\n`.
     scanned: usize,
     max_line: usize,
     /// Bytes of an oversized line dropped so far, while looking for its end.
@@ -86,9 +107,8 @@ impl LineSplitter {
     /// counting the `\n`). A `max_line` of zero accepts only empty lines.
     pub fn new(max_line: usize) -> Self {
         LineSplitter {
-            buf: Vec::new(),
-            start: 0,
-            end: 0,
+            buf: BytesMut::new(),
+            alloc: 0,
             scanned: 0,
             max_line,
             discarding: None,
@@ -103,54 +123,82 @@ impl LineSplitter {
         self.max_line
     }
 
-    /// Free space to read into; never empty. Fill a prefix of it and call
-    /// [`commit`](Self::commit) with the number of bytes written.
+    /// The free space to read into, never empty: append to it (tokio's
+    /// `AsyncReadExt::read_buf` does, without zeroing it first); it takes
+    /// no more than it has room for.
     ///
     /// Call [`next_frame`](Self::next_frame) until it returns `None` before
     /// asking for more space: the memory bound assumes complete lines were
     /// taken out.
-    pub fn read_buf(&mut self) -> &mut [u8] {
-        if self.start == self.end {
-            self.start = 0;
-            self.end = 0;
-            self.scanned = 0;
-            if self.buf.len() > SHRINK_ABOVE && !self.last_big {
-                self.buf = Vec::new();
-            }
-        }
-        if self.buf.len() - self.end < MIN_READ && self.start > 0 {
-            self.buf.copy_within(self.start..self.end, 0);
-            self.end -= self.start;
-            self.scanned -= self.start;
-            self.start = 0;
-        }
-        if self.buf.len() - self.end < MIN_READ {
-            // Pending data is at most `max_line` bytes (more would have been
-            // switched to discarding), so this bounds the buffer.
-            let cap = self.max_line.saturating_add(MIN_READ);
-            let doubled = self.buf.len().saturating_mul(2).min(cap);
-            let wanted = doubled.max(self.end + MIN_READ);
-            self.buf.resize(wanted, 0);
-        }
-        &mut self.buf[self.end..]
+    pub fn read_space(&mut self) -> Limit<&mut BytesMut> {
+        self.make_room();
+        let free = self.buf.capacity() - self.buf.len();
+        (&mut self.buf).limit(free)
     }
 
-    /// Marks `n` bytes at the start of the last [`read_buf`](Self::read_buf)
-    /// as filled. Values beyond the space offered are clamped.
-    pub fn commit(&mut self, n: usize) {
-        self.end = (self.end + n).min(self.buf.len());
+    /// Copies as much of `data` as there is room for (never nothing when
+    /// `data` is not empty) and returns how many bytes that was. The
+    /// synchronous form of [`read_space`](Self::read_space).
+    pub fn fill(&mut self, data: &[u8]) -> usize {
+        let mut space = self.read_space();
+        let n = data.len().min(space.remaining_mut());
+        space.put_slice(&data[..n]);
+        n
+    }
+
+    /// Makes at least [`MIN_READ`] bytes of free space, by the rule in the
+    /// module docs.
+    fn make_room(&mut self) {
+        if self.buf.is_empty() {
+            self.scanned = 0;
+            if self.alloc > SHRINK_ABOVE && !self.last_big {
+                self.buf = BytesMut::new();
+                self.alloc = 0;
+            } else if self.buf.capacity() < self.alloc {
+                // Back to the start when no line handed out uses the buffer
+                // any more (nothing to copy); otherwise read on after them.
+                let _ = self.buf.try_reclaim(self.alloc);
+            }
+        }
+        let pending = self.buf.len();
+        if self.buf.capacity() - pending >= MIN_READ {
+            return;
+        }
+        let wanted = pending.saturating_add(MIN_READ);
+        // Moves the pending bytes to the start, when no line uses the
+        // buffer and they do not overlap their new place.
+        if wanted <= self.alloc && self.buf.try_reclaim(self.alloc - pending) {
+            return;
+        }
+        let size = if wanted <= self.alloc {
+            self.alloc
+        } else {
+            // Pending data is at most `max_line` bytes (more would have
+            // been switched to discarding), so this bounds the buffer.
+            let limit = self.max_line.saturating_add(MIN_READ);
+            self.alloc.saturating_mul(2).min(limit).max(wanted)
+        };
+        let mut fresh = BytesMut::with_capacity(size);
+        fresh.extend_from_slice(&self.buf);
+        self.buf = fresh;
+        self.alloc = size;
+    }
+
+    /// The capacity of the read buffer. A line handed out keeps the whole
+    /// buffer allocated while it lives, so a caller that keeps lines (or
+    /// parts of them) copies those that are small next to this.
+    pub fn buffer_capacity(&self) -> usize {
+        self.alloc
     }
 
     /// The next complete frame, or `None` when more input is needed.
     pub fn next_frame(&mut self) -> Option<Frame<'_>> {
         if let Some(dropped) = self.discarding {
-            let pending = &self.buf[self.start..self.end];
-            return match memchr::memchr(b'\n', pending) {
+            return match memchr::memchr(b'\n', &self.buf) {
                 Some(i) => {
-                    keep_tail(&mut self.tail, &pending[..i]);
+                    keep_tail(&mut self.tail, &self.buf[..i]);
+                    self.buf.advance(i + 1);
                     self.discarding = None;
-                    self.start += i + 1;
-                    self.scanned = self.start;
                     Some(Frame::Oversized {
                         len: dropped + i as u64,
                         head: &self.head,
@@ -158,43 +206,32 @@ impl LineSplitter {
                     })
                 }
                 None => {
-                    keep_tail(&mut self.tail, pending);
-                    self.discarding = Some(dropped + pending.len() as u64);
-                    self.start = self.end;
-                    self.scanned = self.end;
+                    keep_tail(&mut self.tail, &self.buf);
+                    self.discarding = Some(dropped + self.buf.len() as u64);
+                    self.buf.clear();
                     None
                 }
             };
         }
-        match memchr::memchr(b'\n', &self.buf[self.scanned..self.end]) {
-            Some(i) => {
-                let line_start = self.start;
-                let line_end = self.scanned + i;
-                self.start = line_end + 1;
-                self.scanned = self.start;
-                let len = line_end - line_start;
-                self.last_big = len >= SHRINK_ABOVE / 4;
-                if len > self.max_line {
-                    return Some(oversized(&self.buf[line_start..line_end]));
-                }
-                Some(Frame::Line(trim_cr(&self.buf[line_start..line_end])))
+        let Some(i) = memchr::memchr(b'\n', &self.buf[self.scanned..]) else {
+            self.scanned = self.buf.len();
+            if self.buf.len() > self.max_line {
+                self.discarding = Some(self.buf.len() as u64);
+                self.drop_pending(self.buf.len());
+                self.scanned = 0;
             }
-            None => {
-                self.scanned = self.end;
-                let pending = self.end - self.start;
-                if pending > self.max_line {
-                    let line = &self.buf[self.start..self.end];
-                    self.head.clear();
-                    self.head
-                        .extend_from_slice(&line[..line.len().min(KEPT_HEAD)]);
-                    self.tail.clear();
-                    keep_tail(&mut self.tail, line);
-                    self.discarding = Some(pending as u64);
-                    self.start = self.end;
-                }
-                None
-            }
+            return None;
+        };
+        let len = self.scanned + i;
+        self.scanned = 0;
+        self.last_big = len >= SHRINK_ABOVE / 4;
+        if len > self.max_line {
+            self.drop_pending(len);
+            self.buf.advance(1);
+            return Some(self.kept_oversized(len));
         }
+        let line = self.buf.split_to(len + 1).freeze();
+        Some(Frame::Line(line_of(line, len)))
     }
 
     /// At end of input: the last line if it had no `\n`, or the report of an
@@ -202,41 +239,71 @@ impl LineSplitter {
     ///
     /// Call it after [`next_frame`](Self::next_frame) returned `None`.
     pub fn finish(&mut self) -> Option<Frame<'_>> {
-        let discarding = self.discarding.take();
-        let (start, end) = (self.start, self.end);
-        self.start = 0;
-        self.end = 0;
         self.scanned = 0;
-        if let Some(dropped) = discarding {
-            keep_tail(&mut self.tail, &self.buf[start..end]);
+        let len = self.buf.len();
+        if let Some(dropped) = self.discarding.take() {
+            keep_tail(&mut self.tail, &self.buf);
+            self.buf.clear();
             return Some(Frame::Oversized {
-                len: dropped + (end - start) as u64,
+                len: dropped + len as u64,
                 head: &self.head,
                 tail: &self.tail,
             });
         }
-        if start == end {
+        if len == 0 {
             return None;
         }
-        if end - start > self.max_line {
-            return Some(oversized(&self.buf[start..end]));
+        if len > self.max_line {
+            self.drop_pending(len);
+            return Some(self.kept_oversized(len));
         }
-        Some(Frame::Line(trim_cr(&self.buf[start..end])))
+        Some(Frame::Line(line_of(self.buf.split().freeze(), len)))
     }
 
     /// Bytes currently held for an incomplete line.
     pub fn pending(&self) -> usize {
-        self.end - self.start
+        self.buf.len()
+    }
+
+    /// The addresses of the read buffer's allocation (tests).
+    #[cfg(test)]
+    pub(crate) fn allocation(&self) -> std::ops::Range<usize> {
+        // The view of pending data always ends where the allocation ends.
+        let end = self.buf.as_ptr() as usize + self.buf.capacity();
+        end - self.alloc..end
+    }
+
+    /// Keeps the first and last bytes of the first `len` pending bytes and
+    /// drops them.
+    fn drop_pending(&mut self, len: usize) {
+        let line = &self.buf[..len];
+        self.head.clear();
+        self.head.extend_from_slice(&line[..len.min(KEPT_HEAD)]);
+        self.tail.clear();
+        self.tail
+            .extend_from_slice(&line[len.saturating_sub(KEPT_TAIL)..]);
+        self.buf.advance(len);
+    }
+
+    /// The report of a line dropped whole by [`drop_pending`](Self::drop_pending).
+    fn kept_oversized(&self, len: usize) -> Frame<'_> {
+        Frame::Oversized {
+            len: len as u64,
+            head: &self.head,
+            tail: &self.tail,
+        }
     }
 }
 
-/// The report of a whole line held in the buffer.
-fn oversized(line: &[u8]) -> Frame<'_> {
-    Frame::Oversized {
-        len: line.len() as u64,
-        head: &line[..line.len().min(KEPT_HEAD)],
-        tail: &line[line.len().saturating_sub(KEPT_TAIL)..],
-    }
+/// The first `len` bytes of `line`, without a `\r` at their end.
+fn line_of(mut line: Bytes, len: usize) -> Bytes {
+    let trimmed = if line[..len].ends_with(b"\r") {
+        len - 1
+    } else {
+        len
+    };
+    line.truncate(trimmed);
+    line
 }
 
 /// Appends `more` to the kept tail, keeping its last [`KEPT_TAIL`] bytes.
@@ -252,20 +319,13 @@ fn keep_tail(tail: &mut Vec<u8>, more: &[u8]) {
     }
 }
 
-fn trim_cr(line: &[u8]) -> &[u8] {
-    line.strip_suffix(b"\r").unwrap_or(line)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn feed(s: &mut LineSplitter, mut data: &[u8], out: &mut Vec<String>) {
         while !data.is_empty() {
-            let buf = s.read_buf();
-            let n = buf.len().min(data.len());
-            buf[..n].copy_from_slice(&data[..n]);
-            s.commit(n);
+            let n = s.fill(data);
             data = &data[n..];
             while let Some(f) = s.next_frame() {
                 out.push(render(f));
@@ -275,7 +335,7 @@ mod tests {
 
     fn render(f: Frame<'_>) -> String {
         match f {
-            Frame::Line(l) => String::from_utf8_lossy(l).into_owned(),
+            Frame::Line(l) => String::from_utf8_lossy(&l).into_owned(),
             Frame::Oversized { len, head, tail } => format!(
                 "<oversized {len} {}..{}>",
                 String::from_utf8_lossy(&head[..head.len().min(2)]),
@@ -309,7 +369,7 @@ mod tests {
         big[0] = b'{';
         feed(&mut s, b"ok\n", &mut out);
         feed(&mut s, &big, &mut out);
-        assert!(s.buf.len() <= 10 + 2 * MIN_READ, "buffer stays bounded");
+        assert!(s.alloc <= 10 + 2 * MIN_READ, "buffer stays bounded");
         feed(&mut s, b"}\nnext\n", &mut out);
         assert_eq!(
             out,
@@ -346,15 +406,75 @@ mod tests {
         big.push(b'\n');
         feed(&mut s, &big, &mut out);
         assert_eq!(out.len(), 1);
-        let _ = s.read_buf();
-        let grown = s.buf.len();
+        let _ = s.read_space();
+        let grown = s.alloc;
         assert!(grown > 4 * SHRINK_ABOVE, "kept for the next big line");
         feed(&mut s, &big, &mut out);
         assert_eq!(out.len(), 2);
-        assert_eq!(s.buf.len(), grown, "reused, not grown again");
+        assert_eq!(s.alloc, grown, "reused, not grown again");
         feed(&mut s, b"{}\n", &mut out);
         assert_eq!(out.len(), 3);
-        let _ = s.read_buf();
-        assert!(s.buf.len() <= SHRINK_ABOVE, "released after a small line");
+        let _ = s.read_space();
+        assert!(s.alloc <= SHRINK_ABOVE, "released after a small line");
+    }
+
+    /// Takes the next line, which must be there.
+    fn line(s: &mut LineSplitter) -> Bytes {
+        match s.next_frame() {
+            Some(Frame::Line(l)) => l,
+            other => panic!("expected a line, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_big_line_is_read_where_the_last_one_was_once_that_one_is_dropped() {
+        let mut s = LineSplitter::new(usize::MAX);
+        let mut big = vec![b'z'; 300 * 1024];
+        big.push(b'\n');
+        let mut rest = &big[..];
+        while !rest.is_empty() {
+            rest = &rest[s.fill(rest)..];
+        }
+        let first = line(&mut s);
+        let (at, alloc) = (first.as_ptr(), s.alloc);
+        drop(first);
+        let mut rest = &big[..];
+        while !rest.is_empty() {
+            rest = &rest[s.fill(rest)..];
+        }
+        let second = line(&mut s);
+        assert_eq!(second.as_ptr(), at, "same memory, from its start");
+        assert_eq!(s.alloc, alloc, "no new buffer");
+        assert_eq!(second.len(), 300 * 1024);
+    }
+
+    #[test]
+    fn lines_still_in_use_are_left_untouched_by_later_reads() {
+        let mut s = LineSplitter::new(usize::MAX);
+        let mut out = Vec::new();
+        let mut held = Vec::new();
+        for round in 0..40u8 {
+            let mut l = vec![b'a' + round % 26; 10_000 + usize::from(round) * 997];
+            l.push(b'\n');
+            let mut rest = &l[..];
+            while !rest.is_empty() {
+                rest = &rest[s.fill(rest)..];
+                while let Some(f) = s.next_frame() {
+                    match f {
+                        Frame::Line(b) => held.push(b),
+                        other => out.push(render(other)),
+                    }
+                }
+            }
+        }
+        assert!(out.is_empty());
+        for (round, b) in held.iter().enumerate() {
+            assert_eq!(b.len(), 10_000 + round * 997);
+            assert!(
+                b.iter().all(|c| *c == b'a' + (round % 26) as u8),
+                "line {round}"
+            );
+        }
+        assert!(s.alloc <= 4 * MIN_READ, "the buffer stays at its size");
     }
 }

@@ -277,18 +277,18 @@ impl ProcessLink {
     pub(crate) async fn read(
         &mut self,
         reader: &mut (impl AsyncRead + Unpin + ?Sized),
-        buf: &mut [u8],
+        buf: &mut (impl bytes::BufMut + ?Sized),
     ) -> io::Result<usize> {
         loop {
             if self.exited {
-                return match tokio::time::timeout(EXIT_DRAIN_IDLE, reader.read(buf)).await {
+                return match tokio::time::timeout(EXIT_DRAIN_IDLE, reader.read_buf(buf)).await {
                     Ok(read) => read,
                     Err(_) => Ok(0),
                 };
             }
             tokio::select! {
                 biased;
-                read = reader.read(&mut *buf) => return read,
+                read = reader.read_buf(&mut *buf) => return read,
                 _ = self.state.wait_for(|s| s.exit.is_some()) => self.exited = true,
             }
         }

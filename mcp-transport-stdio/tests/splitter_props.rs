@@ -3,40 +3,63 @@
 use mcp_transport_stdio::line_splitter::{Frame, LineSplitter};
 use proptest::prelude::*;
 
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 enum Out {
     Line(Vec<u8>),
     Oversized(u64),
 }
 
-fn own(f: Frame<'_>) -> Out {
+/// A frame as taken out: a line is kept as the splitter's view of its
+/// buffer, to check later that reads after it left it untouched.
+enum Taken {
+    Line(bytes::Bytes),
+    Oversized(u64),
+}
+
+fn take(f: Frame<'_>) -> Taken {
     match f {
-        Frame::Line(l) => Out::Line(l.to_vec()),
-        Frame::Oversized { len, .. } => Out::Oversized(len),
+        Frame::Line(l) => Taken::Line(l),
+        Frame::Oversized { len, .. } => Taken::Oversized(len),
     }
 }
 
-/// Feeds `data` cut at `cuts` (each a fraction of the remaining input).
+fn own(t: Taken) -> Out {
+    match t {
+        Taken::Line(l) => Out::Line(l.to_vec()),
+        Taken::Oversized(len) => Out::Oversized(len),
+    }
+}
+
+/// Feeds `data` cut at `cuts` (each a fraction of the remaining input),
+/// copying each line out at once (so its buffer is free again).
 fn split(max: usize, data: &[u8], cuts: &[usize]) -> Vec<Out> {
+    split_holding(max, data, cuts, false)
+}
+
+/// [`split`], holding every line until the end when `hold`.
+fn split_holding(max: usize, data: &[u8], cuts: &[usize], hold: bool) -> Vec<Out> {
     let mut s = LineSplitter::new(max);
+    let mut held = Vec::new();
     let mut out = Vec::new();
     let mut rest = data;
     let mut cuts = cuts.iter().cycle();
     while !rest.is_empty() {
         let want = cuts.next().map_or(rest.len(), |c| 1 + c % rest.len());
-        let buf = s.read_buf();
-        let n = want.min(buf.len()).min(rest.len());
-        buf[..n].copy_from_slice(&rest[..n]);
-        s.commit(n);
+        let n = s.fill(&rest[..want.min(rest.len())]);
         rest = &rest[n..];
         while let Some(f) = s.next_frame() {
-            out.push(own(f));
+            if hold {
+                held.push(take(f));
+            } else {
+                out.push(own(take(f)));
+            }
         }
         assert!(s.pending() <= max, "pending data stays within the limit");
     }
     if let Some(f) = s.finish() {
-        out.push(own(f));
+        held.push(take(f));
     }
+    out.extend(held.into_iter().map(own));
     out
 }
 
@@ -91,7 +114,8 @@ proptest! {
     ) {
         let one_shot = split(max, &data, &[]);
         prop_assert_eq!(&one_shot, &reference(max, &data));
-        prop_assert_eq!(split(max, &data, &cuts), one_shot);
+        prop_assert_eq!(split(max, &data, &cuts), one_shot.clone());
+        prop_assert_eq!(split_holding(max, &data, &cuts, true), one_shot);
     }
 
 }
@@ -115,5 +139,9 @@ fn long_lines_across_the_internal_read_size_are_counted_exactly() {
         let expected = reference(max, &data);
         assert_eq!(split(max, &data, &[]), expected);
         assert_eq!(split(max, &data, &[4095, 65_537, 3]), expected);
+        assert_eq!(
+            split_holding(max, &data, &[4095, 65_537, 3], true),
+            expected
+        );
     }
 }
