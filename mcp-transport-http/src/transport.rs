@@ -27,6 +27,8 @@ use crate::pool::Pool;
 use crate::session::{Session, SessionId};
 use crate::stream::{Cancel, Registration, ResponseStream, StreamKind};
 
+mod close;
+
 /// A request's place among the transport's concurrent POSTs, from
 /// [`HttpTransport::reserve`]: holds its permit (if it needs one) and its
 /// cancellation registration until it is sent with
@@ -344,46 +346,6 @@ impl HttpTransport {
     /// this already.
     pub fn clear_session(&self) {
         self.inner.session.clear();
-    }
-
-    /// Closes the transport: every in-flight request and stream ends with
-    /// [`HttpError::Closed`], and an open 2025-11-25 session is ended with
-    /// `DELETE` (`405` and `404` are fine). Later calls fail with
-    /// [`HttpError::Closed`].
-    ///
-    /// # Errors
-    /// When the `DELETE` fails for another reason.
-    pub async fn close(&self) -> Result<(), HttpError> {
-        self.inner.closed.send_replace(true);
-        let Some(id) = self.inner.session.clear() else {
-            return Ok(());
-        };
-        let mut headers = HeaderMap::new();
-        if let Some(version) = self.inner.session.version() {
-            render_routing(&HttpRouting::new(version), &mut headers)?;
-        }
-        headers.insert(headers::SESSION_ID, id);
-        let mut spec = Exchange {
-            method: Method::DELETE,
-            body: Bytes::new(),
-            headers,
-            operation: None,
-        };
-        match self.inner.execute(&mut spec, None).await {
-            Ok((mut response, _)) => {
-                let _ = read_prefix(response.body_mut(), ERROR_BODY_LIMIT).await;
-                Ok(())
-            }
-            Err(err)
-                if matches!(
-                    err.status(),
-                    Some(StatusCode::METHOD_NOT_ALLOWED | StatusCode::NOT_FOUND)
-                ) =>
-            {
-                Ok(())
-            }
-            Err(err) => Err(err),
-        }
     }
 }
 
