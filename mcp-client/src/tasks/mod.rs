@@ -25,12 +25,12 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 use mcp_core::{RequestError, TaskSnapshot, TaskWait, TaskWaitEnd};
+use mcp_types::RequestMethod;
 use mcp_types::jsonrpc::ErrorObject;
 use mcp_types::methods::{CallTool, ext_tasks, v2025_11_25};
 use mcp_types::tasks::TaskIdParams;
 use mcp_types::tasks::legacy::ListTasksResult;
 use mcp_types::tools::CallToolResult;
-use mcp_types::{Era, RequestMethod};
 use serde_json::{Map, Value, json};
 use tokio::sync::{mpsc, oneshot, watch};
 
@@ -477,27 +477,19 @@ impl TaskHandle {
             .map_err(|e| Error::decode(ext_tasks::GetTask::METHOD, e))
     }
 
-    /// One `tasks/get` of the task, its result kept as received: the
-    /// method of the era's marker (`GetTask` of the 2025-11-25 tasks or of
-    /// the 2026-07-28 extension, the same name and params), typed params.
+    /// One `tasks/get` of the task, its result kept as received. The
+    /// 2025-11-25 tasks and the 2026-07-28 extension name the same method
+    /// with the same params (`v2025_11_25::GetTask`, `ext_tasks::GetTask`),
+    /// so one request serves both eras.
     async fn fetch(&self) -> Result<mcp_core::Completed, Error> {
+        type GetTask = ext_tasks::GetTask;
         let id = self.task_id().ok_or_else(no_task)?;
-        match self.client.era() {
-            Some(Era::Legacy) => self.fetch_as::<v2025_11_25::GetTask>(id).await,
-            _ => self.fetch_as::<ext_tasks::GetTask>(id).await,
-        }
-    }
-
-    async fn fetch_as<M>(&self, task_id: String) -> Result<mcp_core::Completed, Error>
-    where
-        M: RequestMethod<Params = TaskIdParams>,
-    {
         let params =
-            serde_json::to_value(TaskIdParams::new(task_id)).map_err(mcp_core::UsageError::from)?;
-        let spec = Client::spec(M::METHOD, Some(params), CallOptions::new());
+            serde_json::to_value(TaskIdParams::new(id)).map_err(mcp_core::UsageError::from)?;
+        let spec = Client::spec(GetTask::METHOD, Some(params), CallOptions::new());
         match self.client.run(spec).await? {
             Outcome::Done(done) => Ok(done),
-            other => Err(unexpected(M::METHOD, &other)),
+            other => Err(unexpected(GetTask::METHOD, &other)),
         }
     }
 

@@ -189,7 +189,7 @@ impl Connection {
     }
 
     fn surface_task_inputs(&mut self, key: i64, requests: Vec<InputRequest>) {
-        let Some(w) = self.calls.get_mut(&key).and_then(|c| c.task.as_mut()) else {
+        let Some(w) = self.task_mut(key) else {
             return;
         };
         let mut fresh = Vec::new();
@@ -285,7 +285,7 @@ impl Connection {
                 era: self.era.unwrap_or(Era::Legacy),
             });
         }
-        if self.calls.get(&key).and_then(|c| c.task.as_ref()).is_none() {
+        if self.task_mut(key).is_none() {
             return Err(UsageError::UnknownCall(call.clone()));
         }
         let mut params = Map::new();

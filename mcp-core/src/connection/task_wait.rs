@@ -97,7 +97,7 @@ impl Connection {
         wait: TaskWait,
     ) -> Result<(), UsageError> {
         let key = self.call_key(call)?;
-        let Some(w) = self.calls.get_mut(&key).and_then(|c| c.task.as_mut()) else {
+        let Some(w) = self.task_mut(key) else {
             return Err(UsageError::UnknownCall(call.clone()));
         };
         let cap = wait.max_polls;
@@ -105,7 +105,7 @@ impl Connection {
         if self.check_task_wait(key) {
             return Ok(());
         }
-        let Some(w) = self.calls.get_mut(&key).and_then(|c| c.task.as_mut()) else {
+        let Some(w) = self.task_mut(key) else {
             return Ok(());
         };
         if let Some(max_polls) = cap
@@ -121,10 +121,15 @@ impl Connection {
         Ok(())
     }
 
+    /// The task of call `key`, when the call is in progress and has one.
+    pub(super) fn task_mut(&mut self, key: i64) -> Option<&mut TaskWatch> {
+        self.calls.get_mut(&key).and_then(|c| c.task.as_mut())
+    }
+
     /// Reports one observation of a call's task (a poll, a push, the
     /// creation) as the record merges it, then settles the wait it ends.
     pub(super) fn report_task(&mut self, key: i64, snapshot: TaskSnapshot) {
-        let Some(w) = self.calls.get_mut(&key).and_then(|c| c.task.as_mut()) else {
+        let Some(w) = self.task_mut(key) else {
             return;
         };
         let before = w.record.latest().cloned();
@@ -132,9 +137,10 @@ impl Connection {
         let Some(latest) = w.record.latest().filter(|l| Some(*l) != before.as_ref()) else {
             return;
         };
+        let task = latest.clone();
         self.events.push_back(Event::TaskStatus {
             id: RequestId::Number(key),
-            task: latest.clone(),
+            task,
         });
         self.check_task_wait(key);
     }
@@ -149,7 +155,7 @@ impl Connection {
             Err(RequestError::Remote(_)) => TaskStatus::Failed,
             Err(_) => return,
         };
-        let Some(w) = self.calls.get_mut(&key).and_then(|c| c.task.as_mut()) else {
+        let Some(w) = self.task_mut(key) else {
             return;
         };
         let Some(latest) = w.record.latest() else {
@@ -164,7 +170,7 @@ impl Connection {
     /// Ends the call's wait if the record's latest state ends it; whether
     /// it did.
     fn check_task_wait(&mut self, key: i64) -> bool {
-        let Some(w) = self.calls.get_mut(&key).and_then(|c| c.task.as_mut()) else {
+        let Some(w) = self.task_mut(key) else {
             return false;
         };
         let end = match (&w.wait, w.record.latest()) {
@@ -185,7 +191,7 @@ impl Connection {
     /// The poll cap of the call's wait is reached: polling stops and the
     /// wait ends.
     pub(super) fn stop_at_poll_cap(&mut self, key: i64, max_polls: u32) {
-        let Some(w) = self.calls.get_mut(&key).and_then(|c| c.task.as_mut()) else {
+        let Some(w) = self.task_mut(key) else {
             return;
         };
         w.capped = true;
