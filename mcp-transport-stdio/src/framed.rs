@@ -158,6 +158,25 @@ impl Receiver {
         self.process = Some(link);
     }
 
+    /// The splitter's next line (at the end of input, `at_end`, its
+    /// unterminated rest), classified: `None` when it holds no line,
+    /// `Some(None)` for a blank one.
+    fn classify_next(&mut self, at_end: bool) -> Option<Option<Inbound>> {
+        let buffer = self.splitter.buffer_capacity();
+        let frame = if at_end {
+            self.splitter.finish()
+        } else {
+            self.splitter.next_frame()
+        }?;
+        Some(classify(
+            frame,
+            self.max_line,
+            buffer,
+            self.check_envelopes,
+            &mut self.messages,
+        ))
+    }
+
     /// The next item from the peer.
     ///
     /// Blank lines are ignored. `Some(Ok(_))` items never end the session.
@@ -171,18 +190,11 @@ impl Receiver {
     /// Cancel-safe: it may be used in `select!` without losing data.
     pub async fn recv(&mut self) -> Option<Result<Inbound, RecvError>> {
         loop {
-            let buffer = self.splitter.buffer_capacity();
-            if let Some(frame) = self.splitter.next_frame() {
-                if let Some(item) = classify(
-                    frame,
-                    self.max_line,
-                    buffer,
-                    self.check_envelopes,
-                    &mut self.messages,
-                ) {
-                    return Some(Ok(item));
+            if let Some(item) = self.classify_next(false) {
+                match item {
+                    Some(item) => return Some(Ok(item)),
+                    None => continue,
                 }
-                continue;
             }
             match self.phase {
                 Phase::Reading => {
@@ -197,16 +209,7 @@ impl Receiver {
                     match read {
                         Ok(0) => {
                             self.phase = Phase::Ended;
-                            let buffer = self.splitter.buffer_capacity();
-                            if let Some(frame) = self.splitter.finish()
-                                && let Some(item) = classify(
-                                    frame,
-                                    self.max_line,
-                                    buffer,
-                                    self.check_envelopes,
-                                    &mut self.messages,
-                                )
-                            {
+                            if let Some(Some(item)) = self.classify_next(true) {
                                 return Some(Ok(item));
                             }
                         }
