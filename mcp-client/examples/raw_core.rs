@@ -27,6 +27,7 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use mcp_client::mcp_types::Message;
+use mcp_client::mcp_types::incoming::ServerRequest;
 use mcp_client::mcp_types::methods::v2025_11_25::ListRoots;
 use mcp_client::mcp_types::roots::{ListRootsResult, Root};
 use mcp_client::mcp_types::tools::CallToolResult;
@@ -70,11 +71,18 @@ fn on_event(conn: &mut Connection, state: &mut Calls, event: Event) -> Result<bo
             return Ok(false);
         }
         // 2026-07-28: the call itself needs the roots.
-        Event::InputRequested { id, request } if request.method == "roots/list" => {
-            conn.answer_input_with(now, &id, &request.key, &roots())?;
+        Event::InputRequested {
+            id,
+            key,
+            request: ServerRequest::ListRoots(_),
+        } => {
+            conn.answer_input_with(now, &id, &key, &roots())?;
         }
         // 2025-11-25: the server asks with a request of its own.
-        Event::ServerRequest { id, method, .. } if method == "roots/list" => {
+        Event::ServerRequest {
+            id,
+            request: ServerRequest::ListRoots(_),
+        } => {
             conn.respond_to::<ListRoots>(now, &id, Ok(roots()))?;
         }
         Event::ConnectFailed(e) => return Err(e.into()),

@@ -13,8 +13,8 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
+use mcp_types::incoming::ServerNotification;
 use mcp_types::raw::RawJson;
-use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 /// The default maximum number of cached results.
@@ -209,27 +209,25 @@ impl Cache {
             .retain(|k, _| !methods.contains(&k.method.as_str()));
     }
 
-    /// Applies a notification: list-changed notifications drop their lists,
-    /// `notifications/resources/updated` drops reads (and `skills/get`
-    /// entries) of that URI.
-    pub(crate) fn on_notification(&mut self, method: &str, params: Option<&RawValue>) {
-        if let Some(list) = crate::list_changed::ListChanged::from_method(method) {
-            return self.invalidate_methods(list.stale_methods());
-        }
-        if method != "notifications/resources/updated" {
+    /// Applies a notification: each drops the cached methods its row of
+    /// the method table names (`invalidates`): list-changed notifications
+    /// their lists, `notifications/resources/updated` only the reads (and
+    /// `skills/get` entries) of its `uri`.
+    pub(crate) fn on_notification(&mut self, n: &ServerNotification) {
+        let stale = n.kind().map_or(&[][..], |k| k.facts().invalidates);
+        if stale.is_empty() {
             return;
         }
-        #[derive(serde::Deserialize)]
-        struct Updated {
-            uri: String,
-        }
-        if let Some(u) =
-            params.and_then(|p| serde_json::from_slice::<Updated>(p.get().as_bytes()).ok())
-        {
-            self.entries.retain(|k, e| {
-                let reads_uri = matches!(k.method.as_str(), "resources/read" | "skills/get");
-                !(reads_uri && e.uri.as_deref() == Some(&u.uri))
-            });
+        match n {
+            ServerNotification::ResourceUpdated(u) => {
+                let Some(uri) = &u.uri else {
+                    return;
+                };
+                self.entries.retain(|k, e| {
+                    !(stale.contains(&k.method.as_str()) && e.uri.as_deref() == Some(uri))
+                });
+            }
+            _ => self.invalidate_methods(stale),
         }
     }
 }
@@ -237,6 +235,7 @@ impl Cache {
 #[cfg(test)]
 mod tests {
     use serde_json::json;
+    use serde_json::value::RawValue;
 
     use super::*;
     use crate::test_clock::origin;
@@ -330,9 +329,15 @@ mod tests {
                 raw(),
             );
         }
+        let note = |method: &str, params: Option<Box<RawValue>>| {
+            ServerNotification::classify(mcp_types::jsonrpc::Notification {
+                method: method.into(),
+                params,
+            })
+        };
         let updated =
             serde_json::value::to_raw_value(&json!({"uri": "skill://a/SKILL.md"})).unwrap();
-        c.on_notification("notifications/resources/updated", Some(&updated));
+        c.on_notification(&note("notifications/resources/updated", Some(updated)));
         assert!(
             c.lookup(now, "skills/get", &uri("skill://a/SKILL.md"), "")
                 .is_none()
@@ -342,7 +347,7 @@ mod tests {
                 .is_some()
         );
         assert!(c.lookup(now, "skills/list", &none, "").is_some());
-        c.on_notification("notifications/resources/list_changed", None);
+        c.on_notification(&note("notifications/resources/list_changed", None));
         assert!(c.is_empty(), "every skills result is dropped");
     }
 }

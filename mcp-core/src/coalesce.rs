@@ -9,66 +9,53 @@
 //! [`Connection::is_supersedable`](crate::Connection::is_supersedable)
 //! tells a bounded queue what to drop first.
 //!
-//! | method | key |
+//! | notification | key |
 //! | --- | --- |
-//! | `notifications/progress` | the `progressToken` |
+//! | `notifications/progress` | the call (see `connection/debounce.rs`) |
 //! | `notifications/message` | the `logger` |
 //! | `notifications/resources/updated` | the `uri` |
 //! | `notifications/tasks/status` | the `taskId` |
 //! | any other | none (the method alone) |
 
+use mcp_types::incoming::{NotificationKind, ServerNotification};
 use serde_json::value::RawValue;
 
-/// Methods whose newer notification supersedes an older one with the same
-/// [`key`] (a bounded queue drops these first when it is full).
-pub(crate) const COALESCABLE: [&str; 7] = [
-    "notifications/progress",
-    "notifications/message",
-    "notifications/resources/updated",
-    "notifications/tasks/status",
-    "notifications/tools/list_changed",
-    "notifications/prompts/list_changed",
-    "notifications/resources/list_changed",
-];
-
-/// Whether a newer notification of this method supersedes an older one
-/// with the same [`key`].
-///
-pub(crate) fn is_coalescable(method: &str) -> bool {
-    COALESCABLE.contains(&method)
+/// Whether a newer notification of this kind supersedes an older one with
+/// the same [`key`] (a bounded queue drops these first when it is full).
+pub(crate) fn is_coalescable(kind: NotificationKind) -> bool {
+    use NotificationKind as K;
+    matches!(
+        kind,
+        K::Progress
+            | K::LoggingMessage
+            | K::ResourceUpdated
+            | K::LegacyTaskStatus
+            | K::ToolListChanged
+            | K::PromptListChanged
+            | K::ResourceListChanged
+    )
 }
 
 /// The key, within its method, under which a newer notification replaces
 /// an older one (see the table in the module docs); empty when the method
 /// has none or the params lack it.
-pub(crate) fn key(method: &str, params: Option<&RawValue>) -> String {
-    #[derive(serde::Deserialize)]
-    struct Keys {
-        logger: Option<String>,
-        uri: Option<String>,
-        #[serde(rename = "taskId")]
-        task_id: Option<String>,
-        #[serde(rename = "progressToken")]
-        progress_token: Option<mcp_types::RequestId>,
+pub(crate) fn key(n: &ServerNotification) -> String {
+    /// The one member that keys a log line or a task status.
+    fn member(raw: Option<&RawValue>, task: bool) -> Option<String> {
+        #[derive(serde::Deserialize)]
+        struct Keys {
+            logger: Option<String>,
+            #[serde(rename = "taskId")]
+            task_id: Option<String>,
+        }
+        let keys = serde_json::from_slice::<Keys>(raw?.get().as_bytes()).ok()?;
+        if task { keys.task_id } else { keys.logger }
     }
-    let member = matches!(
-        method,
-        "notifications/message"
-            | "notifications/resources/updated"
-            | "notifications/tasks/status"
-            | "notifications/progress"
-    );
-    let Some(keys) = params
-        .filter(|_| member)
-        .and_then(|p| serde_json::from_slice::<Keys>(p.get().as_bytes()).ok())
-    else {
-        return String::new();
-    };
-    let key = match method {
-        "notifications/message" => keys.logger,
-        "notifications/resources/updated" => keys.uri,
-        "notifications/tasks/status" => keys.task_id,
-        _ => keys.progress_token.map(|t| t.to_string()),
+    let key = match n {
+        ServerNotification::ResourceUpdated(u) => u.uri.clone(),
+        ServerNotification::LoggingMessage(p) => member(p.raw(), false),
+        ServerNotification::LegacyTaskStatus(p) => member(p.raw(), true),
+        _ => None,
     };
     key.unwrap_or_default()
 }
@@ -76,35 +63,40 @@ pub(crate) fn key(method: &str, params: Option<&RawValue>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use mcp_types::jsonrpc::Notification;
 
-    fn raw(s: &str) -> Box<RawValue> {
-        RawValue::from_string(s.to_owned()).unwrap_or_else(|_| RawValue::NULL.to_owned())
+    fn note(method: &str, s: &str) -> ServerNotification {
+        ServerNotification::classify(Notification {
+            method: method.into(),
+            params: RawValue::from_string(s.to_owned()).ok(),
+        })
     }
 
     #[test]
     fn keys_follow_the_table() {
-        let log = raw(r#"{"level":"info","logger":"db","data":1}"#);
-        assert_eq!(key("notifications/message", Some(&log)), "db");
-        let up = raw(r#"{"uri":"demo://a"}"#);
-        assert_eq!(
-            key("notifications/resources/updated", Some(&up)),
-            "demo://a"
-        );
-        let task = raw(r#"{"taskId":"t1","status":"working"}"#);
-        assert_eq!(key("notifications/tasks/status", Some(&task)), "t1");
-        let progress = raw(r#"{"progressToken":7,"progress":1}"#);
-        assert_eq!(key("notifications/progress", Some(&progress)), "7");
-        assert_eq!(key("notifications/custom", Some(&up)), "");
-        assert_eq!(key("notifications/message", None), "");
-        assert_eq!(key("notifications/message", Some(&raw("[1]"))), "");
+        let log = r#"{"level":"info","logger":"db","data":1}"#;
+        assert_eq!(key(&note("notifications/message", log)), "db");
+        let up = r#"{"uri":"demo://a"}"#;
+        let updated = note("notifications/resources/updated", up);
+        assert_eq!(key(&updated), "demo://a");
+        let task = r#"{"taskId":"t1","status":"working"}"#;
+        assert_eq!(key(&note("notifications/tasks/status", task)), "t1");
+        assert_eq!(key(&note("notifications/custom", up)), "");
+        let bare = ServerNotification::classify(Notification {
+            method: "notifications/message".into(),
+            params: None,
+        });
+        assert_eq!(key(&bare), "");
+        assert_eq!(key(&note("notifications/message", "[1]")), "");
     }
 
     #[test]
     fn list_changes_and_updates_coalesce_and_requests_do_not() {
-        for m in COALESCABLE {
-            assert!(is_coalescable(m));
+        use NotificationKind as K;
+        for k in [K::Progress, K::LoggingMessage, K::ToolListChanged] {
+            assert!(is_coalescable(k));
         }
-        assert!(!is_coalescable("notifications/cancelled"));
-        assert!(!is_coalescable("notifications/initialized"));
+        assert!(!is_coalescable(K::Cancelled));
+        assert!(!is_coalescable(K::TaskStatus));
     }
 }

@@ -1,6 +1,7 @@
 //! What the core hands out: [`Transmit`]s for the transport and [`Event`]s
 //! for the application.
 
+use mcp_types::incoming::{ServerNotification, ServerRequest};
 use mcp_types::jsonrpc::ErrorObject;
 use mcp_types::raw::RawJson;
 use mcp_types::routing::HttpRouting;
@@ -9,7 +10,6 @@ use serde_json::value::RawValue;
 
 use crate::era::EraOutcome;
 use crate::error::{ConnectError, PeerMisbehaved, RequestError};
-use crate::mrtr::InputRequest;
 use crate::tasks::{TaskSnapshot, TaskWaitEnd};
 
 /// One thing for the transport to do.
@@ -180,8 +180,10 @@ pub enum Event {
     InputRequested {
         /// The call.
         id: RequestId,
-        /// The input request.
-        request: InputRequest,
+        /// The input request's key (the answer goes under it).
+        key: String,
+        /// The input request, classified by method, params raw.
+        request: ServerRequest,
     },
     /// A call ended with `input_required` (manual mode).
     InputRequired {
@@ -221,18 +223,20 @@ pub enum Event {
     TaskInputRequested {
         /// The call.
         id: RequestId,
-        /// The input request.
-        request: InputRequest,
+        /// The input request's key (the answer goes under it).
+        key: String,
+        /// The input request, classified by method, params raw.
+        request: ServerRequest,
     },
     /// A server-to-client request (2025-11-25): answer with
     /// `Connection::respond`.
     ServerRequest {
         /// The server's id.
         id: RequestId,
-        /// The method.
-        method: String,
-        /// The params, raw.
-        params: Option<Box<RawValue>>,
+        /// The request, classified by method, params raw (`ping` and
+        /// `tasks/*` for served tasks never get here: the core answers
+        /// them).
+        request: ServerRequest,
     },
     /// The server cancelled one of its requests; do not answer it.
     ServerRequestCancelled {
@@ -241,13 +245,10 @@ pub enum Event {
         /// The reason given.
         reason: Option<String>,
     },
-    /// A notification not tied to a call or subscription.
-    Notification {
-        /// The method.
-        method: String,
-        /// The params, raw.
-        params: Option<Box<RawValue>>,
-    },
+    /// A notification not tied to a call or subscription, classified by
+    /// method, params raw (progress and cancellation become
+    /// [`Event::Progress`] and [`Event::ServerRequestCancelled`] instead).
+    Notification(ServerNotification),
     /// A subscription was acknowledged; `granted` is the server's filter.
     SubscriptionAcknowledged {
         /// The listen call.
@@ -259,10 +260,8 @@ pub enum Event {
     SubscriptionNotification {
         /// The listen call.
         id: RequestId,
-        /// The method.
-        method: String,
-        /// The params, raw.
-        params: Option<Box<RawValue>>,
+        /// The notification, classified by method, params raw.
+        notification: ServerNotification,
     },
     /// A subscription ended.
     SubscriptionEnded {
@@ -290,15 +289,14 @@ pub enum Event {
     /// ([`crate::EraPreference::Known`]).
     ServerFactsKnown,
     /// The server asked for a callback task (2025-11-25) and the core
-    /// answered with its `CreateTaskResult`: run the handler for `method`
-    /// with `params` and report with `Connection::finish_served_task`.
+    /// answered with its `CreateTaskResult`: run the handler for `request`
+    /// and report with `Connection::finish_served_task`.
     ServedTaskStarted {
         /// The task id the client issued.
         task_id: String,
-        /// `sampling/createMessage` or `elicitation/create`.
-        method: String,
-        /// The request's params, raw (`task` included).
-        params: Option<Box<RawValue>>,
+        /// `sampling/createMessage` or `elicitation/create`, params raw
+        /// (`task` included).
+        request: ServerRequest,
     },
     /// A served task was cancelled, expired or lost its session: stop its
     /// handler; its answer is no longer wanted.

@@ -2,7 +2,7 @@
 //!
 //! Each reads only the members the core dispatches on (a peek, not a full
 //! decode): the head of any result, the routing key of a notification, the
-//! outcome members of a task, an elicitation's mode. Full shapes come from
+//! outcome members of a task. Full shapes come from
 //! `mcp-types`.
 
 use std::borrow::Cow;
@@ -87,13 +87,6 @@ pub(crate) struct TaskOutcome {
     /// Read with `mcp_types::results::RawInputRequired::requests_from_raw`.
     #[serde(default, rename = "inputRequests")]
     pub(crate) input_requests: Option<Box<RawValue>>,
-}
-
-/// The `elicitation/create` member the client checks before surfacing it.
-#[derive(Deserialize)]
-pub(crate) struct ElicitMode {
-    #[serde(default)]
-    pub(crate) mode: Option<String>,
 }
 
 /// Whether raw params are a JSON object: the shape MCP gives every params

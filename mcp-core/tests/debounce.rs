@@ -32,9 +32,10 @@ fn delivered(h: &mut Harness) -> Vec<String> {
     h.take_events()
         .into_iter()
         .filter_map(|e| match e {
-            Event::Notification { method, params } => Some(format!(
-                "{method} {}",
-                params.map_or(String::new(), |p| p.get().to_owned())
+            Event::Notification(n) => Some(format!(
+                "{} {}",
+                n.method(),
+                n.raw().map_or(String::new(), |p| p.get().to_owned())
             )),
             Event::Progress { progress, .. } => Some(format!("progress {progress}")),
             _ => None,
@@ -127,7 +128,7 @@ fn without_debounce_nothing_is_held_and_close_flushes() {
     h.conn.close(h.now);
     let events = h.take_events();
     assert!(
-        matches!(&events[..], [Event::Notification { .. }, Event::Closed]),
+        matches!(&events[..], [Event::Notification(_), Event::Closed]),
         "{events:?}"
     );
 }

@@ -6,6 +6,7 @@ mod common;
 
 use common::{config, legacy};
 use mcp_core::{ClientFeatures, Event, UsageError};
+use mcp_types::incoming::ServerRequest;
 use serde_json::json;
 
 fn roots_request(id: serde_json::Value) -> serde_json::Value {
@@ -18,7 +19,13 @@ fn a_duplicate_of_a_live_id_is_refused_and_the_live_request_survives() {
     let mut h = legacy(config().with_features(features));
     h.feed(roots_request(json!(5)));
     let events = h.take_events();
-    assert!(matches!(&events[..], [Event::ServerRequest { method, .. }] if method == "roots/list"));
+    assert!(matches!(
+        &events[..],
+        [Event::ServerRequest {
+            request: ServerRequest::ListRoots(_),
+            ..
+        }]
+    ));
     assert!(h.drain().is_empty());
 
     // The same id again, while the first is live: refused, no new event.

@@ -10,6 +10,7 @@ use mcp_core::{
     ClientFeatures, ConnectError, EraPreference, Event, RequestError, RequestOptions, State,
     TransportKind, UsageError,
 };
+use mcp_types::incoming::ServerRequestKind;
 use mcp_types::jsonrpc::ErrorObject;
 use mcp_types::{Era, ErrorCode, ProtocolVersion};
 use serde_json::json;
@@ -331,10 +332,10 @@ fn legacy_answers_ping_and_surfaces_server_requests() {
 
     h.feed(json!({"jsonrpc": "2.0", "id": 9, "method": "roots/list"}));
     let events = h.take_events();
-    let Event::ServerRequest { id, method, .. } = &events[0] else {
+    let Event::ServerRequest { id, request } = &events[0] else {
         panic!("{events:?}")
     };
-    assert_eq!(method, "roots/list");
+    assert_eq!(request.kind(), Some(ServerRequestKind::ListRoots));
     h.conn.respond(h.now, id, Ok(json!({"roots": []}))).unwrap();
     assert_eq!(
         h.drain()[0],

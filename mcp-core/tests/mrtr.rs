@@ -4,6 +4,7 @@ mod common;
 
 use common::*;
 use mcp_core::{Event, InputMode, RequestError, RequestOptions};
+use mcp_types::incoming::ServerRequest;
 use proptest::prelude::*;
 use serde_json::json;
 
@@ -27,13 +28,14 @@ fn input_required_round_trip_with_request_state_byte_for_byte() {
     ));
     let events = h.take_events();
     assert_eq!(events.len(), 2);
-    let Event::InputRequested { request, .. } = &events[0] else {
+    let Event::InputRequested { key, request, .. } = &events[0] else {
         panic!()
     };
     assert_eq!(
-        (request.key.as_str(), request.method.as_str()),
+        (key.as_str(), request.method()),
         ("a", "elicitation/create")
     );
+    assert!(matches!(request, ServerRequest::Elicit(_)));
     h.conn
         .answer_input(
             h.now,

@@ -9,6 +9,7 @@ use std::time::{Duration, SystemTime};
 use common::*;
 use mcp_core::ServedTaskOptions;
 use mcp_core::{ClientFeatures, Config, Event, TransportKind};
+use mcp_types::incoming::ServerRequest;
 use serde_json::{Value, json};
 
 /// 2025-11-25T00:00:00.000Z
@@ -89,8 +90,8 @@ fn a_task_augmented_request_becomes_a_task_served_to_its_end() {
     assert_eq!(started(&events), vec![task_id.clone()]);
     assert!(matches!(
         &events[0],
-        Event::ServedTaskStarted { method, params: Some(p), .. }
-            if method == "sampling/createMessage" && p.get().contains("maxTokens")
+        Event::ServedTaskStarted { request: ServerRequest::CreateMessage(p), .. }
+            if p.raw().is_some_and(|p| p.get().contains("maxTokens"))
     ));
 
     let got = request(&mut h, 2, "tasks/get", json!({"taskId": task_id}));
@@ -251,9 +252,13 @@ fn undeclared_or_unserved_task_requests_reach_the_driver() {
     let mut h = serving(ServedTaskOptions::new());
     let params = json!({"message": "ok?", "requestedSchema": {"type": "object"}, "task": {}});
     assert!(request(&mut h, 1, "elicitation/create", params.clone()).is_empty());
-    assert!(
-        matches!(&h.take_events()[..], [Event::ServerRequest { method, .. }] if method == "elicitation/create")
-    );
+    assert!(matches!(
+        &h.take_events()[..],
+        [Event::ServerRequest {
+            request: ServerRequest::Elicit(_),
+            ..
+        }]
+    ));
     // Without served-task limits in the config the core serves no tasks.
     let features = ClientFeatures::default()
         .with_sampling(false)

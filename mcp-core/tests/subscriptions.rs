@@ -7,6 +7,7 @@ use mcp_core::{
     Event, PeerMisbehaved, RequestError, RequestOptions, SubscriptionEnd, Transmit, TransportKind,
     UsageError,
 };
+use mcp_types::incoming::ServerNotification;
 use serde_json::json;
 
 fn ack(id: &serde_json::Value) -> serde_json::Value {
@@ -55,7 +56,7 @@ fn listen_ack_first_and_routing() {
     let events = h.take_events();
     assert!(matches!(&events[0], Event::SubscriptionAcknowledged { id, .. } if *id == a));
     assert!(
-        matches!(&events[1], Event::SubscriptionNotification { id, method, .. } if *id == a && method == "notifications/tools/list_changed")
+        matches!(&events[1], Event::SubscriptionNotification { id, notification: ServerNotification::ToolListChanged(_) } if *id == a)
     );
     assert!(matches!(&events[2], Event::SubscriptionAcknowledged { id, .. } if *id == b));
     assert!(matches!(&events[3], Event::SubscriptionNotification { id, .. } if *id == b));
@@ -184,11 +185,12 @@ fn legacy_subscribe_and_unsolicited_list_changed() {
     let events = h.take_events();
     assert!(matches!(&events[0], Event::Response(_)));
     assert!(
-        matches!(&events[1], Event::Notification { method, .. } if method == "notifications/resources/updated")
+        matches!(&events[1], Event::Notification(ServerNotification::ResourceUpdated(u)) if u.uri.as_deref() == Some("file:///x"))
     );
-    assert!(
-        matches!(&events[2], Event::Notification { method, .. } if method == "notifications/tools/list_changed")
-    );
+    assert!(matches!(
+        &events[2],
+        Event::Notification(ServerNotification::ToolListChanged(_))
+    ));
     h.conn
         .send_request(
             h.now,

@@ -84,7 +84,7 @@ fn a_modern_watch_polls_answers_input_and_completes() {
     let asked: Vec<_> = events
         .iter()
         .filter_map(|e| match e {
-            Event::TaskInputRequested { id: call, request } if call == &id => Some(&request.key),
+            Event::TaskInputRequested { id: call, key, .. } if call == &id => Some(key),
             _ => None,
         })
         .collect();

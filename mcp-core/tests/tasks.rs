@@ -52,7 +52,7 @@ fn extension_task_polls_surfaces_input_and_completes() {
     assert!(
         events
             .iter()
-            .any(|e| matches!(e, Event::TaskInputRequested { request, .. } if request.key == "q"))
+            .any(|e| matches!(e, Event::TaskInputRequested { key, .. } if key == "q"))
     );
     // Not spun on: the next poll waits the interval.
     assert!(h.drain().is_empty());

@@ -79,7 +79,7 @@ fn answer_input_with_sends_the_typed_answer_in_the_retry() {
         "inputRequests": {"k": {"method": "roots/list"}}}}));
     assert!(matches!(
         &h.take_events()[..],
-        [Event::InputRequested { request, .. }] if request.key == "k"
+        [Event::InputRequested { key, .. }] if key == "k"
     ));
 
     // A map with non-string keys is not JSON: refused, the input still waits.

@@ -27,7 +27,7 @@
 //! | [`sampling`], [`elicitation`], [`roots`] | client features |
 //! | [`logging`], [`notifications`], [`subscriptions`] | logging, progress, cancellation, `subscriptions/listen` |
 //! | [`tasks`] | [`tasks::legacy`] (2025-11-25 core tasks) and [`tasks::ext`] (the 2026-07-28 extension) |
-//! | [`incoming`] | typed views of what a server sends: [`incoming::ServerNotification`], [`incoming::LegacyServerRequest`] |
+//! | [`incoming`] | typed views of what a server sends, classified once by method: [`incoming::ServerNotification`], [`incoming::ServerRequest`] |
 //! | [`pagination`], [`caching`] | traits over list results ([`pagination::Paginated`]) and cacheable results ([`caching::Cacheable`]) |
 //!
 //! ## Decoding a response

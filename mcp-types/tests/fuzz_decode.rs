@@ -4,7 +4,7 @@
 use mcp_types::Message;
 use mcp_types::content::ContentBlock;
 use mcp_types::elicitation::{ElicitRequestParams, LegacyElicitRequestParams};
-use mcp_types::incoming::{LegacyServerRequest, ServerNotification};
+use mcp_types::incoming::{ServerNotification, ServerRequest};
 use mcp_types::results::{InputRequiredResult, InputResponses, ResultHeader, decode_result};
 use mcp_types::tasks::ext::DetailedTask;
 use mcp_types::tools::{CallToolResult, ListToolsResult};
@@ -65,10 +65,18 @@ fn decode_all(v: &Value) {
     ));
     match Message::from_slice(text.as_bytes()) {
         Ok(Message::Notification(n)) => {
-            let _ = ServerNotification::decode(&n);
+            let n = ServerNotification::classify(n);
+            if let ServerNotification::Progress(p) = &n {
+                let _ = p.decode();
+            }
+            let _ = (n.method(), n.raw());
         }
         Ok(Message::Request(r)) => {
-            let _ = LegacyServerRequest::decode(&r);
+            let r = ServerRequest::classify(r.method, r.params);
+            if let ServerRequest::CreateMessage(p) = &r {
+                let _ = p.decode();
+            }
+            let _ = r.into_parts();
         }
         _ => {}
     }

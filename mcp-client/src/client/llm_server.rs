@@ -25,7 +25,8 @@ use crate::error::Error;
 use crate::options::CallOptions;
 
 /// The method of both sampling directions.
-const CREATE_MESSAGE: &str = "sampling/createMessage";
+const CREATE_MESSAGE: &str =
+    <mcp_types::methods::v2026_07_28::CreateMessage as mcp_types::RequestMethod>::METHOD;
 
 impl Client {
     /// Asks the server to run a model: sends `sampling/createMessage` to

@@ -515,7 +515,7 @@ impl Client {
         self.inner
             .commands
             .send(Command::Notify {
-                method: "notifications/roots/list_changed",
+                method: <v2025_11_25::RootsListChanged as mcp_types::NotificationMethod>::METHOD,
                 reply,
             })
             .map_err(|_| Error::closed())?;

@@ -11,6 +11,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use futures::future::{AbortHandle, Aborted, abortable};
+use mcp_types::NotificationMethod;
+use mcp_types::incoming::ServerRequest;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
@@ -58,12 +60,12 @@ impl Driver {
         &mut self,
         now: Instant,
         task_id: String,
-        method: &str,
-        raw: Option<&RawValue>,
+        request: &ServerRequest,
     ) {
         tracing::debug!(task = %task_id, "serving a task-augmented server request");
-        let Some(fut) = self.shared.handlers().serve(method, raw) else {
-            let refused = HandlerError::not_supported(method).into_error_object();
+        let raw = request.raw();
+        let Some(fut) = self.shared.handlers().serve(request) else {
+            let refused = HandlerError::not_supported(request.method()).into_error_object();
             self.conn.finish_served_task(now, &task_id, Err(refused));
             return;
         };
@@ -160,10 +162,8 @@ impl Driver {
             return;
         };
         for params in queue.drain() {
-            if let Err(e) = self
-                .conn
-                .notify(now, "notifications/progress", Some(params))
-            {
+            let method = <mcp_types::methods::Progress as NotificationMethod>::METHOD;
+            if let Err(e) = self.conn.notify(now, method, Some(params)) {
                 tracing::debug!(error = %e, "could not send progress");
             }
         }

@@ -4,12 +4,10 @@
 
 use std::time::Instant;
 
-#[cfg(feature = "output-schema")]
-use mcp_core::ListChanged;
 use mcp_core::SubscriptionEnd;
 use mcp_core::{ConnectError, Event, RequestError};
 use mcp_types::RequestId;
-use serde_json::value::RawValue;
+use mcp_types::incoming::ServerNotification;
 
 use super::Driver;
 use super::calls::{Outcome, Pending, Sink};
@@ -31,11 +29,9 @@ impl Driver {
             Event::ConnectFailed(error) => self.connect_failed(error),
             Event::ServerFactsKnown => self.shared.update(&self.conn),
             Event::SessionExpired => tracing::warn!("the legacy HTTP session expired"),
-            Event::ServedTaskStarted {
-                task_id,
-                method,
-                params,
-            } => self.start_served_task(now, task_id, &method, params.as_deref()),
+            Event::ServedTaskStarted { task_id, request } => {
+                self.start_served_task(now, task_id, &request);
+            }
             Event::ServedTaskStopped { task_id } => self.stop_served_task(&task_id),
             Event::Closed => self.closed(),
             Event::ServerStream(change) => self.server_stream_changed(change),
@@ -66,21 +62,21 @@ impl Driver {
                 let callback = self.pending.get(&id).and_then(|c| c.progress.clone());
                 self.deliver_progress(id, p, callback);
             }
-            Event::InputRequested { id, request } => {
+            Event::InputRequested { id, key, request } => {
                 let target = Target::Input {
                     call: id.clone(),
-                    key: request.key.clone(),
-                    method: request.method.clone(),
+                    key,
+                    method: request.method().to_owned(),
                 };
-                self.serve_input(now, id, target, &request.method, request.params.as_deref());
+                self.serve_input(now, id, target, &request);
             }
-            Event::TaskInputRequested { id, request } => {
+            Event::TaskInputRequested { id, key, request } => {
                 let target = Target::TaskInput {
                     call: id.clone(),
-                    key: request.key.clone(),
-                    method: request.method.clone(),
+                    key,
+                    method: request.method().to_owned(),
                 };
-                self.serve_input(now, id, target, &request.method, request.params.as_deref());
+                self.serve_input(now, id, target, &request);
             }
             Event::TaskCreated { id, task } | Event::TaskStatus { id, task } => {
                 if let Some(Pending {
@@ -92,14 +88,12 @@ impl Driver {
                 }
             }
             Event::TaskWaitOver { id, end } => self.task_wait_over(&id, end),
-            Event::ServerRequest { id, method, params } => {
-                self.serve_server_request(now, id, &method, params.as_deref());
-            }
+            Event::ServerRequest { id, request } => self.serve_server_request(now, id, &request),
             Event::ServerRequestCancelled { id, .. } => {
                 tracing::debug!(%id, "the server cancelled its request");
                 self.abandon(&id);
             }
-            Event::Notification { method, params } => self.on_notification(&method, params),
+            Event::Notification(n) => self.on_notification(n),
             other => self.on_subscription_or_report(other),
         }
     }
@@ -155,21 +149,21 @@ impl Driver {
         }
     }
 
-    fn on_notification(&mut self, method: &str, params: Option<Box<RawValue>>) {
-        self.list_changed(method);
+    fn on_notification(&mut self, n: ServerNotification) {
+        self.list_changed(&n);
         // The handler runs off the driver, behind a bounded queue.
-        self.deliver_notification(method, params);
+        self.deliver_notification(n);
     }
 
     /// What the client learned from a server list is forgotten when the
     /// list changes (the tools' output schemas).
-    fn list_changed(&self, method: &str) {
+    fn list_changed(&self, n: &ServerNotification) {
         #[cfg(feature = "output-schema")]
-        if ListChanged::from_method(method) == Some(ListChanged::Tools) {
+        if let ServerNotification::ToolListChanged(_) = n {
             self.shared.forget_output_schemas();
         }
         #[cfg(not(feature = "output-schema"))]
-        let _ = method;
+        let _ = n;
     }
 
     /// 2026-07-28 subscriptions, and what the core only reports.
@@ -180,13 +174,15 @@ impl Driver {
                     p.reply(Ok(Outcome::Acknowledged(params)));
                 }
             }
-            Event::SubscriptionNotification { id, method, params } => {
-                self.list_changed(&method);
+            Event::SubscriptionNotification { id, notification } => {
+                self.list_changed(&notification);
                 if let Some(Pending {
                     sink: Sink::Listen(tx),
                     ..
                 }) = self.pending.get(&id)
                 {
+                    let n = notification.into_notification();
+                    let (method, params) = (n.method, n.params);
                     let _ = tx.send(ListenItem::Notification { method, params });
                 }
             }

@@ -9,10 +9,10 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use mcp_types::RequestId;
-use serde_json::value::RawValue;
+use mcp_types::incoming::{NotificationKind, ServerNotification};
 
 use super::Driver;
-use super::notify_queue::{Entry, Item, PROGRESS, Queue, start};
+use super::notify_queue::{Entry, Item, Queue, start};
 use crate::client::Shared;
 use crate::options::{Progress, ProgressCallback};
 
@@ -61,13 +61,12 @@ impl Notifier {
 
 impl Driver {
     /// Queues a notification for the handler (nothing when none is set).
-    pub(super) fn deliver_notification(&mut self, method: &str, params: Option<Box<RawValue>>) {
+    pub(super) fn deliver_notification(&mut self, n: ServerNotification) {
         if self.shared.handlers().notifications.is_none() {
             return;
         }
-        let supersedable = self.conn.is_supersedable(method);
-        let method = method.to_owned();
-        let item = Item::Notification { method, params };
+        let supersedable = self.conn.is_supersedable(n.method());
+        let item = Item::Notification(n);
         self.notifier
             .push(&self.shared, Entry { supersedable, item });
     }
@@ -84,7 +83,9 @@ impl Driver {
             Some(cb) => cb(progress),
             None if self.shared.handlers().notifications.is_none() => {}
             None => {
-                let supersedable = self.conn.is_supersedable(PROGRESS);
+                let supersedable = self
+                    .conn
+                    .is_supersedable(NotificationKind::Progress.method());
                 let item = Item::Progress { call, progress };
                 self.notifier
                     .push(&self.shared, Entry { supersedable, item });

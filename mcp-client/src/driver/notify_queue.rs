@@ -10,32 +10,23 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 
 use mcp_types::RequestId;
-use serde_json::value::RawValue;
+use mcp_types::incoming::{NotificationKind, ServerNotification};
 
 use crate::client::Shared;
 use crate::handlers::NotificationHandler;
 use crate::options::Progress;
 
-/// The progress notification's method.
-pub(super) const PROGRESS: &str = "notifications/progress";
-
 /// What the worker hands to the handlers.
 pub(super) enum Item {
-    Notification {
-        method: String,
-        params: Option<Box<RawValue>>,
-    },
-    Progress {
-        call: RequestId,
-        progress: Progress,
-    },
+    Notification(ServerNotification),
+    Progress { call: RequestId, progress: Progress },
 }
 
 impl Item {
     fn method(&self) -> &str {
         match self {
-            Item::Notification { method, .. } => method,
-            Item::Progress { .. } => PROGRESS,
+            Item::Notification(n) => n.method(),
+            Item::Progress { .. } => NotificationKind::Progress.method(),
         }
     }
 }
@@ -120,39 +111,34 @@ fn deliver(shared: &Shared, item: Item) {
                 h.on_progress(&call, progress);
             }
         }
-        Item::Notification { method, params } => {
+        Item::Notification(n) => {
             if let Some(h) = shared.handlers().notifications {
-                dispatch(&*h, &method, params.as_deref());
+                dispatch(&*h, &n);
             }
         }
     }
 }
 
-/// Calls the handler method for `method`, then `on_notification`.
-fn dispatch(h: &dyn NotificationHandler, method: &str, raw: Option<&RawValue>) {
-    let text = raw.map_or("{}", RawValue::get);
-    match method {
-        "notifications/message" => {
-            if let Ok(p) = serde_json::from_str(text) {
+/// Calls the handler method for the notification's kind (its params
+/// decoded once, here), then `on_notification` with the raw params.
+fn dispatch(h: &dyn NotificationHandler, n: &ServerNotification) {
+    match n {
+        ServerNotification::LoggingMessage(p) => {
+            if let Ok(p) = p.decode() {
                 h.on_log(p);
             }
         }
-        "notifications/resources/updated" => {
-            #[derive(serde::Deserialize)]
-            struct Updated {
-                uri: String,
-            }
-            if let Ok(u) = serde_json::from_str::<Updated>(text) {
-                h.on_resource_updated(&u.uri);
+        ServerNotification::ResourceUpdated(u) => {
+            if let Some(uri) = &u.uri {
+                h.on_resource_updated(uri);
             }
         }
-        _ => {
-            if let Some(list) = mcp_core::ListChanged::from_method(method) {
-                h.on_list_changed(list.as_str());
-            }
-        }
+        ServerNotification::ToolListChanged(_) => h.on_list_changed("tools"),
+        ServerNotification::PromptListChanged(_) => h.on_list_changed("prompts"),
+        ServerNotification::ResourceListChanged(_) => h.on_list_changed("resources"),
+        _ => {}
     }
-    h.on_notification(method, raw);
+    h.on_notification(n.method(), n.raw());
 }
 
 #[cfg(test)]
@@ -160,12 +146,13 @@ mod tests {
     use super::*;
 
     fn entry(method: &str, supersedable: bool) -> Entry {
+        let n = mcp_types::jsonrpc::Notification {
+            method: method.to_owned(),
+            params: None,
+        };
         Entry {
             supersedable,
-            item: Item::Notification {
-                method: method.to_owned(),
-                params: None,
-            },
+            item: Item::Notification(ServerNotification::classify(n)),
         }
     }
 
@@ -198,7 +185,7 @@ mod tests {
         }
         for want in ["first", "second"] {
             match next(&q) {
-                Some(Item::Notification { method, .. }) => assert_eq!(method, want),
+                Some(Item::Notification(n)) => assert_eq!(n.method(), want),
                 _ => panic!("{want} in order"),
             }
         }

@@ -9,9 +9,9 @@ use std::time::Instant;
 
 use futures::future::{AbortHandle, Abortable, Aborted};
 use mcp_types::RequestId;
+use mcp_types::incoming::ServerRequest;
 use mcp_types::jsonrpc::ErrorObject;
 use serde_json::Value;
-use serde_json::value::RawValue;
 
 use super::Driver;
 use super::callback_tasks::LocalWake;
@@ -52,17 +52,17 @@ impl Driver {
         &mut self,
         now: Instant,
         id: RequestId,
-        method: &str,
-        params: Option<&RawValue>,
+        request: &ServerRequest,
     ) {
+        let params = request.raw();
         let task = crate::tasks::inputs::related_task_of(params);
         let sink = task.and_then(|t| self.task_sink(None, Some(&t)));
-        let first = sink.and_then(|s| s.forward_first(method, params));
+        let first = sink.and_then(|s| s.forward_first(request));
         let serve = match first {
             Some(fut) => Some(fut),
             None => {
-                let serve = self.shared.handlers().serve(method, params);
-                serve.or_else(|| sink?.forward(method, params))
+                let serve = self.shared.handlers().serve(request);
+                serve.or_else(|| sink?.forward(request))
             }
         };
         match serve {
@@ -71,7 +71,7 @@ impl Driver {
                 self.serve(Target::ServerRequest(id), fut);
             }
             None => {
-                let e = HandlerError::not_supported(method).into_error_object();
+                let e = HandlerError::not_supported(request.method()).into_error_object();
                 let _ = self.conn.respond(now, &id, Err(e));
             }
         }
@@ -82,20 +82,19 @@ impl Driver {
         now: Instant,
         call: RequestId,
         target: Target,
-        method: &str,
-        params: Option<&RawValue>,
+        request: &ServerRequest,
     ) {
         let sink = self.task_sink(Some(&call), None);
         let serve = sink
-            .and_then(|s| s.forward_first(method, params))
-            .or_else(|| self.shared.handlers().serve(method, params))
-            .or_else(|| sink?.forward(method, params));
+            .and_then(|s| s.forward_first(request))
+            .or_else(|| self.shared.handlers().serve(request))
+            .or_else(|| sink?.forward(request));
         match serve {
             Some(fut) => self.serve(target, fut),
             None => {
                 if let Some(p) = self.pending.get_mut(&call) {
                     p.override_error = Some(Error::new(ErrorKind::InputUnanswered {
-                        method: method.to_owned(),
+                        method: request.method().to_owned(),
                     }));
                 }
                 let _ = self.stop_call(now, &call);
@@ -128,8 +127,9 @@ impl Driver {
         let handlers = self.shared.handlers();
         for item in items {
             let params = serde_json::value::to_raw_value(&item.request.params).ok();
-            let params = params.as_deref().filter(|p| p.get() != "null");
-            match handlers.serve(&item.request.method, params) {
+            let params = params.filter(|p| p.get() != "null");
+            let request = ServerRequest::classify(item.request.method.clone(), params);
+            match handlers.serve(&request) {
                 Some(fut) => self.serve(Target::Held(item), fut),
                 None => item.refuse(),
             }

@@ -108,9 +108,11 @@ mod tests {
             Ok(ElicitResult::accept(BTreeMap::new()))
         });
         let params = serde_json::value::to_raw_value(&suite_form()).expect("encodes");
+        let request =
+            mcp_types::incoming::ServerRequest::classify("elicitation/create".into(), Some(params));
         let fut = builder
             .handlers
-            .serve("elicitation/create", Some(&params))
+            .serve(&request)
             .expect("a form handler is registered");
         fut.await.expect("served")
     }

@@ -53,7 +53,8 @@ use std::future::Future;
 use std::sync::Arc;
 
 use mcp_types::ErrorCode;
-use mcp_types::elicitation::{ElicitRequestFormParams, ElicitResult};
+use mcp_types::elicitation::{ElicitRequestFormParams, ElicitResult, ElicitationMode};
+use mcp_types::incoming::{Elicitation, ServerRequest, ServerRequestKind};
 use mcp_types::jsonrpc::ErrorObject;
 use mcp_types::logging::LoggingMessageNotificationParams;
 use mcp_types::roots::Root;
@@ -371,9 +372,12 @@ pub(crate) type Served = Result<serde_json::Value, ErrorObject>;
 
 fn params_of<T: serde::de::DeserializeOwned>(raw: Option<&RawValue>) -> Result<T, ErrorObject> {
     let text = raw.map_or("{}", RawValue::get);
-    serde_json::from_str(text).map_err(|e| {
-        HandlerError::invalid_params(format!("malformed params: {e}")).into_error_object()
-    })
+    serde_json::from_str(text).map_err(|e| malformed(&e))
+}
+
+/// The answer to params that do not have their method's shape (`-32602`).
+fn malformed(e: &serde_json::Error) -> ErrorObject {
+    HandlerError::invalid_params(format!("malformed params: {e}")).into_error_object()
 }
 
 fn finish<T: serde::Serialize>(r: HandlerResult<T>) -> Served {
@@ -417,7 +421,7 @@ fn finish_form(form: &ElicitRequestFormParams, r: HandlerResult<ElicitResult>) -
 /// a form's content against its `requestedSchema`, the shape of an
 /// elicitation or roots result. An invalid answer becomes `-32603`.
 pub(crate) fn check_forwarded(
-    method: &str,
+    kind: Option<ServerRequestKind>,
     params: &serde_json::Value,
     answer: serde_json::Value,
 ) -> Served {
@@ -427,9 +431,9 @@ pub(crate) fn check_forwarded(
     ) -> Result<T, ErrorObject> {
         serde_json::from_value(v).map_err(|e| invalid_output(what, &e.to_string()))
     }
-    match method {
-        "sampling/createMessage" => finish_sampling(Ok(shape("sampling", answer)?)),
-        "elicitation/create" => {
+    match kind {
+        Some(ServerRequestKind::CreateMessage) => finish_sampling(Ok(shape("sampling", answer)?)),
+        Some(ServerRequestKind::Elicit) => {
             let url = params.get("mode").and_then(|m| m.as_str()) == Some("url");
             let result: ElicitResult = shape("elicitation", answer)?;
             if url {
@@ -439,9 +443,9 @@ pub(crate) fn check_forwarded(
                 .map_err(|e| invalid_output("elicitation", &e.to_string()))?;
             finish_form(&form, Ok(result))
         }
-        "roots/list" => finish(Ok(shape::<mcp_types::roots::ListRootsResult>(
-            "roots", answer,
-        )?)),
+        Some(ServerRequestKind::ListRoots) => finish(Ok(
+            shape::<mcp_types::roots::ListRootsResult>("roots", answer)?,
+        )),
         _ => Ok(answer),
     }
 }
@@ -461,65 +465,64 @@ impl Handlers {
     }
 
     /// Starts serving one request (`sampling/createMessage`,
-    /// `elicitation/create`, `roots/list`; the core answers `ping`). `None`
+    /// `elicitation/create`, `roots/list`; the core answers `ping`), its
+    /// params decoded here, once, with the type its handler takes. `None`
     /// when no handler serves it.
-    pub(crate) fn serve(
-        &self,
-        method: &str,
-        params: Option<&RawValue>,
-    ) -> Option<BoxFuture<'static, Served>> {
-        match method {
-            "sampling/createMessage" => {
+    pub(crate) fn serve(&self, request: &ServerRequest) -> Option<BoxFuture<'static, Served>> {
+        match request {
+            ServerRequest::CreateMessage(p) => {
                 let h = self.sampling.clone()?;
-                Some(match params_of(params) {
+                Some(match p.decode() {
                     Ok(p) => Box::pin(async move { finish_sampling(h.call(p).await) }),
-                    Err(e) => Box::pin(std::future::ready(Err(e))),
+                    Err(e) => Box::pin(std::future::ready(Err(malformed(&e)))),
                 })
             }
-            "roots/list" => {
+            ServerRequest::ListRoots(_) => {
                 let h = self.roots.clone()?;
                 Some(Box::pin(async move {
                     finish(h.call().await.map(mcp_types::roots::ListRootsResult::new))
                 }))
             }
-            "elicitation/create" => {
-                let value: serde_json::Value = match params_of(params) {
-                    Ok(v) => v,
-                    Err(e) => return Some(Box::pin(std::future::ready(Err(e)))),
-                };
-                if value.get("mode").and_then(|m| m.as_str()) == Some("url") {
-                    let h = self.url.clone()?;
-                    let text = |k: &str| value.get(k).and_then(|v| v.as_str()).map(str::to_owned);
-                    let request = UrlElicitation {
-                        message: text("message").unwrap_or_default(),
-                        url: text("url").unwrap_or_default(),
-                        elicitation_id: text("elicitationId"),
-                    };
-                    Some(Box::pin(async move { finish(h.call(request).await) }))
-                } else {
-                    let h = self.form.clone()?;
-                    let defaults = self.form_defaults;
-                    Some(
-                        match serde_json::from_value::<ElicitRequestFormParams>(value) {
-                            Ok(p) => Box::pin(async move {
-                                let form = p.clone();
-                                let mut answer = h.call(p).await;
-                                if let (true, Ok(result)) = (defaults, &mut answer) {
-                                    crate::serve::form_defaults::apply(&form, result);
-                                }
-                                finish_form(&form, answer)
-                            }),
-                            Err(e) => {
-                                Box::pin(std::future::ready(Err(HandlerError::invalid_params(
-                                    format!("malformed form elicitation: {e}"),
-                                )
-                                .into_error_object())))
-                            }
-                        },
-                    )
-                }
-            }
+            ServerRequest::Elicit(e) => self.serve_elicitation(e),
             _ => None,
         }
+    }
+
+    /// `elicitation/create`, told apart by the mode read when it was
+    /// classified: a URL elicitation's three members are read from the
+    /// params, a form is decoded whole.
+    fn serve_elicitation(&self, e: &Elicitation) -> Option<BoxFuture<'static, Served>> {
+        let value: serde_json::Value = match params_of(e.params.raw()) {
+            Ok(v) => v,
+            Err(e) => return Some(Box::pin(std::future::ready(Err(e)))),
+        };
+        if e.mode == ElicitationMode::Url {
+            let h = self.url.clone()?;
+            let text = |k: &str| value.get(k).and_then(|v| v.as_str()).map(str::to_owned);
+            let request = UrlElicitation {
+                message: text("message").unwrap_or_default(),
+                url: text("url").unwrap_or_default(),
+                elicitation_id: text("elicitationId"),
+            };
+            return Some(Box::pin(async move { finish(h.call(request).await) }));
+        }
+        let h = self.form.clone()?;
+        let defaults = self.form_defaults;
+        Some(
+            match serde_json::from_value::<ElicitRequestFormParams>(value) {
+                Ok(p) => Box::pin(async move {
+                    let form = p.clone();
+                    let mut answer = h.call(p).await;
+                    if let (true, Ok(result)) = (defaults, &mut answer) {
+                        crate::serve::form_defaults::apply(&form, result);
+                    }
+                    finish_form(&form, answer)
+                }),
+                Err(e) => Box::pin(std::future::ready(Err(HandlerError::invalid_params(
+                    format!("malformed form elicitation: {e}"),
+                )
+                .into_error_object()))),
+            },
+        )
     }
 }

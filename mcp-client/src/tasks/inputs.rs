@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use mcp_core::TaskSnapshot;
+use mcp_types::incoming::{ServerRequest, ServerRequestKind};
 use serde_json::Value;
 use serde_json::value::RawValue;
 use tokio::sync::{mpsc, oneshot, watch};
@@ -48,6 +49,8 @@ pub struct TaskInputRequest {
 #[derive(Debug)]
 pub(crate) struct InputItem {
     pub(crate) request: TaskInputRequest,
+    /// The request's kind, classified when it arrived.
+    pub(crate) kind: Option<ServerRequestKind>,
     pub(crate) reply: oneshot::Sender<Served>,
 }
 
@@ -56,9 +59,7 @@ impl InputItem {
     /// handler's would be (an invalid one goes out as `-32603`).
     pub(crate) fn answer(self, answer: Result<Value, HandlerError>) {
         let served = match answer {
-            Ok(value) => {
-                crate::handlers::check_forwarded(&self.request.method, &self.request.params, value)
-            }
+            Ok(value) => crate::handlers::check_forwarded(self.kind, &self.request.params, value),
             Err(e) => Err(e.into_error_object()),
         };
         let _ = self.reply.send(served);
@@ -176,11 +177,10 @@ impl TaskSink {
     /// Forwards to the handle when it asked to answer before the handlers.
     pub(crate) fn forward_first(
         &self,
-        method: &str,
-        params: Option<&RawValue>,
+        request: &ServerRequest,
     ) -> Option<BoxFuture<'static, Served>> {
         if self.first.get() {
-            self.forward(method, params)
+            self.forward(request)
         } else {
             None
         }
@@ -196,22 +196,24 @@ impl TaskSink {
 
     /// Hands an input request to the handle; the future resolves with its
     /// answer. `None` when the handle is gone or its queue is full.
-    pub(crate) fn forward(
-        &self,
-        method: &str,
-        params: Option<&RawValue>,
-    ) -> Option<BoxFuture<'static, Served>> {
-        let params = match params {
+    pub(crate) fn forward(&self, request: &ServerRequest) -> Option<BoxFuture<'static, Served>> {
+        let params = match request.raw() {
             Some(p) if p.get().len() > MAX_INPUT_BYTES => return None,
             Some(p) => serde_json::from_slice(p.get().as_bytes()).ok()?,
             None => Value::Null,
         };
         let (reply, answer) = oneshot::channel();
+        let kind = request.kind();
         let request = TaskInputRequest {
-            method: method.to_owned(),
+            method: request.method().to_owned(),
             params,
         };
-        self.inputs.try_send(InputItem { request, reply }).ok()?;
+        let item = InputItem {
+            request,
+            kind,
+            reply,
+        };
+        self.inputs.try_send(item).ok()?;
         Some(Box::pin(async move {
             answer.await.unwrap_or_else(|_| {
                 Err(HandlerError::internal("the task handle is gone").into_error_object())
@@ -240,16 +242,19 @@ mod tests {
         serde_json::value::to_raw_value(v).unwrap()
     }
 
+    fn request(method: &str, params: Option<&RawValue>) -> ServerRequest {
+        ServerRequest::classify(method.into(), params.map(ToOwned::to_owned))
+    }
+
     #[tokio::test]
     async fn forwards_only_when_asked_and_within_bounds() {
         let (sink, mut ends) = TaskSink::new();
         let p = raw(&serde_json::json!({"message": "ok?",
             "requestedSchema": {"type": "object", "properties": {}}}));
-        assert!(sink.forward_first("elicitation/create", Some(&p)).is_none());
+        let elicit = request("elicitation/create", Some(&p));
+        assert!(sink.forward_first(&elicit).is_none());
         ends.first.set(true);
-        let answer = sink
-            .forward_first("elicitation/create", Some(&p))
-            .expect("forwarded");
+        let answer = sink.forward_first(&elicit).expect("forwarded");
         let item = ends.inputs.recv().await.expect("item");
         assert_eq!(item.request.params["message"], "ok?");
         item.answer(Ok(serde_json::json!({"action": "decline"})));
@@ -259,11 +264,13 @@ mod tests {
         );
         // Oversized params and a full queue are refused, not buffered.
         let big = raw(&Value::String("x".repeat(MAX_INPUT_BYTES)));
-        assert!(sink.forward("sampling/createMessage", Some(&big)).is_none());
+        let sampling = request("sampling/createMessage", Some(&big));
+        assert!(sink.forward(&sampling).is_none());
+        let roots = request("roots/list", None);
         let mut queued: Vec<_> = (0..MAX_QUEUED_INPUTS)
-            .map(|_| sink.forward("roots/list", None).expect("room"))
+            .map(|_| sink.forward(&roots).expect("room"))
             .collect();
-        assert!(sink.forward("roots/list", None).is_none());
+        assert!(sink.forward(&roots).is_none());
         // An item the handle drops is answered with an error.
         let first = queued.remove(0);
         drop(ends.inputs.recv().await.expect("item"));

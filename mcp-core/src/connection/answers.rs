@@ -32,7 +32,7 @@ impl Connection {
     /// use mcp_types::methods::v2025_11_25::ListRoots;
     /// use mcp_types::roots::{ListRootsResult, Root};
     ///
-    /// // `id` came with `Event::ServerRequest { method: "roots/list", .. }`.
+    /// // `id` came with `Event::ServerRequest { request: ServerRequest::ListRoots(_), .. }`.
     /// fn answer_roots(conn: &mut Connection, now: Instant, id: &RequestId) -> Result<(), UsageError> {
     ///     let roots = ListRootsResult::new(vec![Root::new("file:///work")]);
     ///     conn.respond_to::<ListRoots>(now, id, Ok(roots))

@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 use mcp_types::RequestId;
-use mcp_types::jsonrpc::Notification;
+use mcp_types::incoming::{NotificationKind, ServerNotification};
 
 use super::Connection;
 use crate::event::Event;
@@ -19,7 +19,9 @@ use crate::timers::Timer;
 const MAX_HELD: usize = 1024;
 
 /// The progress notification's method.
-const PROGRESS: &str = "notifications/progress";
+fn progress() -> &'static str {
+    NotificationKind::Progress.method()
+}
 
 /// Server notifications the core holds back for a window, keeping only the
 /// latest per key ([`Config::debounce`](crate::Config::debounce); none by
@@ -116,33 +118,27 @@ impl Connection {
     /// assert!(!conn.is_supersedable("notifications/cancelled"));
     /// ```
     pub fn is_supersedable(&self, method: &str) -> bool {
-        crate::coalesce::is_coalescable(method) || self.config.debounce.applies(method)
+        NotificationKind::of(method).is_some_and(crate::coalesce::is_coalescable)
+            || self.config.debounce.applies(method)
     }
 
     /// Emits the event of a notification not tied to a call, or holds it
     /// back (see [`Debounce`]).
-    pub(super) fn notification_event(&mut self, now: Instant, n: Notification) {
-        if !self.config.debounce.applies(&n.method) {
-            return self.events.push_back(Event::Notification {
-                method: n.method,
-                params: n.params,
-            });
+    pub(super) fn notification_event(&mut self, now: Instant, n: ServerNotification) {
+        if !self.config.debounce.applies(n.method()) {
+            return self.events.push_back(Event::Notification(n));
         }
-        let key = crate::coalesce::key(&n.method, n.params.as_deref());
-        let method = n.method.clone();
-        let event = Event::Notification {
-            method: n.method,
-            params: n.params,
-        };
-        self.hold(now, method, key, event);
+        let key = crate::coalesce::key(&n);
+        let method = n.method().to_owned();
+        self.hold(now, method, key, Event::Notification(n));
     }
 
     /// Emits an `Event::Progress`, or holds it back (keyed by its call).
     pub(super) fn progress_event(&mut self, now: Instant, event: Event) {
         match &event {
-            Event::Progress { id, .. } if self.config.debounce.applies(PROGRESS) => {
+            Event::Progress { id, .. } if self.config.debounce.applies(progress()) => {
                 let key = id.to_string();
-                self.hold(now, PROGRESS.to_owned(), key, event);
+                self.hold(now, progress().to_owned(), key, event);
             }
             _ => self.events.push_back(event),
         }
@@ -181,7 +177,7 @@ impl Connection {
             return;
         }
         let key = RequestId::Number(call).to_string();
-        self.flush_where(|h| h.method == PROGRESS && h.key == key);
+        self.flush_where(|h| h.method == progress() && h.key == key);
     }
 
     /// Emits everything held (the connection is closing).

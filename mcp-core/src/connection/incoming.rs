@@ -3,6 +3,7 @@
 
 use std::time::Instant;
 
+use mcp_types::incoming::{NotificationKind, ServerNotification, ServerRequest};
 use mcp_types::jsonrpc::{ErrorObject, Message, Notification, Request};
 use mcp_types::{Era, RequestId};
 use serde_json::value::RawValue;
@@ -99,46 +100,43 @@ impl Connection {
             ));
             return;
         }
-        if let Err(e) =
-            legacy::admit_server_request(&r.method, r.params.as_deref(), &self.config.features)
-        {
-            let _ = self.send_response(r.id, Err(e));
+        let id = r.id;
+        let request = ServerRequest::classify(r.method, r.params);
+        if let Err(e) = legacy::admit_server_request(&request, &self.config.features) {
+            let _ = self.send_response(id, Err(e));
             return;
         }
         // The core answers `ping` itself: the driver never sees it.
-        if r.method == "ping" {
-            let _ = self.send_response(r.id, Ok(serde_json::json!({})));
+        if let ServerRequest::Ping(_) = request {
+            let _ = self.send_response(id, Ok(serde_json::json!({})));
             return;
         }
-        let Err(r) = self.serve_as_task(now, r) else {
+        let Err(request) = self.serve_as_task(now, &id, request) else {
             return;
         };
         // A live id is never replaced, and the live set is capped.
-        if let Err(refusal) = self.server_requests.admit(&r.id) {
-            let error = refusal.into_error(&r.id);
-            let _ = self.send_response(r.id, Err(error));
+        if let Err(refusal) = self.server_requests.admit(&id) {
+            let error = refusal.into_error(&id);
+            let _ = self.send_response(id, Err(error));
             return;
         }
-        self.events.push_back(Event::ServerRequest {
-            id: r.id,
-            method: r.method,
-            params: r.params,
-        });
+        self.events.push_back(Event::ServerRequest { id, request });
     }
 
     fn on_notification(&mut self, now: Instant, n: Notification) {
-        if let Some(key) = self.subscription_of(n.params.as_deref()) {
+        let n = ServerNotification::classify(n);
+        if let Some(key) = self.subscription_of(n.raw()) {
             return self.on_subscription_notification(now, key, n);
         }
-        match n.method.as_str() {
-            "notifications/progress" => self.on_progress(now, n.params.as_deref()),
-            "notifications/cancelled" => self.on_cancelled(n.params.as_deref()),
-            "notifications/tasks/status" | "notifications/tasks" => {
-                self.on_task_notification(now, n.params.as_deref());
+        match n {
+            ServerNotification::Progress(p) => self.on_progress(now, p.raw()),
+            ServerNotification::Cancelled(p) => self.on_cancelled(p.raw()),
+            ServerNotification::LegacyTaskStatus(_) | ServerNotification::TaskStatus(_) => {
+                self.on_task_notification(now, n.raw());
                 self.notification_event(now, n);
             }
-            _ => {
-                self.cache.on_notification(&n.method, n.params.as_deref());
+            n => {
+                self.cache.on_notification(&n);
                 self.notification_event(now, n);
             }
         }
@@ -160,7 +158,7 @@ impl Connection {
         matches!(self.calls.get(&key)?.kind, CallKind::Listen { .. }).then_some(key)
     }
 
-    fn on_subscription_notification(&mut self, now: Instant, key: i64, n: Notification) {
+    fn on_subscription_notification(&mut self, now: Instant, key: i64, n: ServerNotification) {
         let Some(c) = self.calls.get_mut(&key) else {
             return;
         };
@@ -169,18 +167,18 @@ impl Connection {
         };
         let id = RequestId::Number(key);
         if !*acked {
-            if n.method == "notifications/subscriptions/acknowledged" {
+            if let ServerNotification::SubscriptionsAcknowledged(p) = n {
                 *acked = true;
                 self.timers.cancel(&Timer::Request(RequestId::Number(key)));
                 self.events.push_back(Event::SubscriptionAcknowledged {
                     id,
-                    params: n.params,
+                    params: p.into_raw(),
                 });
             } else {
                 let wire = c.wire;
                 let violation = PeerMisbehaved::NotificationBeforeAck {
                     id,
-                    method: n.method,
+                    method: n.method().to_owned(),
                 };
                 if let Some(w) = wire {
                     self.cancel_on_wire(w, "notification before acknowledgement");
@@ -189,17 +187,16 @@ impl Connection {
             }
             return;
         }
-        if n.method == "notifications/cancelled" {
-            return self.end_subscription(key, SubscriptionEnd::ServerCancelled);
-        }
-        self.cache.on_notification(&n.method, n.params.as_deref());
-        if n.method == "notifications/tasks" {
-            self.on_task_notification(now, n.params.as_deref());
+        match &n {
+            ServerNotification::Cancelled(_) => {
+                return self.end_subscription(key, SubscriptionEnd::ServerCancelled);
+            }
+            ServerNotification::TaskStatus(_) => self.on_task_notification(now, n.raw()),
+            _ => self.cache.on_notification(&n),
         }
         self.events.push_back(Event::SubscriptionNotification {
             id,
-            method: n.method,
-            params: n.params,
+            notification: n,
         });
     }
 
@@ -207,7 +204,7 @@ impl Connection {
         let Ok(p) = wire::parse::<ProgressNotificationParams>(params) else {
             self.events.push_back(Event::ProtocolViolation(
                 PeerMisbehaved::MalformedNotification {
-                    method: "notifications/progress".into(),
+                    method: NotificationKind::Progress.method().into(),
                     reason: "missing progressToken or progress".into(),
                 },
             ));

@@ -4,6 +4,7 @@
 
 use std::time::Instant;
 
+use mcp_types::incoming::ServerRequest;
 use mcp_types::jsonrpc::ErrorObject;
 use mcp_types::raw::RawJson;
 use mcp_types::{Era, ErrorCode, RequestId};
@@ -323,10 +324,11 @@ impl Connection {
             Some(at) => self.timers.set(timer, at),
             None => self.timers.cancel(&timer),
         }
-        for request in requests {
+        for r in requests {
             self.events.push_back(Event::InputRequested {
                 id: RequestId::Number(key),
-                request,
+                key: r.key,
+                request: ServerRequest::classify(r.method, r.params),
             });
         }
     }

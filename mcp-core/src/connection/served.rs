@@ -11,9 +11,9 @@
 //!   ([`Config::with_served_tasks`](crate::Config::with_served_tasks)), for
 //!   the request types declared with
 //!   [`ClientFeatures::with_task_requests`](crate::ClientFeatures::with_task_requests).
-//! * Event [`Event::ServedTaskStarted`]`{task_id, method, params}`: the core
+//! * Event [`Event::ServedTaskStarted`]`{task_id, request}`: the core
 //!   has answered the server with a `CreateTaskResult`; run the handler
-//!   for `method` / `params` and report its answer with
+//!   for `request` (classified, params raw) and report its answer with
 //!   [`Connection::finish_served_task`]`(now, task_id, result)`.
 //! * Event [`Event::ServedTaskStopped`]`{task_id}`: the task was
 //!   cancelled, expired or its session ended; stop its handler (its
@@ -26,10 +26,10 @@
 
 use std::time::{Instant, SystemTime};
 
-use mcp_types::Era;
-use mcp_types::jsonrpc::Request;
+use mcp_types::incoming::{NotificationKind, ServerRequest};
 use mcp_types::tasks::TaskIdParams;
 use mcp_types::tasks::legacy::CreateTaskResult;
+use mcp_types::{Era, RequestId};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
@@ -102,53 +102,58 @@ impl Connection {
         }
     }
 
-    /// Serves `r` as a callback task, or from the task store; `Err(r)` when
-    /// it is neither, for the ordinary path.
-    pub(super) fn serve_as_task(&mut self, now: Instant, r: Request) -> Result<(), Request> {
+    /// Serves `request` as a callback task, or from the task store;
+    /// `Err(request)` when it is neither, for the ordinary path.
+    pub(super) fn serve_as_task(
+        &mut self,
+        now: Instant,
+        id: &RequestId,
+        request: ServerRequest,
+    ) -> Result<(), ServerRequest> {
         let features = &self.config.features;
         let serving = features.task_sampling || features.task_elicitation;
         let Some(options) = self.config.served_tasks.as_ref().filter(|_| serving) else {
-            return Err(r);
+            return Err(request);
         };
         if self.era != Some(Era::Legacy) {
-            return Err(r);
+            return Err(request);
         }
-        let declared = match r.method.as_str() {
-            "tasks/get" | "tasks/list" | "tasks/result" | "tasks/cancel" => {
-                self.serve_task_method(now, r);
+        let declared = match &request {
+            ServerRequest::GetTask(_)
+            | ServerRequest::GetTaskPayload(_)
+            | ServerRequest::ListTasks(_)
+            | ServerRequest::CancelTask(_) => {
+                self.serve_task_method(now, id, &request);
                 return Ok(());
             }
-            "sampling/createMessage" => features.task_sampling,
-            "elicitation/create" => features.task_elicitation,
+            ServerRequest::CreateMessage(_) => features.task_sampling,
+            ServerRequest::Elicit(_) => features.task_elicitation,
             _ => false,
         };
         // An undeclared request type ignores `params.task`.
-        let Some(ttl) = task_requested(r.params.as_deref()).filter(|_| declared) else {
-            return Err(r);
+        let Some(ttl) = task_requested(request.raw()).filter(|_| declared) else {
+            return Err(request);
         };
         let answer = match self.served.create(now, options, ttl) {
             Ok(task) => {
                 let task_id = task.task_id.clone();
                 let answer = encode(&CreateTaskResult::new(task));
-                self.events.push_back(Event::ServedTaskStarted {
-                    task_id,
-                    method: r.method,
-                    params: r.params,
-                });
+                self.events
+                    .push_back(Event::ServedTaskStarted { task_id, request });
                 self.arm_served_expiry();
                 answer
             }
             Err(e) => Err(e.to_error_object()),
         };
-        let _ = self.send_response(r.id, answer);
+        let _ = self.send_response(id.clone(), answer);
         Ok(())
     }
 
-    fn serve_task_method(&mut self, now: Instant, r: Request) {
-        let raw = r.params.as_deref();
+    fn serve_task_method(&mut self, now: Instant, id: &RequestId, request: &ServerRequest) {
+        let raw = request.raw();
         let store = &mut self.served;
-        let answer = match r.method.as_str() {
-            "tasks/list" => {
+        let answer = match request {
+            ServerRequest::ListTasks(_) => {
                 #[derive(serde::Deserialize)]
                 struct Page {
                     cursor: Option<String>,
@@ -159,12 +164,12 @@ impl Connection {
                     .map_err(|e| e.to_error_object())
                     .and_then(|page| encode(&page))
             }
-            "tasks/get" => task_id_of(raw)
+            ServerRequest::GetTask(_) => task_id_of(raw)
                 .and_then(|t| store.get(&t))
                 .map_err(|e| e.to_error_object())
                 .and_then(|task| encode(&task)),
-            "tasks/result" => {
-                match task_id_of(raw).and_then(|t| Ok((store.wait(&t, r.id.clone())?, t))) {
+            ServerRequest::GetTaskPayload(_) => {
+                match task_id_of(raw).and_then(|t| Ok((store.wait(&t, id.clone())?, t))) {
                     Ok((Some(answer), t)) => with_related_task(&t, answer),
                     Ok((None, _)) => return, // held until the task ends
                     Err(e) => Err(e.to_error_object()),
@@ -182,7 +187,7 @@ impl Connection {
                 Err(e) => Err(e.to_error_object()),
             },
         };
-        let _ = self.send_response(r.id, answer);
+        let _ = self.send_response(id.clone(), answer);
     }
 
     /// Sends the status notification and answers the held `tasks/result`s.
@@ -193,7 +198,7 @@ impl Connection {
             answer,
         } = ended;
         if let Ok(params) = serde_json::to_value(&task) {
-            self.send_notification("notifications/tasks/status", Some(params));
+            self.send_notification(NotificationKind::LegacyTaskStatus.method(), Some(params));
         }
         let answer = with_related_task(&task.task_id, answer);
         for waiter in waiters {

@@ -3,6 +3,7 @@
 
 use std::time::Instant;
 
+use mcp_types::incoming::ServerRequest;
 use mcp_types::methods::{ext_tasks, v2025_11_25};
 use mcp_types::raw::RawJson;
 use mcp_types::results::RawInputRequired;
@@ -206,10 +207,11 @@ impl Connection {
                 fresh.push(r);
             }
         }
-        for request in fresh {
+        for r in fresh {
             self.events.push_back(Event::TaskInputRequested {
                 id: RequestId::Number(key),
-                request,
+                key: r.key,
+                request: ServerRequest::classify(r.method, r.params),
             });
         }
     }

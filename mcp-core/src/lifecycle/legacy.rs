@@ -5,6 +5,8 @@
 use mcp_types::Era;
 use mcp_types::ErrorCode;
 use mcp_types::ProtocolVersion;
+use mcp_types::elicitation::ElicitationMode;
+use mcp_types::incoming::ServerRequest;
 use mcp_types::jsonrpc::ErrorObject;
 use mcp_types::methods::facts;
 use serde_json::{Map, Value, json};
@@ -46,10 +48,10 @@ pub(crate) fn required_capability(
 /// `-32601` for a feature the client does not serve, `-32602` for params
 /// that are not an object or an elicitation mode it did not declare.
 pub(crate) fn admit_server_request(
-    method: &str,
-    params: Option<&serde_json::value::RawValue>,
+    request: &ServerRequest,
     features: &ClientFeatures,
 ) -> Result<(), ErrorObject> {
+    let method = request.method();
     let not_served = || {
         ErrorObject::new(
             ErrorCode::METHOD_NOT_FOUND,
@@ -58,7 +60,7 @@ pub(crate) fn admit_server_request(
     };
     // MCP params are an object (JSON-RPC would allow an array); `null`
     // counts as absent.
-    if let Some(p) = params
+    if let Some(p) = request.raw()
         && !wire::is_object(p)
         && p.get().trim() != "null"
     {
@@ -67,25 +69,21 @@ pub(crate) fn admit_server_request(
             format!("the params of {method} must be a JSON object"),
         ));
     }
-    match method {
-        "sampling/createMessage" if !features.sampling => Err(not_served()),
-        "roots/list" if !features.roots => Err(not_served()),
-        "elicitation/create" => {
-            let mode = wire::parse::<wire::ElicitMode>(params)
-                .ok()
-                .and_then(|m| m.mode)
-                .unwrap_or_else(|| "form".to_owned());
-            let declared = match mode.as_str() {
-                "form" => features.elicitation_form,
-                "url" => features.elicitation_url,
-                _ => false,
+    match request {
+        ServerRequest::CreateMessage(_) if !features.sampling => Err(not_served()),
+        ServerRequest::ListRoots(_) if !features.roots => Err(not_served()),
+        ServerRequest::Elicit(e) => {
+            let declared = match e.mode {
+                ElicitationMode::Form => features.elicitation_form,
+                ElicitationMode::Url => features.elicitation_url,
+                ElicitationMode::Unknown(_) => false,
             };
             if declared {
                 Ok(())
             } else {
                 Err(ErrorObject::new(
                     ErrorCode::INVALID_PARAMS,
-                    format!("elicitation mode {mode:?} is not supported"),
+                    format!("elicitation mode {:?} is not supported", e.mode.as_str()),
                 ))
             }
         }

@@ -73,7 +73,7 @@ mod both_eras;
 pub mod ext_skills;
 pub mod ext_tasks;
 pub mod facts;
-mod table;
+pub(crate) mod table;
 pub mod v2025_11_25;
 pub mod v2026_07_28;
 

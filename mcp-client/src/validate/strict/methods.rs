@@ -35,7 +35,8 @@ pub(super) fn complete(era: Era, method: &str) -> Option<(Doc, &'static str)> {
         // no modern row), yet a client may still send it to a modern
         // server and get `{}` back; strict mode has always held that reply
         // to `EmptyResult`, and keeps doing so here, in this one place.
-        return (era == Era::Modern && method == "ping").then_some((Doc::Modern, "EmptyResult"));
+        let ping = <mcp_types::methods::v2025_11_25::Ping as mcp_types::RequestMethod>::METHOD;
+        return (era == Era::Modern && method == ping).then_some((Doc::Modern, "EmptyResult"));
     };
     Some((doc(f.schema?), f.result_definition?))
 }
