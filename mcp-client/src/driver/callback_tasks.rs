@@ -14,7 +14,6 @@ use futures::future::{AbortHandle, Aborted, abortable};
 use mcp_types::NotificationMethod;
 use mcp_types::incoming::ServerRequest;
 use serde_json::Value;
-use serde_json::value::RawValue;
 
 use super::Driver;
 use super::serving::Target;
@@ -69,7 +68,7 @@ impl Driver {
             self.conn.finish_served_task(now, &task_id, Err(refused));
             return;
         };
-        let reporter = progress::token_of(raw).map(|token| {
+        let reporter = progress::meta_of(raw).progress_token.map(|token| {
             ProgressReporter::new(token, Some(task_id.clone()), self.progress_queue())
         });
         let (fut, abort) = abortable(fut);
@@ -102,10 +101,10 @@ impl Driver {
     /// carries a progress token; the token is spent once `fut` is done.
     pub(super) fn with_progress(
         &mut self,
-        raw: Option<&RawValue>,
+        token: Option<Value>,
         fut: BoxFuture<'static, Served>,
     ) -> BoxFuture<'static, Served> {
-        let Some(token) = progress::token_of(raw) else {
+        let Some(token) = token else {
             return fut;
         };
         let reporter = ProgressReporter::new(token, None, self.progress_queue());

@@ -54,9 +54,8 @@ impl Driver {
         id: RequestId,
         request: &ServerRequest,
     ) {
-        let params = request.raw();
-        let task = crate::tasks::inputs::related_task_of(params);
-        let sink = task.and_then(|t| self.task_sink(None, Some(&t)));
+        let meta = crate::serve::progress::meta_of(request.raw());
+        let sink = (meta.related_task.as_deref()).and_then(|t| self.task_sink(None, Some(t)));
         let first = sink.and_then(|s| s.forward_first(request));
         let serve = match first {
             Some(fut) => Some(fut),
@@ -67,7 +66,7 @@ impl Driver {
         };
         match serve {
             Some(fut) => {
-                let fut = self.with_progress(params, fut);
+                let fut = self.with_progress(meta.progress_token, fut);
                 self.serve(Target::ServerRequest(id), fut);
             }
             None => {

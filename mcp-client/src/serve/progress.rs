@@ -205,21 +205,38 @@ impl ProgressReporter {
     }
 }
 
-/// The progress token of a request's params, when it carries one.
-pub(crate) fn token_of(params: Option<&serde_json::value::RawValue>) -> Option<Value> {
-    #[derive(serde::Deserialize)]
-    struct Meta {
-        #[serde(rename = "progressToken")]
-        progress_token: Option<Value>,
-    }
+/// What the driver reads from a served request's `_meta`, in one read of
+/// its params (the handler decodes them once more, whole, as its type).
+#[derive(Debug, Default, PartialEq)]
+pub(crate) struct RequestMeta {
+    /// The progress token, when it is a string or an integer.
+    pub(crate) progress_token: Option<Value>,
+    /// The task the request belongs to (`io.modelcontextprotocol/related-task`).
+    pub(crate) related_task: Option<String>,
+}
+
+/// Reads a request's `_meta` (nothing when the params have none).
+pub(crate) fn meta_of(params: Option<&serde_json::value::RawValue>) -> RequestMeta {
     #[derive(serde::Deserialize)]
     struct Params {
-        #[serde(rename = "_meta")]
-        meta: Option<Meta>,
+        #[serde(rename = "_meta", default)]
+        meta: Option<Value>,
     }
-    let p: Params = serde_json::from_str(params?.get()).ok()?;
-    let token = p.meta?.progress_token?;
-    (token.is_string() || token.is_i64() || token.is_u64()).then_some(token)
+    let Some(meta) = params
+        .and_then(|p| serde_json::from_str::<Params>(p.get()).ok())
+        .and_then(|p| p.meta)
+    else {
+        return RequestMeta::default();
+    };
+    let progress_token = meta
+        .get("progressToken")
+        .filter(|t| t.is_string() || t.is_i64() || t.is_u64())
+        .cloned();
+    let related_task = mcp_core::related_task_id(&meta).map(str::to_owned);
+    RequestMeta {
+        progress_token,
+        related_task,
+    }
 }
 
 #[cfg(test)]
@@ -267,11 +284,23 @@ mod tests {
     }
 
     #[test]
-    fn tokens_are_read_from_meta() {
-        let raw =
-            serde_json::value::RawValue::from_string(r#"{"_meta":{"progressToken":7}}"#.into());
-        let raw = raw.ok();
-        assert_eq!(token_of(raw.as_deref()), Some(json!(7)));
-        assert_eq!(token_of(None), None);
+    fn tokens_and_related_tasks_are_read_from_meta() {
+        let raw = |s: &str| serde_json::value::RawValue::from_string(s.into()).ok();
+        let p = raw(r#"{"_meta":{"progressToken":7}}"#);
+        assert_eq!(meta_of(p.as_deref()).progress_token, Some(json!(7)));
+        let p = raw(r#"{"_meta":{"progressToken":1.5}}"#);
+        assert_eq!(meta_of(p.as_deref()).progress_token, None);
+        let p = raw(
+            r#"{"message":"m","_meta":{"progressToken":"a","io.modelcontextprotocol/related-task":{"taskId":"t9"}}}"#,
+        );
+        let meta = meta_of(p.as_deref());
+        assert_eq!(meta.progress_token, Some(json!("a")));
+        assert_eq!(meta.related_task.as_deref(), Some("t9"));
+        assert_eq!(meta_of(raw("{}").as_deref()), RequestMeta::default());
+        assert_eq!(
+            meta_of(raw(r#"{"_meta":"x"}"#).as_deref()),
+            RequestMeta::default()
+        );
+        assert_eq!(meta_of(None), RequestMeta::default());
     }
 }

@@ -15,7 +15,6 @@ use std::sync::{Arc, Mutex, PoisonError};
 use mcp_core::TaskSnapshot;
 use mcp_types::incoming::{ServerRequest, ServerRequestKind};
 use serde_json::Value;
-use serde_json::value::RawValue;
 use tokio::sync::{mpsc, oneshot, watch};
 
 use crate::handlers::{BoxFuture, HandlerError, Served};
@@ -222,21 +221,10 @@ impl TaskSink {
     }
 }
 
-/// The task a server request belongs to (`_meta` related-task), if any.
-pub(crate) fn related_task_of(params: Option<&RawValue>) -> Option<String> {
-    #[derive(serde::Deserialize)]
-    struct WithMeta {
-        #[serde(rename = "_meta", default)]
-        meta: Option<Value>,
-    }
-    let p: WithMeta = serde_json::from_str(params?.get()).ok()?;
-    let meta = p.meta?;
-    mcp_core::related_task_id(&meta).map(str::to_owned)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::value::RawValue;
 
     fn raw(v: &Value) -> Box<RawValue> {
         serde_json::value::to_raw_value(v).unwrap()
@@ -275,16 +263,5 @@ mod tests {
         let first = queued.remove(0);
         drop(ends.inputs.recv().await.expect("item"));
         assert!(first.await.is_err());
-    }
-
-    #[test]
-    fn related_task_is_read_from_params_meta() {
-        let p = raw(&serde_json::json!({
-            "message": "m",
-            "_meta": {"io.modelcontextprotocol/related-task": {"taskId": "t9"}}
-        }));
-        assert_eq!(related_task_of(Some(&p)).as_deref(), Some("t9"));
-        assert_eq!(related_task_of(Some(&raw(&serde_json::json!({})))), None);
-        assert_eq!(related_task_of(None), None);
     }
 }
