@@ -95,7 +95,13 @@
 //! out ([`Transmit`], [`Event`], [`Timer`] and the types they carry) and
 //! the errors; among them the task types ([`TaskSnapshot`], the
 //! [`TaskStates`] and [`TaskWait`] a handle waits for, the [`TaskWaitEnd`]
-//! that answers it; the status is `mcp_types::tasks::TaskStatus`). One small
+//! that answers it; the status is `mcp_types::tasks::TaskStatus`). What a
+//! server sends on its own arrives classified once, by method, as
+//! `mcp_types::incoming::ServerNotification` ([`Event::Notification`],
+//! [`Event::SubscriptionNotification`]) or `mcp_types::incoming::ServerRequest`
+//! ([`Event::ServerRequest`], [`Event::InputRequested`],
+//! [`Event::TaskInputRequested`], [`Event::ServedTaskStarted`]), its params
+//! still raw. One small
 //! public module holds the types of one concern: [`strict`] (what strict
 //! mode reports). [`connection`] documents what a driver wires, with a
 //! usage note each: watching a task by id ([`connection::attach`]), the
