@@ -167,3 +167,32 @@ fn params_that_are_not_an_object_are_refused_and_ping_is_answered_by_the_core() 
     h.feed(json!({"jsonrpc": "2.0", "id": 7, "method": "roots/list", "params": {}}));
     assert_eq!(h.take_events().len(), 1, "an object is admitted");
 }
+
+#[test]
+fn server_requests_arrive_classified_once_and_unknown_ones_keep_their_params() {
+    let features = ClientFeatures::default()
+        .with_roots(false)
+        .with_elicitation(true, true);
+    let mut h = legacy(config().with_features(features));
+    h.feed(json!({"jsonrpc": "2.0", "id": 1, "method": "x/custom", "params": {"a": [1]}}));
+    h.feed(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "elicitation/create",
+        "params": {"mode": "url", "message": "m", "url": "https://e.x", "elicitationId": "e1"}}),
+    );
+    let events = h.take_events();
+    let [
+        Event::ServerRequest {
+            request: unknown, ..
+        },
+        Event::ServerRequest {
+            request: ServerRequest::Elicit(elicit),
+            ..
+        },
+    ] = &events[..]
+    else {
+        panic!("{events:?}")
+    };
+    assert_eq!((unknown.kind(), unknown.method()), (None, "x/custom"));
+    assert_eq!(unknown.raw().map(|p| p.get()), Some(r#"{"a":[1]}"#));
+    assert_eq!(elicit.mode, mcp_types::elicitation::ElicitationMode::Url);
+}
