@@ -133,7 +133,7 @@ fn dispatch(h: &dyn NotificationHandler, method: &str, raw: Option<&RawValue>) {
     let text = raw.map_or("{}", RawValue::get);
     match method {
         "notifications/message" => {
-            if let Ok(p) = serde_json::from_str(text) {
+            if let Ok(p) = serde_json::from_slice(text.as_bytes()) {
                 h.on_log(p);
             }
         }
@@ -142,7 +142,7 @@ fn dispatch(h: &dyn NotificationHandler, method: &str, raw: Option<&RawValue>) {
             struct Updated {
                 uri: String,
             }
-            if let Ok(u) = serde_json::from_str::<Updated>(text) {
+            if let Ok(u) = serde_json::from_slice::<Updated>(text.as_bytes()) {
                 h.on_resource_updated(&u.uri);
             }
         }

@@ -217,7 +217,7 @@ pub(crate) fn token_of(params: Option<&serde_json::value::RawValue>) -> Option<V
         #[serde(rename = "_meta")]
         meta: Option<Meta>,
     }
-    let p: Params = serde_json::from_str(params?.get()).ok()?;
+    let p: Params = serde_json::from_slice(params?.get().as_bytes()).ok()?;
     let token = p.meta?.progress_token?;
     (token.is_string() || token.is_i64() || token.is_u64()).then_some(token)
 }

@@ -227,7 +227,7 @@ pub(crate) fn related_task_of(params: Option<&RawValue>) -> Option<String> {
         #[serde(rename = "_meta", default)]
         meta: Option<Value>,
     }
-    let p: WithMeta = serde_json::from_str(params?.get()).ok()?;
+    let p: WithMeta = serde_json::from_slice(params?.get().as_bytes()).ok()?;
     let meta = p.meta?;
     mcp_core::related_task_id(&meta).map(str::to_owned)
 }
