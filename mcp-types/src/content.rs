@@ -21,6 +21,10 @@ use crate::resources::{Resource, ResourceContents};
 /// assert!(serde_json::from_str::<ContentBlock>(r#"{"type":"text"}"#).is_err());
 /// assert_eq!(ContentBlock::text("hi").as_text(), Some("hi"));
 /// ```
+///
+/// The rarer, larger blocks (resource link, embedded resource, tool use,
+/// tool result) are boxed: the enum stays the size of a text block and its
+/// drop glue, instantiated in every crate that drops a block, stays short.
 #[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "type")]
 #[non_exhaustive]
@@ -36,16 +40,16 @@ pub enum ContentBlock {
     Audio(AudioContent),
     /// `resource_link`: a pointer to a resource, not its contents.
     #[serde(rename = "resource_link")]
-    ResourceLink(Resource),
+    ResourceLink(Box<Resource>),
     /// `resource`: an embedded resource with its contents.
     #[serde(rename = "resource")]
-    Resource(EmbeddedResource),
+    Resource(Box<EmbeddedResource>),
     /// `tool_use` (sampling only).
     #[serde(rename = "tool_use")]
-    ToolUse(ToolUseContent),
+    ToolUse(Box<ToolUseContent>),
     /// `tool_result` (sampling only).
     #[serde(rename = "tool_result")]
-    ToolResult(ToolResultContent),
+    ToolResult(Box<ToolResultContent>),
     /// Any other block, kept as received (including its `type`).
     #[serde(untagged)]
     Unknown(JsonObject),
@@ -184,22 +188,22 @@ impl ContentBlock {
 
     /// A resource link.
     pub fn resource_link(resource: Resource) -> Self {
-        ContentBlock::ResourceLink(resource)
+        ContentBlock::ResourceLink(Box::new(resource))
     }
 
     /// An embedded resource.
     pub fn embedded(contents: ResourceContents) -> Self {
-        ContentBlock::Resource(EmbeddedResource::new(contents))
+        ContentBlock::Resource(Box::new(EmbeddedResource::new(contents)))
     }
 
     /// A tool-use block.
     pub fn tool_use(id: impl Into<String>, name: impl Into<String>, input: JsonObject) -> Self {
-        ContentBlock::ToolUse(ToolUseContent::new(id, name, input))
+        ContentBlock::ToolUse(Box::new(ToolUseContent::new(id, name, input)))
     }
 
     /// A tool-result block.
     pub fn tool_result(tool_use_id: impl Into<String>, content: Vec<ContentBlock>) -> Self {
-        ContentBlock::ToolResult(ToolResultContent::new(tool_use_id, content))
+        ContentBlock::ToolResult(Box::new(ToolResultContent::new(tool_use_id, content)))
     }
 
     /// The text, for a text block.
