@@ -120,14 +120,20 @@ where
 
 #[test]
 fn resource_contents_accept_and_reject_what_the_untagged_derive_did() {
-    let accepted = CONTENTS.iter().filter(|i| agree::<ResourceContents, OldContents>(i)).count();
+    let accepted = CONTENTS
+        .iter()
+        .filter(|i| agree::<ResourceContents, OldContents>(i))
+        .count();
     // Both outcomes are exercised.
     assert!(accepted > 5 && accepted < CONTENTS.len() - 5, "{accepted}");
 }
 
 #[test]
 fn sampling_content_accepts_and_rejects_what_the_untagged_derive_did() {
-    let accepted = SAMPLING.iter().filter(|i| agree::<SamplingContent, OldSampling>(i)).count();
+    let accepted = SAMPLING
+        .iter()
+        .filter(|i| agree::<SamplingContent, OldSampling>(i))
+        .count();
     assert!(accepted > 5 && accepted < SAMPLING.len() - 5, "{accepted}");
 }
 
@@ -150,9 +156,15 @@ fn serialization_is_unchanged() {
         r#"{"uri":"a","mimeType":"m","text":"t"}"#
     );
     let blob = ResourceContents::Blob(BlobResourceContents::new("a", "b"));
-    assert_eq!(serde_json::to_string(&blob).unwrap(), r#"{"uri":"a","blob":"b"}"#);
+    assert_eq!(
+        serde_json::to_string(&blob).unwrap(),
+        r#"{"uri":"a","blob":"b"}"#
+    );
     let one = SamplingContent::Single(ContentBlock::text("hi"));
-    assert_eq!(serde_json::to_string(&one).unwrap(), r#"{"type":"text","text":"hi"}"#);
+    assert_eq!(
+        serde_json::to_string(&one).unwrap(),
+        r#"{"type":"text","text":"hi"}"#
+    );
     let many = SamplingContent::Multiple(vec![ContentBlock::text("a"), ContentBlock::text("b")]);
     assert_eq!(
         serde_json::to_string(&many).unwrap(),

@@ -7,8 +7,8 @@
 //! shared members (`uri`, `mimeType`, `_meta`) decoded as either variant
 //! decodes them.
 
-use serde::de::{Deserialize, Deserializer, Error, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::de::value::SeqAccessDeserializer;
+use serde::de::{Deserialize, Deserializer, Error, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
 use super::{BlobResourceContents, ResourceContents, TextResourceContents};
@@ -95,7 +95,11 @@ impl<'de> Visitor<'de> for ContentsVisitor {
             match member {
                 Member::Uri => once(&mut uri, map.next_value::<String>()?, "uri")?,
                 Member::MimeType => {
-                    once(&mut mime_type, map.next_value::<Option<String>>()?, "mimeType")?;
+                    once(
+                        &mut mime_type,
+                        map.next_value::<Option<String>>()?,
+                        "mimeType",
+                    )?;
                 }
                 Member::Meta => once(&mut meta, map.next_value::<Meta>()?, "_meta")?,
                 Member::Text => text.take(map.next_value()?),
@@ -131,6 +135,7 @@ impl<'de> Visitor<'de> for ContentsVisitor {
     /// (`[uri, mimeType, text, _meta]`); both variants have the same
     /// shape there, so the text variant decides.
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-        TextResourceContents::deserialize(SeqAccessDeserializer::new(seq)).map(ResourceContents::Text)
+        TextResourceContents::deserialize(SeqAccessDeserializer::new(seq))
+            .map(ResourceContents::Text)
     }
 }
