@@ -21,10 +21,6 @@ use crate::resources::{Resource, ResourceContents};
 /// assert!(serde_json::from_str::<ContentBlock>(r#"{"type":"text"}"#).is_err());
 /// assert_eq!(ContentBlock::text("hi").as_text(), Some("hi"));
 /// ```
-///
-/// The rarer, larger blocks (resource link, embedded resource, tool use,
-/// tool result) are boxed: the enum stays the size of a text block and its
-/// drop glue, instantiated in every crate that drops a block, stays short.
 #[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "type")]
 #[non_exhaustive]
@@ -40,16 +36,16 @@ pub enum ContentBlock {
     Audio(AudioContent),
     /// `resource_link`: a pointer to a resource, not its contents.
     #[serde(rename = "resource_link")]
-    ResourceLink(Box<Resource>),
+    ResourceLink(Resource),
     /// `resource`: an embedded resource with its contents.
     #[serde(rename = "resource")]
-    Resource(Box<EmbeddedResource>),
+    Resource(EmbeddedResource),
     /// `tool_use` (sampling only).
     #[serde(rename = "tool_use")]
-    ToolUse(Box<ToolUseContent>),
+    ToolUse(ToolUseContent),
     /// `tool_result` (sampling only).
     #[serde(rename = "tool_result")]
-    ToolResult(Box<ToolResultContent>),
+    ToolResult(ToolResultContent),
     /// Any other block, kept as received (including its `type`).
     #[serde(untagged)]
     Unknown(JsonObject),
@@ -188,22 +184,22 @@ impl ContentBlock {
 
     /// A resource link.
     pub fn resource_link(resource: Resource) -> Self {
-        ContentBlock::ResourceLink(Box::new(resource))
+        ContentBlock::ResourceLink(resource)
     }
 
     /// An embedded resource.
     pub fn embedded(contents: ResourceContents) -> Self {
-        ContentBlock::Resource(Box::new(EmbeddedResource::new(contents)))
+        ContentBlock::Resource(EmbeddedResource::new(contents))
     }
 
     /// A tool-use block.
     pub fn tool_use(id: impl Into<String>, name: impl Into<String>, input: JsonObject) -> Self {
-        ContentBlock::ToolUse(Box::new(ToolUseContent::new(id, name, input)))
+        ContentBlock::ToolUse(ToolUseContent::new(id, name, input))
     }
 
     /// A tool-result block.
     pub fn tool_result(tool_use_id: impl Into<String>, content: Vec<ContentBlock>) -> Self {
-        ContentBlock::ToolResult(Box::new(ToolResultContent::new(tool_use_id, content)))
+        ContentBlock::ToolResult(ToolResultContent::new(tool_use_id, content))
     }
 
     /// The text, for a text block.
