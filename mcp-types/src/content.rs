@@ -60,7 +60,7 @@ impl<'de> Deserialize<'de> for ContentBlock {
 /// Reads a block in one pass when `type` comes first (as every SDK writes
 /// it): the body goes straight into its variant's struct. Otherwise the
 /// object is buffered and read by its `type`.
-pub(crate) struct BlockVisitor;
+struct BlockVisitor;
 
 impl<'de> serde::de::Visitor<'de> for BlockVisitor {
     type Value = ContentBlock;

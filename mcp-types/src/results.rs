@@ -296,7 +296,7 @@ impl InputRequest {
     pub fn from_parts(method: String, params: Option<Value>) -> Result<Self, serde_json::Error> {
         let obj = || params.clone().unwrap_or_else(|| Value::Object(Map::new()));
         Ok(match method.as_str() {
-            "sampling/createMessage" => InputRequest::CreateMessage(via_bytes(&obj())?),
+            "sampling/createMessage" => InputRequest::CreateMessage(serde_json::from_value(obj())?),
             "elicitation/create" => InputRequest::Elicit(serde_json::from_value(obj())?),
             "roots/list" => InputRequest::ListRoots(serde_json::from_value(obj())?),
             _ => InputRequest::Unknown { method, params },
@@ -394,14 +394,6 @@ impl Serialize for InputResponse {
     }
 }
 
-/// Decodes sampling params or results by way of their bytes: the content
-/// blocks and resources they hold then have one decoder in the binary, the
-/// byte one every message uses, not a second one for `Value` (the bytes of a
-/// `Value` read back to the same value, so the same inputs are accepted).
-fn via_bytes<T: serde::de::DeserializeOwned>(value: &Value) -> Result<T, serde_json::Error> {
-    serde_json::from_slice(&serde_json::to_vec(value)?)
-}
-
 impl<'de> Deserialize<'de> for InputResponse {
     /// Recognizes the answer by its required members: `action` (elicitation),
     /// `roots` (roots), `model` + `role` (sampling).
@@ -414,7 +406,7 @@ impl<'de> Deserialize<'de> for InputResponse {
         } else if has("roots") {
             InputResponse::ListRoots(serde_json::from_value(v).map_err(D::Error::custom)?)
         } else if has("model") && has("role") {
-            InputResponse::CreateMessage(via_bytes(&v).map_err(D::Error::custom)?)
+            InputResponse::CreateMessage(serde_json::from_value(v).map_err(D::Error::custom)?)
         } else {
             InputResponse::Unknown(v)
         })

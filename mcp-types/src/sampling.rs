@@ -15,48 +15,13 @@ use crate::tools::Tool;
     clippy::large_enum_variant,
     reason = "wire data: boxing would only complicate matching"
 )]
-///
-/// Decoding looks at the JSON shape (an object is one block, an array
-/// several) instead of serde's untagged buffering, which would instantiate
-/// every block type's decoder a second time for serde's buffer.
-#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum SamplingContent {
     /// A single block.
     Single(ContentBlock),
     /// Several blocks.
     Multiple(Vec<ContentBlock>),
-}
-
-impl<'de> Deserialize<'de> for SamplingContent {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(SamplingContentVisitor)
-    }
-}
-
-/// An object is read as one block, an array as several.
-struct SamplingContentVisitor;
-
-impl<'de> serde::de::Visitor<'de> for SamplingContentVisitor {
-    type Value = SamplingContent;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("a content block or an array of content blocks")
-    }
-
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-        crate::content::BlockVisitor
-            .visit_map(map)
-            .map(SamplingContent::Single)
-    }
-
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        let mut blocks = Vec::new();
-        while let Some(block) = seq.next_element::<ContentBlock>()? {
-            blocks.push(block);
-        }
-        Ok(SamplingContent::Multiple(blocks))
-    }
 }
 
 impl SamplingContent {
