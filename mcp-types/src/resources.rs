@@ -8,6 +8,8 @@ use crate::macros::list_result;
 use crate::meta::Meta;
 use crate::results::{CacheScope, InputResponses, ResultType, complete};
 
+mod contents_de;
+
 /// A resource the server offers (also the body of a `resource_link` block).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -124,7 +126,10 @@ impl ResourceTemplate {
 }
 
 /// The contents of a resource: text or base64 blob.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+///
+/// Read as text contents when `text` is a string, else as blob contents
+/// when `blob` is a string (see `contents_de`: no untagged buffering).
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(untagged)]
 #[non_exhaustive]
 pub enum ResourceContents {
