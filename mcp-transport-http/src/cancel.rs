@@ -221,18 +221,33 @@ mod tests {
         let mut other = registry.register(Some(&RequestId::Number(8)));
         assert!(poll_once(&mut new).is_pending());
         assert!(registry.cancel(&id));
-        assert!(matches!(poll_once(&mut new), Poll::Ready(HttpError::Cancelled)));
-        assert!(matches!(poll_once(&mut copy), Poll::Ready(HttpError::Cancelled)));
+        assert!(matches!(
+            poll_once(&mut new),
+            Poll::Ready(HttpError::Cancelled)
+        ));
+        assert!(matches!(
+            poll_once(&mut copy),
+            Poll::Ready(HttpError::Cancelled)
+        ));
         assert!(poll_once(&mut old).is_pending(), "replaced: not reached");
         assert!(poll_once(&mut other).is_pending());
         drop(old);
-        assert!(registry.cancel(&id), "the older handle left the newer entry");
+        assert!(
+            registry.cancel(&id),
+            "the older handle left the newer entry"
+        );
         drop((new, copy));
         assert!(!registry.cancel(&id), "gone with its last handle");
         registry.close();
         assert!(other.is_closed());
-        assert!(matches!(poll_once(&mut other), Poll::Ready(HttpError::Closed)));
+        assert!(matches!(
+            poll_once(&mut other),
+            Poll::Ready(HttpError::Closed)
+        ));
         let mut late = registry.register(None);
-        assert!(matches!(poll_once(&mut late), Poll::Ready(HttpError::Closed)));
+        assert!(matches!(
+            poll_once(&mut late),
+            Poll::Ready(HttpError::Closed)
+        ));
     }
 }

@@ -117,7 +117,10 @@ impl ValueCache {
     fn value(&self, name: &HeaderName, text: &str) -> Result<HeaderValue, HttpError> {
         let mut slots = self.slots.lock().unwrap_or_else(PoisonError::into_inner);
         let (values, next) = &mut *slots;
-        let hit = values.iter().flatten().find(|v| v.as_bytes() == text.as_bytes());
+        let hit = values
+            .iter()
+            .flatten()
+            .find(|v| v.as_bytes() == text.as_bytes());
         if let Some(v) = hit {
             return Ok(v.clone());
         }

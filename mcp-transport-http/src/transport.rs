@@ -18,6 +18,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::auth::{AuthChallenge, AuthDecision, AuthRequest, MAX_AUTH_RETRIES};
 use crate::body::{ERROR_BODY_LIMIT, describe_error_body, json_reply, read_limited, read_prefix};
+use crate::cancel::{Cancel, Registry};
 use crate::client::Connector;
 use crate::config::HttpConfig;
 use crate::error::HttpError;
@@ -26,7 +27,6 @@ use crate::headers::{
 };
 use crate::pool::Pool;
 use crate::session::{Session, SessionId};
-use crate::cancel::{Cancel, Registry};
 use crate::stream::{ResponseStream, StreamKind};
 
 mod close;
