@@ -143,7 +143,7 @@ pub fn is_reserved(name: &HeaderName) -> bool {
 /// The `Content-Length` of a body of `len` bytes, rendered here in one
 /// allocation (hyper's own rendering, when the header is missing, takes
 /// two: a growable buffer, then the shared one it is frozen into).
-pub(crate) fn content_length(len: usize) -> Result<HeaderValue, http::header::InvalidHeaderValue> {
+pub(crate) fn content_length(len: u64) -> Result<HeaderValue, http::header::InvalidHeaderValue> {
     let mut digits = [0u8; 20];
     let mut at = digits.len();
     let mut rest = len;
@@ -347,7 +347,7 @@ mod tests {
 
     #[test]
     fn content_length_renders_decimal() {
-        for len in [0, 7, 10, 1234, usize::MAX] {
+        for len in [0, 7, 10, 1234, u64::MAX] {
             let value = content_length(len).unwrap();
             assert_eq!(value.to_str().unwrap(), len.to_string());
         }

@@ -592,14 +592,10 @@ impl Inner {
                 std::mem::take(&mut spec.body),
             ),
         };
-        let length = (!body.is_empty()).then(|| headers::content_length(body.len()));
         let mut request = Request::new(Full::new(body));
         *request.method_mut() = spec.method.clone();
         *request.headers_mut() = headers;
         let headers = request.headers_mut();
-        if let Some(Ok(length)) = length {
-            headers.insert(http::header::CONTENT_LENGTH, length);
-        }
         if let Some(id) = session {
             headers.insert(headers::SESSION_ID, id.clone());
         }
