@@ -19,6 +19,8 @@
 //! ```
 
 use http::header::{ACCEPT, CONTENT_TYPE};
+use std::sync::{Mutex, PoisonError};
+
 use http::{HeaderMap, HeaderName, HeaderValue};
 use mcp_types::routing::HttpRouting;
 
@@ -51,30 +53,82 @@ pub const JSON: HeaderValue = HeaderValue::from_static("application/json");
 /// [`HttpError::InvalidHeader`] when a value or a parameter name cannot
 /// travel as a header (the core must encode such values first).
 pub fn render_routing(routing: &HttpRouting, headers: &mut HeaderMap) -> Result<(), HttpError> {
+    render(routing, headers, None)
+}
+
+/// [`render_routing`] with the transport's cache of recent `Mcp-Method`
+/// and `Mcp-Name` values: a name requests keep naming (the tools a client
+/// calls) is validated and copied once, then shared.
+pub(crate) fn render_cached(
+    routing: &HttpRouting,
+    headers: &mut HeaderMap,
+    cache: &ValueCache,
+) -> Result<(), HttpError> {
+    render(routing, headers, Some(cache))
+}
+
+fn render(
+    routing: &HttpRouting,
+    headers: &mut HeaderMap,
+    cache: Option<&ValueCache>,
+) -> Result<(), HttpError> {
+    let value = |name: &HeaderName, text: &str| match cache {
+        Some(cache) => cache.value(name, text),
+        None => value(name.as_str(), text),
+    };
     if let Some(version) = &routing.protocol_version {
         let v = match known_value(version.as_str()) {
             Some(v) => v,
-            None => value(PROTOCOL_VERSION.as_str(), version.as_str())?,
+            None => value(&PROTOCOL_VERSION, version.as_str())?,
         };
         headers.insert(PROTOCOL_VERSION, v);
     }
     if let Some(method) = &routing.method {
         let v = match known_value(method) {
             Some(v) => v,
-            None => value(METHOD.as_str(), method)?,
+            None => value(&METHOD, method)?,
         };
         headers.insert(METHOD, v);
     }
     if let Some(name) = &routing.name {
-        headers.insert(NAME, value(NAME.as_str(), name)?);
+        headers.insert(NAME, value(&NAME, name)?);
     }
     for (param, text) in &routing.params {
         let full = format!("{PARAM_PREFIX}{param}");
         let header = HeaderName::try_from(full.as_str())
             .map_err(|_| HttpError::InvalidHeader { name: full.clone() })?;
-        headers.append(header, value(&full, text)?);
+        headers.append(header, self::value(&full, text)?);
     }
     Ok(())
+}
+
+/// How many recent values [`ValueCache`] keeps.
+const CACHED_VALUES: usize = 16;
+
+/// The header values of the methods and names requests named lately (a
+/// few, replaced in turn): a hit is a shared clone of the value, with no
+/// copy or check of the text.
+#[derive(Default)]
+pub(crate) struct ValueCache {
+    slots: Mutex<([Option<HeaderValue>; CACHED_VALUES], usize)>,
+}
+
+impl ValueCache {
+    fn value(&self, name: &HeaderName, text: &str) -> Result<HeaderValue, HttpError> {
+        let mut slots = self.slots.lock().unwrap_or_else(PoisonError::into_inner);
+        let (values, next) = &mut *slots;
+        let hit = values
+            .iter()
+            .flatten()
+            .find(|v| v.as_bytes() == text.as_bytes());
+        if let Some(v) = hit {
+            return Ok(v.clone());
+        }
+        let v = value(name.as_str(), text)?;
+        values[*next] = Some(v.clone());
+        *next = (*next + 1) % CACHED_VALUES;
+        Ok(v)
+    }
 }
 
 /// Whether only the transport may set this header: `Mcp-*` (routing and
@@ -84,6 +138,25 @@ pub fn is_reserved(name: &HeaderName) -> bool {
         || name == LAST_EVENT_ID
         || name == http::header::HOST
         || name == http::header::CONTENT_LENGTH
+}
+
+/// The `Content-Length` of a body of `len` bytes, rendered here in one
+/// allocation (hyper's own rendering, when the header is missing, takes
+/// two: a growable buffer, then the shared one it is frozen into).
+pub(crate) fn content_length(len: u64) -> Result<HeaderValue, http::header::InvalidHeaderValue> {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut rest = len;
+    loop {
+        at -= 1;
+        // A digit: `rest % 10` is below 10.
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    HeaderValue::from_bytes(&digits[at..])
 }
 
 /// Sets `Accept` and `Content-Type` for a POST.
@@ -240,6 +313,43 @@ mod tests {
                 assert_eq!(h[PROTOCOL_VERSION], version.as_str());
                 assert_eq!(h[METHOD], method);
             }
+        }
+    }
+
+    #[test]
+    fn cached_values_render_alike_and_are_shared() {
+        let cache = ValueCache::default();
+        let routing = HttpRouting::new(ProtocolVersion::V2026_07_28)
+            .with_method("x/custom")
+            .with_name("get_weather");
+        let mut first = HeaderMap::new();
+        render_cached(&routing, &mut first, &cache).unwrap();
+        let mut plain = HeaderMap::new();
+        render_routing(&routing, &mut plain).unwrap();
+        assert_eq!(first, plain);
+        let mut again = HeaderMap::new();
+        render_cached(&routing, &mut again, &cache).unwrap();
+        assert_eq!(
+            again[NAME].as_bytes().as_ptr(),
+            first[NAME].as_bytes().as_ptr(),
+            "the second request shares the first one's value"
+        );
+        for i in 0..=CACHED_VALUES {
+            let r = HttpRouting::new(ProtocolVersion::V2026_07_28).with_name(format!("tool{i}"));
+            render_cached(&r, &mut again, &cache).unwrap();
+            assert_eq!(again[NAME], format!("tool{i}").as_str());
+        }
+        let bad = HttpRouting::new(ProtocolVersion::V2026_07_28).with_name("a\nb");
+        assert!(
+            matches!(render_cached(&bad, &mut again, &cache), Err(HttpError::InvalidHeader { name }) if name == "mcp-name")
+        );
+    }
+
+    #[test]
+    fn content_length_renders_decimal() {
+        for len in [0, 7, 10, 1234, u64::MAX] {
+            let value = content_length(len).unwrap();
+            assert_eq!(value.to_str().unwrap(), len.to_string());
         }
     }
 

@@ -46,6 +46,7 @@
 //! routing; [`auth`] is the authorization hook; [`oauth`] its OAuth provider.
 
 mod body;
+mod cancel;
 mod client;
 mod config;
 mod error;

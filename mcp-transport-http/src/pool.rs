@@ -21,8 +21,9 @@
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::Duration;
 
-use http::header::HOST;
+use http::header::{CONTENT_LENGTH, HOST};
 use http::{HeaderValue, Request, Response, Uri};
+use hyper::body::Body;
 use hyper::client::conn::{TrySendError, http1, http2};
 use hyper_util::rt::{TokioExecutor, TokioTimer};
 
@@ -154,6 +155,12 @@ impl Pool {
             Taken::H1(conn) => {
                 *request.uri_mut() = self.origin.clone();
                 request.headers_mut().insert(HOST, self.host.clone());
+                // Where hyper would add it (last), rendered in one
+                // allocation instead of hyper's two.
+                let length = request.body().size_hint().exact().filter(|l| *l > 0);
+                if let Some(Ok(value)) = length.map(crate::headers::content_length) {
+                    request.headers_mut().insert(CONTENT_LENGTH, value);
+                }
                 h1::send(self, conn, request).await
             }
             Taken::H2(mut sender) => {

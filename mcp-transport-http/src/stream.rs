@@ -32,105 +32,13 @@ use crate::h1::ResponseBody;
 use http_body_util::BodyExt;
 use mcp_types::jsonrpc::ReadError;
 use mcp_types::{Message, ProtocolVersion, RequestId};
-use tokio::sync::{Notify, OwnedSemaphorePermit, mpsc, watch};
+use tokio::sync::{OwnedSemaphorePermit, mpsc};
 use tokio::time::{Instant, sleep, sleep_until};
 
+use crate::cancel::Cancel;
 use crate::error::{Fault, HttpError};
 use crate::sse::{SseEvent, SseParser};
 use crate::transport::Inner;
-
-/// A cancellation handle: the request's own signal and the transport's
-/// closing signal. Clones share one registration, removed with the last.
-#[derive(Clone)]
-pub(crate) struct Cancel {
-    registration: Option<Arc<Registration>>,
-    closed: watch::Receiver<bool>,
-}
-
-/// One request's registration: its id in the transport's registry (which
-/// holds it weakly) and its cancellation signal, in one allocation.
-pub(crate) struct Registration {
-    inner: Arc<Inner>,
-    id: RequestId,
-    cancelled: AtomicBool,
-    wake: Notify,
-}
-
-impl Registration {
-    /// Registers a request (see [`Inner::register`]).
-    pub(crate) fn new(inner: Arc<Inner>, id: RequestId) -> Self {
-        Registration {
-            inner,
-            id,
-            cancelled: AtomicBool::new(false),
-            wake: Notify::new(),
-        }
-    }
-
-    /// Cancels the request: every handle's [`Cancel::cancelled`] resolves.
-    pub(crate) fn cancel(&self) {
-        self.cancelled.store(true, Ordering::Release);
-        self.wake.notify_waiters();
-    }
-
-    async fn wait(&self) {
-        loop {
-            let woken = self.wake.notified();
-            tokio::pin!(woken);
-            // Registered before the flag is read, so no cancel is missed.
-            woken.as_mut().enable();
-            if self.cancelled.load(Ordering::Acquire) {
-                return;
-            }
-            woken.await;
-        }
-    }
-}
-
-impl Drop for Registration {
-    fn drop(&mut self) {
-        self.inner.unregister(&self.id, self);
-    }
-}
-
-impl Cancel {
-    pub(crate) fn new(
-        registration: Option<Arc<Registration>>,
-        closed: watch::Receiver<bool>,
-    ) -> Self {
-        Cancel {
-            registration,
-            closed,
-        }
-    }
-
-    /// Whether the transport is closed.
-    pub(crate) fn is_closed(&self) -> bool {
-        *self.closed.borrow()
-    }
-
-    fn request_id(&self) -> Option<&RequestId> {
-        self.registration.as_ref().map(|r| &r.id)
-    }
-
-    /// Resolves when the request is cancelled or the transport closed.
-    pub(crate) async fn cancelled(&mut self) -> HttpError {
-        let Cancel {
-            registration,
-            closed,
-        } = self;
-        let request = async {
-            match registration {
-                Some(r) => r.wait().await,
-                None => std::future::pending().await,
-            }
-        };
-        tokio::select! {
-            () = request => HttpError::Cancelled,
-            _ = closed.wait_for(|c| *c) => HttpError::Closed,
-        }
-    }
-}
 
 /// What a stream belongs to.
 pub(crate) enum StreamKind {

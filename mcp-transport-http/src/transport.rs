@@ -5,8 +5,7 @@
 //! (nothing to read), one JSON message, or a [`ResponseStream`] of messages
 //! in arrival order (progress, logs, server requests, then the reply).
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::sync::Arc;
 
 use crate::h1::ResponseBody;
 use bytes::Bytes;
@@ -15,17 +14,20 @@ use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode};
 use http_body_util::Full;
 use mcp_types::routing::HttpRouting;
 use mcp_types::{Era, Message, ProtocolVersion, RequestId};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::auth::{AuthChallenge, AuthDecision, AuthRequest, MAX_AUTH_RETRIES};
 use crate::body::{ERROR_BODY_LIMIT, describe_error_body, json_reply, read_limited, read_prefix};
+use crate::cancel::{Cancel, Registry};
 use crate::client::Connector;
 use crate::config::HttpConfig;
 use crate::error::HttpError;
-use crate::headers::{self, BodyKind, body_kind, bounded, header_texts, render_routing};
+use crate::headers::{
+    self, BodyKind, ValueCache, body_kind, bounded, header_texts, render_cached, render_routing,
+};
 use crate::pool::Pool;
 use crate::session::{Session, SessionId};
-use crate::stream::{Cancel, Registration, ResponseStream, StreamKind};
+use crate::stream::{ResponseStream, StreamKind};
 
 mod close;
 
@@ -53,7 +55,7 @@ pub enum Reply {
     /// `202 Accepted` (or another success without a body): nothing to read.
     Accepted,
     /// One `application/json` message.
-    Message(Box<Message>),
+    Message(Message),
     /// A `text/event-stream` of messages.
     Stream(ResponseStream),
 }
@@ -95,10 +97,11 @@ pub(crate) struct Inner {
     /// Headers and the auth provider, changeable after build.
     pub(crate) runtime: crate::runtime::Runtime,
     permits: Arc<Semaphore>,
-    /// The requests in flight, by id (held weakly: a request's handles own
-    /// its registration).
-    registry: Mutex<HashMap<RequestId, Weak<Registration>>>,
-    closed: watch::Sender<bool>,
+    /// The requests in flight, by id, and the closing signal.
+    pub(crate) registry: Arc<Registry>,
+    /// Recent `Mcp-Method` and `Mcp-Name` values, shared by the requests
+    /// that name them again.
+    values: ValueCache,
 }
 
 impl std::fmt::Debug for Inner {
@@ -134,8 +137,8 @@ impl HttpTransport {
                 config,
                 pool: Arc::new(pool),
                 session: Session::default(),
-                registry: Mutex::new(HashMap::new()),
-                closed: watch::Sender::new(false),
+                registry: Registry::new(),
+                values: ValueCache::default(),
             }),
         })
     }
@@ -281,21 +284,7 @@ impl HttpTransport {
     /// how a 2026-07-28 server learns of the cancellation). Returns whether a
     /// request with this id was in flight.
     pub fn cancel(&self, id: &RequestId) -> bool {
-        let registration = self
-            .inner
-            .registry
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(id)
-            .and_then(Weak::upgrade);
-        // Used (and dropped, which may unregister it) outside the lock.
-        match registration {
-            Some(r) => {
-                r.cancel();
-                true
-            }
-            None => false,
-        }
+        self.inner.registry.cancel(id)
     }
 
     /// Records the protocol version the session negotiated, for the requests
@@ -362,27 +351,8 @@ pub(crate) struct Exchange<'a> {
 }
 
 impl Inner {
-    fn register(self: &Arc<Self>, id: Option<&RequestId>) -> Cancel {
-        let registration = id.map(|id| {
-            let registration = Arc::new(Registration::new(self.clone(), id.clone()));
-            self.registry
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .insert(id.clone(), Arc::downgrade(&registration));
-            registration
-        });
-        Cancel::new(registration, self.closed.subscribe())
-    }
-
-    /// Removes a registration if it is still the current one for its id.
-    pub(crate) fn unregister(&self, id: &RequestId, registration: *const Registration) {
-        let mut registry = self.registry.lock().unwrap_or_else(PoisonError::into_inner);
-        if registry
-            .get(id)
-            .is_some_and(|r| std::ptr::eq(r.as_ptr(), registration))
-        {
-            registry.remove(id);
-        }
+    fn register(&self, id: Option<&RequestId>) -> Cancel {
+        self.registry.register(id)
     }
 
     async fn post(
@@ -403,7 +373,7 @@ impl Inner {
             }
         }
         headers::set_post_basics(&mut headers);
-        render_routing(routing, &mut headers)?;
+        render_cached(routing, &mut headers, &self.values)?;
         if legacy && let Some(version) = &routing.protocol_version {
             self.session.note_version(version);
         }
@@ -458,10 +428,10 @@ impl Inner {
                 if bytes.iter().all(u8::is_ascii_whitespace) && routing.request_id.is_none() {
                     return Ok(Reply::Accepted);
                 }
-                Ok(Reply::Message(Box::new(json_reply(
+                Ok(Reply::Message(json_reply(
                     &bytes,
                     self.config.check_envelopes,
-                )?)))
+                )?))
             }
             BodyKind::Missing | BodyKind::Other(_) => {
                 let bytes = read_prefix(response.body_mut(), ERROR_BODY_LIMIT).await;

@@ -58,7 +58,7 @@ impl Driver {
                         self.conn.handle_accepted_without_body(now, &id);
                     }
                 }
-                Ok(Reply::Message(m)) => self.receive(now, *m),
+                Ok(Reply::Message(m)) => self.receive(now, m),
                 Ok(Reply::Stream(s)) => self.http_io.push(read_next(id, s)),
                 Ok(_) => {}
                 Err(e) => self.http_failed(now, id.as_ref(), e),

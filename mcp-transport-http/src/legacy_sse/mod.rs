@@ -200,7 +200,7 @@ impl LegacySseSender {
             Err(e) => return Err(LegacySseError::Post(e)),
         };
         match reply {
-            Reply::Message(message) => self.deliver(*message).await,
+            Reply::Message(message) => self.deliver(message).await,
             Reply::Stream(mut stream) => {
                 while let Some(item) = stream.next().await {
                     match item {

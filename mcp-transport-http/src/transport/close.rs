@@ -19,7 +19,7 @@ impl HttpTransport {
     /// # Errors
     /// When the `DELETE` fails for another reason.
     pub async fn close(&self) -> Result<(), HttpError> {
-        self.inner.closed.send_replace(true);
+        self.inner.registry.close();
         let Some(id) = self.inner.session.clear() else {
             return Ok(());
         };
