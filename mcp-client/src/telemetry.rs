@@ -75,7 +75,7 @@ const MAX_STATUS_DESCRIPTION: usize = 256;
 /// now, and (with the `opentelemetry` feature) puts the span's trace
 /// context in the call's options.
 pub(crate) fn call_span(client: &Client, spec: &mut CallSpec) -> Span {
-    let method = spec.method.as_str();
+    let method: &str = &spec.method;
     let span = tracing::debug_span!(
         "mcp.request",
         otel.name = method,

@@ -34,7 +34,7 @@ impl Client {
     ) -> Result<Vec<T>, Error> {
         let method = M::METHOD;
         let spec = CallSpec {
-            method: method.to_owned(),
+            method: method.into(),
             params,
             opts: CallOptions::new(),
             kind: SpecKind::ListAll,

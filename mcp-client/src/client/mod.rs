@@ -11,6 +11,7 @@ mod server_exit;
 pub(crate) mod session;
 pub mod throughput;
 
+use std::borrow::Cow;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
@@ -25,7 +26,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use crate::client::builder::ClientBuilder;
 use crate::driver::Outcome;
-use crate::driver::{CallSpec, Command, SpecKind};
+use crate::driver::{CallSpec, Command, OutcomeRx, SpecKind, exchange};
 use crate::error::Error;
 use crate::handlers::Handlers;
 use crate::options::CallOptions;
@@ -304,10 +305,11 @@ impl Client {
 
     /// Starts a call and waits for its outcome; dropping the future cancels.
     ///
-    /// A call's spec is boxed once, where it is made ([`Client::spec`]), and
-    /// travels to the driver as that box: the callers' futures and the
-    /// command move a pointer, not the spec.
-    pub(crate) async fn run(&self, spec: impl Into<Box<CallSpec>>) -> Result<Outcome, Error> {
+    /// A call's spec travels to the driver in the call's one shared
+    /// allocation, which also brings its outcome back
+    /// (`driver/exchange.rs`): the callers' futures and the command move a
+    /// pointer, not the spec.
+    pub(crate) async fn run(&self, spec: CallSpec) -> Result<Outcome, Error> {
         let token = self.token();
         self.run_with_token(token, spec).await
     }
@@ -315,9 +317,8 @@ impl Client {
     pub(crate) async fn run_with_token(
         &self,
         token: u64,
-        spec: impl Into<Box<CallSpec>>,
+        mut spec: CallSpec,
     ) -> Result<Outcome, Error> {
-        let mut spec = spec.into();
         self.add_log_level(&mut spec.opts);
         let (rx, mut guard) = self.start_call(token, spec)?;
         let r = rx.await.map_err(|_| Error::closed());
@@ -330,32 +331,24 @@ impl Client {
     pub(crate) fn start_call(
         &self,
         token: u64,
-        spec: impl Into<Box<CallSpec>>,
-    ) -> Result<(oneshot::Receiver<Result<Outcome, Error>>, CancelGuard), Error> {
-        let (reply, rx) = oneshot::channel();
+        spec: CallSpec,
+    ) -> Result<(OutcomeRx, CancelGuard), Error> {
+        let (command, rx) = self.start_command(token, spec);
         self.inner
             .commands
-            .send(self.start_command(token, spec, reply))
+            .send(command)
             .map_err(|_| Error::closed())?;
         Ok((rx, CancelGuard::new(token, self.inner.commands.clone())))
     }
 
     /// The command that starts a call, with the call's client span made
-    /// now, in the caller's context (`crate::telemetry`).
-    pub(crate) fn start_command(
-        &self,
-        token: u64,
-        spec: impl Into<Box<CallSpec>>,
-        reply: oneshot::Sender<Result<Outcome, Error>>,
-    ) -> Command {
-        let mut spec = spec.into();
+    /// now, in the caller's context (`crate::telemetry`), and where the
+    /// call's outcome arrives (it resolves as closed when the command
+    /// never reaches the driver).
+    pub(crate) fn start_command(&self, token: u64, mut spec: CallSpec) -> (Command, OutcomeRx) {
         let span = crate::telemetry::call_span(self, &mut spec);
-        Command::Start {
-            token,
-            spec,
-            reply,
-            span,
-        }
+        let (call, rx) = exchange(spec);
+        (Command::Start { token, call, span }, rx)
     }
 
     pub(crate) fn add_log_level(&self, opts: &mut CallOptions) {
@@ -379,13 +372,17 @@ impl Client {
         }
     }
 
-    pub(crate) fn spec(method: &str, params: Option<Value>, opts: CallOptions) -> Box<CallSpec> {
-        Box::new(CallSpec {
-            method: method.to_owned(),
+    pub(crate) fn spec(
+        method: impl Into<Cow<'static, str>>,
+        params: Option<Value>,
+        opts: CallOptions,
+    ) -> CallSpec {
+        CallSpec {
+            method: method.into(),
             params,
             opts,
             kind: SpecKind::Plain,
-        })
+        }
     }
 
     /// Sends a request of any method and decodes its result as `T`.
@@ -398,7 +395,18 @@ impl Client {
         params: Option<Value>,
         opts: CallOptions,
     ) -> Result<T, Error> {
-        match self.run(Client::spec(method, params, opts)).await? {
+        let spec = Client::spec(method.to_owned(), params, opts);
+        self.request_decoded(method, spec).await
+    }
+
+    /// Runs `spec` (of `method`) and decodes its result: a marker's spec
+    /// borrows its method name, no copy per call.
+    async fn request_decoded<T: serde::de::DeserializeOwned>(
+        &self,
+        method: &str,
+        spec: CallSpec,
+    ) -> Result<T, Error> {
+        match self.run(spec).await? {
             Outcome::Done(c) => c.decode().map_err(|e| Error::decode(method, e)),
             other => Err(unexpected(method, &other)),
         }
@@ -434,7 +442,8 @@ impl Client {
         params: Option<Value>,
         opts: CallOptions,
     ) -> Result<M::Result, Error> {
-        self.request_as(M::METHOD, params, opts).await
+        let spec = Client::spec(M::METHOD, params, opts);
+        self.request_decoded(M::METHOD, spec).await
     }
 
     /// A request whose result is an acknowledgement (`EmptyResult`): its
@@ -444,9 +453,8 @@ impl Client {
     where
         M: mcp_types::RequestMethod<Result = mcp_types::results::EmptyResult>,
     {
-        let _: Value = self
-            .request_as(M::METHOD, params, CallOptions::new())
-            .await?;
+        let spec = Client::spec(M::METHOD, params, CallOptions::new());
+        let _: Value = self.request_decoded(M::METHOD, spec).await?;
         Ok(())
     }
 
@@ -463,7 +471,10 @@ impl Client {
         params: Option<Value>,
         opts: CallOptions,
     ) -> Result<RawOutcome, Error> {
-        match self.run(Client::spec(method, params, opts)).await? {
+        match self
+            .run(Client::spec(method.to_owned(), params, opts))
+            .await?
+        {
             Outcome::Done(c) => c
                 .result
                 .into_raw_value()

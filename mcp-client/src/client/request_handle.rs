@@ -1,6 +1,7 @@
 //! [`RequestHandle`]: a request started now and awaited (or cancelled)
 //! later.
 
+use std::borrow::Cow;
 use std::future::{Future, IntoFuture};
 use std::marker::PhantomData;
 use std::pin::Pin;
@@ -15,7 +16,7 @@ use tokio::sync::oneshot;
 
 use crate::client::{CancelGuard, Client, unexpected};
 use crate::driver::Command;
-use crate::driver::Outcome;
+use crate::driver::{Outcome, OutcomeRx};
 use crate::error::Error;
 use crate::options::CallOptions;
 
@@ -49,10 +50,10 @@ use crate::options::CallOptions;
 /// ```
 #[must_use = "dropping a RequestHandle cancels the request"]
 pub struct RequestHandle<T = Value> {
-    method: String,
+    method: Cow<'static, str>,
     token: u64,
     commands: tokio::sync::mpsc::UnboundedSender<Command>,
-    reply: oneshot::Receiver<Result<Outcome, Error>>,
+    reply: OutcomeRx,
     guard: CancelGuard,
     timeout: Option<Duration>,
     result: PhantomData<fn() -> T>,
@@ -191,7 +192,8 @@ impl Client {
         params: &M::Params,
     ) -> Result<RequestHandle<M::Result>, Error> {
         let value = serde_json::to_value(params).map_err(mcp_core::UsageError::from)?;
-        Ok(self.start_request(M::METHOD, Some(value)).retyped())
+        let handle = self.start_with(Cow::Borrowed(M::METHOD), Some(value), CallOptions::new());
+        Ok(handle.retyped())
     }
 
     /// Starts a `tools/call` now and returns a handle to its result, without
@@ -223,7 +225,7 @@ impl Client {
         opts: CallOptions,
     ) -> RequestHandle<CallToolResult> {
         let params = Value::Object(mcp_core::call_tool_params(name, arguments));
-        self.start_request_with("tools/call", Some(params), opts)
+        self.start_with(Cow::Borrowed("tools/call"), Some(params), opts)
             .retyped()
     }
 
@@ -236,18 +238,26 @@ impl Client {
         params: Option<Value>,
         opts: CallOptions,
     ) -> RequestHandle {
+        self.start_with(Cow::Owned(method.to_owned()), params, opts)
+    }
+
+    /// [`Client::start_request_with`] for a method name that may be
+    /// borrowed (no copy per call).
+    fn start_with(
+        &self,
+        method: Cow<'static, str>,
+        params: Option<Value>,
+        opts: CallOptions,
+    ) -> RequestHandle {
         let token = self.token();
-        let mut spec = Client::spec(method, params, opts);
+        let mut spec = Client::spec(method.clone(), params, opts);
         self.add_log_level(&mut spec.opts);
-        let (tx, reply) = oneshot::channel();
-        // When the driver is gone, `tx` is dropped and the handle resolves
-        // to a closed error.
-        let _ = self
-            .inner
-            .commands
-            .send(self.start_command(token, spec, tx));
+        let (command, reply) = self.start_command(token, spec);
+        // When the driver is gone, the command is dropped and the handle
+        // resolves to a closed error.
+        let _ = self.inner.commands.send(command);
         RequestHandle {
-            method: method.to_owned(),
+            method,
             token,
             commands: self.inner.commands.clone(),
             reply,

@@ -10,6 +10,7 @@ use serde_json::value::RawValue;
 use tokio::sync::{mpsc, oneshot};
 
 use super::Driver;
+use super::exchange::CallTx;
 use crate::client::listen::ListenItem;
 use crate::error::Error;
 use crate::options::ProgressCallback;
@@ -38,7 +39,7 @@ pub(super) enum Sink {
 /// A call the driver tracks for its caller.
 pub(super) struct Pending {
     pub(super) token: u64,
-    pub(super) reply: Option<oneshot::Sender<Result<Outcome, Error>>>,
+    pub(super) reply: Option<CallTx>,
     pub(super) progress: Option<ProgressCallback>,
     /// The call's extra HTTP headers (unused without the `http` feature).
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
@@ -65,7 +66,7 @@ impl Pending {
     pub(super) fn new(
         token: u64,
         span: tracing::Span,
-        reply: oneshot::Sender<Result<Outcome, Error>>,
+        reply: CallTx,
         progress: Option<ProgressCallback>,
         headers: http::HeaderMap,
         sink: Sink,
@@ -88,7 +89,7 @@ impl Pending {
 
     pub(super) fn reply(&mut self, r: Result<Outcome, Error>) {
         if let Some(tx) = self.reply.take() {
-            let _ = tx.send(r);
+            tx.send(r);
         }
     }
 }

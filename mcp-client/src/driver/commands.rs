@@ -3,6 +3,7 @@
 //! notification, and session control (initialize, the GET stream, HTTP
 //! headers and credentials).
 
+use std::borrow::Cow;
 #[cfg(feature = "http")]
 use std::sync::Arc;
 use std::time::Instant;
@@ -14,7 +15,8 @@ use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
 use super::Driver;
-use super::calls::{Outcome, Pending, Sink};
+use super::calls::{Pending, Sink};
+use super::exchange::CallTx;
 use crate::error::{Error, ErrorKind};
 use crate::options::CallOptions;
 use crate::tasks::inputs::InputItem;
@@ -29,7 +31,8 @@ pub(crate) type Reply<T> = oneshot::Sender<Result<T, Error>>;
 
 /// What a call is, as the driver starts it.
 pub(crate) struct CallSpec {
-    pub(crate) method: String,
+    /// A method marker's name is borrowed (no copy per call).
+    pub(crate) method: Cow<'static, str>,
     pub(crate) params: Option<Value>,
     pub(crate) opts: CallOptions,
     pub(crate) kind: SpecKind,
@@ -52,8 +55,9 @@ pub(crate) enum SpecKind {
 pub(crate) enum Command {
     Start {
         token: u64,
-        spec: Box<CallSpec>,
-        reply: oneshot::Sender<Result<Outcome, Error>>,
+        /// The call's spec, and where its outcome goes (one allocation,
+        /// `exchange.rs`).
+        call: CallTx,
         /// The call's client span (`crate::telemetry`), made in the caller's
         /// context; the call holds it until it ends.
         span: tracing::Span,
@@ -124,22 +128,17 @@ pub(crate) enum HttpChange {
 impl Driver {
     pub(super) fn on_command(&mut self, now: Instant, c: Command) {
         match c {
-            Command::Start { reply, .. } if self.closed => {
-                let _ = reply.send(Err(self.with_server_exit(Error::closed())));
+            Command::Start { call, .. } if self.closed => {
+                call.send(Err(self.with_server_exit(Error::closed())));
             }
-            Command::Start { reply, .. } if self.uninitialized => {
-                let _ = reply.send(Err(Error::new(ErrorKind::NotInitialized)));
+            Command::Start { call, .. } if self.uninitialized => {
+                call.send(Err(Error::new(ErrorKind::NotInitialized)));
             }
             Command::Notify { reply, .. } if self.uninitialized => {
                 let _ = reply.send(Err(Error::new(ErrorKind::NotInitialized)));
             }
             Command::Session(c) => self.on_session_command(now, c),
-            Command::Start {
-                token,
-                spec,
-                reply,
-                span,
-            } => self.start(now, token, *spec, reply, span),
+            Command::Start { token, call, span } => self.start(now, token, call, span),
             Command::Cancel { token } => {
                 if let Some(id) = self.tokens.remove(&token) {
                     if let Some(p) = self.pending.get_mut(&id) {
@@ -192,14 +191,11 @@ impl Driver {
         }
     }
 
-    fn start(
-        &mut self,
-        now: Instant,
-        token: u64,
-        spec: CallSpec,
-        reply: oneshot::Sender<Result<Outcome, Error>>,
-        span: tracing::Span,
-    ) {
+    fn start(&mut self, now: Instant, token: u64, call: CallTx, span: tracing::Span) {
+        // Taken once, here: a started call's `CallTx` holds its spec.
+        let Some(spec) = call.take_spec() else {
+            return;
+        };
         let CallSpec {
             method,
             params,
@@ -234,14 +230,14 @@ impl Driver {
                 };
                 self.tokens.insert(token, id.clone());
                 crate::telemetry::record_started(&span, &id, self.link.as_ref());
-                let mut pending = Pending::new(token, span, reply, progress, headers, sink);
+                let mut pending = Pending::new(token, span, call, progress, headers, sink);
                 pending.watch = watch;
                 self.pending.insert(id, pending);
             }
             Err(e) => {
                 let r = Err(e.into());
                 crate::telemetry::record_end(&span, &r);
-                let _ = reply.send(r);
+                call.send(r);
             }
         }
     }

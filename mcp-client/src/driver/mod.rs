@@ -15,7 +15,8 @@
 //! this folder reads a clock, sleeps or spawns (`cargo xtask tidy` checks
 //! it).
 //!
-//! * `commands.rs`: what handles ask, and how each is carried out.
+//! * `commands.rs`: what handles ask, and how each is carried out;
+//!   `exchange.rs`: a call's spec in and its outcome out, one allocation.
 //! * `transmit.rs`: the core's transmits to the transport, its events to
 //!   `events.rs`, which routes each family (calls in `calls.rs`, requests
 //!   the server makes in `serving.rs` and `callback_tasks.rs`).
@@ -29,6 +30,7 @@ mod callback_tasks;
 mod calls;
 mod commands;
 mod events;
+pub(crate) mod exchange;
 mod get_stream;
 #[cfg(feature = "http")]
 mod http;
@@ -56,6 +58,7 @@ pub(crate) use calls::Outcome;
 #[cfg(feature = "http")]
 pub(crate) use commands::HttpChange;
 pub(crate) use commands::{CallSpec, Command, Reply, SessionCommand, SpecKind};
+pub(crate) use exchange::{OutcomeRx, exchange};
 
 use crate::client::Shared;
 use crate::client::throughput::ThroughputConfig;

@@ -82,6 +82,9 @@ impl Driver {
             }
             (Some(Link::Stream { .. }), mcp_core::Transmit::Message { bytes, .. }) => {
                 self.queue_line(&bytes);
+                // Copied into the write buffer: the core encodes the next
+                // request into it.
+                self.conn.recycle(bytes);
             }
             (Some(Link::Custom(_)), mcp_core::Transmit::Message { bytes, .. }) => {
                 self.outbox.push_back(bytes);

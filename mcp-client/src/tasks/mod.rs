@@ -36,7 +36,7 @@ use tokio::sync::{mpsc, oneshot, watch};
 
 use crate::client::{CancelGuard, Client, unexpected};
 use crate::driver::Outcome;
-use crate::driver::{CallSpec, Command, SpecKind};
+use crate::driver::{CallSpec, Command, OutcomeRx, SpecKind};
 use crate::error::{Error, ErrorKind};
 use crate::options::CallOptions;
 use crate::tasks::inputs::{InputItem, InputsFirst, StatusObserver, TaskEnds, TaskSink};
@@ -86,7 +86,7 @@ pub(crate) enum Source {
     /// A call in the driver.
     Call {
         token: u64,
-        outcome: Option<oneshot::Receiver<Result<Outcome, Error>>>,
+        outcome: Option<OutcomeRx>,
         /// Dropping it cancels the call (for a watch: stops watching).
         guard: CancelGuard,
         /// The task's id, for a task this client did not start.
@@ -254,7 +254,7 @@ impl Client {
 }
 
 fn decode_outcome(
-    r: Result<Result<Outcome, Error>, oneshot::error::RecvError>,
+    r: Result<Result<Outcome, Error>, crate::driver::exchange::Closed>,
 ) -> Result<CallToolResult, Error> {
     match r.map_err(|_| Error::closed())?? {
         Outcome::Done(c) => c.decode().map_err(|e| Error::decode("tools/call", e)),

@@ -14,6 +14,13 @@ use crate::config::TransportKind;
 use crate::lifecycle::modern;
 use crate::mrtr::RetryExtras;
 
+/// How many sent buffers [`Connection::recycle`] keeps.
+const SPARE_BUFFERS: usize = 4;
+
+/// The largest buffer [`Connection::recycle`] keeps (a larger one held a
+/// big request; keeping it would pin its memory).
+const SPARE_CAPACITY: usize = 16 * 1024;
+
 /// A request's params: the caller's members, then the retry extras and the
 /// `_meta`, which replace caller members of the same names.
 pub(super) struct OutParams<'a> {
@@ -112,10 +119,34 @@ impl Connection {
         }
     }
 
+    /// Hands back the bytes of a [`Transmit::Message`] once the transport
+    /// has copied them (a byte stream's write buffer does): a later request
+    /// is encoded into the same buffer instead of a new one. Optional; a
+    /// large buffer is dropped, and only a few are kept.
+    ///
+    /// [`Transmit::Message`]: crate::Transmit::Message
+    pub fn recycle(&mut self, mut bytes: Vec<u8>) {
+        if self.spare_buffers.len() < SPARE_BUFFERS && bytes.capacity() <= SPARE_CAPACITY {
+            bytes.clear();
+            self.spare_buffers.push(bytes);
+        }
+    }
+
+    /// A buffer to encode a request into: a recycled one, or a new one
+    /// sized for a typical request with its `_meta` (no regrowth).
+    pub(super) fn encode_buffer(&mut self) -> Vec<u8> {
+        self.spare_buffers
+            .pop()
+            .unwrap_or_else(|| Vec::with_capacity(512))
+    }
+
+    /// Encodes the main request of call `key` with wire id `id` into
+    /// `bytes` (empty; from [`Connection::encode_buffer`]).
     pub(super) fn encode_call(
         &self,
         id: i64,
         key: i64,
+        mut bytes: Vec<u8>,
     ) -> Result<(Vec<u8>, HttpRouting), serde_json::Error> {
         let c = self
             .calls
@@ -150,8 +181,6 @@ impl Connection {
                 meta,
             }),
         };
-        // Sized for a typical request with its `_meta`: no regrowth.
-        let mut bytes = Vec::with_capacity(512);
         serde_json::to_writer(&mut bytes, &out)?;
         let mut routing = match (version, matches!(c.kind, CallKind::Initialize)) {
             (Some(v), false) => HttpRouting::new(v.clone()),

@@ -186,6 +186,9 @@ pub struct Connection {
     /// The `_meta` of a 2026-07-28 request that adds no members of its own,
     /// rendered once per negotiated version (send.rs).
     plain_meta: Option<(ProtocolVersion, Box<RawValue>)>,
+    /// Buffers of sent requests handed back by the driver, reused by the
+    /// next encodes (encode.rs).
+    spare_buffers: Vec<Vec<u8>>,
     state: State,
     era: Option<Era>,
     version: Option<ProtocolVersion>,
@@ -233,6 +236,7 @@ impl Connection {
             client_info,
             modern_capabilities,
             plain_meta: None,
+            spare_buffers: Vec::new(),
             state: State::Idle,
             era: None,
             version: None,

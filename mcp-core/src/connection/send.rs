@@ -180,7 +180,8 @@ impl Connection {
             },
         );
         self.render_plain_meta();
-        match self.encode_call(id, key) {
+        let buffer = self.encode_buffer();
+        match self.encode_call(id, key, buffer) {
             Ok((bytes, routing)) => {
                 self.transmits.push_back(Transmit::Message {
                     bytes,
@@ -236,6 +237,7 @@ impl Connection {
         params.insert("taskId".into(), json!(task.snapshot.task_id));
         let trace = trace_members(&c.opts.meta);
         let id = self.wires.insert(Wire { call: key, role });
+        let mut bytes = self.encode_buffer();
         let modern = self.era == Some(Era::Modern);
         let meta = modern::RequestMeta {
             user: &trace,
@@ -263,10 +265,10 @@ impl Connection {
                 meta,
             }),
         };
-        let Ok(bytes) = serde_json::to_vec(&out) else {
+        if serde_json::to_writer(&mut bytes, &out).is_err() {
             self.wires.abandon(id);
             return;
-        };
+        }
         let mut routing = self.base_routing().with_request_id(RequestId::Number(id));
         if modern {
             routing = routing
