@@ -21,34 +21,30 @@ use serde_json::{Map, Value};
 
 use super::Meta;
 
-/// A `_meta` text as received, and its map once decoded.
-type Received = (Box<str>, OnceLock<Map<String, Value>>);
-
-/// The state of a [`Meta`].
+/// The state of a [`Meta`]: the text as received (while not changed) and
+/// the map, decoded from that text on the first read, or built here.
 #[derive(Clone, Default)]
 pub(super) struct Object {
     /// The object as received, while it is not changed (checked to decode
-    /// into a map), and its decoded form once something read it.
-    received: Option<Received>,
-    /// The object when it was built or changed here.
-    local: Map<String, Value>,
+    /// into a map).
+    raw: Option<Box<str>>,
+    /// The map: decoded from `raw` once something reads it; the object
+    /// itself when it was built or changed here (unset means empty).
+    map: OnceLock<Map<String, Value>>,
 }
 
 impl Object {
     /// The object as a map, decoded on the first call.
     pub(super) fn map(&self) -> &Map<String, Value> {
-        match &self.received {
-            Some((raw, decoded)) => decoded.get_or_init(|| decode(raw)),
-            None => &self.local,
-        }
+        self.map
+            .get_or_init(|| self.raw.as_deref().map(decode).unwrap_or_default())
     }
 
     /// The map, to change: the text as received is dropped.
     pub(super) fn map_mut(&mut self) -> &mut Map<String, Value> {
-        if let Some((raw, decoded)) = self.received.take() {
-            self.local = decoded.into_inner().unwrap_or_else(|| decode(&raw));
-        }
-        &mut self.local
+        self.map();
+        self.raw = None;
+        self.map.get_mut().expect("initialized by map()")
     }
 
     /// The map, taken out.
@@ -58,25 +54,23 @@ impl Object {
 
     /// Whether the object has no members, without decoding it.
     pub(super) fn is_empty(&self) -> bool {
-        match &self.received {
-            Some((_, decoded)) if decoded.get().is_some() => self.map().is_empty(),
+        match (self.map.get(), &self.raw) {
+            (Some(map), _) => map.is_empty(),
             // A checked object: `{`, whitespace or members, `}`.
-            Some((raw, _)) => raw[1..raw.len() - 1].trim().is_empty(),
-            None => self.local.is_empty(),
+            (None, Some(raw)) => raw[1..raw.len() - 1].trim().is_empty(),
+            (None, None) => true,
         }
     }
 
     /// The text as received, when it was not changed since.
     pub(super) fn raw(&self) -> Option<&str> {
-        self.received.as_ref().map(|(raw, _)| &**raw)
+        self.raw.as_deref()
     }
 
     /// Whether the received text was decoded (tests).
     #[cfg(test)]
     fn decoded(&self) -> bool {
-        self.received
-            .as_ref()
-            .is_some_and(|(_, d)| d.get().is_some())
+        self.raw.is_some() && self.map.get().is_some()
     }
 }
 
@@ -90,8 +84,8 @@ fn decode(raw: &str) -> Map<String, Value> {
 impl From<Map<String, Value>> for Object {
     fn from(map: Map<String, Value>) -> Self {
         Object {
-            received: None,
-            local: map,
+            raw: None,
+            map: OnceLock::from(map),
         }
     }
 }
@@ -144,8 +138,8 @@ impl<'de> Visitor<'de> for MetaVisitor {
             .deserialize(&mut check)
             .map_err(|e| de::Error::custom(without_position(&e)))?;
         Ok(Meta(Object {
-            received: Some((text.into_boxed_str(), OnceLock::new())),
-            local: Map::new(),
+            raw: Some(text.into_boxed_str()),
+            map: OnceLock::new(),
         }))
     }
 }
