@@ -108,7 +108,7 @@ impl RelatedTaskMetadata {
 ///
 /// A received `_meta` is kept as its JSON text (checked when the message is
 /// decoded) and decoded into a map on the first read, so a result whose
-/// `_meta` nobody reads does not pay for building it ([`object`]). The map
+/// `_meta` nobody reads does not pay for building it. The map
 /// itself is [`as_map`](Meta::as_map) (this was the public field `.0`).
 #[derive(Clone, Default)]
 pub struct Meta(object::Object);
