@@ -114,6 +114,9 @@ impl RelatedTaskMetadata {
 pub struct Meta(object::Object);
 
 mod object;
+#[cfg(test)]
+mod props;
+mod scan;
 
 /// Serializes one of this crate's types, which always serialize to JSON
 /// (string keys, no non-finite floats constructed by us).

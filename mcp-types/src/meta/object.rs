@@ -6,20 +6,31 @@
 //! `io.modelcontextprotocol/serverInfo` at least) that most callers never
 //! look at; decoding it into a map of owned strings and values for every
 //! result cost a dozen allocations per call. Now a received `_meta` costs
-//! one copy of its text, and a check, when the result is decoded: the check
-//! reads it with the same rules as a decode into a map (an object, numbers
-//! in range, valid escapes, the nesting limit) without building anything,
-//! so a `_meta` the old decode refused is still refused, at the same time,
-//! and the later decode cannot fail.
+//! one copy of its text when the result is decoded. serde_json hands the
+//! text over as its `RawValue` (syntax checked); a scan of it checks what
+//! a decode into a map checks beyond syntax (an object, numbers in range,
+//! paired surrogate escapes, the nesting limit), so a `_meta` the old decode
+//! refused is still refused, at the same time, and the later decode cannot
+//! fail. A text the scan is not sure of is decoded at once, which keeps
+//! the scan small and the outcome that of the map decode by construction.
+//! One difference remains, by necessity: serde_json's nesting limit (128)
+//! is counted from the `_meta` object, as a decode of its text alone counts
+//! it, not from the start of the message (serde_json does not tell how
+//! deep it is), so a `_meta` nested 125 to 127 levels deep within itself
+//! may now be accepted where the decode in place refused it.
+//!
+//! Code size matters here (the stdio-only binary has a budget): what is
+//! compiled once per deserializer type is only the hand-over of the text;
+//! the scan and the decode are compiled once.
 
 use std::fmt;
 use std::sync::OnceLock;
 
-use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value};
 
-use super::Meta;
+use super::{Meta, scan};
 
 /// The state of a [`Meta`]: the text as received (while not changed) and
 /// the map, decoded from that text on the first read, or built here.
@@ -75,8 +86,7 @@ impl Object {
 }
 
 /// Decodes a checked `_meta` text. Cannot fail: the text passed
-/// [`ObjectCheck`], which reads it as this decode does (an empty map would
-/// be the answer if it did).
+/// [`scan::decodes_as_map`] (an empty map would be the answer if it did).
 fn decode(raw: &str) -> Map<String, Value> {
     serde_json::from_slice(raw.as_bytes()).unwrap_or_default()
 }
@@ -105,14 +115,33 @@ impl Serialize for Meta {
 const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
 
 impl<'de> Deserialize<'de> for Meta {
-    /// From serde_json: keeps the text and checks it decodes into a map;
-    /// the decode itself waits for the first read. From anything else:
-    /// decodes the map.
+    /// From serde_json's text: keeps the text, once it is known to decode
+    /// into a map; the decode itself waits for the first read. From
+    /// anything else: decodes the map.
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        if from_value::<D>() {
+            return Map::deserialize(deserializer).map(Meta::from);
+        }
         deserializer.deserialize_newtype_struct(RAW_VALUE_TOKEN, MetaVisitor)
     }
 }
 
+/// Whether `D` is serde_json's `Value` (owned or borrowed). Asked for its
+/// text, it prints the value, and serde_json's parse (without its
+/// `float_roundtrip` feature) does not always read a printed float back to
+/// the same `f64`: from a `Value`, the map is taken from the value itself.
+/// serde gives no other way to tell deserializers apart; the name is a
+/// constant, so the test costs nothing.
+fn from_value<D>() -> bool {
+    matches!(
+        std::any::type_name::<D>(),
+        "serde_json::value::Value" | "&serde_json::value::Value"
+    )
+}
+
+/// The only code compiled once per deserializer: it takes the text (or the
+/// map, from a deserializer that is not serde_json's) and hands it to
+/// [`Meta::received`], which is compiled once.
 struct MetaVisitor;
 
 impl<'de> Visitor<'de> for MetaVisitor {
@@ -129,165 +158,41 @@ impl<'de> Visitor<'de> for MetaVisitor {
     /// serde_json's raw value: one member, the marker, whose value is the
     /// text. Any other map is refused as a wrong type.
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Meta, A::Error> {
-        if map.next_key::<RawMarker>()?.is_none() {
-            return Err(de::Error::invalid_type(de::Unexpected::Map, &self));
+        match map.next_entry::<&str, String>()? {
+            Some((RAW_VALUE_TOKEN, text)) => Meta::received(text).map_err(de::Error::custom),
+            _ => Err(de::Error::invalid_type(de::Unexpected::Map, &self)),
         }
-        let text: String = map.next_value()?;
-        let mut check = serde_json::Deserializer::from_slice(text.as_bytes());
-        ObjectCheck
-            .deserialize(&mut check)
-            .map_err(|e| de::Error::custom(without_position(&e)))?;
-        Ok(Meta(Object {
-            raw: Some(text.into_boxed_str()),
-            map: OnceLock::new(),
-        }))
     }
 }
 
-/// The key of serde_json's raw value map; any other key is an error.
-struct RawMarker;
-
-impl<'de> Deserialize<'de> for RawMarker {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct KeyVisitor;
-        impl Visitor<'_> for KeyVisitor {
-            type Value = RawMarker;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("serde_json's raw value")
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<RawMarker, E> {
-                if v == RAW_VALUE_TOKEN {
-                    Ok(RawMarker)
-                } else {
-                    Err(E::invalid_value(de::Unexpected::Str(v), &self))
-                }
-            }
+impl Meta {
+    /// A `_meta` text from serde_json (a JSON value, its syntax already
+    /// checked by the message's decode). Kept as text when [`scan`] shows
+    /// it decodes into a map, which covers every `_meta` but rare corner
+    /// cases; those (and every text that does not decode, to report the
+    /// error a map decode reports) are decoded now.
+    fn received(text: String) -> Result<Meta, String> {
+        if scan::decodes_as_map(text.as_bytes()) {
+            return Ok(Meta(Object {
+                raw: Some(text.into_boxed_str()),
+                map: OnceLock::new(),
+            }));
         }
-        deserializer.deserialize_str(KeyVisitor)
+        serde_json::from_slice::<Map<String, Value>>(text.as_bytes())
+            .map(Meta::from)
+            .map_err(|e| without_position(&e))
     }
 }
 
-/// The message of an error of the inner check, without its position in the
-/// `_meta` text (the outer deserializer adds the position in the message).
+/// The message of an error of the decode of the text alone, without its
+/// position in that text (the outer deserializer adds the position in the
+/// message).
 fn without_position(e: &serde_json::Error) -> String {
     let text = e.to_string();
     let suffix = format!(" at line {} column {}", e.line(), e.column());
     match text.strip_suffix(&suffix) {
         Some(message) => message.to_owned(),
         None => text,
-    }
-}
-
-/// Reads an object the way a decode into `Map<String, Value>` does, and
-/// builds nothing.
-struct ObjectCheck;
-
-impl<'de> DeserializeSeed<'de> for ObjectCheck {
-    type Value = ();
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        deserializer.deserialize_map(ValueCheck { object: true })
-    }
-}
-
-/// Reads any value (an object only when `object`) the way a decode into
-/// `Value` does.
-#[derive(Clone, Copy)]
-struct ValueCheck {
-    object: bool,
-}
-
-impl<'de> DeserializeSeed<'de> for ValueCheck {
-    type Value = ();
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for ValueCheck {
-    type Value = ();
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(if self.object {
-            "a map"
-        } else {
-            "any valid JSON value"
-        })
-    }
-
-    fn visit_bool<E: de::Error>(self, v: bool) -> Result<(), E> {
-        self.scalar(de::Unexpected::Bool(v))
-    }
-
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<(), E> {
-        self.scalar(de::Unexpected::Signed(v))
-    }
-
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<(), E> {
-        self.scalar(de::Unexpected::Unsigned(v))
-    }
-
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<(), E> {
-        self.scalar(de::Unexpected::Float(v))
-    }
-
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<(), E> {
-        self.scalar(de::Unexpected::Str(v))
-    }
-
-    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
-        self.scalar(de::Unexpected::Unit)
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        if self.object {
-            return Err(de::Error::invalid_type(de::Unexpected::Seq, &self));
-        }
-        while seq
-            .next_element_seed(ValueCheck { object: false })?
-            .is_some()
-        {}
-        Ok(())
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        while map.next_key_seed(KeyCheck)?.is_some() {
-            map.next_value_seed(ValueCheck { object: false })?;
-        }
-        Ok(())
-    }
-}
-
-impl ValueCheck {
-    fn scalar<E: de::Error>(self, what: de::Unexpected<'_>) -> Result<(), E> {
-        if self.object {
-            return Err(E::invalid_type(what, &self));
-        }
-        Ok(())
-    }
-}
-
-/// Reads a member name (a string, escapes checked).
-struct KeyCheck;
-
-impl<'de> DeserializeSeed<'de> for KeyCheck {
-    type Value = ();
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        deserializer.deserialize_str(KeyCheck)
-    }
-}
-
-impl<'de> Visitor<'de> for KeyCheck {
-    type Value = ();
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a member name")
-    }
-
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<(), E> {
-        Ok(())
     }
 }
 
@@ -368,6 +273,35 @@ mod tests {
     }
 
     #[test]
+    fn a_text_the_scan_is_unsure_of_is_decoded_at_once() {
+        let m = meta(r#"{"zero": 0e400, "pair": "\ud83d\ude00"}"#).unwrap();
+        assert!(m.0.raw().is_none(), "0e400: decoded at once");
+        assert_eq!(m.get("zero"), Some(&serde_json::json!(0.0)));
+        let m = meta(r#"{"pair": "\ud83d\ude00"}"#).unwrap();
+        assert!(m.0.raw().is_some(), "a surrogate pair: kept as text");
+        assert_eq!(m.get("pair"), Some(&serde_json::json!("\u{1f600}")));
+        let e = meta(r#"{"s": "\ud800"}"#).unwrap_err().to_string();
+        assert!(e.starts_with("unexpected end of hex escape"), "{e}");
+    }
+
+    #[test]
+    fn nesting_is_counted_from_the_meta_object() {
+        #[derive(Debug, Deserialize)]
+        struct Outer {
+            #[serde(rename = "_meta")]
+            _meta: Meta,
+        }
+        // 127 levels in the `_meta` text: what a map decode of the text
+        // accepts; a map decode in place would have counted the outer
+        // object too.
+        let text = format!("{}1{}", "[".repeat(126), "]".repeat(126));
+        let message = format!(r#"{{"_meta": {{"k": {text}}}}}"#);
+        assert!(serde_json::from_str::<Outer>(&message).is_ok());
+        let deeper = format!(r#"{{"_meta": {{"k": [{text}]}}}}"#);
+        assert!(serde_json::from_str::<Outer>(&deeper).is_err());
+    }
+
+    #[test]
     fn changes_drop_the_received_text_and_equality_reads_the_members() {
         let mut m = meta(r#"{"a":1}"#).unwrap();
         let same = meta(r#"{ "a" : 1 }"#).unwrap();
@@ -395,8 +329,19 @@ mod tests {
         assert_eq!(o.inner.meta.get("k"), Some(&serde_json::json!([1])));
         assert!(o.inner.meta.0.raw().is_none(), "buffered content: decoded");
         let v: Meta = serde_json::from_value(serde_json::json!({"k": 1})).unwrap();
-        assert!(v.0.raw().is_some(), "a serde_json value: kept as text");
+        assert!(v.0.raw().is_none(), "a serde_json value: decoded from it");
         assert_eq!(v.get("k"), Some(&serde_json::json!(1)));
         assert!(serde_json::from_value::<Meta>(serde_json::json!(7)).is_err());
+        // serde_json reads this integer as 9.999999999999999e41, prints that
+        // as such, and reads the printed text as 1e42: a value's text is
+        // not the value.
+        let v: Value = serde_json::from_str(&format!(r#"{{"n": 1{}}}"#, "0".repeat(42))).unwrap();
+        for m in [
+            Meta::deserialize(&v).unwrap(),
+            serde_json::from_value(v.clone()).unwrap(),
+        ] {
+            assert!(m.0.raw().is_none());
+            assert_eq!(m.get("n"), v.get("n"));
+        }
     }
 }
