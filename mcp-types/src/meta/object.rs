@@ -47,8 +47,7 @@ pub(super) struct Object {
 impl Object {
     /// The object as a map, decoded on the first call.
     pub(super) fn map(&self) -> &Map<String, Value> {
-        self.map
-            .get_or_init(|| self.raw.as_deref().map(decode).unwrap_or_default())
+        fill(&self.map, self.raw.as_deref(), None)
     }
 
     /// The map, to change: the text as received is dropped.
@@ -85,6 +84,17 @@ impl Object {
     }
 }
 
+/// The map in `slot`, set first (when unset) to `given`, else to the
+/// decode of `raw`, else to an empty map. One function for every way a
+/// slot is set, so its initialization is compiled once.
+fn fill<'a>(
+    slot: &'a OnceLock<Map<String, Value>>,
+    raw: Option<&str>,
+    given: Option<Map<String, Value>>,
+) -> &'a Map<String, Value> {
+    slot.get_or_init(|| given.or_else(|| raw.map(decode)).unwrap_or_default())
+}
+
 /// Decodes a checked `_meta` text. Cannot fail: the text passed
 /// [`scan::decodes_as_map`] (an empty map would be the answer if it did).
 fn decode(raw: &str) -> Map<String, Value> {
@@ -93,9 +103,11 @@ fn decode(raw: &str) -> Map<String, Value> {
 
 impl From<Map<String, Value>> for Object {
     fn from(map: Map<String, Value>) -> Self {
+        let slot = OnceLock::new();
+        fill(&slot, None, Some(map));
         Object {
             raw: None,
-            map: OnceLock::from(map),
+            map: slot,
         }
     }
 }
@@ -109,38 +121,41 @@ impl Serialize for Meta {
 
 /// The name under which serde_json's deserializers hand out a value's text
 /// (as a map of this one key to the text) instead of the value: what its
-/// `RawValue` asks for. Any other deserializer (serde's buffered content
-/// under `#[serde(flatten)]`, other formats) sees a plain newtype struct,
-/// and the map is decoded at once.
+/// `RawValue` asks for.
 const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
 
 impl<'de> Deserialize<'de> for Meta {
-    /// From serde_json's text: keeps the text, once it is known to decode
-    /// into a map; the decode itself waits for the first read. From
-    /// anything else: decodes the map.
+    /// From serde_json's byte reader (every message and result this crate
+    /// decodes): keeps the text, once it is known to decode into a map; the
+    /// decode itself waits for the first read. From anything else: decodes
+    /// the map, as a plain map field would.
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        if from_value::<D>() {
+        if !byte_reader::<D>() {
             return Map::deserialize(deserializer).map(Meta::from);
         }
         deserializer.deserialize_newtype_struct(RAW_VALUE_TOKEN, MetaVisitor)
     }
 }
 
-/// Whether `D` is serde_json's `Value` (owned or borrowed). Asked for its
-/// text, it prints the value, and serde_json's parse (without its
-/// `float_roundtrip` feature) does not always read a printed float back to
-/// the same `f64`: from a `Value`, the map is taken from the value itself.
-/// serde gives no other way to tell deserializers apart; the name is a
-/// constant, so the test costs nothing.
-fn from_value<D>() -> bool {
+/// Whether `D` is serde_json's deserializer over bytes (`from_slice`), the
+/// one deserializer the text is taken from. Each generic `Deserialize` is
+/// compiled once per deserializer type (and per crate using it), so the
+/// text path is kept to one; the others (serde_json over `str`, its
+/// `Value`, serde's buffered content under `#[serde(flatten)]`, other
+/// formats) decode the map as before. A `Value` could not give its text
+/// anyway: it prints itself, and serde_json does not read every printed
+/// float back to the same `f64`. serde offers no other way to tell
+/// deserializers apart; the name is a constant (the test folds away), and a
+/// name this does not recognize only means an eager decode.
+fn byte_reader<D>() -> bool {
     matches!(
         std::any::type_name::<D>(),
-        "serde_json::value::Value" | "&serde_json::value::Value"
+        "&mut serde_json::de::Deserializer<serde_json::read::SliceRead<'_>>"
+            | "&mut serde_json::de::Deserializer<serde_json::read::SliceRead>"
     )
 }
 
-/// The only code compiled once per deserializer: it takes the text (or the
-/// map, from a deserializer that is not serde_json's) and hands it to
+/// Takes the text from serde_json's raw value and hands it to
 /// [`Meta::received`], which is compiled once.
 struct MetaVisitor;
 
@@ -151,17 +166,14 @@ impl<'de> Visitor<'de> for MetaVisitor {
         f.write_str("a map")
     }
 
-    fn visit_newtype_struct<D: Deserializer<'de>>(self, deserializer: D) -> Result<Meta, D::Error> {
-        Map::deserialize(deserializer).map(Meta::from)
-    }
-
     /// serde_json's raw value: one member, the marker, whose value is the
-    /// text. Any other map is refused as a wrong type.
+    /// text.
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Meta, A::Error> {
-        match map.next_entry::<&str, String>()? {
-            Some((RAW_VALUE_TOKEN, text)) => Meta::received(text).map_err(de::Error::custom),
-            _ => Err(de::Error::invalid_type(de::Unexpected::Map, &self)),
+        if map.next_key::<de::IgnoredAny>()?.is_none() {
+            return Err(de::Error::invalid_type(de::Unexpected::Map, &self));
         }
+        let text: &str = map.next_value()?;
+        Meta::received(text).map_err(|e| de::Error::custom(e.as_str()))
     }
 }
 
@@ -171,28 +183,24 @@ impl Meta {
     /// it decodes into a map, which covers every `_meta` but rare corner
     /// cases; those (and every text that does not decode, to report the
     /// error a map decode reports) are decoded now.
-    fn received(text: String) -> Result<Meta, String> {
+    fn received(text: &str) -> Result<Meta, String> {
         if scan::decodes_as_map(text.as_bytes()) {
             return Ok(Meta(Object {
-                raw: Some(text.into_boxed_str()),
+                raw: Some(text.into()),
                 map: OnceLock::new(),
             }));
         }
         serde_json::from_slice::<Map<String, Value>>(text.as_bytes())
             .map(Meta::from)
-            .map_err(|e| without_position(&e))
-    }
-}
-
-/// The message of an error of the decode of the text alone, without its
-/// position in that text (the outer deserializer adds the position in the
-/// message).
-fn without_position(e: &serde_json::Error) -> String {
-    let text = e.to_string();
-    let suffix = format!(" at line {} column {}", e.line(), e.column());
-    match text.strip_suffix(&suffix) {
-        Some(message) => message.to_owned(),
-        None => text,
+            .map_err(|e| {
+                // Without its position in the text alone: the outer
+                // deserializer adds the position in the message.
+                let mut message = e.to_string();
+                if let Some(at) = message.rfind(" at line ").filter(|_| e.line() != 0) {
+                    message.truncate(at);
+                }
+                message
+            })
     }
 }
 
@@ -233,8 +241,9 @@ impl schemars::JsonSchema for Meta {
 mod tests {
     use super::*;
 
+    /// As every message is decoded: serde_json's byte reader.
     fn meta(text: &str) -> Result<Meta, serde_json::Error> {
-        serde_json::from_str(text)
+        serde_json::from_slice(text.as_bytes())
     }
 
     #[test]
@@ -296,9 +305,9 @@ mod tests {
         // object too.
         let text = format!("{}1{}", "[".repeat(126), "]".repeat(126));
         let message = format!(r#"{{"_meta": {{"k": {text}}}}}"#);
-        assert!(serde_json::from_str::<Outer>(&message).is_ok());
+        assert!(serde_json::from_slice::<Outer>(message.as_bytes()).is_ok());
         let deeper = format!(r#"{{"_meta": {{"k": [{text}]}}}}"#);
-        assert!(serde_json::from_str::<Outer>(&deeper).is_err());
+        assert!(serde_json::from_slice::<Outer>(deeper.as_bytes()).is_err());
     }
 
     #[test]
@@ -328,6 +337,12 @@ mod tests {
         let o: Outer = serde_json::from_str(r#"{"_meta": {"k": [1]}, "x": 2}"#).unwrap();
         assert_eq!(o.inner.meta.get("k"), Some(&serde_json::json!([1])));
         assert!(o.inner.meta.0.raw().is_none(), "buffered content: decoded");
+        let s: Meta = serde_json::from_str(r#"{"k": 1}"#).unwrap();
+        assert!(s.0.raw().is_none(), "serde_json over str: decoded at once");
+        assert!(
+            meta(r#"{"k": 1}"#).unwrap().0.raw().is_some(),
+            "over bytes: text"
+        );
         let v: Meta = serde_json::from_value(serde_json::json!({"k": 1})).unwrap();
         assert!(v.0.raw().is_none(), "a serde_json value: decoded from it");
         assert_eq!(v.get("k"), Some(&serde_json::json!(1)));

@@ -87,8 +87,9 @@ fn string_end(text: &[u8], mut at: usize) -> Option<usize> {
 /// The code unit of the `\uXXXX` escape at `at`, if there is one.
 fn hex_escape(text: &[u8], at: usize) -> Option<u32> {
     let digits = text.get(at..at + 6)?.strip_prefix(b"\\u")?;
-    let digits = std::str::from_utf8(digits).ok()?;
-    u32::from_str_radix(digits, 16).ok()
+    digits
+        .iter()
+        .try_fold(0, |unit, &d| Some(unit << 4 | char::from(d).to_digit(16)?))
 }
 
 /// The end of the number at `at`, when it is surely in range: fewer than
