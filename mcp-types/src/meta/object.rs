@@ -34,7 +34,7 @@ use super::{Meta, scan};
 
 /// The state of a [`Meta`]: the text as received (while not changed) and
 /// the map, decoded from that text on the first read, or built here.
-#[derive(Clone, Default)]
+#[derive(Default)]
 pub(super) struct Object {
     /// The object as received, while it is not changed (checked to decode
     /// into a map).
@@ -98,7 +98,27 @@ fn fill<'a>(
 /// Decodes a checked `_meta` text. Cannot fail: the text passed
 /// [`scan::decodes_as_map`] (an empty map would be the answer if it did).
 fn decode(raw: &str) -> Map<String, Value> {
-    serde_json::from_slice(raw.as_bytes()).unwrap_or_default()
+    decode_map(raw).unwrap_or_default()
+}
+
+/// The one decode of a text into a map (compiled once).
+#[inline(never)]
+fn decode_map(raw: &str) -> Result<Map<String, Value>, serde_json::Error> {
+    serde_json::from_slice(raw.as_bytes())
+}
+
+impl Clone for Object {
+    /// Through [`fill`], so a clone does not compile a second initializer.
+    fn clone(&self) -> Self {
+        let map = OnceLock::new();
+        if let Some(given) = self.map.get() {
+            fill(&map, None, Some(given.clone()));
+        }
+        Object {
+            raw: self.raw.clone(),
+            map,
+        }
+    }
 }
 
 impl From<Map<String, Value>> for Object {
@@ -190,17 +210,15 @@ impl Meta {
                 map: OnceLock::new(),
             }));
         }
-        serde_json::from_slice::<Map<String, Value>>(text.as_bytes())
-            .map(Meta::from)
-            .map_err(|e| {
-                // Without its position in the text alone: the outer
-                // deserializer adds the position in the message.
-                let mut message = e.to_string();
-                if let Some(at) = message.rfind(" at line ").filter(|_| e.line() != 0) {
-                    message.truncate(at);
-                }
-                message
-            })
+        decode_map(text).map(Meta::from).map_err(|e| {
+            // Without its position in the text alone: the outer
+            // deserializer adds the position in the message.
+            let mut message = e.to_string();
+            if let Some(at) = message.rfind(" at line ").filter(|_| e.line() != 0) {
+                message.truncate(at);
+            }
+            message
+        })
     }
 }
 
@@ -250,9 +268,17 @@ mod tests {
     fn a_received_meta_is_decoded_on_first_read_only() {
         let m = meta(r#"{"a": {"b": [1, "x"]}, "c": null}"#).unwrap();
         assert!(!m.0.decoded(), "not decoded yet");
+        let copy = m.clone();
         assert!(!m.is_empty());
         assert_eq!(m.get("a"), Some(&serde_json::json!({"b": [1, "x"]})));
         assert!(m.0.decoded());
+        assert!(!copy.0.decoded() && copy.0.raw() == m.0.raw());
+        let decoded = m.clone();
+        assert!(decoded.0.decoded());
+        assert_eq!(decoded.as_map(), m.as_map());
+        let mut built = Meta::new().with("k", 1);
+        assert_eq!(built.clone().get("k"), Some(&serde_json::json!(1)));
+        built.insert("j", Value::Null);
         assert!(meta(" { } ").unwrap().is_empty());
         assert!(meta("{}").unwrap().is_empty());
     }
