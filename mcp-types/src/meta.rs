@@ -105,9 +105,20 @@ impl RelatedTaskMetadata {
 /// assert_eq!(meta.protocol_version(), Some(ProtocolVersion::V2026_07_28));
 /// assert_eq!(meta.get(keys::PROGRESS_TOKEN), Some(&serde_json::json!(7)));
 /// ```
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(transparent)]
-pub struct Meta(pub Map<String, Value>);
+///
+/// A `_meta` received through serde_json's byte reader (`from_slice`, as
+/// every message and result is decoded) is kept as its JSON text (checked
+/// when the message is decoded) and decoded into a map on the first read,
+/// so a result whose `_meta` nobody reads does not pay for building it.
+/// Any other deserializer decodes the map at once. The map
+/// itself is [`as_map`](Meta::as_map) (this was the public field `.0`).
+#[derive(Clone, Default)]
+pub struct Meta(object::Object);
+
+mod object;
+#[cfg(test)]
+mod props;
+mod scan;
 
 /// Serializes one of this crate's types, which always serialize to JSON
 /// (string keys, no non-finite floats constructed by us).
@@ -121,35 +132,52 @@ impl Meta {
         Meta::default()
     }
 
+    /// The object as a map (decoded now if it was received and not read
+    /// yet).
+    pub fn as_map(&self) -> &Map<String, Value> {
+        self.0.map()
+    }
+
+    /// The object as a map, to change.
+    pub fn as_map_mut(&mut self) -> &mut Map<String, Value> {
+        self.0.map_mut()
+    }
+
+    /// The object as a map, taken out.
+    pub fn into_map(self) -> Map<String, Value> {
+        self.0.into_map()
+    }
+
     /// Whether the object has no keys (then it is omitted on the wire).
+    /// Does not decode a received object.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
 
     /// The raw value under `key`.
     pub fn get(&self, key: &str) -> Option<&Value> {
-        self.0.get(key)
+        self.as_map().get(key)
     }
 
     /// Whether `key` is present.
     pub fn contains(&self, key: &str) -> bool {
-        self.0.contains_key(key)
+        self.as_map().contains_key(key)
     }
 
     /// Sets `key` to a raw value, returning the previous one.
     pub fn insert(&mut self, key: impl Into<String>, value: Value) -> Option<Value> {
-        self.0.insert(key.into(), value)
+        self.as_map_mut().insert(key.into(), value)
     }
 
     /// Removes `key`, returning its value.
     pub fn remove(&mut self, key: &str) -> Option<Value> {
-        self.0.remove(key)
+        self.as_map_mut().remove(key)
     }
 
     /// Sets `key` to a raw value (builder form).
     #[must_use]
     pub fn with(mut self, key: impl Into<String>, value: impl Into<Value>) -> Self {
-        self.0.insert(key.into(), value.into());
+        self.as_map_mut().insert(key.into(), value.into());
         self
     }
 
@@ -158,16 +186,16 @@ impl Meta {
     /// # Errors
     /// When the value is present but does not have the shape of `T`.
     pub fn get_as<T: DeserializeOwned>(&self, key: &str) -> Result<Option<T>, serde_json::Error> {
-        self.0.get(key).map(|v| T::deserialize(v)).transpose()
+        self.get(key).map(T::deserialize).transpose()
     }
 
     /// Sets `key` to the JSON form of `value`.
     pub fn set<T: Serialize>(&mut self, key: impl Into<String>, value: &T) {
-        self.0.insert(key.into(), value_of(value));
+        self.as_map_mut().insert(key.into(), value_of(value));
     }
 
     fn get_str(&self, key: &str) -> Option<&str> {
-        self.0.get(key).and_then(Value::as_str)
+        self.get(key).and_then(Value::as_str)
     }
 
     /// `io.modelcontextprotocol/protocolVersion`, when it is a string.
@@ -313,15 +341,16 @@ impl Meta {
         tracestate: Option<String>,
         baggage: Option<String>,
     ) -> Self {
-        self.0.insert(
+        let map = self.as_map_mut();
+        map.insert(
             keys::TRACEPARENT.to_owned(),
             Value::String(traceparent.into()),
         );
         if let Some(s) = tracestate {
-            self.0.insert(keys::TRACESTATE.to_owned(), Value::String(s));
+            map.insert(keys::TRACESTATE.to_owned(), Value::String(s));
         }
         if let Some(b) = baggage {
-            self.0.insert(keys::BAGGAGE.to_owned(), Value::String(b));
+            map.insert(keys::BAGGAGE.to_owned(), Value::String(b));
         }
         self
     }
@@ -329,7 +358,7 @@ impl Meta {
 
 impl From<Map<String, Value>> for Meta {
     fn from(map: Map<String, Value>) -> Self {
-        Meta(map)
+        Meta(object::Object::from(map))
     }
 }
 
