@@ -16,6 +16,7 @@ use serde_json::{Map, Value};
 
 use crate::common::RequestParams;
 use crate::elicitation::{ElicitRequestParams, ElicitResult};
+use crate::incoming::ServerRequestKind;
 use crate::macros::open_enum;
 use crate::meta::Meta;
 use crate::raw::RawJson;
@@ -294,11 +295,12 @@ impl InputRequest {
     /// # Errors
     /// When a known method's params do not have its shape.
     pub fn from_parts(method: String, params: Option<Value>) -> Result<Self, serde_json::Error> {
+        use ServerRequestKind as K;
         let obj = || params.clone().unwrap_or_else(|| Value::Object(Map::new()));
-        Ok(match method.as_str() {
-            "sampling/createMessage" => InputRequest::CreateMessage(serde_json::from_value(obj())?),
-            "elicitation/create" => InputRequest::Elicit(serde_json::from_value(obj())?),
-            "roots/list" => InputRequest::ListRoots(serde_json::from_value(obj())?),
+        Ok(match K::of(&method) {
+            Some(K::CreateMessage) => InputRequest::CreateMessage(serde_json::from_value(obj())?),
+            Some(K::Elicit) => InputRequest::Elicit(serde_json::from_value(obj())?),
+            Some(K::ListRoots) => InputRequest::ListRoots(serde_json::from_value(obj())?),
             _ => InputRequest::Unknown { method, params },
         })
     }
@@ -306,9 +308,9 @@ impl InputRequest {
     /// The method name.
     pub fn method(&self) -> &str {
         match self {
-            InputRequest::CreateMessage(_) => "sampling/createMessage",
-            InputRequest::Elicit(_) => "elicitation/create",
-            InputRequest::ListRoots(_) => "roots/list",
+            InputRequest::CreateMessage(_) => ServerRequestKind::CreateMessage.method(),
+            InputRequest::Elicit(_) => ServerRequestKind::Elicit.method(),
+            InputRequest::ListRoots(_) => ServerRequestKind::ListRoots.method(),
             InputRequest::Unknown { method, .. } => method,
         }
     }
