@@ -32,6 +32,40 @@ use std::marker::PhantomData;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 
+/// Ties each kind of an incoming-method enum to its row of the method
+/// table (in declaration order: `facts` indexes by the discriminant) and
+/// gives the enum its lookups: `ALL`, `of`, `facts`, `method`.
+macro_rules! kind_rows {
+    ($kind:ident { $($variant:ident => $row:ident),+ $(,)? }) => {
+        const KINDS: usize = [$(stringify!($variant)),+].len();
+
+        /// Each kind's row of the method table, in declaration order.
+        const ROWS: [($kind, &crate::methods::facts::MethodFacts); KINDS] =
+            [$(($kind::$variant, &crate::methods::table::$row)),+];
+
+        impl $kind {
+            /// Every kind.
+            pub const ALL: [$kind; KINDS] = [$($kind::$variant),+];
+
+            /// The kind of a method name; `None` for a method a server does
+            /// not send or this crate does not know.
+            pub fn of(method: &str) -> Option<$kind> {
+                ROWS.iter().find(|(_, f)| f.name == method).map(|(k, _)| *k)
+            }
+
+            /// The method's row of the method table.
+            pub fn facts(self) -> &'static crate::methods::facts::MethodFacts {
+                ROWS[self as usize].1
+            }
+
+            /// The method name on the wire.
+            pub fn method(self) -> &'static str {
+                self.facts().name
+            }
+        }
+    };
+}
+
 mod notification;
 mod request;
 

@@ -9,8 +9,6 @@ use crate::common::NotificationParams;
 use crate::elicitation::ElicitationCompleteNotificationParams;
 use crate::jsonrpc::Notification;
 use crate::logging::LoggingMessageNotificationParams;
-use crate::methods::facts::MethodFacts;
-use crate::methods::table;
 use crate::notifications::{CancelledNotificationParams, ProgressNotificationParams};
 use crate::resources::ResourceUpdatedNotificationParams;
 use crate::subscriptions::SubscriptionsAcknowledgedNotificationParams;
@@ -54,55 +52,19 @@ pub enum NotificationKind {
     TaskStatus,
 }
 
-/// Each kind's row of the method table, in declaration order.
-const ROWS: [(NotificationKind, &MethodFacts); 11] = {
-    use NotificationKind as K;
-    [
-        (K::Cancelled, &table::CANCELLED),
-        (K::Progress, &table::PROGRESS),
-        (K::LoggingMessage, &table::LOGGING_MESSAGE),
-        (K::ResourceUpdated, &table::RESOURCE_UPDATED),
-        (K::ResourceListChanged, &table::RESOURCE_LIST_CHANGED),
-        (K::ToolListChanged, &table::TOOL_LIST_CHANGED),
-        (K::PromptListChanged, &table::PROMPT_LIST_CHANGED),
-        (
-            K::SubscriptionsAcknowledged,
-            &table::SUBSCRIPTIONS_ACKNOWLEDGED,
-        ),
-        (K::ElicitationComplete, &table::ELICITATION_COMPLETE),
-        (K::LegacyTaskStatus, &table::LEGACY_TASK_STATUS),
-        (K::TaskStatus, &table::TASK_STATUS),
-    ]
-};
-
-impl NotificationKind {
-    /// Every kind.
-    pub const ALL: [NotificationKind; 11] = {
-        let mut all = [NotificationKind::Cancelled; 11];
-        let mut i = 0;
-        while i < ROWS.len() {
-            all[i] = ROWS[i].0;
-            i += 1;
-        }
-        all
-    };
-
-    /// The kind of a method name; `None` for a method a server does not
-    /// send or this crate does not know.
-    pub fn of(method: &str) -> Option<NotificationKind> {
-        ROWS.iter().find(|(_, f)| f.name == method).map(|(k, _)| *k)
-    }
-
-    /// The method's row of the method table.
-    pub fn facts(self) -> &'static MethodFacts {
-        ROWS[self as usize].1
-    }
-
-    /// The method name on the wire.
-    pub fn method(self) -> &'static str {
-        self.facts().name
-    }
-}
+kind_rows!(NotificationKind {
+    Cancelled => CANCELLED,
+    Progress => PROGRESS,
+    LoggingMessage => LOGGING_MESSAGE,
+    ResourceUpdated => RESOURCE_UPDATED,
+    ResourceListChanged => RESOURCE_LIST_CHANGED,
+    ToolListChanged => TOOL_LIST_CHANGED,
+    PromptListChanged => PROMPT_LIST_CHANGED,
+    SubscriptionsAcknowledged => SUBSCRIPTIONS_ACKNOWLEDGED,
+    ElicitationComplete => ELICITATION_COMPLETE,
+    LegacyTaskStatus => LEGACY_TASK_STATUS,
+    TaskStatus => TASK_STATUS,
+});
 
 /// `notifications/resources/updated`: its `uri`, read when it was
 /// classified (the result cache and the handler both need it), and its

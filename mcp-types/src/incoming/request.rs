@@ -9,8 +9,6 @@ use serde_json::value::RawValue;
 use super::Params;
 use crate::common::{PaginatedRequestParams, RequestParams};
 use crate::elicitation::{ElicitationMode, LegacyElicitRequestParams};
-use crate::methods::facts::MethodFacts;
-use crate::methods::table;
 use crate::sampling::CreateMessageRequestParams;
 use crate::tasks::TaskIdParams;
 
@@ -43,49 +41,16 @@ pub enum ServerRequestKind {
     CancelTask,
 }
 
-/// Each kind's row of the method table, in declaration order.
-const ROWS: [(ServerRequestKind, &MethodFacts); 8] = {
-    use ServerRequestKind as K;
-    [
-        (K::Ping, &table::PING),
-        (K::CreateMessage, &table::CREATE_MESSAGE),
-        (K::Elicit, &table::ELICIT),
-        (K::ListRoots, &table::ROOTS_LIST),
-        (K::GetTask, &table::TASKS_GET),
-        (K::GetTaskPayload, &table::TASKS_RESULT),
-        (K::ListTasks, &table::TASKS_LIST),
-        (K::CancelTask, &table::TASKS_CANCEL),
-    ]
-};
-
-impl ServerRequestKind {
-    /// Every kind.
-    pub const ALL: [ServerRequestKind; 8] = {
-        let mut all = [ServerRequestKind::Ping; 8];
-        let mut i = 0;
-        while i < ROWS.len() {
-            all[i] = ROWS[i].0;
-            i += 1;
-        }
-        all
-    };
-
-    /// The kind of a method name; `None` for a method a server does not
-    /// send or this crate does not know.
-    pub fn of(method: &str) -> Option<ServerRequestKind> {
-        ROWS.iter().find(|(_, f)| f.name == method).map(|(k, _)| *k)
-    }
-
-    /// The method's row of the method table.
-    pub fn facts(self) -> &'static MethodFacts {
-        ROWS[self as usize].1
-    }
-
-    /// The method name on the wire.
-    pub fn method(self) -> &'static str {
-        self.facts().name
-    }
-}
+kind_rows!(ServerRequestKind {
+    Ping => PING,
+    CreateMessage => CREATE_MESSAGE,
+    Elicit => ELICIT,
+    ListRoots => ROOTS_LIST,
+    GetTask => TASKS_GET,
+    GetTaskPayload => TASKS_RESULT,
+    ListTasks => TASKS_LIST,
+    CancelTask => TASKS_CANCEL,
+});
 
 /// `elicitation/create`: its `mode`, read when it was classified (every
 /// reader tells a form from a URL first), and its params.
