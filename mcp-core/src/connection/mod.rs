@@ -33,12 +33,12 @@ pub mod attach;
 mod debounce;
 mod encode;
 mod handshake;
-mod inbound;
 mod incoming;
 pub mod restore;
 mod results;
 mod send;
 pub mod served;
+mod server_requests;
 pub mod server_stream;
 mod strict;
 mod task_drive;
@@ -197,7 +197,7 @@ pub struct Connection {
     server: ServerFacts,
     wires: Correlation<Wire>,
     calls: IdMap<i64, Call>,
-    server_requests: inbound::InboundRequests,
+    server_requests: server_requests::LiveServerRequests,
     tools: HashMap<String, HeaderBindings>,
     cache: Cache,
     principal: String,
@@ -245,7 +245,7 @@ impl Connection {
             server: ServerFacts::default(),
             wires: Correlation::default(),
             calls: IdMap::default(),
-            server_requests: inbound::InboundRequests::default(),
+            server_requests: server_requests::LiveServerRequests::default(),
             tools: HashMap::new(),
             cache,
             principal: String::new(),

@@ -12,7 +12,7 @@ use mcp_types::jsonrpc::ErrorObject;
 use mcp_types::{ErrorCode, RequestId};
 
 /// The most server requests served at once per session.
-pub(crate) const MAX_INBOUND_REQUESTS: usize = 256;
+pub(crate) const MAX_LIVE_SERVER_REQUESTS: usize = 256;
 
 /// Why a server request was not admitted.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34,7 +34,7 @@ impl Refusal {
             Refusal::Full => ErrorObject::new(
                 ErrorCode::INTERNAL_ERROR,
                 format!(
-                    "too many server requests in flight (at most {MAX_INBOUND_REQUESTS}); retry later"
+                    "too many server requests in flight (at most {MAX_LIVE_SERVER_REQUESTS}); retry later"
                 ),
             ),
         }
@@ -43,21 +43,21 @@ impl Refusal {
 
 /// The ids of the server requests being served, capped.
 #[derive(Debug)]
-pub(crate) struct InboundRequests {
+pub(crate) struct LiveServerRequests {
     live: HashSet<RequestId>,
     cap: usize,
 }
 
-impl Default for InboundRequests {
+impl Default for LiveServerRequests {
     fn default() -> Self {
-        InboundRequests::with_cap(MAX_INBOUND_REQUESTS)
+        LiveServerRequests::with_cap(MAX_LIVE_SERVER_REQUESTS)
     }
 }
 
-impl InboundRequests {
+impl LiveServerRequests {
     /// An empty set admitting at most `cap` requests at once.
     pub(crate) fn with_cap(cap: usize) -> Self {
-        InboundRequests {
+        LiveServerRequests {
             live: HashSet::new(),
             cap,
         }
@@ -92,7 +92,7 @@ mod tests {
 
     #[test]
     fn a_live_id_is_refused_and_stays_live() {
-        let mut set = InboundRequests::default();
+        let mut set = LiveServerRequests::default();
         let id = RequestId::Number(7);
         assert_eq!(set.admit(&id), Ok(()));
         assert_eq!(set.admit(&id), Err(Refusal::Duplicate));
@@ -103,7 +103,7 @@ mod tests {
 
     #[test]
     fn the_set_is_capped() {
-        let mut set = InboundRequests::with_cap(2);
+        let mut set = LiveServerRequests::with_cap(2);
         assert_eq!(set.admit(&RequestId::Number(1)), Ok(()));
         assert_eq!(set.admit(&RequestId::String("a".into())), Ok(()));
         assert_eq!(set.admit(&RequestId::Number(3)), Err(Refusal::Full));
