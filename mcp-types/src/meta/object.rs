@@ -26,8 +26,9 @@
 use std::fmt;
 use std::sync::OnceLock;
 
-use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::de::{self, Deserializer};
 use serde::{Deserialize, Serialize, Serializer};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::{Meta, scan};
@@ -139,11 +140,6 @@ impl Serialize for Meta {
     }
 }
 
-/// The name under which serde_json's deserializers hand out a value's text
-/// (as a map of this one key to the text) instead of the value: what its
-/// `RawValue` asks for.
-const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
-
 impl<'de> Deserialize<'de> for Meta {
     /// From serde_json's byte reader (every message and result this crate
     /// decodes): keeps the text, once it is known to decode into a map; the
@@ -153,7 +149,10 @@ impl<'de> Deserialize<'de> for Meta {
         if !byte_reader::<D>() {
             return Map::deserialize(deserializer).map(Meta::from);
         }
-        deserializer.deserialize_newtype_struct(RAW_VALUE_TOKEN, MetaVisitor)
+        // The value's text, borrowed from the input (serde_json's public
+        // `RawValue`; its syntax is checked by the reader).
+        let raw = <&RawValue>::deserialize(deserializer)?;
+        Meta::received(raw.get()).map_err(|e| de::Error::custom(e.as_str()))
     }
 }
 
@@ -173,28 +172,6 @@ fn byte_reader<D>() -> bool {
         "&mut serde_json::de::Deserializer<serde_json::read::SliceRead<'_>>"
             | "&mut serde_json::de::Deserializer<serde_json::read::SliceRead>"
     )
-}
-
-/// Takes the text from serde_json's raw value and hands it to
-/// [`Meta::received`], which is compiled once.
-struct MetaVisitor;
-
-impl<'de> Visitor<'de> for MetaVisitor {
-    type Value = Meta;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a map")
-    }
-
-    /// serde_json's raw value: one member, the marker, whose value is the
-    /// text.
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Meta, A::Error> {
-        if map.next_key::<de::IgnoredAny>()?.is_none() {
-            return Err(de::Error::invalid_type(de::Unexpected::Map, &self));
-        }
-        let text: &str = map.next_value()?;
-        Meta::received(text).map_err(|e| de::Error::custom(e.as_str()))
-    }
 }
 
 impl Meta {
