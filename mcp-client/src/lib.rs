@@ -37,6 +37,27 @@
 //! spawned; the only other thread is the worker that runs the
 //! [notification handler](throughput) behind its bounded queue.
 //!
+//! # Which Tokio runtime
+//!
+//! Both work; pick by what the host does besides talking to servers.
+//!
+//! * **Current-thread** (`#[tokio::main(flavor = "current_thread")]`) is
+//!   the cheaper per call: the driver and the callers it wakes share one
+//!   thread, so a reply reaches its caller without a wake-up across
+//!   threads (no futex system call), and nothing is shared between cores.
+//!   A CLI, an agent loop that awaits one call at a time, or a host that
+//!   gives each connection its own thread should use it.
+//! * **Multi-thread** (the default) costs a little more per call (a
+//!   reply's caller may run on another worker, which must be woken) and
+//!   buys parallelism *between* connections and with the host's own work:
+//!   a host with many servers (`mcp-host`), CPU-heavy handlers or
+//!   notification processing, or an application already on the default
+//!   runtime should stay on it.
+//!
+//! One connection is one driver task on either runtime, so more worker
+//! threads do not make a single connection faster; `cargo xtask bench`
+//! measures both side by side (the README has the figures).
+//!
 //! # Errors
 //!
 //! Every fallible method returns the opaque [`Error`]; ask it with

@@ -1,4 +1,4 @@
-//! `cargo xtask bench [--quick] [--table | --no-table | --host | --cli]`: the
+//! `cargo xtask bench [--quick] [--table | --no-table | --icount | --host | --cli]`: the
 //! client benchmarks.
 //!
 //! 1. The side-by-side table (`bench_table.rs`): client CPU per
@@ -18,7 +18,9 @@
 //!    to a tool list and a call on a held connection (`bench_cli.rs`;
 //!    `--cli` runs only that).
 //!
-//! `--quick` runs fewer calls everywhere; `--no-table` skips part 1.
+//! `--quick` runs fewer calls everywhere; `--no-table` skips part 1;
+//! `--icount` runs only the instruction count of the table's clients
+//! (`bench_icount.rs`), which a loaded machine does not disturb.
 
 use crate::util;
 
@@ -31,6 +33,9 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     }
     if has("--cli") {
         return crate::bench_cli::run(args);
+    }
+    if has("--icount") {
+        return crate::bench_icount::run(args);
     }
     let narrowed = has("--only");
     if !has("--no-table") && !narrowed {

@@ -33,7 +33,7 @@ struct Scale {
 
 /// A scenario row: label, transport, result bytes (0: `echo`), callers,
 /// and the target as a multiple of the floor.
-const ROWS: [(&str, &str, usize, usize, f64); 5] = [
+pub(crate) const ROWS: [(&str, &str, usize, usize, f64); 5] = [
     ("stdio, sequential", "stdio", 0, 1, 2.0),
     ("stdio, 32 in flight", "stdio", 0, 32, 2.0),
     ("HTTP, sequential", "http", 0, 1, 1.5),
@@ -42,11 +42,11 @@ const ROWS: [(&str, &str, usize, usize, f64); 5] = [
 ];
 
 /// The built programs.
-struct Programs {
-    server: PathBuf,
-    floor: PathBuf,
-    sdk: PathBuf,
-    rmcp: PathBuf,
+pub(crate) struct Programs {
+    pub(crate) server: PathBuf,
+    pub(crate) floor: PathBuf,
+    pub(crate) sdk: PathBuf,
+    pub(crate) rmcp: PathBuf,
 }
 
 /// `cargo` for the bench's builds, without the variables `cargo run` set
@@ -73,7 +73,7 @@ fn plain_cargo() -> Command {
 
 /// The programs the table needs, built unless `skip_build`
 /// (`--no-build`: re-run with the binaries of the last build).
-fn build(skip_build: bool) -> Result<Programs, String> {
+pub(crate) fn build(skip_build: bool) -> Result<Programs, String> {
     let root = util::root();
     // `MCP_BENCH_TARGET` gives a checkout its own (several worktrees
     // benchmarking at once must not overwrite each other's programs).
@@ -147,13 +147,13 @@ fn pinned(cpu: usize, program: &Path) -> Vec<String> {
 }
 
 /// The HTTP demo server, on a free loopback port; killed on drop.
-struct HttpServer {
+pub(crate) struct HttpServer {
     child: std::process::Child,
-    url: String,
+    pub(crate) url: String,
 }
 
 impl HttpServer {
-    fn start(server: &Path) -> Result<HttpServer, String> {
+    pub(crate) fn start(server: &Path) -> Result<HttpServer, String> {
         let argv = pinned(1, server);
         let mut child = Command::new(&argv[0])
             .args(&argv[1..])

@@ -20,6 +20,7 @@ mod baseline;
 mod bench;
 mod bench_cli;
 mod bench_host;
+mod bench_icount;
 mod bench_report;
 mod bench_table;
 mod ci;
@@ -79,7 +80,8 @@ fn print_help() {
         "size         [--tree-only] [--check]: stdio hello world crates, build time, binary size",
         "features     mcp-client with no features, each alone, and all: clippy -D warnings",
         "bench        [--quick]: client CPU per tools/call of the strict floor, rmcp and this",
-        "             SDK side by side (`--table` runs only that); then throughput, latency",
+        "             SDK side by side (`--table` runs only that; `--icount` instead counts",
+        "             instructions per call under callgrind); then throughput, latency",
         "             and CPU vs. an async floor; then mcp-host: 100 stdio servers, time to",
         "             ready, memory, routing overhead (`--host` runs only the host part);",
         "             then the mcp CLI next to the Inspector's mcpdo: start-up to a tool",

@@ -1,0 +1,182 @@
+//! `cargo xtask bench --icount`: user-space instructions per `tools/call`,
+//! counted by callgrind, for the floor, rmcp and this SDK, in the table's
+//! scenarios.
+//!
+//! CPU time on a shared or virtual machine moves by ±20% between runs (see
+//! the README), which hides a change of a few percent. An instruction
+//! count does not depend on the machine's load: each client runs twice
+//! under `valgrind --tool=callgrind`, with two numbers of calls, and the
+//! difference of the two totals over the difference of calls is what one
+//! more call costs (start-up, connecting and warm-up cancel out). It counts
+//! user space only: the system calls' kernel time, which the CPU figures
+//! include, is not in it, so its ratios to the floor are larger than the
+//! CPU ratios. Under valgrind every thread runs in turn, so only the
+//! current-thread SDK client is counted. Needs `valgrind` (Debian's package
+//! of that name).
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use crate::bench_table::{HttpServer, Programs, ROWS};
+
+/// Calls of the shorter and the longer run of a row (results of 256 KiB:
+/// fewer).
+const SHORT: usize = 300;
+const LONG: usize = 900;
+const SHORT_BIG: usize = 20;
+const LONG_BIG: usize = 60;
+
+/// The columns: heading and program.
+const CLIENTS: [(&str, &str); 3] = [
+    ("floor", "floor"),
+    ("rmcp (pooled over HTTP)", "rmcp"),
+    ("this SDK (current-thread)", "sdk"),
+];
+
+/// Runs the count for both revisions and prints one table per revision.
+pub(crate) fn run(args: &[String]) -> Result<(), String> {
+    let valgrind = Command::new("valgrind")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+    if !valgrind.is_ok_and(|s| s.success()) {
+        return Err("`--icount` needs valgrind (Debian's `valgrind` package)".into());
+    }
+    let p = crate::bench_table::build(args.iter().any(|a| a == "--no-build"))?;
+    let http = HttpServer::start(&p.server)?;
+    for era in ["legacy", "modern"] {
+        let revision = if era == "modern" {
+            "2026-07-28"
+        } else {
+            "2025-11-25"
+        };
+        println!("\n### Instructions per call (callgrind, user space), {revision}\n");
+        let mut head = "| scenario |".to_owned();
+        let mut rule = "| --- |".to_owned();
+        for (name, _) in CLIENTS {
+            head.push_str(&format!(" {name} |"));
+            rule.push_str(" --- |");
+        }
+        println!("{head}\n{rule}");
+        for row in ROWS {
+            let (label, via, bytes, workers, _) = row;
+            let mut line = format!("| {label} |");
+            let mut floor = None;
+            for (_, program) in CLIENTS {
+                // rmcp over HTTP is counted with its pooled client (the
+                // fairer of its two).
+                let pooled = program == "rmcp" && via == "http";
+                let exe = programs_path(&p, program);
+                let run = Run {
+                    exe,
+                    via,
+                    era,
+                    bytes,
+                    workers,
+                    pooled,
+                    url: &http.url,
+                    server: &p.server,
+                };
+                let cell = match per_call(&run) {
+                    Ok(n) => {
+                        let ratio =
+                            floor.map_or(String::new(), |f: f64| format!(" ({:.1}x)", n / f));
+                        if program == "floor" {
+                            floor = Some(n);
+                        }
+                        format!(" {:.1}k{ratio} |", n / 1000.0)
+                    }
+                    Err(e) => {
+                        eprintln!("bench --icount: {e}");
+                        " — |".to_owned()
+                    }
+                };
+                line.push_str(&cell);
+            }
+            println!("{line}");
+        }
+    }
+    Ok(())
+}
+
+fn programs_path<'a>(p: &'a Programs, program: &str) -> &'a Path {
+    match program {
+        "floor" => &p.floor,
+        "rmcp" => &p.rmcp,
+        _ => &p.sdk,
+    }
+}
+
+/// One client in one scenario.
+struct Run<'a> {
+    exe: &'a Path,
+    via: &'a str,
+    era: &'a str,
+    bytes: usize,
+    workers: usize,
+    pooled: bool,
+    url: &'a str,
+    server: &'a Path,
+}
+
+/// Instructions one more call costs: two runs, the difference.
+fn per_call(run: &Run<'_>) -> Result<f64, String> {
+    let (short, long) = if run.bytes > 0 {
+        (SHORT_BIG, LONG_BIG)
+    } else {
+        (SHORT, LONG)
+    };
+    let a = instructions(run, short)?;
+    let b = instructions(run, long)?;
+    // Every client warms up with `measure.rs`'s rule before its measured
+    // calls, and the warm-up is in the count.
+    let total = |calls: usize| calls + (calls / 4).clamp(run.workers, 500);
+    let calls = total(long).saturating_sub(total(short)).max(1);
+    Ok(b.saturating_sub(a) as f64 / calls as f64)
+}
+
+/// Total instructions of one client process making `calls` calls.
+fn instructions(run: &Run<'_>, calls: usize) -> Result<u64, String> {
+    let out_file = std::env::temp_dir().join(format!("mcp-icount-{}.out", std::process::id()));
+    let mut cmd = Command::new("valgrind");
+    let mut out_flag = std::ffi::OsString::from("--callgrind-out-file=");
+    out_flag.push(&out_file);
+    cmd.arg("--tool=callgrind")
+        .arg(out_flag)
+        .arg(run.exe)
+        .args(["--via", run.via, "--era", run.era, "--runtime", "ct"])
+        .args(["--bytes", &run.bytes.to_string()])
+        .args(["--workers", &run.workers.to_string()])
+        .args(["--calls", &calls.to_string(), "--reps", "1"])
+        .args(["--url", run.url]);
+    if run.pooled {
+        cmd.arg("--pooled");
+    }
+    cmd.arg("--").arg(run.server).arg("--stdio");
+    let out = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .output()
+        .map_err(|e| format!("start valgrind: {e}"))?;
+    let _ = std::fs::remove_file(&out_file);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() {
+        return Err(format!(
+            "{} ({}, {} {}): {}",
+            run.exe.display(),
+            run.era,
+            run.via,
+            run.workers,
+            stderr.lines().last().unwrap_or("failed")
+        ));
+    }
+    stderr
+        .lines()
+        .find_map(|l| {
+            l.split_once("Collected : ")
+                .map(|(_, n)| n.trim().to_owned())
+        })
+        .and_then(|n| n.parse().ok())
+        .ok_or_else(|| format!("no instruction count in valgrind's output: {stderr}"))
+}
