@@ -238,8 +238,8 @@ impl Driver {
             self.line_writer = Some(sender.exclusive().await);
         }
         let mut now = clock();
+        self.flush(now);
         let close_done = loop {
-            self.flush(now);
             let wake = self.wait(&mut commands).await;
             now = clock();
             if let Err(done) = self.on_wake(now, wake) {
@@ -268,7 +268,11 @@ impl Driver {
                 {
                     break done;
                 }
+                self.drain_queues(now);
             }
+            // The queues were drained just above: only a custom transport's
+            // sends are left to start.
+            self.start_write();
         };
         self.shut_down().await;
         if let Some(done) = close_done {
@@ -400,10 +404,11 @@ impl Driver {
     /// one: when the earliest call ends, the next deadline is later, and
     /// the armed wake-up is kept (it then finds nothing due and re-arms),
     /// so a stream of calls does not move the runtime's timer once per
-    /// call.
+    /// call. That holds across an idle gap too (no deadline: the timer
+    /// waits unpolled, still set), so sequential calls, each with its own
+    /// deadline, do not reset it once per call either.
     fn arm_timer(&mut self) -> bool {
         let Some((at, _)) = self.conn.poll_timeout() else {
-            self.timer_at = None;
             return false;
         };
         if self.timer_at.is_none_or(|armed| at < armed) {
