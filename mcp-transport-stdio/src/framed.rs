@@ -241,6 +241,15 @@ impl Receiver {
     pub fn messages_received(&self) -> u64 {
         self.messages
     }
+
+    /// Whether bytes read from the peer wait in the buffer (a whole line
+    /// or the start of one): only then can [`recv`](Self::recv) find an
+    /// item before reading again. An event loop that just saw `recv`
+    /// return an item asks this before trying for the next one at once,
+    /// and otherwise leaves the read to its next wait.
+    pub fn has_buffered_input(&self) -> bool {
+        self.splitter.pending() > 0
+    }
 }
 
 impl fmt::Debug for Receiver {

@@ -3,12 +3,17 @@
 //! One supervisor task per child owns the [`tokio::process::Child`]: it
 //! waits for the exit (reaping the child), drains stderr, and publishes
 //! both through a `watch` channel that the receiver and the shutdown read.
-//! stdout is read directly by the [`Receiver`], with no task in between.
+//! stdout is read directly by the [`Receiver`], with no task in between;
+//! on every read it checks the exit through an [`ExitSignal`] (a flag and
+//! a waker slot) instead of the channel.
 
 use std::future::Future;
 use std::io;
 use std::pin::Pin;
 use std::process::{ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncReadExt};
@@ -125,11 +130,13 @@ pub(crate) fn spawn(command: &ServerCommand) -> Result<Spawned, SpawnError> {
     });
     let guard = KillGuard::new(pid, state_rx.clone());
     let (kill_tx, kill_rx) = watch::channel(false);
+    let exit = Arc::new(ExitSignal::default());
     let supervisor = tokio::spawn(supervise(
         Supervised {
             child,
             pid,
             timeouts: command.shutdown,
+            exit: ExitNotice(Arc::clone(&exit)),
         },
         stderr,
         sink.clone(),
@@ -142,6 +149,7 @@ pub(crate) fn spawn(command: &ServerCommand) -> Result<Spawned, SpawnError> {
     let mut receiver = Receiver::with_max_line_length(stdout, command.max_line_length);
     receiver.attach_process(ProcessLink {
         state: state_rx.clone(),
+        exit,
         stderr: sink.clone(),
         exited: false,
     });
@@ -169,6 +177,63 @@ struct Supervised {
     child: Child,
     pid: Option<u32>,
     timeouts: ShutdownTimeouts,
+    /// Tells the receiver of the exit.
+    exit: ExitNotice,
+}
+
+/// The child's exit as the receiver checks it on every read of stdout: a
+/// flag and the reading task's waker, set once by the supervisor. A `watch`
+/// wait would take the channel's lock and register and unregister a waiter
+/// on every read; this costs an atomic load and an uncontended lock.
+#[derive(Debug, Default)]
+struct ExitSignal {
+    exited: AtomicBool,
+    waker: Mutex<Option<Waker>>,
+}
+
+impl ExitSignal {
+    fn set(&self) {
+        self.exited.store(true, Ordering::Release);
+        let waker = self
+            .waker
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+    }
+
+    /// Ready once the exit is set; otherwise `cx` is woken when it is.
+    fn poll(&self, cx: &mut Context<'_>) -> Poll<()> {
+        if self.exited.load(Ordering::Acquire) {
+            return Poll::Ready(());
+        }
+        let mut slot = self.waker.lock().unwrap_or_else(PoisonError::into_inner);
+        match &mut *slot {
+            Some(waker) if waker.will_wake(cx.waker()) => {}
+            slot => *slot = Some(cx.waker().clone()),
+        }
+        // Checked again under the lock: a `set` that took the slot before
+        // this waker was stored is seen here.
+        if self.exited.load(Ordering::Acquire) {
+            Poll::Ready(())
+        } else {
+            Poll::Pending
+        }
+    }
+}
+
+/// The supervisor's side of the [`ExitSignal`]: set when the child is
+/// reaped, and when the supervisor ends without reaping it (aborted by a
+/// shutdown, or dropped with its runtime), as the `watch` channel closing
+/// did, so a reader never waits on a supervisor that is gone.
+struct ExitNotice(Arc<ExitSignal>);
+
+impl Drop for ExitNotice {
+    fn drop(&mut self) {
+        self.0.set();
+    }
 }
 
 /// Owns the child: reaps it, drains stderr, and obeys kill requests.
@@ -189,6 +254,7 @@ async fn supervise(
         mut child,
         pid,
         timeouts,
+        exit,
     } = supervised;
     let mut lines = StderrLines::default();
     let mut buf = vec![0u8; 8192];
@@ -211,6 +277,7 @@ async fn supervise(
                         s.orphans = Some(ShutdownOutcome::Terminated);
                     }
                 });
+                exit.0.set();
                 if !tree_gone {
                     tracing::debug!(pid, "the server left processes in its group: stopping them");
                     let state = state.clone();
@@ -267,6 +334,7 @@ async fn read_opt(stderr: &mut Option<ChildStderr>, buf: &mut [u8]) -> io::Resul
 #[derive(Debug)]
 pub(crate) struct ProcessLink {
     state: watch::Receiver<ProcState>,
+    exit: Arc<ExitSignal>,
     stderr: StderrSink,
     exited: bool,
 }
@@ -286,10 +354,11 @@ impl ProcessLink {
                     Err(_) => Ok(0),
                 };
             }
+            let exit = &self.exit;
             tokio::select! {
                 biased;
                 read = reader.read_buf(&mut *buf) => return read,
-                _ = self.state.wait_for(|s| s.exit.is_some()) => self.exited = true,
+                () = std::future::poll_fn(|cx| exit.poll(cx)) => self.exited = true,
             }
         }
     }

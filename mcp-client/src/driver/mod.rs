@@ -43,10 +43,12 @@ mod task_waits;
 mod transmit;
 
 use std::collections::{HashMap, VecDeque};
+use std::future::{Future, poll_fn};
+use std::pin::pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use futures::FutureExt;
 use futures::StreamExt;
 use futures::stream::FuturesUnordered;
 use mcp_core::{CloseReason, Connection};
@@ -109,6 +111,11 @@ struct Driver {
     line_writer: Option<mcp_transport_stdio::LineWriter>,
     /// Messages handed to the transport since its last completed write.
     unwritten: usize,
+    /// The stdio receiver handed over an item and was not found empty
+    /// since: `take_ready` tries it again at once (if it holds input
+    /// already read). Otherwise the read is left to `wait`, which polls the
+    /// receiver before the driver sleeps anyway.
+    inbound_more: bool,
     /// A custom transport's messages not sent yet, and its sends in
     /// progress.
     outbox: VecDeque<Vec<u8>>,
@@ -182,6 +189,7 @@ pub(crate) fn start(
         link_open: true,
         line_writer: None,
         unwritten: 0,
+        inbound_more: false,
         outbox: VecDeque::new(),
         writing: None,
         http_io: FuturesUnordered::new(),
@@ -230,8 +238,8 @@ impl Driver {
             self.line_writer = Some(sender.exclusive().await);
         }
         let mut now = clock();
+        self.flush(now);
         let close_done = loop {
-            self.flush(now);
             let wake = self.wait(&mut commands).await;
             now = clock();
             if let Err(done) = self.on_wake(now, wake) {
@@ -240,7 +248,9 @@ impl Driver {
             // Work that is already waiting is handled in the same turn (the
             // queues are still drained after each input), so a burst costs
             // one wake-up and one timer re-arm instead of one per message.
-            if let Err(done) = self.take_ready(now, &mut commands) {
+            if let Err(done) =
+                poll_fn(|cx| Poll::Ready(self.take_ready(now, &mut commands, cx))).await
+            {
                 break done;
             }
             // Requests are about to be written while several other calls
@@ -253,10 +263,16 @@ impl Driver {
             if unwritten > 0 && self.conn.in_flight() >= unwritten + CONCURRENT_BATCHING {
                 tokio::task::yield_now().await;
                 now = clock();
-                if let Err(done) = self.take_ready(now, &mut commands) {
+                if let Err(done) =
+                    poll_fn(|cx| Poll::Ready(self.take_ready(now, &mut commands, cx))).await
+                {
                     break done;
                 }
+                self.drain_queues(now);
             }
+            // The queues were drained just above: only a custom transport's
+            // sends are left to start.
+            self.start_write();
         };
         self.shut_down().await;
         if let Some(done) = close_done {
@@ -266,6 +282,10 @@ impl Driver {
 
     /// Handles one wake-up; `Err` ends the loop (with the closer to notify).
     fn on_wake(&mut self, now: Instant, wake: Wake) -> Result<(), Option<oneshot::Sender<()>>> {
+        if let Wake::Inbound(Some(_)) | Wake::Skipped | Wake::Broken(_) | Wake::Oversized(_) = wake
+        {
+            self.inbound_more = true;
+        }
         match wake {
             Wake::Command(Some(Command::Close { done })) => return Err(Some(done)),
             Wake::Command(None) => return Err(None),
@@ -324,10 +344,18 @@ impl Driver {
     }
 
     /// Handles commands and stdio messages that are ready without waiting.
+    ///
+    /// The stdio receiver is tried only right after it handed over an
+    /// item and while it holds input already read (a burst of lines from
+    /// one read); a read that finds nothing is `wait`'s job, so a
+    /// sequential call does not poll an empty pipe twice. It is polled with
+    /// the task's own context: a `Pending` leaves the task's waker
+    /// registered, as in `wait`, not a no-op one that `wait` must replace.
     fn take_ready(
         &mut self,
         now: Instant,
         commands: &mut mpsc::UnboundedReceiver<Command>,
+        cx: &mut Context<'_>,
     ) -> Result<(), Option<oneshot::Sender<()>>> {
         for _ in 0..READY_BATCH {
             let mut more = false;
@@ -336,13 +364,22 @@ impl Driver {
                 self.drain_queues(now);
                 self.on_wake(now, Wake::Command(Some(c)))?;
             }
-            if self.link_open
+            if self.inbound_more
+                && self.link_open
                 && let Some(Link::Stream { receiver, .. }) = &mut self.link
-                && let Some(item) = receiver.recv().now_or_never()
+                && receiver.has_buffered_input()
             {
-                more = true;
-                self.drain_queues(now);
-                self.on_wake(now, stream_wake(item))?;
+                let polled = pin!(receiver.recv()).poll(cx);
+                match polled {
+                    Poll::Ready(item) => {
+                        more = true;
+                        self.drain_queues(now);
+                        self.on_wake(now, stream_wake(item))?;
+                    }
+                    Poll::Pending => self.inbound_more = false,
+                }
+            } else {
+                self.inbound_more = false;
             }
             if !more {
                 break;
@@ -367,10 +404,11 @@ impl Driver {
     /// one: when the earliest call ends, the next deadline is later, and
     /// the armed wake-up is kept (it then finds nothing due and re-arms),
     /// so a stream of calls does not move the runtime's timer once per
-    /// call.
+    /// call. That holds across an idle gap too (no deadline: the timer
+    /// waits unpolled, still set), so sequential calls, each with its own
+    /// deadline, do not reset it once per call either.
     fn arm_timer(&mut self) -> bool {
         let Some((at, _)) = self.conn.poll_timeout() else {
-            self.timer_at = None;
             return false;
         };
         if self.timer_at.is_none_or(|armed| at < armed) {
@@ -383,6 +421,19 @@ impl Driver {
     }
 
     async fn wait(&mut self, commands: &mut mpsc::UnboundedReceiver<Command>) -> Wake {
+        // Queued lines are written at once: the pipe nearly always takes
+        // them, and a write completed inside the `select!` would cost a
+        // whole second turn. Only a write that would block is left to it
+        // (its waker is registered by this poll and by the select's).
+        if let Some(w) = &mut self.line_writer
+            && w.has_queued()
+        {
+            match poll_fn(|cx| Poll::Ready(w.poll_flush(cx))).await {
+                Poll::Ready(Ok(())) => self.unwritten = 0,
+                Poll::Ready(Err(e)) => return Wake::Wrote(Err(e.to_string())),
+                Poll::Pending => {}
+            }
+        }
         let armed = self.arm_timer();
         let recv_open = self.link_open;
         let Driver {

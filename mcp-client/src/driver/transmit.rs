@@ -109,7 +109,7 @@ impl Driver {
 
     /// Starts sending a custom transport's queued messages, one batch at
     /// a time.
-    fn start_write(&mut self) {
+    pub(super) fn start_write(&mut self) {
         if self.writing.is_some() || self.outbox.is_empty() {
             return;
         }
