@@ -319,6 +319,7 @@ impl Client {
     }
 
     /// [`Client::run`] with a token chosen by the caller.
+    #[inline]
     pub(crate) fn run_with_token(&self, token: u64, mut spec: CallSpec) -> Running {
         self.add_log_level(&mut spec.opts);
         Running(Some(self.start_call(token, spec)))
@@ -326,6 +327,7 @@ impl Client {
 
     /// Hands a call to the driver; returns where its outcome arrives and
     /// the guard that cancels it when dropped.
+    #[inline]
     pub(crate) fn start_call(
         &self,
         token: u64,
@@ -343,6 +345,7 @@ impl Client {
     /// now, in the caller's context (`crate::telemetry`), and where the
     /// call's outcome arrives (it resolves as closed when the command
     /// never reaches the driver).
+    #[inline]
     pub(crate) fn start_command(&self, token: u64, mut spec: CallSpec) -> (Command, OutcomeRx) {
         let span = crate::telemetry::call_span(self, &mut spec);
         let (call, rx) = exchange(spec);
