@@ -30,7 +30,11 @@ struct Entry {
 
 #[derive(Default)]
 struct Table {
-    entries: HashMap<RequestId, Entry>,
+    /// Keyed by the client's own request ids (never chosen by the server),
+    /// so foldhash, not SipHash: a request's exchange looks its entry up
+    /// several times (register, each handle's clone and drop, the first
+    /// look of its wait).
+    entries: HashMap<RequestId, Entry, foldhash::fast::RandomState>,
     next_generation: u64,
 }
 

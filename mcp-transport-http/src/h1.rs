@@ -82,25 +82,30 @@ impl H1 {
 /// connection until the response head arrives. The response body keeps
 /// the connection ([`ResponseBody`]). A request the connection could not
 /// start comes back inside the error ([`TrySendError::take_message`]).
-pub(crate) async fn send(
+///
+/// The request is handed to the connection now, not at the first poll:
+/// the future (part of every POST's) then holds no copy of it.
+pub(crate) fn send(
     pool: &Arc<Pool>,
     mut h1: Box<H1>,
     request: Request<RequestBody>,
-) -> Result<Response<ResponseBody>, TrySendError<Request<RequestBody>>> {
-    let mut sent = std::pin::pin!(h1.sender.try_send_request(request));
-    let response = poll_fn(|cx| {
-        h1.drive(cx);
-        sent.as_mut().poll(cx)
-    })
-    .await?;
-    let lease = Lease {
-        h1,
-        pool: pool.clone(),
-    };
-    Ok(response.map(|incoming| ResponseBody {
-        incoming,
-        lease: Some(lease),
-    }))
+) -> impl Future<Output = Result<Response<ResponseBody>, TrySendError<Request<RequestBody>>>> + use<>
+{
+    let sent = h1.sender.try_send_request(request);
+    let pool = pool.clone();
+    async move {
+        let mut sent = std::pin::pin!(sent);
+        let response = poll_fn(|cx| {
+            h1.drive(cx);
+            sent.as_mut().poll(cx)
+        })
+        .await?;
+        let lease = Lease { h1, pool };
+        Ok(response.map(|incoming| ResponseBody {
+            incoming,
+            lease: Some(lease),
+        }))
+    }
 }
 
 /// A connection lent to one response body, returned at its end.

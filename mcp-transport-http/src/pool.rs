@@ -21,6 +21,7 @@
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::Duration;
 
+use futures::future::Either;
 use http::header::{CONTENT_LENGTH, HOST};
 use http::{HeaderValue, Request, Response, Uri};
 use hyper::body::Body;
@@ -149,8 +150,13 @@ impl Pool {
     }
 
     /// Sends the request on one connection and waits for the response
-    /// head.
-    async fn send_on(self: &Arc<Self>, taken: Taken, mut request: Request<RequestBody>) -> Sent {
+    /// head. The request is handed to the connection now (the future holds
+    /// the wait, not the request: it is part of every POST's future).
+    fn send_on(
+        self: &Arc<Self>,
+        taken: Taken,
+        mut request: Request<RequestBody>,
+    ) -> impl Future<Output = Sent> + use<> {
         match taken {
             Taken::H1(conn) => {
                 *request.uri_mut() = self.origin.clone();
@@ -161,13 +167,17 @@ impl Pool {
                 if let Some(Ok(value)) = length.map(crate::headers::content_length) {
                     request.headers_mut().insert(CONTENT_LENGTH, value);
                 }
-                h1::send(self, conn, request).await
+                Either::Left(h1::send(self, conn, request))
             }
             Taken::H2(mut sender) => {
                 *request.uri_mut() = self.endpoint.clone();
                 request.headers_mut().remove(HOST);
-                let response = sender.try_send_request(request).await?;
-                Ok(response.map(ResponseBody::detached))
+                let sent = sender.try_send_request(request);
+                Either::Right(async move {
+                    // Held until the head arrives, as the pool's own is.
+                    let _sender = sender;
+                    Ok(sent.await?.map(ResponseBody::detached))
+                })
             }
         }
     }

@@ -268,15 +268,25 @@ impl HttpTransport {
         extra: &HeaderMap,
     ) -> Result<Reply, HttpError> {
         let PostSlot { permit, mut cancel } = slot;
-        let work = self
-            .inner
-            .clone()
-            .post(body, routing, extra, cancel.clone(), permit);
-        tokio::select! {
+        let work = self.inner.post(body, routing, extra);
+        let posted = tokio::select! {
             biased;
-            err = cancel.cancelled() => Err(err),
-            reply = work => reply,
-        }
+            err = cancel.cancelled() => return Err(err),
+            posted = work => posted?,
+        };
+        // The permit (held until here, or by the stream to its end) and the
+        // cancellation handle go to the stream as they are: no second
+        // handle (each is a table update) for the common JSON reply.
+        Ok(match posted {
+            Posted::Reply(reply) => reply,
+            Posted::Stream(body, kind) => Reply::Stream(ResponseStream::spawn(
+                self.inner.clone(),
+                body,
+                kind,
+                cancel,
+                permit,
+            )),
+        })
     }
 
     /// Cancels the request with this id: an in-flight POST fails with
@@ -338,6 +348,16 @@ impl HttpTransport {
     }
 }
 
+/// What one POST gave, before its stream (if any) is started by
+/// [`HttpTransport::send_in`], which holds the request's permit and
+/// cancellation handle.
+enum Posted {
+    /// Nothing more to read: the reply is whole.
+    Reply(Reply),
+    /// A `text/event-stream` body to read as a [`ResponseStream`].
+    Stream(ResponseBody, StreamKind),
+}
+
 /// One request about to go out (before session and auth headers).
 pub(crate) struct Exchange<'a> {
     method: Method,
@@ -356,13 +376,11 @@ impl Inner {
     }
 
     async fn post(
-        self: Arc<Self>,
+        &self,
         body: Bytes,
         routing: &HttpRouting,
         extra: &HeaderMap,
-        cancel: Cancel,
-        permit: Option<OwnedSemaphorePermit>,
-    ) -> Result<Reply, HttpError> {
+    ) -> Result<Posted, HttpError> {
         let legacy = !is_modern(routing.protocol_version.as_ref());
         // Sized for the basics, the routing, a session id and a credential,
         // so it is allocated once.
@@ -406,7 +424,7 @@ impl Inner {
         let kind = body_kind(response.headers(), limits.max_error_excerpt);
         if status == StatusCode::ACCEPTED || status == StatusCode::NO_CONTENT {
             let _ = read_prefix(response.body_mut(), ERROR_BODY_LIMIT).await;
-            return Ok(Reply::Accepted);
+            return Ok(Posted::Reply(Reply::Accepted));
         }
         match kind {
             BodyKind::EventStream => {
@@ -414,29 +432,22 @@ impl Inner {
                     resumable: legacy,
                     version: routing.protocol_version.clone(),
                 };
-                let body = response.into_body();
-                Ok(Reply::Stream(ResponseStream::spawn(
-                    self.clone(),
-                    body,
-                    stream_kind,
-                    cancel,
-                    permit,
-                )))
+                Ok(Posted::Stream(response.into_body(), stream_kind))
             }
             BodyKind::Json => {
                 let bytes = read_limited(response.body_mut(), limits.max_body_bytes).await?;
                 if bytes.iter().all(u8::is_ascii_whitespace) && routing.request_id.is_none() {
-                    return Ok(Reply::Accepted);
+                    return Ok(Posted::Reply(Reply::Accepted));
                 }
-                Ok(Reply::Message(json_reply(
+                Ok(Posted::Reply(Reply::Message(json_reply(
                     &bytes,
                     self.config.check_envelopes,
-                )?))
+                )?)))
             }
             BodyKind::Missing | BodyKind::Other(_) => {
                 let bytes = read_prefix(response.body_mut(), ERROR_BODY_LIMIT).await;
                 if bytes.is_empty() && routing.request_id.is_none() {
-                    return Ok(Reply::Accepted);
+                    return Ok(Posted::Reply(Reply::Accepted));
                 }
                 let content_type = match kind {
                     BodyKind::Other(text) => text,

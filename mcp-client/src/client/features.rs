@@ -131,7 +131,10 @@ impl Client {
     /// # Errors
     /// See [`Error`].
     pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult, Error> {
-        self.call_tool_with(name, arguments, CallOptions::new())
+        // Default options validate nothing: the call is the plain one,
+        // without `call_tool_with`'s future (and its options) around it.
+        let params = Value::Object(mcp_core::call_tool_params(name, arguments));
+        self.request_json::<methods::CallTool>(Some(params), CallOptions::new())
             .await
     }
 
@@ -159,15 +162,16 @@ impl Client {
     ) -> Result<CallToolResult, Error> {
         let params = Value::Object(mcp_core::call_tool_params(name, arguments));
         #[cfg(feature = "output-schema")]
-        if opts.validate_output {
-            let result = self
-                .request_json::<methods::CallTool>(Some(params), opts)
-                .await?;
+        let validate = opts.validate_output;
+        // Started at once: this future holds the wait, not the options.
+        let result = self
+            .request_json::<methods::CallTool>(Some(params), opts)
+            .await?;
+        #[cfg(feature = "output-schema")]
+        if validate {
             self.check_output(name, &result).await?;
-            return Ok(result);
         }
-        self.request_json::<methods::CallTool>(Some(params), opts)
-            .await
+        Ok(result)
     }
 
     /// Calls a tool with serde arguments and decodes its

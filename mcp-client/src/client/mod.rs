@@ -25,6 +25,7 @@ use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::client::builder::ClientBuilder;
+use crate::client::request_handle::{Running, decoded};
 use crate::driver::Outcome;
 use crate::driver::{CallSpec, Command, OutcomeRx, SpecKind, exchange};
 use crate::error::Error;
@@ -303,31 +304,30 @@ impl Client {
         self.inner.next_token.fetch_add(1, Ordering::Relaxed)
     }
 
-    /// Starts a call and waits for its outcome; dropping the future cancels.
+    /// Starts a call now and returns the wait for its outcome; dropping
+    /// the [`Running`] cancels.
     ///
     /// A call's spec travels to the driver in the call's one shared
     /// allocation, which also brings its outcome back
-    /// (`driver/exchange.rs`): the callers' futures and the command move a
-    /// pointer, not the spec.
-    pub(crate) async fn run(&self, spec: CallSpec) -> Result<Outcome, Error> {
+    /// (`driver/exchange.rs`). It is handed over here, not at the first
+    /// poll, so no caller's future holds the spec: the futures stay small
+    /// and the spec is moved fewer times (every caller awaits at once, so
+    /// the call starts when it did before).
+    pub(crate) fn run(&self, spec: CallSpec) -> Running {
         let token = self.token();
-        self.run_with_token(token, spec).await
+        self.run_with_token(token, spec)
     }
 
-    pub(crate) async fn run_with_token(
-        &self,
-        token: u64,
-        mut spec: CallSpec,
-    ) -> Result<Outcome, Error> {
+    /// [`Client::run`] with a token chosen by the caller.
+    #[inline]
+    pub(crate) fn run_with_token(&self, token: u64, mut spec: CallSpec) -> Running {
         self.add_log_level(&mut spec.opts);
-        let (rx, mut guard) = self.start_call(token, spec)?;
-        let r = rx.await.map_err(|_| Error::closed());
-        guard.disarm();
-        r?
+        Running(Some(self.start_call(token, spec)))
     }
 
     /// Hands a call to the driver; returns where its outcome arrives and
     /// the guard that cancels it when dropped.
+    #[inline]
     pub(crate) fn start_call(
         &self,
         token: u64,
@@ -345,6 +345,7 @@ impl Client {
     /// now, in the caller's context (`crate::telemetry`), and where the
     /// call's outcome arrives (it resolves as closed when the command
     /// never reaches the driver).
+    #[inline]
     pub(crate) fn start_command(&self, token: u64, mut spec: CallSpec) -> (Command, OutcomeRx) {
         let span = crate::telemetry::call_span(self, &mut spec);
         let (call, rx) = exchange(spec);
@@ -395,21 +396,8 @@ impl Client {
         params: Option<Value>,
         opts: CallOptions,
     ) -> Result<T, Error> {
-        let spec = Client::spec(method.to_owned(), params, opts);
-        self.request_decoded(method, spec).await
-    }
-
-    /// Runs `spec` (of `method`) and decodes its result: a marker's spec
-    /// borrows its method name, no copy per call.
-    async fn request_decoded<T: serde::de::DeserializeOwned>(
-        &self,
-        method: &str,
-        spec: CallSpec,
-    ) -> Result<T, Error> {
-        match self.run(spec).await? {
-            Outcome::Done(c) => c.decode().map_err(|e| Error::decode(method, e)),
-            other => Err(unexpected(method, &other)),
-        }
+        let running = self.run(Client::spec(method.to_owned(), params, opts));
+        decoded(method, running.await)
     }
 
     /// Sends a request typed by a method marker of
@@ -437,13 +425,18 @@ impl Client {
     /// The typed request path with params already built as JSON (`None`
     /// sends none, as a list without a cursor does): the facade's typed
     /// methods name their method by its marker and get its result type.
-    pub(crate) async fn request_json<M: mcp_types::RequestMethod>(
+    ///
+    /// The call starts when this is called (the returned future only
+    /// waits), so the future holds neither the params nor the options: a
+    /// marker's spec borrows its method name, and the spec is moved into
+    /// the call's shared allocation at once.
+    pub(crate) fn request_json<M: mcp_types::RequestMethod>(
         &self,
         params: Option<Value>,
         opts: CallOptions,
-    ) -> Result<M::Result, Error> {
-        let spec = Client::spec(M::METHOD, params, opts);
-        self.request_decoded(M::METHOD, spec).await
+    ) -> impl Future<Output = Result<M::Result, Error>> + use<M> {
+        let running = self.run(Client::spec(M::METHOD, params, opts));
+        async move { decoded(M::METHOD, running.await) }
     }
 
     /// A request whose result is an acknowledgement (`EmptyResult`): its
@@ -453,8 +446,8 @@ impl Client {
     where
         M: mcp_types::RequestMethod<Result = mcp_types::results::EmptyResult>,
     {
-        let spec = Client::spec(M::METHOD, params, CallOptions::new());
-        let _: Value = self.request_decoded(M::METHOD, spec).await?;
+        let running = self.run(Client::spec(M::METHOD, params, CallOptions::new()));
+        let _: Value = decoded(M::METHOD, running.await)?;
         Ok(())
     }
 

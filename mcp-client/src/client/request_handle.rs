@@ -5,6 +5,7 @@ use std::borrow::Cow;
 use std::future::{Future, IntoFuture};
 use std::marker::PhantomData;
 use std::pin::Pin;
+use std::task::{Context, Poll, ready};
 use std::time::Duration;
 
 use mcp_core::RequestError;
@@ -296,5 +297,44 @@ impl Client {
             .send(Command::CancelId { id, reply })
             .map_err(|_| Error::closed())?;
         rx.await.map_err(|_| Error::closed())?
+    }
+}
+
+/// A call handed to the driver, awaited at once by the facade's own
+/// methods ([`Client::run`]): its outcome, and the guard that cancels the
+/// call when this is dropped first. Small (two handles), so the callers'
+/// futures that hold it stay small; the call's spec is already in the
+/// call's shared allocation.
+pub(crate) struct Running(pub(super) Option<Result<(OutcomeRx, CancelGuard), Error>>);
+
+impl Future for Running {
+    type Output = Result<Outcome, Error>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.get_mut();
+        let Some(Ok((rx, _))) = &mut this.0 else {
+            // Not started (the driver is gone), or polled after its end.
+            return Poll::Ready(match this.0.take() {
+                Some(Err(e)) => Err(e),
+                _ => Err(Error::closed()),
+            });
+        };
+        let r = ready!(Pin::new(rx).poll(cx));
+        if let Some(Ok((_, mut guard))) = this.0.take() {
+            // The call ended: nothing to cancel.
+            guard.disarm();
+        }
+        Poll::Ready(r.unwrap_or_else(|_| Err(Error::closed())))
+    }
+}
+
+/// A call's outcome decoded as its method's result (`T`).
+pub(crate) fn decoded<T: DeserializeOwned>(
+    method: &str,
+    outcome: Result<Outcome, Error>,
+) -> Result<T, Error> {
+    match outcome? {
+        Outcome::Done(c) => c.decode().map_err(|e| Error::decode(method, e)),
+        other => Err(unexpected(method, &other)),
     }
 }

@@ -229,17 +229,19 @@ fn wait_to_post(
 }
 
 fn send_in(a: Admitted) -> BoxFuture<'static, HttpIo> {
+    // Taken apart before the future is made: it then holds each part once
+    // (not the whole `Admitted` beside the parts it was split into), and
+    // it is copied into its box whole.
+    let Admitted {
+        http,
+        slot,
+        bytes,
+        routing,
+        headers,
+    } = a;
+    let body = Bytes::from(bytes);
     Box::pin(async move {
-        let Admitted {
-            http,
-            slot,
-            bytes,
-            routing,
-            headers,
-        } = a;
-        let result = http
-            .send_in(slot, Bytes::from(bytes), &routing, &headers)
-            .await;
+        let result = http.send_in(slot, body, &routing, &headers).await;
         HttpIo::Posted {
             id: routing.request_id,
             result,
