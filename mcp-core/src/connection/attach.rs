@@ -80,7 +80,8 @@ impl Connection {
         let mut params = Map::new();
         params.insert("taskId".into(), Value::String(task_id.to_owned()));
         let method = ext_tasks::GetTask::METHOD;
-        let mut call = self.new_call(now, method, params, opts, CallKind::Watch);
+        let facts = mcp_types::methods::facts::lookup(method);
+        let mut call = self.new_call(now, method, facts, params, opts, CallKind::Watch);
         let placeholder = TaskSnapshot::new(task_id, TaskStatus::Working);
         call.task = Some(TaskWatch::new(
             placeholder,
