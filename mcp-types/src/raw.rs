@@ -280,11 +280,11 @@ fn member_at(s: &[u8], i: usize) -> Option<Member<'_>> {
     if s.get(i) != Some(&b'"') {
         return None;
     }
-    let key_end = string_end(s, i)?;
-    let key = &s[i + 1..key_end - 1];
-    if memchr::memchr(b'\\', key).is_some() {
+    let (key_end, escaped) = string_end(s, i)?;
+    if escaped {
         return None;
     }
+    let key = &s[i + 1..key_end - 1];
     let colon = skip_ws(s, key_end);
     if s.get(colon) != Some(&b':') {
         return None;
@@ -307,15 +307,34 @@ fn skip_ws(s: &[u8], mut i: usize) -> usize {
     i
 }
 
-/// The index just past the string starting at `s[i] == b'"'`.
-fn string_end(s: &[u8], i: usize) -> Option<usize> {
+/// How many bytes [`quote_or_backslash`] looks at one by one before it
+/// hands the rest to a vector search.
+const SHORT: usize = 16;
+
+/// Where the first `"` or `\` of `s` is. Most strings walked here are
+/// short (keys, tags, small values): a byte loop finds their end before
+/// a vector search would have set up, and a long one goes to `memchr2`.
+pub(crate) fn quote_or_backslash(s: &[u8]) -> Option<usize> {
+    let head = &s[..s.len().min(SHORT)];
+    match head.iter().position(|&b| b == b'"' || b == b'\\') {
+        Some(at) => Some(at),
+        None if s.len() <= SHORT => None,
+        None => memchr::memchr2(b'"', b'\\', &s[SHORT..]).map(|at| at + SHORT),
+    }
+}
+
+/// The index just past the string starting at `s[i] == b'"'`, and
+/// whether the string has an escape.
+fn string_end(s: &[u8], i: usize) -> Option<(usize, bool)> {
     let mut j = i + 1;
+    let mut escaped = false;
     loop {
-        let at = j + memchr::memchr2(b'"', b'\\', s.get(j..)?)?;
+        let at = j + quote_or_backslash(s.get(j..)?)?;
         if s[at] == b'\\' {
+            escaped = true;
             j = at + 2;
         } else {
-            return Some(at + 1);
+            return Some((at + 1, escaped));
         }
     }
 }
@@ -324,14 +343,14 @@ fn string_end(s: &[u8], i: usize) -> Option<usize> {
 /// do not balance or the text ends first.
 fn value_end(s: &[u8], i: usize) -> Option<usize> {
     match s.get(i)? {
-        b'"' => string_end(s, i),
+        b'"' => string_end(s, i).map(|(end, _)| end),
         b'{' | b'[' => {
             let mut depth = 0usize;
             let mut j = i;
             loop {
                 match s.get(j)? {
                     b'"' => {
-                        j = string_end(s, j)?;
+                        j = string_end(s, j)?.0;
                         continue;
                     }
                     b'{' | b'[' => depth += 1,
@@ -385,6 +404,8 @@ mod tests {
             r#"{"a":1}"#,
             r#"{ "a" : "x\"}" , "b":[1,{"c":"]"}], "d": null ,"e":-1.5e3 }"#,
             "{\"a\":{\"b\":{\"c\":[[]]}}}\n",
+            // Strings longer than the byte loop's reach, escapes on both sides.
+            r#"{"a":"0123456789abcdefghij\"k\\","b":1,"0123456789abcdefghijk":["x\"]"]}"#,
         ];
         for c in cases {
             let walked = walk(c).unwrap_or_else(|_| panic!("walks {c}"));
@@ -412,6 +433,8 @@ mod tests {
             r#"{"a":{"b":1}"#,
             r#"{"a":"unterminated}"#,
             r#"{"\u0061":1}"#,
+            r#"{"0123456789abcdefghij\u0061":1}"#,
+            r#"{"a":"0123456789abcdefghij\"}"#,
             r#"{"a":1} x"#,
             r#"{"a":1}{}"#,
             r#"{"a":1 "b":2}"#,

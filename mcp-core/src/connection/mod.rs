@@ -169,11 +169,14 @@ struct Call {
     /// when this says so.
     unsent: Option<bool>,
     rounds: RoundCounter,
-    input: Option<InputRound>,
+    /// Boxed, like `task`: rare, and a call is moved into its box whole.
+    input: Option<Box<InputRound>>,
     extras: RetryExtras,
     version_retried: bool,
     header_retried: bool,
-    task: Option<TaskWatch>,
+    /// Boxed: few calls have one, and an unboxed one would take a
+    /// quarter of every call's allocation.
+    task: Option<Box<TaskWatch>>,
     cached: bool,
     sends: u32,
 }

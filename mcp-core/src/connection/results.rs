@@ -310,7 +310,7 @@ impl Connection {
             c.extras = round.into_retry();
             return self.send_main(now, key);
         }
-        c.input = Some(round);
+        c.input = Some(Box::new(round));
         // The client's handlers answer within the call's deadline, as a
         // 2025-11-25 call's do; a call that opted out pauses its per-request
         // deadline (the total deadline, if any, still applies).
