@@ -307,20 +307,36 @@ fn skip_ws(s: &[u8], mut i: usize) -> usize {
     i
 }
 
-/// How many bytes [`quote_or_backslash`] looks at one by one before it
-/// hands the rest to a vector search.
-const SHORT: usize = 16;
+/// How far [`quote_or_backslash`] looks eight bytes at a time before it
+/// hands the rest of a long string to a vector search.
+const SHORT: usize = 32;
 
 /// Where the first `"` or `\` of `s` is. Most strings walked here are
-/// short (keys, tags, small values): a byte loop finds their end before
-/// a vector search would have set up, and a long one goes to `memchr2`.
+/// short (keys, tags, small values): a word at a time finds their end
+/// before a vector search would have set up, and a long one goes to
+/// `memchr2`.
 pub(crate) fn quote_or_backslash(s: &[u8]) -> Option<usize> {
-    let head = &s[..s.len().min(SHORT)];
-    match head.iter().position(|&b| b == b'"' || b == b'\\') {
-        Some(at) => Some(at),
-        None if s.len() <= SHORT => None,
-        None => memchr::memchr2(b'"', b'\\', &s[SHORT..]).map(|at| at + SHORT),
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let mut at = 0;
+    while let Some(word) = s[at..].first_chunk::<8>() {
+        if at >= SHORT {
+            return memchr::memchr2(b'"', b'\\', &s[at..]).map(|k| at + k);
+        }
+        let word = u64::from_le_bytes(*word);
+        // A byte of `quote` (or `backslash`) is zero where the word has a
+        // `"` (a `\`); the lowest flagged byte is exactly the first one.
+        let quote = word ^ (ONES * u64::from(b'"'));
+        let backslash = word ^ (ONES * u64::from(b'\\'));
+        let zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGHS;
+        let hits = zero(quote) | zero(backslash);
+        if hits != 0 {
+            return Some(at + hits.trailing_zeros() as usize / 8);
+        }
+        at += 8;
     }
+    let tail = s[at..].iter().position(|&b| b == b'"' || b == b'\\');
+    tail.map(|k| at + k)
 }
 
 /// The index just past the string starting at `s[i] == b'"'`, and
@@ -440,6 +456,32 @@ mod tests {
             r#"{"a":1 "b":2}"#,
         ] {
             assert_eq!(walk(c), Err(NotPlain), "refuses {c:?}");
+        }
+    }
+
+    #[test]
+    fn quote_or_backslash_finds_the_first_one() {
+        // Near misses of both bytes (one bit off, high bit set), at every
+        // place in and around a word, in strings short and long.
+        let fillers = [b'a', 0x00, 0x01, 0x21, 0x23, 0x5b, 0x5d, 0xa2, 0xdc, 0xff];
+        for len in 0..80 {
+            for filler in fillers {
+                let mut text = vec![filler; len];
+                assert_eq!(quote_or_backslash(&text), None, "{len} {filler}");
+                for at in 0..len {
+                    for target in [b'"', b'\\'] {
+                        text[at] = target;
+                        if at + 1 < len {
+                            text[at + 1] = b'"';
+                        }
+                        assert_eq!(quote_or_backslash(&text), Some(at), "{len} {filler} {at}");
+                        text[at] = filler;
+                        if at + 1 < len {
+                            text[at + 1] = filler;
+                        }
+                    }
+                }
+            }
         }
     }
 
