@@ -20,11 +20,6 @@ use serde_json::{Map, Value};
 /// The default maximum number of cached results.
 pub(crate) const DEFAULT_MAX_ENTRIES: usize = 256;
 
-/// Whether a method's results may be cached.
-pub(crate) fn is_cacheable(method: &str) -> bool {
-    mcp_types::methods::facts::is_cacheable(method)
-}
-
 /// Who may reuse a cached result (`mcp-types`' one declaration): only an
 /// explicit `public` is shared across authorization contexts.
 pub(crate) use mcp_types::results::CacheScope;

@@ -60,15 +60,29 @@ impl TimerTable {
     /// Arms (or re-arms) a timer.
     pub(crate) fn set(&mut self, timer: Timer, at: Instant) {
         // Re-arming at the same instant keeps the heap entry it has.
-        if self.armed.insert(timer.clone(), at) != Some(at) {
+        let before = self.armed.insert(timer.clone(), at);
+        if before != Some(at) {
             self.queue.push(Reverse((at, timer)));
-            self.settle();
+            // Only a re-armed timer leaves a stale entry behind; a new one
+            // on top of live entries changes neither invariant.
+            if before.is_some() {
+                self.settle();
+            }
         }
     }
 
     /// Disarms a timer.
     pub(crate) fn cancel(&mut self, timer: &Timer) {
-        if self.armed.remove(timer).is_some() {
+        if let Some(at) = self.armed.remove(timer) {
+            // Usually the earliest timer goes (requests end in the order
+            // they started): its entry is dropped here, without a lookup.
+            if self
+                .queue
+                .peek()
+                .is_some_and(|Reverse((top_at, top))| *top_at == at && top == timer)
+            {
+                self.queue.pop();
+            }
             self.settle();
         }
     }

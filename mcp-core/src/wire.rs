@@ -31,6 +31,22 @@ pub(crate) struct ResultHead {
 /// read once per result.
 pub(crate) struct Tag(Cow<'static, str>);
 
+/// The values a [`Tag`] holds without allocating.
+const KNOWN_TAGS: [&str; 5] = ["complete", "input_required", "task", "public", "private"];
+
+impl Tag {
+    /// The tag a JSON value spells when it is one of the known values,
+    /// written plainly (no escape: the known values need none); `None`
+    /// means "read it with serde".
+    fn known(value: &[u8]) -> Option<Tag> {
+        let text = value.strip_prefix(b"\"")?.strip_suffix(b"\"")?;
+        KNOWN_TAGS
+            .iter()
+            .find(|k| k.as_bytes() == text)
+            .map(|k| Tag(Cow::Borrowed(k)))
+    }
+}
+
 impl std::ops::Deref for Tag {
     type Target = str;
 
@@ -50,9 +66,7 @@ impl<'de> Deserialize<'de> for Tag {
             }
 
             fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Tag, E> {
-                const KNOWN: [&str; 5] =
-                    ["complete", "input_required", "task", "public", "private"];
-                Ok(Tag(match KNOWN.iter().find(|k| **k == v) {
+                Ok(Tag(match KNOWN_TAGS.iter().find(|k| **k == v) {
                     Some(k) => Cow::Borrowed(k),
                     None => Cow::Owned(v.to_owned()),
                 }))
@@ -136,13 +150,21 @@ fn peek_members(s: &[u8]) -> Option<ResultHead> {
         }
         let value = &s[member.value];
         match slot {
-            0 => head.result_type = serde_json::from_slice(value).ok()?,
+            0 => head.result_type = tag(value)?,
             1 => head.next_cursor = serde_json::from_slice(value).ok()?,
             2 => head.ttl_ms = serde_json::from_slice(value).ok()?,
-            _ => head.cache_scope = serde_json::from_slice(value).ok()?,
+            _ => head.cache_scope = tag(value)?,
         }
     }
     Some(head)
+}
+
+/// A tag member's value (`null` is none); `None` when it is not one.
+fn tag(value: &[u8]) -> Option<Option<Tag>> {
+    match Tag::known(value) {
+        Some(t) => Some(Some(t)),
+        None => serde_json::from_slice(value).ok(),
+    }
 }
 
 #[cfg(test)]
@@ -180,6 +202,8 @@ mod tests {
             r#" { "cacheScope" : "public" , "isError" : false, "n": -1.5e3, "z": null } "#.into(),
             r#"{"resultType":"input_required","inputRequests":{"a":{"b":[1,{"c":"]"}]}}}"#.into(),
             r#"{"resultType":"something_new"}"#.into(),
+            r#"{"resultType":"compl\u0065te","cacheScope":"private"}"#.into(),
+            r#"{"resultType":null,"cacheScope":"public"}"#.into(),
         ];
         for c in &cases {
             let (serde, fast) = both(c);

@@ -77,7 +77,7 @@ impl<'de> serde::de::Visitor<'de> for BlockVisitor {
         };
         let kind = match first {
             Key::Type => map
-                .next_value::<String>()
+                .next_value::<Kind>()
                 .map_err(|_| A::Error::custom("a content block needs a string `type`"))?,
             Key::Other(first) => {
                 let mut object = JsonObject::new();
@@ -89,15 +89,15 @@ impl<'de> serde::de::Visitor<'de> for BlockVisitor {
             }
         };
         let rest = MapAccessDeserializer::new(map);
-        Ok(match kind.as_str() {
-            "text" => ContentBlock::Text(Deserialize::deserialize(rest)?),
-            "image" => ContentBlock::Image(Deserialize::deserialize(rest)?),
-            "audio" => ContentBlock::Audio(Deserialize::deserialize(rest)?),
-            "resource_link" => ContentBlock::ResourceLink(Deserialize::deserialize(rest)?),
-            "resource" => ContentBlock::Resource(Deserialize::deserialize(rest)?),
-            "tool_use" => ContentBlock::ToolUse(Deserialize::deserialize(rest)?),
-            "tool_result" => ContentBlock::ToolResult(Deserialize::deserialize(rest)?),
-            _ => {
+        Ok(match kind {
+            Kind::Text => ContentBlock::Text(Deserialize::deserialize(rest)?),
+            Kind::Image => ContentBlock::Image(Deserialize::deserialize(rest)?),
+            Kind::Audio => ContentBlock::Audio(Deserialize::deserialize(rest)?),
+            Kind::ResourceLink => ContentBlock::ResourceLink(Deserialize::deserialize(rest)?),
+            Kind::Resource => ContentBlock::Resource(Deserialize::deserialize(rest)?),
+            Kind::ToolUse => ContentBlock::ToolUse(Deserialize::deserialize(rest)?),
+            Kind::ToolResult => ContentBlock::ToolResult(Deserialize::deserialize(rest)?),
+            Kind::Other(kind) => {
                 let mut object = JsonObject::new();
                 object.insert("type".to_owned(), Value::String(kind));
                 object.extend(JsonObject::deserialize(rest)?);
@@ -105,6 +105,73 @@ impl<'de> serde::de::Visitor<'de> for BlockVisitor {
             }
         })
     }
+}
+
+/// A block's `type`: a known one is matched while the string is borrowed
+/// from the input (no copy of it); another is kept for `Unknown`.
+enum Kind {
+    Text,
+    Image,
+    Audio,
+    ResourceLink,
+    Resource,
+    ToolUse,
+    ToolResult,
+    Other(String),
+}
+
+impl<'de> Deserialize<'de> for Kind {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct KindVisitor;
+        impl serde::de::Visitor<'_> for KindVisitor {
+            type Value = Kind;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a block type")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Kind, E> {
+                Ok(match v {
+                    "text" => Kind::Text,
+                    "image" => Kind::Image,
+                    "audio" => Kind::Audio,
+                    "resource_link" => Kind::ResourceLink,
+                    "resource" => Kind::Resource,
+                    "tool_use" => Kind::ToolUse,
+                    "tool_result" => Kind::ToolResult,
+                    other => Kind::Other(other.to_owned()),
+                })
+            }
+        }
+        deserializer.deserialize_str(KindVisitor)
+    }
+}
+
+/// Reads a list of blocks into a vector that grows from one slot, where
+/// serde's starts at four: a block is a few hundred bytes and most lists
+/// hold one, and four of them are too large for the allocator's fast path.
+pub(crate) fn blocks<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Vec<ContentBlock>, D::Error> {
+    struct BlocksVisitor;
+    impl<'de> serde::de::Visitor<'de> for BlocksVisitor {
+        type Value = Vec<ContentBlock>;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a sequence")
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(
+            self,
+            mut seq: A,
+        ) -> Result<Vec<ContentBlock>, A::Error> {
+            let mut blocks = Vec::new();
+            while let Some(block) = seq.next_element()? {
+                if blocks.len() == blocks.capacity() {
+                    blocks.reserve_exact(blocks.len().max(1));
+                }
+                blocks.push(block);
+            }
+            Ok(blocks)
+        }
+    }
+    deserializer.deserialize_seq(BlocksVisitor)
 }
 
 /// The first key of a block: `type`, or another (kept for the slow path).

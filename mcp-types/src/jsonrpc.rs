@@ -385,12 +385,27 @@ fn plain_response(bytes: &[u8]) -> Option<(RequestId, std::ops::Range<usize>)> {
         let value = &bytes[member.value.clone()];
         match member.key {
             b"jsonrpc" if !version && value == b"\"2.0\"" => version = true,
-            b"id" if id.is_none() => id = Some(serde_json::from_slice::<RequestId>(value).ok()?),
+            b"id" if id.is_none() => id = Some(plain_id(value)?),
             b"result" if result.is_none() && value != b"null" => result = Some(member.value),
             _ => return None,
         }
     }
     Some((id?, result?))
+}
+
+/// An id of a plain response: a small non-negative integer read by hand
+/// (what this client's own ids are), anything else by serde_json.
+fn plain_id(value: &[u8]) -> Option<RequestId> {
+    // At most 18 digits fit an i64 whatever they are; no leading zero
+    // (serde_json refuses one), so `0` alone.
+    let digits = (1..=18).contains(&value.len())
+        && value.iter().all(u8::is_ascii_digit)
+        && (value[0] != b'0' || value.len() == 1);
+    if digits {
+        let n = value.iter().fold(0i64, |n, d| n * 10 + i64::from(d - b'0'));
+        return Some(RequestId::Number(n));
+    }
+    serde_json::from_slice(value).ok()
 }
 
 fn decode_params<T: DeserializeOwned>(raw: Option<&RawValue>) -> Result<T, serde_json::Error> {
@@ -518,6 +533,26 @@ mod tests {
             parse(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"p"}}"#),
             Message::Error(ErrorResponse { id: None, .. })
         ));
+    }
+
+    #[test]
+    fn plain_ids_read_as_serde_reads_them() {
+        for id in [
+            "0",
+            "7",
+            "01",
+            "-3",
+            "1.0",
+            "1e3",
+            "123456789012345678",
+            "1234567890123456789",
+            "9223372036854775807",
+            "9223372036854775808",
+            "\"17\"",
+        ] {
+            let serde = serde_json::from_str::<RequestId>(id).ok();
+            assert_eq!(plain_id(id.as_bytes()), serde, "{id}");
+        }
     }
 
     #[test]

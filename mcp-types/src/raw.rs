@@ -280,11 +280,11 @@ fn member_at(s: &[u8], i: usize) -> Option<Member<'_>> {
     if s.get(i) != Some(&b'"') {
         return None;
     }
-    let key_end = string_end(s, i)?;
-    let key = &s[i + 1..key_end - 1];
-    if memchr::memchr(b'\\', key).is_some() {
+    let (key_end, escaped) = string_end(s, i)?;
+    if escaped {
         return None;
     }
+    let key = &s[i + 1..key_end - 1];
     let colon = skip_ws(s, key_end);
     if s.get(colon) != Some(&b':') {
         return None;
@@ -307,15 +307,50 @@ fn skip_ws(s: &[u8], mut i: usize) -> usize {
     i
 }
 
-/// The index just past the string starting at `s[i] == b'"'`.
-fn string_end(s: &[u8], i: usize) -> Option<usize> {
+/// How far [`quote_or_backslash`] looks eight bytes at a time before it
+/// hands the rest of a long string to a vector search.
+const SHORT: usize = 32;
+
+/// Where the first `"` or `\` of `s` is. Most strings walked here are
+/// short (keys, tags, small values): a word at a time finds their end
+/// before a vector search would have set up, and a long one goes to
+/// `memchr2`.
+pub(crate) fn quote_or_backslash(s: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let mut at = 0;
+    while let Some(word) = s[at..].first_chunk::<8>() {
+        if at >= SHORT {
+            return memchr::memchr2(b'"', b'\\', &s[at..]).map(|k| at + k);
+        }
+        let word = u64::from_le_bytes(*word);
+        // A byte of `quote` (or `backslash`) is zero where the word has a
+        // `"` (a `\`); the lowest flagged byte is exactly the first one.
+        let quote = word ^ (ONES * u64::from(b'"'));
+        let backslash = word ^ (ONES * u64::from(b'\\'));
+        let zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGHS;
+        let hits = zero(quote) | zero(backslash);
+        if hits != 0 {
+            return Some(at + hits.trailing_zeros() as usize / 8);
+        }
+        at += 8;
+    }
+    let tail = s[at..].iter().position(|&b| b == b'"' || b == b'\\');
+    tail.map(|k| at + k)
+}
+
+/// The index just past the string starting at `s[i] == b'"'`, and
+/// whether the string has an escape.
+fn string_end(s: &[u8], i: usize) -> Option<(usize, bool)> {
     let mut j = i + 1;
+    let mut escaped = false;
     loop {
-        let at = j + memchr::memchr2(b'"', b'\\', s.get(j..)?)?;
+        let at = j + quote_or_backslash(s.get(j..)?)?;
         if s[at] == b'\\' {
+            escaped = true;
             j = at + 2;
         } else {
-            return Some(at + 1);
+            return Some((at + 1, escaped));
         }
     }
 }
@@ -324,14 +359,14 @@ fn string_end(s: &[u8], i: usize) -> Option<usize> {
 /// do not balance or the text ends first.
 fn value_end(s: &[u8], i: usize) -> Option<usize> {
     match s.get(i)? {
-        b'"' => string_end(s, i),
+        b'"' => string_end(s, i).map(|(end, _)| end),
         b'{' | b'[' => {
             let mut depth = 0usize;
             let mut j = i;
             loop {
                 match s.get(j)? {
                     b'"' => {
-                        j = string_end(s, j)?;
+                        j = string_end(s, j)?.0;
                         continue;
                     }
                     b'{' | b'[' => depth += 1,
@@ -385,6 +420,8 @@ mod tests {
             r#"{"a":1}"#,
             r#"{ "a" : "x\"}" , "b":[1,{"c":"]"}], "d": null ,"e":-1.5e3 }"#,
             "{\"a\":{\"b\":{\"c\":[[]]}}}\n",
+            // Strings longer than the byte loop's reach, escapes on both sides.
+            r#"{"a":"0123456789abcdefghij\"k\\","b":1,"0123456789abcdefghijk":["x\"]"]}"#,
         ];
         for c in cases {
             let walked = walk(c).unwrap_or_else(|_| panic!("walks {c}"));
@@ -412,11 +449,39 @@ mod tests {
             r#"{"a":{"b":1}"#,
             r#"{"a":"unterminated}"#,
             r#"{"\u0061":1}"#,
+            r#"{"0123456789abcdefghij\u0061":1}"#,
+            r#"{"a":"0123456789abcdefghij\"}"#,
             r#"{"a":1} x"#,
             r#"{"a":1}{}"#,
             r#"{"a":1 "b":2}"#,
         ] {
             assert_eq!(walk(c), Err(NotPlain), "refuses {c:?}");
+        }
+    }
+
+    #[test]
+    fn quote_or_backslash_finds_the_first_one() {
+        // Near misses of both bytes (one bit off, high bit set), at every
+        // place in and around a word, in strings short and long.
+        let fillers = [b'a', 0x00, 0x01, 0x21, 0x23, 0x5b, 0x5d, 0xa2, 0xdc, 0xff];
+        for len in 0..80 {
+            for filler in fillers {
+                let mut text = vec![filler; len];
+                assert_eq!(quote_or_backslash(&text), None, "{len} {filler}");
+                for at in 0..len {
+                    for target in [b'"', b'\\'] {
+                        text[at] = target;
+                        if at + 1 < len {
+                            text[at + 1] = b'"';
+                        }
+                        assert_eq!(quote_or_backslash(&text), Some(at), "{len} {filler} {at}");
+                        text[at] = filler;
+                        if at + 1 < len {
+                            text[at + 1] = filler;
+                        }
+                    }
+                }
+            }
         }
     }
 

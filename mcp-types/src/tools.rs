@@ -356,7 +356,7 @@ pub struct CallToolResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result_type: Option<ResultType>,
     /// Unstructured result.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::content::blocks")]
     pub content: Vec<ContentBlock>,
     /// Structured result, to validate against the tool's `outputSchema`.
     #[serde(default, skip_serializing_if = "Option::is_none")]

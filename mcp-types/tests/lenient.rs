@@ -257,6 +257,7 @@ fn content_blocks_read_the_same_whatever_the_member_order() {
         r#""type":"tool_use","id":"t1","name":"calc","input":{"a":1}"#,
         r#""type":"tool_result","toolUseId":"t1","content":[{"type":"text","text":"2"}]"#,
         r#""type":"hologram","frames":3"#,
+        r#""type":"te\u0078t","text":"escaped type""#,
         r#""type":"text""#,
         r#""type":7,"text":"x""#,
         r#""type":"image","data":5"#,
@@ -283,4 +284,32 @@ fn content_blocks_read_the_same_whatever_the_member_order() {
     );
     assert!(serde_json::from_str::<ContentBlock>("{}").is_err());
     assert!(serde_json::from_str::<ContentBlock>("[1]").is_err());
+}
+
+/// A result's blocks read in order however many there are (the list grows
+/// from one slot), and a `content` that is not a list fails as before.
+#[test]
+fn call_tool_result_blocks_read_in_order() {
+    use mcp_types::tools::CallToolResult;
+    for n in [0, 1, 2, 3, 5, 9] {
+        let blocks: Vec<String> = (0..n)
+            .map(|i| format!(r#"{{"type":"text","text":"{i}"}}"#))
+            .collect();
+        let text = format!(r#"{{"content":[{}]}}"#, blocks.join(","));
+        let r: CallToolResult = serde_json::from_str(&text).unwrap();
+        let texts: Vec<_> = r.content.iter().filter_map(|b| b.as_text()).collect();
+        let expected: Vec<String> = (0..n).map(|i| i.to_string()).collect();
+        assert_eq!(texts, expected, "{text}");
+    }
+    for bad in [
+        r#"{"content":5}"#,
+        r#"{"content":null}"#,
+        r#"{"content":{}}"#,
+    ] {
+        let err = serde_json::from_str::<CallToolResult>(bad).unwrap_err();
+        assert!(
+            err.to_string().contains("expected a sequence"),
+            "{bad}: {err}"
+        );
+    }
 }

@@ -80,13 +80,14 @@ impl Connection {
         let mut params = Map::new();
         params.insert("taskId".into(), Value::String(task_id.to_owned()));
         let method = ext_tasks::GetTask::METHOD;
-        let mut call = self.new_call(now, method, params, opts, CallKind::Watch);
+        let facts = mcp_types::methods::facts::lookup(method);
+        let mut call = self.new_call(now, method, facts, params, opts, CallKind::Watch);
         let placeholder = TaskSnapshot::new(task_id, TaskStatus::Working);
-        call.task = Some(TaskWatch::new(
+        call.task = Some(Box::new(TaskWatch::new(
             placeholder,
             self.era == Some(Era::Legacy),
             false,
-        ));
+        )));
         let key = self.wires.reserve();
         self.calls.insert(key, call);
         self.send_task_request(now, key, method, Map::new(), Role::TaskGet);

@@ -75,14 +75,29 @@ impl Serialize for OutParams<'_> {
     }
 }
 
-/// A JSON-RPC request, serialized straight from borrowed parts.
-#[derive(Serialize)]
+/// A JSON-RPC request, written straight from borrowed parts.
 pub(super) struct OutRequest<'a> {
-    pub(super) jsonrpc: &'static str,
     pub(super) id: i64,
     pub(super) method: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) params: Option<OutParams<'a>>,
+}
+
+impl OutRequest<'_> {
+    /// Appends the request to `out`: the envelope's fixed members as
+    /// literal bytes (the same text serde writes for them, without a
+    /// serializer call per key), the method and params through serde.
+    pub(super) fn write(&self, out: &mut Vec<u8>) -> Result<(), serde_json::Error> {
+        out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+        serde_json::to_writer(&mut *out, &self.id)?;
+        out.extend_from_slice(br#","method":"#);
+        serde_json::to_writer(&mut *out, self.method)?;
+        if let Some(params) = &self.params {
+            out.extend_from_slice(br#","params":"#);
+            serde_json::to_writer(&mut *out, params)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
 }
 
 impl Connection {
@@ -172,7 +187,6 @@ impl Connection {
         };
         let has_params = !c.params.is_empty() || meta.is_some() || c.extras.is_retry();
         let out = OutRequest {
-            jsonrpc: "2.0",
             id,
             method: &c.method,
             params: has_params.then_some(OutParams {
@@ -181,7 +195,7 @@ impl Connection {
                 meta,
             }),
         };
-        serde_json::to_writer(&mut bytes, &out)?;
+        out.write(&mut bytes)?;
         let mut routing = match (version, matches!(c.kind, CallKind::Initialize)) {
             (Some(v), false) => HttpRouting::new(v.clone()),
             _ => HttpRouting::default(),

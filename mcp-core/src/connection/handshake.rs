@@ -18,14 +18,14 @@ use crate::wire;
 use mcp_types::lifecycle::{DiscoverResult, InitializeResult};
 
 /// The `capabilities` member exactly as received.
-fn raw_capabilities(raw: &RawValue) -> Option<serde_json::Value> {
+fn raw_capabilities(raw: &RawValue) -> Option<crate::lifecycle::RawCapabilities> {
     #[derive(serde::Deserialize)]
     struct Caps {
         capabilities: serde_json::Value,
     }
     serde_json::from_slice::<Caps>(raw.get().as_bytes())
         .ok()
-        .map(|c| c.capabilities)
+        .map(|c| crate::lifecycle::RawCapabilities::new(c.capabilities))
 }
 
 impl Connection {

@@ -87,7 +87,7 @@ struct ServerFacts {
     info: Option<Implementation>,
     capabilities: Option<ServerCapabilities>,
     /// The capabilities as received, for path checks (`resources.subscribe`).
-    capabilities_raw: Option<Value>,
+    capabilities_raw: Option<crate::lifecycle::RawCapabilities>,
     instructions: Option<String>,
     discover: Option<Box<RawValue>>,
 }
@@ -149,7 +149,12 @@ struct TaskWatch {
 #[derive(Debug)]
 struct Call {
     method: String,
+    /// The method's row of the method table, looked up once per call.
+    facts: Option<&'static mcp_types::methods::facts::MethodFacts>,
     params: Map<String, Value>,
+    /// `params` has a `task` member (2025-11-25 task augmentation); its
+    /// members other than `cursor` do not change once the call started.
+    task_augmented: bool,
     opts: RequestOptions,
     kind: CallKind,
     wire: Option<i64>,
@@ -164,11 +169,14 @@ struct Call {
     /// when this says so.
     unsent: Option<bool>,
     rounds: RoundCounter,
-    input: Option<InputRound>,
+    /// Boxed, like `task`: rare, and a call is moved into its box whole.
+    input: Option<Box<InputRound>>,
     extras: RetryExtras,
     version_retried: bool,
     header_retried: bool,
-    task: Option<TaskWatch>,
+    /// Boxed: few calls have one, and an unboxed one would take a
+    /// quarter of every call's allocation.
+    task: Option<Box<TaskWatch>>,
     cached: bool,
     sends: u32,
 }
@@ -196,7 +204,9 @@ pub struct Connection {
     pending_decision: Option<crate::era::EraDecision>,
     server: ServerFacts,
     wires: Correlation<Wire>,
-    calls: IdMap<i64, Call>,
+    /// Boxed: a call is large, and moving it in and out of the table on
+    /// every request cost more than the allocation.
+    calls: IdMap<i64, Box<Call>>,
     server_requests: server_requests::LiveServerRequests,
     tools: HashMap<String, HeaderBindings>,
     cache: Cache,

@@ -51,19 +51,25 @@ impl Connection {
         if self.era != Some(Era::Legacy) || !matches!(call.kind, CallKind::User) {
             return;
         }
+        // The method first: its params are looked up only for the three
+        // methods that set session state.
         let state = &mut self.session_state;
-        match (
-            call.method.as_str(),
-            call.params.get("uri"),
-            call.params.get("level"),
-        ) {
-            ("resources/subscribe", Some(Value::String(uri)), _) => {
-                state.subscriptions.insert(uri.clone());
+        match call.method.as_str() {
+            "resources/subscribe" => {
+                if let Some(Value::String(uri)) = call.params.get("uri") {
+                    state.subscriptions.insert(uri.clone());
+                }
             }
-            ("resources/unsubscribe", Some(Value::String(uri)), _) => {
-                state.subscriptions.remove(uri);
+            "resources/unsubscribe" => {
+                if let Some(Value::String(uri)) = call.params.get("uri") {
+                    state.subscriptions.remove(uri);
+                }
             }
-            ("logging/setLevel", _, Some(level)) => state.log_level = Some(level.clone()),
+            "logging/setLevel" => {
+                if let Some(level) = call.params.get("level") {
+                    state.log_level = Some(level.clone());
+                }
+            }
             _ => {}
         }
     }

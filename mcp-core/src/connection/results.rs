@@ -64,7 +64,7 @@ impl Connection {
             _ => {}
         }
         let raw = result;
-        let task_augmented = c.params.contains_key("task");
+        let task_augmented = c.task_augmented;
         let is_list = matches!(c.kind, CallKind::List { .. });
         if self.era == Some(Era::Modern) {
             let kind = ResultHead::peek(raw.as_bytes()).map(|head| {
@@ -139,7 +139,7 @@ impl Connection {
             && !c.cached
             && !c.extras.is_retry()
             && self.config.cache_entries > 0
-            && crate::cache::is_cacheable(&c.method);
+            && c.facts.is_some_and(|f| f.cacheable);
         let tools = c.method == "tools/list" && !c.cached;
         // Lists, tools/list filtering and the cache read the result in full.
         if is_list || cacheable || tools {
@@ -310,7 +310,7 @@ impl Connection {
             c.extras = round.into_retry();
             return self.send_main(now, key);
         }
-        c.input = Some(round);
+        c.input = Some(Box::new(round));
         // The client's handlers answer within the call's deadline, as a
         // 2025-11-25 call's do; a call that opted out pauses its per-request
         // deadline (the total deadline, if any, still applies).

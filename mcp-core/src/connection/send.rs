@@ -4,6 +4,7 @@
 use std::time::Instant;
 
 use mcp_types::jsonrpc::{ErrorObject, ErrorResponse, Message, Notification, Response};
+use mcp_types::methods::facts::MethodFacts;
 use mcp_types::routing::HttpRouting;
 use mcp_types::{Era, RequestId};
 use serde_json::{Map, Value, json};
@@ -13,7 +14,7 @@ use super::{Call, CallKind, Connection, Role, Wire};
 use crate::config::TransportKind;
 use crate::error::{RequestError, UsageError};
 use crate::event::{Event, SubscriptionEnd, Transmit};
-use crate::lifecycle::{State, has_capability, legacy, modern};
+use crate::lifecycle::{State, modern};
 use crate::mrtr::{RetryExtras, RoundCounter};
 use crate::timers::Timer;
 use crate::trace_context::trace_members;
@@ -39,9 +40,14 @@ impl Connection {
         }
         let mut opts = opts;
         let mut extras = opts.retry.take().unwrap_or_default();
-        // A scan of the few keys costs less than three hashed lookups, and
+        // One scan of the few keys costs less than hashed lookups, and
         // almost no request carries any of these members.
-        if params.keys().any(|k| OutParams::is_reserved(k)) {
+        let (mut reserved, mut task_augmented) = (false, false);
+        for k in params.keys() {
+            reserved |= OutParams::is_reserved(k);
+            task_augmented |= k == "task";
+        }
+        if reserved {
             if let Some(Value::Object(meta)) = params.remove("_meta") {
                 for (k, v) in meta {
                     opts.meta.entry(k).or_insert(v);
@@ -60,12 +66,14 @@ impl Connection {
         if let Some(cx) = opts.trace.take() {
             cx.merge_into(&mut opts.meta);
         }
+        let facts = mcp_types::methods::facts::lookup(method);
         if !handshake {
-            self.check_method(method, &mut params, &opts)?;
+            self.check_method(method, facts, &mut params, &opts, &mut task_augmented)?;
         }
         let key = self.wires.reserve();
-        let mut call = self.new_call(now, method, params, opts, kind);
+        let mut call = self.new_call(now, method, facts, params, opts, kind);
         call.extras = extras;
+        call.task_augmented = task_augmented;
         self.calls.insert(key, call);
         if park {
             self.parked.push(key);
@@ -80,14 +88,17 @@ impl Connection {
         &self,
         now: Instant,
         method: &str,
+        facts: Option<&'static MethodFacts>,
         params: Map<String, Value>,
         opts: crate::config::RequestOptions,
         kind: CallKind,
-    ) -> Call {
+    ) -> Box<Call> {
         let total = opts.max_total.or(self.config.max_total);
-        Call {
+        Box::new(Call {
             method: method.to_owned(),
+            facts,
             params,
+            task_augmented: false,
             opts,
             kind,
             wire: None,
@@ -103,31 +114,33 @@ impl Connection {
             task: None,
             cached: false,
             sends: 0,
-        }
+        })
     }
 
+    /// Refuses a method the negotiated era does not have or the server did
+    /// not advertise (strict capabilities); a 2025-11-25 call with a task
+    /// TTL gets its `task` member here.
     fn check_method(
-        &self,
+        &mut self,
         method: &str,
+        facts: Option<&'static MethodFacts>,
         params: &mut Map<String, Value>,
         opts: &crate::config::RequestOptions,
+        task_augmented: &mut bool,
     ) -> Result<(), UsageError> {
         let era = self.era.unwrap_or(Era::Legacy);
-        let caps = self.server.capabilities_raw.as_ref();
         let required = match era {
             Era::Modern => {
-                if let Some(replacement) = modern::retired(method) {
+                if let Some(replacement) = facts.and_then(|f| f.modern_replacement) {
                     return Err(UsageError::RetiredMethod {
                         method: method.to_owned(),
                         replacement,
                     });
                 }
-                modern::required_capability(method)
+                facts.and_then(|f| f.server_capability(Era::Modern, false))
             }
             Era::Legacy => {
-                let modern_only = mcp_types::methods::facts::lookup(method)
-                    .is_some_and(|m| m.only_in(Era::Modern));
-                if modern_only {
+                if facts.is_some_and(|f| f.only_in(Era::Modern)) {
                     return Err(UsageError::WrongEra {
                         method: method.to_owned(),
                         era,
@@ -136,13 +149,16 @@ impl Connection {
                 if let Some(ttl) = opts.task_ttl {
                     let task = ttl.map_or_else(|| json!({}), |t| json!({ "ttl": t }));
                     params.insert("task".into(), task);
+                    *task_augmented = true;
                 }
-                legacy::required_capability(method, params)
+                facts.and_then(|f| f.server_capability(Era::Legacy, *task_augmented))
             }
         };
-        if let (true, Some(capability), Some(caps)) =
-            (self.config.strict_capabilities, required, caps)
-            && !has_capability(caps, capability)
+        if let (true, Some(capability), Some(caps)) = (
+            self.config.strict_capabilities,
+            required,
+            self.server.capabilities_raw.as_mut(),
+        ) && !caps.has(capability)
         {
             return Err(UsageError::CapabilityNotAdvertised {
                 method: method.to_owned(),
@@ -209,7 +225,7 @@ impl Connection {
         let usable = self.era == Some(Era::Modern)
             && !c.opts.no_cache
             && !c.extras.is_retry()
-            && crate::cache::is_cacheable(&c.method);
+            && c.facts.is_some_and(|f| f.cacheable);
         if !usable {
             return None;
         }
@@ -256,7 +272,6 @@ impl Connection {
             extras.input_responses = Some(r);
         }
         let out = OutRequest {
-            jsonrpc: "2.0",
             id,
             method,
             params: Some(OutParams {
@@ -265,7 +280,7 @@ impl Connection {
                 meta,
             }),
         };
-        if serde_json::to_writer(&mut bytes, &out).is_err() {
+        if out.write(&mut bytes).is_err() {
             self.wires.abandon(id);
             return;
         }
@@ -427,8 +442,8 @@ impl Connection {
                 || self
                     .server
                     .capabilities_raw
-                    .as_ref()
-                    .is_some_and(|caps| has_capability(caps, "tasks.cancel"));
+                    .as_mut()
+                    .is_some_and(|caps| caps.has("tasks.cancel"));
             if allowed {
                 self.send_task_request(now, key, "tasks/cancel", Map::new(), Role::TaskAck);
             }
@@ -496,7 +511,7 @@ impl Connection {
     }
 
     /// Removes a call and its timers, abandoning its in-flight request.
-    pub(super) fn remove_call(&mut self, key: i64) -> Option<Call> {
+    pub(super) fn remove_call(&mut self, key: i64) -> Option<Box<Call>> {
         let c = self.calls.remove(&key)?;
         // Its held progress goes out before its final event.
         self.flush_progress_of(key);
@@ -504,7 +519,10 @@ impl Connection {
             self.wires.abandon(w);
         }
         self.timers.cancel(&Timer::Request(RequestId::Number(key)));
-        self.timers.cancel(&Timer::TaskPoll(RequestId::Number(key)));
+        // Only a call with a task polls (its task is never taken away).
+        if c.task.is_some() {
+            self.timers.cancel(&Timer::TaskPoll(RequestId::Number(key)));
+        }
         if matches!(c.kind, CallKind::Probe) {
             self.timers.cancel(&Timer::Probe);
         }

@@ -73,7 +73,7 @@ impl Connection {
         let Some(c) = self.calls.get_mut(&key) else {
             return;
         };
-        c.task = Some(TaskWatch::new(task.clone(), legacy, true));
+        c.task = Some(Box::new(TaskWatch::new(task.clone(), legacy, true)));
         self.events.push_back(Event::TaskCreated {
             id: RequestId::Number(key),
             task,

@@ -1,14 +1,13 @@
 //! The 2025-11-25 lifecycle: `initialize`, version validation,
-//! `notifications/initialized`, capability gating and the admission of
-//! server-to-client requests.
+//! `notifications/initialized` and the admission of server-to-client
+//! requests. (Capability gating reads the method table's row once per
+//! call, in `connection/send.rs`.)
 
-use mcp_types::Era;
 use mcp_types::ErrorCode;
 use mcp_types::ProtocolVersion;
 use mcp_types::elicitation::ElicitationMode;
 use mcp_types::incoming::ServerRequest;
 use mcp_types::jsonrpc::ErrorObject;
-use mcp_types::methods::facts;
 use serde_json::{Map, Value, json};
 
 use crate::config::ClientFeatures;
@@ -29,15 +28,6 @@ pub(crate) fn initialize_params(
     );
     m.insert("clientInfo".into(), client_info.clone());
     m
-}
-
-/// The server capability a 2025-11-25 request needs, if any (a
-/// client must not use a feature the server did not advertise).
-pub(crate) fn required_capability(
-    method: &str,
-    params: &Map<String, Value>,
-) -> Option<&'static str> {
-    facts::lookup(method)?.server_capability(Era::Legacy, params.contains_key("task"))
 }
 
 /// Whether the client may answer a server request, per the capabilities

@@ -41,6 +41,35 @@ pub enum State {
     Closed,
 }
 
+/// The server's capabilities as received, and the answers to the paths
+/// asked so far: every request asks for one of a few paths (the rows of the
+/// method table), and a walk costs a hashed lookup per segment.
+#[derive(Debug)]
+pub(crate) struct RawCapabilities {
+    value: Value,
+    answers: Vec<(&'static str, bool)>,
+}
+
+impl RawCapabilities {
+    /// The capabilities object as received.
+    pub(crate) fn new(value: Value) -> Self {
+        RawCapabilities {
+            value,
+            answers: Vec::new(),
+        }
+    }
+
+    /// [`has_capability`], walked once per path.
+    pub(crate) fn has(&mut self, path: &'static str) -> bool {
+        if let Some(&(_, yes)) = self.answers.iter().find(|(p, _)| *p == path) {
+            return yes;
+        }
+        let yes = has_capability(&self.value, path);
+        self.answers.push((path, yes));
+        yes
+    }
+}
+
 /// Whether a dotted capability path (`resources.subscribe`) is present
 /// and not `false` in a capabilities object.
 ///

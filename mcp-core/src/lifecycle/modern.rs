@@ -1,8 +1,9 @@
-//! The 2026-07-28 lifecycle: per-request `_meta`, retired methods, the
-//! `resultType` dispatch and capability gating from `server/discover`.
+//! The 2026-07-28 lifecycle: per-request `_meta`, retired methods and the
+//! `resultType` dispatch. (Capability gating reads the method table's row
+//! once per call, in `connection/send.rs`.)
 
+use mcp_types::ProtocolVersion;
 use mcp_types::methods::facts;
-use mcp_types::{Era, ProtocolVersion};
 use serde::Serialize;
 use serde::ser::SerializeMap;
 use serde_json::{Map, Value};
@@ -125,9 +126,4 @@ pub(crate) fn classify_result(
             value: other.to_owned(),
         }),
     }
-}
-
-/// The server capability a 2026-07-28 request needs, if any.
-pub(crate) fn required_capability(method: &str) -> Option<&'static str> {
-    facts::lookup(method)?.server_capability(Era::Modern, false)
 }

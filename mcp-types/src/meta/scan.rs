@@ -61,7 +61,7 @@ pub(super) fn decodes_as_map(text: &[u8]) -> bool {
 /// followed at once by an escaped trailing one.
 fn string_end(text: &[u8], mut at: usize) -> Option<usize> {
     loop {
-        at += memchr::memchr2(b'"', b'\\', text.get(at..)?)?;
+        at += crate::raw::quote_or_backslash(text.get(at..)?)?;
         if text[at] == b'"' {
             return Some(at + 1);
         }
