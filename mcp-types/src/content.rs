@@ -122,26 +122,16 @@ enum Kind {
 
 impl<'de> Deserialize<'de> for Kind {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct KindVisitor;
-        impl serde::de::Visitor<'_> for KindVisitor {
-            type Value = Kind;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a block type")
-            }
-            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Kind, E> {
-                Ok(match v {
-                    "text" => Kind::Text,
-                    "image" => Kind::Image,
-                    "audio" => Kind::Audio,
-                    "resource_link" => Kind::ResourceLink,
-                    "resource" => Kind::Resource,
-                    "tool_use" => Kind::ToolUse,
-                    "tool_result" => Kind::ToolResult,
-                    other => Kind::Other(other.to_owned()),
-                })
-            }
-        }
-        deserializer.deserialize_str(KindVisitor)
+        crate::read_str::read_str(deserializer, "a block type", |v| match v {
+            "text" => Kind::Text,
+            "image" => Kind::Image,
+            "audio" => Kind::Audio,
+            "resource_link" => Kind::ResourceLink,
+            "resource" => Kind::Resource,
+            "tool_use" => Kind::ToolUse,
+            "tool_result" => Kind::ToolResult,
+            other => Kind::Other(other.to_owned()),
+        })
     }
 }
 
@@ -182,21 +172,13 @@ enum Key {
 
 impl<'de> Deserialize<'de> for Key {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct KeyVisitor;
-        impl serde::de::Visitor<'_> for KeyVisitor {
-            type Value = Key;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a member name")
+        crate::read_str::read_str(deserializer, "a member name", |v| {
+            if v == "type" {
+                Key::Type
+            } else {
+                Key::Other(v.to_owned())
             }
-            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Key, E> {
-                Ok(if v == "type" {
-                    Key::Type
-                } else {
-                    Key::Other(v.to_owned())
-                })
-            }
-        }
-        deserializer.deserialize_str(KeyVisitor)
+        })
     }
 }
 

@@ -73,6 +73,7 @@
 //! content, `_meta`) keeps the key order it arrived with.
 
 mod macros;
+mod read_str;
 
 pub mod caching;
 pub mod capabilities;

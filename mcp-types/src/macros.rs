@@ -64,17 +64,7 @@ macro_rules! open_enum {
             fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
                 // Read from the borrowed text: a known value costs no
                 // `String` (a `Cow<str>` would be one, serde owns it).
-                struct Visitor;
-                impl ::serde::de::Visitor<'_> for Visitor {
-                    type Value = $name;
-                    fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                        f.write_str("a string")
-                    }
-                    fn visit_str<E: ::serde::de::Error>(self, v: &str) -> Result<$name, E> {
-                        Ok($name::parse(v))
-                    }
-                }
-                d.deserialize_str(Visitor)
+                crate::read_str::read_str(d, "a string", $name::parse)
             }
         }
 
