@@ -5,7 +5,7 @@
 //! every timer due at `now`.
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 use std::time::Instant;
 
 use mcp_types::RequestId;
@@ -37,34 +37,50 @@ pub enum Timer {
 
 /// The timer table.
 ///
-/// Deadlines sit in a binary heap with lazy deletion: cancelling or
-/// re-arming a timer only updates `armed`, the source of truth, and a heap
-/// entry that no longer matches it is stale, dropped when it reaches the
-/// top (or in a rebuild, once stale entries outnumber live ones). Requests
-/// mostly end in the order they started, so the stale entry of a finished
-/// request is usually the top one and goes at once: arming and disarming a
-/// request costs a push, a pop and a few cheap hash lookups.
+/// Deadlines sit in two queues with lazy deletion: cancelling or re-arming
+/// a timer only updates `armed`, the source of truth, and a queued entry
+/// that no longer matches it is stale, dropped when it reaches the front
+/// (or in a rebuild, once stale entries outnumber live ones).
+///
+/// Request deadlines are `now` plus one timeout, so they are mostly armed
+/// in order: an entry later than every entry of `lane` is appended to it
+/// (a sorted deque, O(1)); any other goes to the binary heap `queue`. The
+/// earliest timer is the earlier of the two fronts, compared as
+/// `(deadline, timer)`, so equal deadlines fire in timer order whichever
+/// queue holds them. Requests mostly end in the order they started, so the
+/// entry of a finished request is usually a front one and goes at once.
 #[derive(Debug, Default)]
 pub(crate) struct TimerTable {
-    /// Deadlines, earliest on top; the top entry is never stale.
+    /// Out-of-order deadlines, earliest on top; the top is never stale.
     queue: BinaryHeap<Reverse<(Instant, Timer)>>,
+    /// In-order deadlines, strictly increasing by `(deadline, timer)`; the
+    /// front is never stale.
+    lane: VecDeque<(Instant, Timer)>,
     /// The armed timers and their deadlines.
     armed: IdMap<Timer, Instant>,
 }
 
-/// Stale heap entries tolerated beyond the live ones before a rebuild
+/// Stale queued entries tolerated beyond the live ones before a rebuild
 /// (the bound [`TimerTable::queued`] documents).
 const STALE_SLACK: usize = 32;
 
 impl TimerTable {
     /// Arms (or re-arms) a timer.
     pub(crate) fn set(&mut self, timer: Timer, at: Instant) {
-        // Re-arming at the same instant keeps the heap entry it has.
+        // Re-arming at the same instant keeps the queued entry it has.
         let before = self.armed.insert(timer.clone(), at);
         if before != Some(at) {
-            self.queue.push(Reverse((at, timer)));
+            let in_order = self
+                .lane
+                .back()
+                .is_none_or(|(last, t)| (*last, t) < (at, &timer));
+            if in_order {
+                self.lane.push_back((at, timer));
+            } else {
+                self.queue.push(Reverse((at, timer)));
+            }
             // Only a re-armed timer leaves a stale entry behind; a new one
-            // on top of live entries changes neither invariant.
+            // behind live entries changes neither invariant.
             if before.is_some() {
                 self.settle();
             }
@@ -76,11 +92,10 @@ impl TimerTable {
         if let Some(at) = self.armed.remove(timer) {
             // Usually the earliest timer goes (requests end in the order
             // they started): its entry is dropped here, without a lookup.
-            if self
-                .queue
-                .peek()
-                .is_some_and(|Reverse((top_at, top))| *top_at == at && top == timer)
-            {
+            let is = |e_at: &Instant, e: &Timer| *e_at == at && e == timer;
+            if self.lane.front().is_some_and(|(a, t)| is(a, t)) {
+                self.lane.pop_front();
+            } else if self.queue.peek().is_some_and(|Reverse((a, t))| is(a, t)) {
                 self.queue.pop();
             }
             self.settle();
@@ -94,19 +109,34 @@ impl TimerTable {
 
     /// The earliest armed timer.
     pub(crate) fn next(&self) -> Option<(Instant, Timer)> {
-        self.queue.peek().map(|Reverse(entry)| entry.clone())
+        self.front().map(|(at, t, _)| (at, t.clone()))
+    }
+
+    /// The earliest queued entry, and whether it is the lane's.
+    fn front(&self) -> Option<(Instant, &Timer, bool)> {
+        let lane = self.lane.front().map(|(at, t)| (*at, t, true));
+        let heap = self.queue.peek().map(|Reverse((at, t))| (*at, t, false));
+        match (lane, heap) {
+            (Some(l), Some(h)) => Some(if (l.0, l.1) < (h.0, h.1) { l } else { h }),
+            (l, h) => l.or(h),
+        }
     }
 
     /// Removes and returns every timer due at `now`, earliest first.
     pub(crate) fn expired(&mut self, now: Instant) -> Vec<Timer> {
         let mut out = Vec::new();
-        while let Some(Reverse((at, _))) = self.queue.peek() {
-            if *at > now {
+        while let Some((at, _, in_lane)) = self.front() {
+            if at > now {
                 break;
             }
-            if let Some(Reverse((_, t))) = self.queue.pop() {
+            let t = if in_lane {
+                self.lane.pop_front().map(|(_, t)| t)
+            } else {
+                self.queue.pop().map(|Reverse((_, t))| t)
+            };
+            if let Some(t) = t {
                 self.armed.remove(&t);
-                self.drop_stale_top();
+                self.drop_stale_fronts();
                 out.push(t);
             }
         }
@@ -125,29 +155,37 @@ impl TimerTable {
         self.armed.is_empty()
     }
 
-    /// Deadlines held in the queue, live and stale: never more than
+    /// Deadlines held in the queues, live and stale: never more than
     /// `2 * len() + 32`, however timers are cancelled or re-armed.
     #[cfg(test)]
     pub(crate) fn queued(&self) -> usize {
-        self.queue.len()
+        self.queue.len() + self.lane.len()
     }
 
-    /// Restores the invariants after a change: no stale entry on top, and
-    /// stale entries bounded by the live ones (a rebuild is linear, and
-    /// follows at least as many changes as there are live timers).
+    /// Restores the invariants after a change: no stale entry at either
+    /// front, and stale entries bounded by the live ones (a rebuild is
+    /// linear, and follows at least as many changes as there are live
+    /// timers).
     fn settle(&mut self) {
-        if self.queue.len() > 2 * self.armed.len() + STALE_SLACK {
+        if self.queue.len() + self.lane.len() > 2 * self.armed.len() + STALE_SLACK {
+            self.lane.clear();
             self.queue = self
                 .armed
                 .iter()
                 .map(|(t, at)| Reverse((*at, t.clone())))
                 .collect();
         } else {
-            self.drop_stale_top();
+            self.drop_stale_fronts();
         }
     }
 
-    fn drop_stale_top(&mut self) {
+    fn drop_stale_fronts(&mut self) {
+        while let Some((at, t)) = self.lane.front() {
+            if self.armed.get(t) == Some(at) {
+                break;
+            }
+            self.lane.pop_front();
+        }
         while let Some(Reverse((at, t))) = self.queue.peek() {
             if self.armed.get(t) == Some(at) {
                 break;
@@ -244,5 +282,44 @@ mod tests {
         assert_eq!(t.expired(t0 + Duration::from_secs(5)), vec![request(1)]);
         assert!(t.expired(t0 + Duration::from_secs(5)).is_empty());
         assert_eq!(t.next(), None);
+    }
+
+    #[test]
+    fn both_queues_fire_like_one_sorted_table() {
+        // A fixed pseudo-random mix of in-order and out-of-order arms,
+        // re-arms and cancels, checked against a sorted reference.
+        let t0 = origin();
+        let mut t = TimerTable::default();
+        let mut reference = std::collections::BTreeMap::new();
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        for step in 0..5_000u64 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let n = (x % 64) as i64;
+            let at = t0 + Duration::from_millis(step + x % 50);
+            if x.is_multiple_of(5) {
+                t.cancel(&request(n));
+                reference.retain(|_, k| *k != n);
+            } else {
+                t.set(request(n), at);
+                reference.retain(|_, k| *k != n);
+                reference.insert((at, n), n);
+            }
+            assert!(t.queued() <= 2 * t.len() + 32);
+            let first = reference.keys().next().map(|(at, n)| (*at, request(*n)));
+            assert_eq!(t.next(), first);
+            if step.is_multiple_of(97) {
+                let now = t0 + Duration::from_millis(step);
+                let due: Vec<_> = reference
+                    .keys()
+                    .take_while(|(at, _)| *at <= now)
+                    .map(|(_, n)| request(*n))
+                    .collect();
+                reference.retain(|(at, _), _| *at > now);
+                assert_eq!(t.expired(now), due);
+            }
+        }
+        assert_eq!(t.len(), reference.len());
     }
 }
