@@ -69,42 +69,48 @@ impl<'de> serde::de::Visitor<'de> for BlockVisitor {
         f.write_str("a content block object")
     }
 
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<ContentBlock, A::Error> {
-        use serde::de::Error;
-        use serde::de::value::MapAccessDeserializer;
-        let Some(first) = map.next_key::<Key>()? else {
-            return Err(A::Error::custom("a content block needs a string `type`"));
-        };
-        let kind = match first {
-            Key::Type => map
-                .next_value::<Kind>()
-                .map_err(|_| A::Error::custom("a content block needs a string `type`"))?,
-            Key::Other(first) => {
-                let mut object = JsonObject::new();
-                object.insert(first, map.next_value()?);
-                while let Some((k, v)) = map.next_entry::<String, Value>()? {
-                    object.insert(k, v);
-                }
-                return from_object(object).map_err(A::Error::custom);
-            }
-        };
-        let rest = MapAccessDeserializer::new(map);
-        Ok(match kind {
-            Kind::Text => ContentBlock::Text(Deserialize::deserialize(rest)?),
-            Kind::Image => ContentBlock::Image(Deserialize::deserialize(rest)?),
-            Kind::Audio => ContentBlock::Audio(Deserialize::deserialize(rest)?),
-            Kind::ResourceLink => ContentBlock::ResourceLink(Deserialize::deserialize(rest)?),
-            Kind::Resource => ContentBlock::Resource(Deserialize::deserialize(rest)?),
-            Kind::ToolUse => ContentBlock::ToolUse(Deserialize::deserialize(rest)?),
-            Kind::ToolResult => ContentBlock::ToolResult(Deserialize::deserialize(rest)?),
-            Kind::Other(kind) => {
-                let mut object = JsonObject::new();
-                object.insert("type".to_owned(), Value::String(kind));
-                object.extend(JsonObject::deserialize(rest)?);
-                ContentBlock::Unknown(object)
-            }
-        })
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<ContentBlock, A::Error> {
+        read_block(map)
     }
+}
+
+/// The body of [`BlockVisitor`], shared with the list reader's visitor
+/// ([`blocks`]), which pushes the block where it goes.
+fn read_block<'de, A: serde::de::MapAccess<'de>>(mut map: A) -> Result<ContentBlock, A::Error> {
+    use serde::de::Error;
+    use serde::de::value::MapAccessDeserializer;
+    let Some(first) = map.next_key::<Key>()? else {
+        return Err(A::Error::custom("a content block needs a string `type`"));
+    };
+    let kind = match first {
+        Key::Type => map
+            .next_value::<Kind>()
+            .map_err(|_| A::Error::custom("a content block needs a string `type`"))?,
+        Key::Other(first) => {
+            let mut object = JsonObject::new();
+            object.insert(first, map.next_value()?);
+            while let Some((k, v)) = map.next_entry::<String, Value>()? {
+                object.insert(k, v);
+            }
+            return from_object(object).map_err(A::Error::custom);
+        }
+    };
+    let rest = MapAccessDeserializer::new(map);
+    Ok(match kind {
+        Kind::Text => ContentBlock::Text(Deserialize::deserialize(rest)?),
+        Kind::Image => ContentBlock::Image(Deserialize::deserialize(rest)?),
+        Kind::Audio => ContentBlock::Audio(Deserialize::deserialize(rest)?),
+        Kind::ResourceLink => ContentBlock::ResourceLink(Deserialize::deserialize(rest)?),
+        Kind::Resource => ContentBlock::Resource(Deserialize::deserialize(rest)?),
+        Kind::ToolUse => ContentBlock::ToolUse(Deserialize::deserialize(rest)?),
+        Kind::ToolResult => ContentBlock::ToolResult(Deserialize::deserialize(rest)?),
+        Kind::Other(kind) => {
+            let mut object = JsonObject::new();
+            object.insert("type".to_owned(), Value::String(kind));
+            object.extend(JsonObject::deserialize(rest)?);
+            ContentBlock::Unknown(object)
+        }
+    })
 }
 
 /// A block's `type`: a known one is matched while the string is borrowed
@@ -152,13 +158,33 @@ pub(crate) fn blocks<'de, D: Deserializer<'de>>(
             mut seq: A,
         ) -> Result<Vec<ContentBlock>, A::Error> {
             let mut blocks = Vec::new();
-            while let Some(block) = seq.next_element()? {
-                if blocks.len() == blocks.capacity() {
-                    blocks.reserve_exact(blocks.len().max(1));
-                }
-                blocks.push(block);
-            }
+            while seq.next_element_seed(Push(&mut blocks))?.is_some() {}
             Ok(blocks)
+        }
+    }
+    /// Reads one block straight into the list: a block is large, and
+    /// handing it back through the deserializer's calls would copy it at
+    /// each return.
+    struct Push<'a>(&'a mut Vec<ContentBlock>);
+    impl<'de> serde::de::DeserializeSeed<'de> for Push<'_> {
+        type Value = ();
+        fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+            deserializer.deserialize_map(self)
+        }
+    }
+    impl<'de> serde::de::Visitor<'de> for Push<'_> {
+        type Value = ();
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a content block object")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<(), A::Error> {
+            let block = read_block(map)?;
+            let blocks = self.0;
+            if blocks.len() == blocks.capacity() {
+                blocks.reserve_exact(blocks.len().max(1));
+            }
+            blocks.push(block);
+            Ok(())
         }
     }
     deserializer.deserialize_seq(BlocksVisitor)
