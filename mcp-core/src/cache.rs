@@ -15,7 +15,9 @@ use std::time::{Duration, Instant};
 
 use mcp_types::incoming::ServerNotification;
 use mcp_types::raw::RawJson;
-use serde_json::{Map, Value};
+use serde_json::Value;
+
+use crate::params::Params;
 
 /// The default maximum number of cached results.
 pub(crate) const DEFAULT_MAX_ENTRIES: usize = 256;
@@ -55,24 +57,24 @@ impl Default for Cache {
 /// The part of the params that shapes a result: everything but `_meta`
 /// (and the multi round-trip members), serialized canonically with keys
 /// sorted at every level, whatever order the map keeps.
-pub(crate) fn params_key(params: &Map<String, Value>) -> String {
+pub(crate) fn params_key(params: &Params) -> String {
     let mut out = String::new();
     let shaping = params
         .iter()
-        .filter(|(k, _)| !matches!(k.as_str(), "_meta" | "inputResponses" | "requestState"));
+        .filter(|(k, _)| !matches!(*k, "_meta" | "inputResponses" | "requestState"));
     canonical_object(shaping, &mut out);
     out
 }
 
-fn canonical_object<'a>(entries: impl Iterator<Item = (&'a String, &'a Value)>, out: &mut String) {
-    let mut sorted: Vec<(&String, &Value)> = entries.collect();
+fn canonical_object<'a>(entries: impl Iterator<Item = (&'a str, &'a Value)>, out: &mut String) {
+    let mut sorted: Vec<(&str, &Value)> = entries.collect();
     sorted.sort_by(|a, b| a.0.cmp(b.0));
     out.push('{');
     for (i, (k, v)) in sorted.into_iter().enumerate() {
         if i > 0 {
             out.push(',');
         }
-        out.push_str(&Value::String(k.clone()).to_string());
+        out.push_str(&Value::String(k.to_owned()).to_string());
         out.push(':');
         canonical(v, out);
     }
@@ -81,7 +83,7 @@ fn canonical_object<'a>(entries: impl Iterator<Item = (&'a String, &'a Value)>, 
 
 fn canonical(v: &Value, out: &mut String) {
     match v {
-        Value::Object(m) => canonical_object(m.iter(), out),
+        Value::Object(m) => canonical_object(m.iter().map(|(k, v)| (k.as_str(), v)), out),
         Value::Array(a) => {
             out.push('[');
             for (i, x) in a.iter().enumerate() {
@@ -122,7 +124,7 @@ impl Cache {
         &self,
         now: Instant,
         method: &str,
-        params: &Map<String, Value>,
+        params: &Params,
         principal: &str,
     ) -> Option<&RawJson> {
         let pk = params_key(params);
@@ -146,7 +148,7 @@ impl Cache {
         &mut self,
         now: Instant,
         method: &str,
-        params: &Map<String, Value>,
+        params: &Params,
         principal: &str,
         ttl_ms: Option<i64>,
         scope: CacheScope,
@@ -240,7 +242,7 @@ mod tests {
         let now = origin();
         let mut c = Cache::new(2);
         let raw = || serde_json::value::to_raw_value(&json!({})).unwrap().into();
-        let p = |u: &str| json!({"uri": u}).as_object().unwrap().clone();
+        let p = |u: &str| Params::from(json!({"uri": u}).as_object().unwrap().clone());
         c.insert(
             now,
             "resources/read",
@@ -282,20 +284,20 @@ mod tests {
         let a = json!({"b": 1, "a": {"y": 2, "x": 1}, "_meta": {"k": 1}});
         let b = json!({"a": {"x": 1, "y": 2}, "b": 1});
         assert_eq!(
-            params_key(a.as_object().unwrap()),
-            params_key(b.as_object().unwrap())
+            params_key(&a.as_object().unwrap().clone().into()),
+            params_key(&b.as_object().unwrap().clone().into())
         );
         c.insert(
             now,
             "tools/list",
-            &serde_json::Map::new(),
+            &Params::default(),
             "",
             Some(-5),
             CacheScope::Public,
             raw(),
         );
         assert!(
-            c.lookup(now, "tools/list", &serde_json::Map::new(), "")
+            c.lookup(now, "tools/list", &Params::default(), "")
                 .is_none(),
             "negative ttl is 0"
         );
@@ -306,8 +308,8 @@ mod tests {
         let now = origin();
         let mut c = Cache::new(16);
         let raw = || serde_json::value::to_raw_value(&json!({})).unwrap().into();
-        let uri = |u: &str| json!({ "uri": u }).as_object().unwrap().clone();
-        let none = serde_json::Map::new();
+        let uri = |u: &str| Params::from(json!({ "uri": u }).as_object().unwrap().clone());
+        let none = Params::default();
         for (method, params) in [
             ("skills/list", none.clone()),
             ("skills/get", uri("skill://a/SKILL.md")),

@@ -17,7 +17,7 @@
 //! tests in `headers/tests.rs`).
 
 use base64::Engine;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// The largest integer a header value may carry (±(2^53−1)).
 const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
@@ -40,7 +40,7 @@ pub(crate) fn encode_header_value(value: &str) -> String {
 /// The value of `Mcp-Name` for a request: the tool or prompt
 /// name, the resource URI (also of `skills/get` and
 /// `resources/directory/read`), or the task id.
-pub(crate) fn mcp_name(method: &str, params: &Map<String, Value>) -> Option<String> {
+pub(crate) fn mcp_name(method: &str, params: &crate::params::Params) -> Option<String> {
     let key = mcp_types::methods::facts::mcp_name_param(method)?;
     params.get(key)?.as_str().map(encode_header_value)
 }

@@ -130,6 +130,7 @@ mod headers;
 mod lifecycle;
 mod mrtr;
 mod pagination;
+mod params;
 mod served_tasks;
 pub mod strict;
 mod tasks;

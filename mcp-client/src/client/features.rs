@@ -16,6 +16,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
+use crate::client::request_handle::decoded;
 use crate::client::{Client, unexpected};
 use crate::driver::Outcome;
 use crate::driver::{CallSpec, SpecKind};
@@ -24,6 +25,26 @@ use crate::options::CallOptions;
 
 fn cursor_params(cursor: Option<&str>) -> Option<Value> {
     cursor.map(|c| json!({ "cursor": c }))
+}
+
+/// The spec of a `tools/call`: by tool name, with no params map built
+/// (`SpecKind::Tool`), unless a call span may read the params: the
+/// `mcp.request` span (`crate::telemetry`, DEBUG level) records the tool
+/// name from them, and while no subscriber takes DEBUG no span is enabled.
+fn tool_spec(name: &str, arguments: Value, opts: CallOptions) -> CallSpec {
+    use tracing::level_filters::{LevelFilter, STATIC_MAX_LEVEL};
+    let method = methods::CallTool::METHOD;
+    let debug = LevelFilter::DEBUG;
+    if debug <= STATIC_MAX_LEVEL && debug <= LevelFilter::current() {
+        let params = Value::Object(mcp_core::call_tool_params(name, arguments));
+        return Client::spec(method, Some(params), opts);
+    }
+    CallSpec {
+        method: method.into(),
+        params: Some(arguments),
+        opts,
+        kind: SpecKind::Tool(name.to_owned()),
+    }
 }
 
 impl Client {
@@ -133,9 +154,8 @@ impl Client {
     pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult, Error> {
         // Default options validate nothing: the call is the plain one,
         // without `call_tool_with`'s future (and its options) around it.
-        let params = Value::Object(mcp_core::call_tool_params(name, arguments));
-        self.request_json::<methods::CallTool>(Some(params), CallOptions::new())
-            .await
+        let running = self.run(tool_spec(name, arguments, CallOptions::new()));
+        decoded(methods::CallTool::METHOD, running.await)
     }
 
     /// Calls a tool with per-request options (timeout, progress, `_meta`,
@@ -160,13 +180,11 @@ impl Client {
         arguments: Value,
         opts: CallOptions,
     ) -> Result<CallToolResult, Error> {
-        let params = Value::Object(mcp_core::call_tool_params(name, arguments));
         #[cfg(feature = "output-schema")]
         let validate = opts.validate_output;
         // Started at once: this future holds the wait, not the options.
-        let result = self
-            .request_json::<methods::CallTool>(Some(params), opts)
-            .await?;
+        let running = self.run(tool_spec(name, arguments, opts));
+        let result: CallToolResult = decoded(methods::CallTool::METHOD, running.await)?;
         #[cfg(feature = "output-schema")]
         if validate {
             self.check_output(name, &result).await?;

@@ -41,6 +41,10 @@ pub(crate) struct CallSpec {
 /// How the core runs the call and where its results go.
 pub(crate) enum SpecKind {
     Plain,
+    /// A `tools/call` of the tool this names, its arguments in `params`:
+    /// the core keeps the two as they are (`call_tool_owned`), with no
+    /// params map built for them.
+    Tool(String),
     ListAll,
     Listen(mpsc::UnboundedSender<crate::client::listen::ListenItem>),
     Task(crate::tasks::inputs::TaskSink),
@@ -200,7 +204,7 @@ impl Driver {
             method,
             params,
             opts,
-            kind,
+            mut kind,
         } = spec;
         let CallOptions {
             core: core_opts,
@@ -208,7 +212,12 @@ impl Driver {
             headers,
             ..
         } = opts;
-        let started = match &kind {
+        let started = match &mut kind {
+            SpecKind::Tool(name) => {
+                let arguments = params.unwrap_or_default();
+                self.conn
+                    .call_tool_owned(now, std::mem::take(name), arguments, core_opts)
+            }
             SpecKind::ListAll => self.conn.list_all(now, &method, params, core_opts),
             SpecKind::Listen(_) => {
                 let filter = params
@@ -224,7 +233,7 @@ impl Driver {
             Ok(id) => {
                 let watch = matches!(kind, SpecKind::Watch { .. });
                 let sink = match kind {
-                    SpecKind::Plain | SpecKind::ListAll => Sink::Plain,
+                    SpecKind::Plain | SpecKind::Tool(_) | SpecKind::ListAll => Sink::Plain,
                     SpecKind::Listen(tx) => Sink::Listen(tx),
                     SpecKind::Task(tx) | SpecKind::Watch { sink: tx, .. } => Sink::Task(tx),
                 };

@@ -81,7 +81,7 @@ impl Connection {
         params.insert("taskId".into(), Value::String(task_id.to_owned()));
         let method = ext_tasks::GetTask::METHOD;
         let facts = mcp_types::methods::facts::lookup(method);
-        let mut call = self.new_call(now, method, facts, params, opts, CallKind::Watch);
+        let mut call = self.new_call(now, method, facts, params.into(), opts, CallKind::Watch);
         let placeholder = TaskSnapshot::new(task_id, TaskStatus::Working);
         call.task = Some(Box::new(TaskWatch::new(
             placeholder,

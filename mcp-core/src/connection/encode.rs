@@ -13,6 +13,7 @@ use super::{CallKind, Connection};
 use crate::config::TransportKind;
 use crate::lifecycle::modern;
 use crate::mrtr::RetryExtras;
+use crate::params::Params;
 
 /// How many sent buffers [`Connection::recycle`] keeps.
 const SPARE_BUFFERS: usize = 4;
@@ -24,7 +25,7 @@ const SPARE_CAPACITY: usize = 16 * 1024;
 /// A request's params: the caller's members, then the retry extras and the
 /// `_meta`, which replace caller members of the same names.
 pub(super) struct OutParams<'a> {
-    pub(super) base: &'a Map<String, Value>,
+    pub(super) base: &'a Params,
     pub(super) extras: &'a RetryExtras,
     pub(super) meta: Option<OutMeta<'a>>,
 }
@@ -57,9 +58,17 @@ impl OutParams<'_> {
 impl Serialize for OutParams<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut map = s.serialize_map(None)?;
-        for (k, v) in self.base {
-            if !OutParams::is_reserved(k) {
-                map.serialize_entry(k, v)?;
+        match self.base {
+            Params::Tool { name, arguments } => {
+                map.serialize_entry("name", name)?;
+                map.serialize_entry("arguments", arguments)?;
+            }
+            Params::Map(members) => {
+                for (k, v) in members {
+                    if !OutParams::is_reserved(k) {
+                        map.serialize_entry(k, v)?;
+                    }
+                }
             }
         }
         if let Some(r) = &self.extras.input_responses {

@@ -5,7 +5,6 @@ use std::time::Instant;
 
 use mcp_types::jsonrpc::ErrorObject;
 use mcp_types::{Era, ErrorCode, ProtocolVersion};
-use serde_json::Map;
 use serde_json::value::RawValue;
 
 use super::{CallKind, Connection};
@@ -52,8 +51,13 @@ impl Connection {
                 let opts = self.handshake_opts();
                 self.become_ready(now, Era::Modern, EraDecision::Cached);
                 // Ready without a round trip; the server's facts follow.
-                let discover =
-                    self.start_call(now, "server/discover", Map::new(), opts, CallKind::User);
+                let discover = self.start_call(
+                    now,
+                    "server/discover",
+                    Default::default(),
+                    opts,
+                    CallKind::User,
+                );
                 self.facts_call = discover.ok().and_then(|id| id.as_number());
             }
             (_, Some(Era::Modern)) => self.start_probe(now, first)?,
@@ -91,7 +95,7 @@ impl Connection {
         self.start_call(
             now,
             "server/discover",
-            Map::new(),
+            Default::default(),
             self.handshake_opts(),
             CallKind::Probe,
         )?;
@@ -112,7 +116,7 @@ impl Connection {
         self.start_call(
             now,
             "initialize",
-            params,
+            params.into(),
             self.handshake_opts(),
             CallKind::Initialize,
         )?;
@@ -190,7 +194,7 @@ impl Connection {
             self.cache.insert(
                 now,
                 "server/discover",
-                &Map::new(),
+                &crate::params::Params::default(),
                 &self.principal,
                 head.ttl_ms,
                 crate::cache::CacheScope::effective(head.cache_scope.as_deref()),
@@ -347,7 +351,7 @@ impl Connection {
                 self.version = Some(v);
                 if let Some(c) = self.calls.get_mut(&key) {
                     c.version_retried = true;
-                    c.params = params;
+                    c.params = params.into();
                 }
                 self.send_main(now, key);
             }

@@ -68,6 +68,7 @@ use crate::headers::HeaderBindings;
 use crate::lifecycle::State;
 use crate::mrtr::{InputRound, RetryExtras, RoundCounter};
 use crate::pagination::Paginator;
+use crate::params::Params;
 use crate::tasks::TaskSnapshot;
 use crate::timers::{Timer, TimerTable};
 
@@ -151,7 +152,7 @@ struct Call {
     method: String,
     /// The method's row of the method table, looked up once per call.
     facts: Option<&'static mcp_types::methods::facts::MethodFacts>,
-    params: Map<String, Value>,
+    params: Params,
     /// `params` has a `task` member (2025-11-25 task augmentation); its
     /// members other than `cursor` do not change once the call started.
     task_augmented: bool,
@@ -405,7 +406,7 @@ impl Connection {
         opts: RequestOptions,
     ) -> Result<RequestId, UsageError> {
         let params = into_object(params)?;
-        self.start_call(now, method, params, opts, CallKind::User)
+        self.start_call(now, method, params.into(), opts, CallKind::User)
     }
 
     /// Sends a typed request; decode the result with
@@ -434,7 +435,23 @@ impl Connection {
         arguments: Value,
         opts: RequestOptions,
     ) -> Result<RequestId, UsageError> {
-        let params = call_tool_params(name, arguments);
+        self.call_tool_owned(now, name.to_owned(), arguments, opts)
+    }
+
+    /// [`Connection::call_tool`] with the tool name already owned (it is
+    /// kept, not copied). The params are sent as `call_tool` sends them,
+    /// without a map being built for them.
+    ///
+    /// # Errors
+    /// As [`Connection::send_request`].
+    pub fn call_tool_owned(
+        &mut self,
+        now: Instant,
+        name: String,
+        arguments: Value,
+        opts: RequestOptions,
+    ) -> Result<RequestId, UsageError> {
+        let params = Params::tool(name, arguments);
         self.start_call(now, "tools/call", params, opts, CallKind::User)
     }
 
@@ -457,7 +474,7 @@ impl Connection {
             items: Vec::new(),
             refresh_for: None,
         };
-        self.start_call(now, method, params, opts, kind)
+        self.start_call(now, method, params.into(), opts, kind)
     }
 
     /// Opens a 2026-07-28 subscription (`subscriptions/listen`) with this
@@ -477,7 +494,7 @@ impl Connection {
         self.start_call(
             now,
             "subscriptions/listen",
-            params,
+            params.into(),
             opts,
             CallKind::Listen { acked: false },
         )

@@ -91,7 +91,7 @@ impl Connection {
             let mut params = Map::new();
             params.insert(name.to_owned(), value);
             let opts = RequestOptions::default();
-            if let Err(e) = self.start_call(now, method, params, opts, CallKind::Restore) {
+            if let Err(e) = self.start_call(now, method, params.into(), opts, CallKind::Restore) {
                 self.events.push_back(Event::SessionRestoreFailed {
                     method: method.to_owned(),
                     error: RestoreFailure::Refused(e),

@@ -20,6 +20,7 @@ use crate::headers::HeaderBindings;
 use crate::lifecycle::modern::{self, ResultKind};
 use crate::mrtr::InputRound;
 use crate::pagination::{PageStep, Paginator, items_key};
+use crate::params::Params;
 use crate::tasks::TaskSnapshot;
 use crate::timers::Timer;
 use crate::wire::ResultHead;
@@ -214,7 +215,9 @@ impl Connection {
         let refresh_for = *refresh_for;
         match pager.on_page(next) {
             Ok(PageStep::Fetch(cursor)) => {
-                c.params.insert("cursor".into(), Value::String(cursor));
+                c.params
+                    .as_map()
+                    .insert("cursor".into(), Value::String(cursor));
                 self.send_main(now, key);
             }
             Ok(PageStep::Done) => {
@@ -375,7 +378,7 @@ impl Connection {
             let mut opts = RequestOptions::default().without_cache();
             opts.meta = crate::trace_context::trace_members(&c.opts.meta);
             if self
-                .start_call(now, "tools/list", Map::new(), opts, kind)
+                .start_call(now, "tools/list", Params::default(), opts, kind)
                 .is_ok()
             {
                 return;

@@ -16,6 +16,7 @@ use crate::error::{RequestError, UsageError};
 use crate::event::{Event, SubscriptionEnd, Transmit};
 use crate::lifecycle::{State, modern};
 use crate::mrtr::{RetryExtras, RoundCounter};
+use crate::params::Params;
 use crate::timers::Timer;
 use crate::trace_context::trace_members;
 
@@ -24,7 +25,7 @@ impl Connection {
         &mut self,
         now: Instant,
         method: &str,
-        mut params: Map<String, Value>,
+        mut params: Params,
         opts: crate::config::RequestOptions,
         kind: CallKind,
     ) -> Result<RequestId, UsageError> {
@@ -41,13 +42,16 @@ impl Connection {
         let mut opts = opts;
         let mut extras = opts.retry.take().unwrap_or_default();
         // One scan of the few keys costs less than hashed lookups, and
-        // almost no request carries any of these members.
+        // almost no request carries any of these members (a tool call's
+        // two members are neither).
         let (mut reserved, mut task_augmented) = (false, false);
-        for k in params.keys() {
-            reserved |= OutParams::is_reserved(k);
-            task_augmented |= k == "task";
+        if let Params::Map(members) = &mut params {
+            for k in members.keys() {
+                reserved |= OutParams::is_reserved(k);
+                task_augmented |= k == "task";
+            }
         }
-        if reserved {
+        if let (true, Params::Map(params)) = (reserved, &mut params) {
             if let Some(Value::Object(meta)) = params.remove("_meta") {
                 for (k, v) in meta {
                     opts.meta.entry(k).or_insert(v);
@@ -89,7 +93,7 @@ impl Connection {
         now: Instant,
         method: &str,
         facts: Option<&'static MethodFacts>,
-        params: Map<String, Value>,
+        params: Params,
         opts: crate::config::RequestOptions,
         kind: CallKind,
     ) -> Box<Call> {
@@ -124,7 +128,7 @@ impl Connection {
         &mut self,
         method: &str,
         facts: Option<&'static MethodFacts>,
-        params: &mut Map<String, Value>,
+        params: &mut Params,
         opts: &crate::config::RequestOptions,
         task_augmented: &mut bool,
     ) -> Result<(), UsageError> {
@@ -148,7 +152,7 @@ impl Connection {
                 }
                 if let Some(ttl) = opts.task_ttl {
                     let task = ttl.map_or_else(|| json!({}), |t| json!({ "ttl": t }));
-                    params.insert("task".into(), task);
+                    params.as_map().insert("task".into(), task);
                     *task_augmented = true;
                 }
                 facts.and_then(|f| f.server_capability(Era::Legacy, *task_augmented))
@@ -271,6 +275,7 @@ impl Connection {
         if let Some(Value::Object(r)) = params.remove("inputResponses") {
             extras.input_responses = Some(r);
         }
+        let params = Params::Map(params);
         let out = OutRequest {
             id,
             method,
