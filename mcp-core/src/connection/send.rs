@@ -4,7 +4,8 @@
 use std::time::Instant;
 
 use mcp_types::jsonrpc::{ErrorObject, ErrorResponse, Message, Notification, Response};
-use mcp_types::methods::facts::MethodFacts;
+use mcp_types::methods::CallTool;
+use mcp_types::methods::facts::{KnownMethod, MethodFacts};
 use mcp_types::routing::HttpRouting;
 use mcp_types::{Era, RequestId};
 use serde_json::{Map, Value, json};
@@ -70,7 +71,12 @@ impl Connection {
         if let Some(cx) = opts.trace.take() {
             cx.merge_into(&mut opts.meta);
         }
-        let facts = mcp_types::methods::facts::lookup(method);
+        // A tool call by name knows its row (only `call_tool_owned` makes
+        // one); any other method is looked up by name.
+        let facts = match params {
+            Params::Tool { .. } => Some(<CallTool as KnownMethod>::FACTS),
+            Params::Map(_) => mcp_types::methods::facts::lookup(method),
+        };
         if !handshake {
             self.check_method(method, facts, &mut params, &opts, &mut task_augmented)?;
         }
