@@ -5,7 +5,6 @@ use mcp_types::ProtocolVersion;
 use mcp_types::routing::HttpRouting;
 use mcp_types::{Era, RequestId};
 use serde::Serialize;
-use serde::ser::SerializeMap;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
@@ -55,33 +54,62 @@ impl OutParams<'_> {
     }
 }
 
-impl Serialize for OutParams<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut map = s.serialize_map(None)?;
+impl OutParams<'_> {
+    /// Appends the params object to `out`: the bytes serde writes for the
+    /// same map, with the member names this module knows written as
+    /// literals (a tool call's `name` and `arguments` too), not through
+    /// the string escaper.
+    fn write(&self, out: &mut Vec<u8>) -> Result<(), serde_json::Error> {
+        let mut first = true;
         match self.base {
             Params::Tool { name, arguments } => {
-                map.serialize_entry("name", name)?;
-                map.serialize_entry("arguments", arguments)?;
+                member(out, &mut first, br#""name":"#, name)?;
+                member(out, &mut first, br#""arguments":"#, arguments)?;
             }
             Params::Map(members) => {
                 for (k, v) in members {
                     if !OutParams::is_reserved(k) {
-                        map.serialize_entry(k, v)?;
+                        separate(out, &mut first);
+                        serde_json::to_writer(&mut *out, k)?;
+                        out.push(b':');
+                        serde_json::to_writer(&mut *out, v)?;
                     }
                 }
             }
         }
         if let Some(r) = &self.extras.input_responses {
-            map.serialize_entry("inputResponses", r)?;
+            member(out, &mut first, br#""inputResponses":"#, r)?;
         }
         if let Some(state) = &self.extras.request_state {
-            map.serialize_entry("requestState", state)?;
+            member(out, &mut first, br#""requestState":"#, state)?;
         }
         if let Some(meta) = &self.meta {
-            map.serialize_entry("_meta", meta)?;
+            member(out, &mut first, br#""_meta":"#, meta)?;
         }
-        map.end()
+        if first {
+            out.push(b'{');
+        }
+        out.push(b'}');
+        Ok(())
     }
+}
+
+/// Opens the object before its first member, separates any later one.
+fn separate(out: &mut Vec<u8>, first: &mut bool) {
+    out.push(if *first { b'{' } else { b',' });
+    *first = false;
+}
+
+/// Appends a member whose quoted name and colon are `name`.
+fn member<T: Serialize + ?Sized>(
+    out: &mut Vec<u8>,
+    first: &mut bool,
+    name: &[u8],
+    value: &T,
+) -> Result<(), serde_json::Error> {
+    separate(out, first);
+    out.extend_from_slice(name);
+    serde_json::to_writer(&mut *out, value)
 }
 
 /// A JSON-RPC request, written straight from borrowed parts.
@@ -102,7 +130,7 @@ impl OutRequest<'_> {
         serde_json::to_writer(&mut *out, self.method)?;
         if let Some(params) = &self.params {
             out.extend_from_slice(br#","params":"#);
-            serde_json::to_writer(&mut *out, params)?;
+            params.write(out)?;
         }
         out.push(b'}');
         Ok(())
@@ -229,5 +257,56 @@ impl Connection {
             routing = routing.long_lived();
         }
         Ok((bytes, routing))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// The params as serde writes the map they stand for.
+    fn by_serde(members: Value) -> String {
+        serde_json::to_string(&members).unwrap()
+    }
+
+    fn written(base: &Params, extras: &RetryExtras, meta: Option<OutMeta<'_>>) -> String {
+        let mut out = Vec::new();
+        OutParams { base, extras, meta }.write(&mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn params_are_the_bytes_serde_writes_for_their_map() {
+        let none = RetryExtras::default();
+        let raw = serde_json::value::to_raw_value(&json!({"k": "v"})).unwrap();
+        assert_eq!(written(&Params::default(), &none, None), "{}");
+        let rendered = Some(OutMeta::Rendered(&raw));
+        assert_eq!(
+            written(&Params::default(), &none, rendered),
+            by_serde(json!({"_meta": {"k": "v"}}))
+        );
+        let args = json!({"q\"uote": ["a\n", 1.5, null], "b": {}});
+        let tool = Params::tool("ec\"ho".into(), args.clone());
+        assert_eq!(
+            written(&tool, &none, None),
+            by_serde(json!({"name": "ec\"ho", "arguments": args}))
+        );
+        // A caller's reserved members give way to the extras and `_meta`.
+        let map = json!({"z": 1, "_meta": {"x": 1}, "a\u{1}": "é", "requestState": "old"});
+        let Value::Object(map) = map else { panic!() };
+        let extras = RetryExtras {
+            input_responses: Some(json!({"r": {"ok": true}}).as_object().unwrap().clone()),
+            request_state: Some(serde_json::value::to_raw_value("s").unwrap()),
+        };
+        let rendered = Some(OutMeta::Rendered(&raw));
+        assert_eq!(
+            written(&Params::Map(map), &extras, rendered),
+            by_serde(json!({
+                "z": 1, "a\u{1}": "é", "inputResponses": {"r": {"ok": true}},
+                "requestState": "s", "_meta": {"k": "v"}
+            }))
+        );
     }
 }
