@@ -10,7 +10,7 @@
 //! plus the wall-clock anchor of served tasks' timestamps at start (the
 //! notification debounce window is the core's too). HTTP
 //! exchanges, response streams and running handlers are futures polled
-//! inside the driver's `select!` (no task per request or handler); the
+//! inside the driver's wait (no task per request or handler); the
 //! only other thread is the notification queue's worker. Nothing outside
 //! this folder reads a clock, sleeps or spawns (`cargo xtask tidy` checks
 //! it).
@@ -25,6 +25,8 @@
 //! * `notifications.rs`, `notify_queue.rs`: the bounded queue to the
 //!   notification handler and its worker thread.
 //! * `server_exit.rs`: a stdio server's exit, attached to the errors.
+//! * `sources.rs`: which of the driver's sources can be ready, so that a
+//!   wait polls only those.
 
 mod callback_tasks;
 mod calls;
@@ -39,6 +41,7 @@ mod notify_queue;
 mod receive;
 mod server_exit;
 mod serving;
+mod sources;
 mod task_waits;
 mod transmit;
 
@@ -46,11 +49,11 @@ use std::collections::{HashMap, VecDeque};
 use std::future::{Future, poll_fn};
 use std::pin::pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
+use std::task::Poll;
 use std::time::{Duration, Instant};
 
-use futures::StreamExt;
 use futures::stream::FuturesUnordered;
+use futures::{FutureExt, StreamExt};
 use mcp_core::{CloseReason, Connection};
 use mcp_transport_stdio::Inbound;
 use mcp_types::{Message, RequestId};
@@ -76,6 +79,7 @@ use http::HttpIo;
 #[cfg(not(feature = "http"))]
 type HttpIo = std::convert::Infallible;
 use serving::Target;
+use sources::{Source, Sources};
 
 /// A table keyed by ids this client assigns itself: foldhash, cheaper per
 /// lookup than SipHash, which buys nothing when the server chooses none of
@@ -151,6 +155,13 @@ struct Driver {
     get_stream: get_stream::GetStream,
     /// The bounded queue to the notification handler.
     notifier: notifications::Notifier,
+    /// Which of the command channel, the stdio receiver, the line writer
+    /// and the timer can be ready (`sources.rs`).
+    sources: Sources,
+    /// The branch of the wait polled first next time: the one after the
+    /// last that was ready, so that a source that is always ready does not
+    /// starve the others.
+    next_branch: u8,
 }
 
 /// What a new driver starts from, besides the core and the transport.
@@ -209,6 +220,8 @@ pub(crate) fn start(
         served: callback_tasks::ServedState::default(),
         get_stream: get_stream::GetStream::default(),
         notifier: notifications::Notifier::new(setup.throughput.capacity),
+        sources: Sources::new(),
+        next_branch: 0,
     };
     let (tx, rx) = mpsc::unbounded_channel();
     tokio::spawn(driver.run(rx));
@@ -230,6 +243,10 @@ const CONCURRENT_BATCHING: usize = 4;
 /// The most ready items handled in one turn before waiting again.
 const READY_BATCH: usize = 64;
 
+/// The branches of the driver's wait: commands, input, the write, HTTP
+/// exchanges, handlers, the timer.
+const BRANCHES: u8 = 6;
+
 impl Driver {
     /// Runs until the client is closed or every handle is gone.
     async fn run(mut self, mut commands: mpsc::UnboundedReceiver<Command>) {
@@ -248,9 +265,7 @@ impl Driver {
             // Work that is already waiting is handled in the same turn (the
             // queues are still drained after each input), so a burst costs
             // one wake-up and one timer re-arm instead of one per message.
-            if let Err(done) =
-                poll_fn(|cx| Poll::Ready(self.take_ready(now, &mut commands, cx))).await
-            {
+            if let Err(done) = self.take_ready(now, &mut commands) {
                 break done;
             }
             // Requests are about to be written while several other calls
@@ -263,9 +278,7 @@ impl Driver {
             if unwritten > 0 && self.conn.in_flight() >= unwritten + CONCURRENT_BATCHING {
                 tokio::task::yield_now().await;
                 now = clock();
-                if let Err(done) =
-                    poll_fn(|cx| Poll::Ready(self.take_ready(now, &mut commands, cx))).await
-                {
+                if let Err(done) = self.take_ready(now, &mut commands) {
                     break done;
                 }
                 self.drain_queues(now);
@@ -349,13 +362,12 @@ impl Driver {
     /// item and while it holds input already read (a burst of lines from
     /// one read); a read that finds nothing is `wait`'s job, so a
     /// sequential call does not poll an empty pipe twice. It is polled with
-    /// the task's own context: a `Pending` leaves the task's waker
-    /// registered, as in `wait`, not a no-op one that `wait` must replace.
+    /// its own waker (`sources.rs`): a `Pending` leaves that waker
+    /// registered, and `wait` then skips the receiver until it wakes.
     fn take_ready(
         &mut self,
         now: Instant,
         commands: &mut mpsc::UnboundedReceiver<Command>,
-        cx: &mut Context<'_>,
     ) -> Result<(), Option<oneshot::Sender<()>>> {
         for _ in 0..READY_BATCH {
             let mut more = false;
@@ -369,7 +381,9 @@ impl Driver {
                 && let Some(Link::Stream { receiver, .. }) = &mut self.link
                 && receiver.has_buffered_input()
             {
-                let polled = pin!(receiver.recv()).poll(cx);
+                let polled = self
+                    .sources
+                    .poll(Source::Inbound, |cx| receiver.poll_recv(cx));
                 match polled {
                     Poll::Ready(item) => {
                         more = true;
@@ -416,19 +430,23 @@ impl Driver {
                 .as_mut()
                 .reset(tokio::time::Instant::from_std(at));
             self.timer_at = Some(at);
+            self.sources.forget(Source::Timer);
         }
         true
     }
 
+    /// Waits for the next source that is ready, polling them in turn from
+    /// the one after the last ready (no branch is starved) and skipping
+    /// those that cannot be ready (`sources.rs`).
     async fn wait(&mut self, commands: &mut mpsc::UnboundedReceiver<Command>) -> Wake {
         // Queued lines are written at once: the pipe nearly always takes
-        // them, and a write completed inside the `select!` would cost a
-        // whole second turn. Only a write that would block is left to it
-        // (its waker is registered by this poll and by the select's).
+        // them, and a write completed in the wait would cost a whole second
+        // turn. Only a write that would block is left to the wait (this
+        // poll registered the writer's waker).
         if let Some(w) = &mut self.line_writer
             && w.has_queued()
         {
-            match poll_fn(|cx| Poll::Ready(w.poll_flush(cx))).await {
+            match self.sources.poll(Source::Write, |cx| w.poll_flush(cx)) {
                 Poll::Ready(Ok(())) => self.unwritten = 0,
                 Poll::Ready(Err(e)) => return Wake::Wrote(Err(e.to_string())),
                 Poll::Pending => {}
@@ -443,38 +461,78 @@ impl Driver {
             http_io,
             handler_io,
             timer,
+            sources,
+            next_branch,
             ..
         } = self;
-        let inbound = async {
-            match link {
-                Some(Link::Stream { receiver, .. }) if recv_open => {
-                    stream_wake(receiver.recv().await)
-                }
-                Some(Link::Custom(t)) if recv_open => match t.recv().await {
+        let (mut receiver, custom) = match link {
+            Some(Link::Stream { receiver, .. }) if recv_open => (Some(receiver), None),
+            Some(Link::Custom(t)) if recv_open => (None, Some(t)),
+            _ => (None, None),
+        };
+        // A custom transport's receive is a future of its own, kept for the
+        // whole wait.
+        let has_custom = custom.is_some();
+        let mut custom_recv = pin!(async move {
+            match custom {
+                Some(t) => match t.recv().await {
                     Some(Ok(m)) => Wake::Inbound(Some(Ok(m))),
                     Some(Err(e)) => Wake::CustomFailed(e),
                     None => Wake::Inbound(None),
                 },
-                _ => std::future::pending().await,
+                None => std::future::pending().await,
             }
-        };
-        let write = async {
-            match (line_writer, writing) {
-                (Some(w), _) if w.has_queued() => std::future::poll_fn(|cx| w.poll_flush(cx))
-                    .await
-                    .map_err(|e| e.to_string()),
-                (_, Some(w)) => w.await,
-                _ => std::future::pending().await,
+        });
+        poll_fn(|cx| {
+            sources.begin(cx);
+            let start = *next_branch;
+            for i in 0..BRANCHES {
+                let branch = (start + i) % BRANCHES;
+                let polled = match branch {
+                    0 if sources.due(Source::Commands) => sources
+                        .poll(Source::Commands, |cx| commands.poll_recv(cx))
+                        .map(Wake::Command),
+                    1 => match receiver.as_deref_mut() {
+                        Some(r) if sources.due(Source::Inbound) => sources
+                            .poll(Source::Inbound, |cx| r.poll_recv(cx))
+                            .map(stream_wake),
+                        None if has_custom => custom_recv.as_mut().poll(cx),
+                        _ => Poll::Pending,
+                    },
+                    2 => match (line_writer.as_mut(), writing.as_mut()) {
+                        (Some(w), _) if w.has_queued() => {
+                            if sources.due(Source::Write) {
+                                sources
+                                    .poll(Source::Write, |cx| w.poll_flush(cx))
+                                    .map(|r| Wake::Wrote(r.map_err(|e| e.to_string())))
+                            } else {
+                                Poll::Pending
+                            }
+                        }
+                        (_, Some(w)) => w.poll_unpin(cx).map(Wake::Wrote),
+                        _ => Poll::Pending,
+                    },
+                    3 if !http_io.is_empty() => match http_io.poll_next_unpin(cx) {
+                        Poll::Ready(Some(io)) => Poll::Ready(Wake::Http(io)),
+                        _ => Poll::Pending,
+                    },
+                    4 if !handler_io.is_empty() => match handler_io.poll_next_unpin(cx) {
+                        Poll::Ready(Some((t, s))) => Poll::Ready(Wake::Handler(t, s)),
+                        _ => Poll::Pending,
+                    },
+                    5 if armed && sources.due(Source::Timer) => sources
+                        .poll(Source::Timer, |cx| timer.as_mut().poll(cx))
+                        .map(|()| Wake::Timer),
+                    _ => Poll::Pending,
+                };
+                if polled.is_ready() {
+                    *next_branch = (branch + 1) % BRANCHES;
+                    return polled;
+                }
             }
-        };
-        tokio::select! {
-            c = commands.recv() => Wake::Command(c),
-            w = inbound => w,
-            r = write => Wake::Wrote(r),
-            Some(io) = http_io.next(), if !http_io.is_empty() => Wake::Http(io),
-            Some((t, s)) = handler_io.next(), if !handler_io.is_empty() => Wake::Handler(t, s),
-            () = timer.as_mut(), if armed => Wake::Timer,
-        }
+            Poll::Pending
+        })
+        .await
     }
 
     fn transport_ended(&mut self, now: Instant, error: Option<String>) {
