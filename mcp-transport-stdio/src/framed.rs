@@ -174,6 +174,17 @@ impl Receiver {
     /// `Some(None)` for a blank one.
     fn classify_next(&mut self, at_end: bool) -> Option<Option<Inbound>> {
         let buffer = self.splitter.buffer_capacity();
+        if !at_end {
+            // A line well under the buffer's size is parsed where it lies
+            // (its result is copied out anyway, see `classify`).
+            let (check, messages) = (self.check_envelopes, &mut self.messages);
+            let small = self.splitter.next_small_line(buffer / 4, |line| {
+                classify_line(line, None, check, messages)
+            });
+            if small.is_some() {
+                return small;
+            }
+        }
         let frame = if at_end {
             self.splitter.finish()
         } else {
@@ -318,33 +329,45 @@ fn classify(
             Some(Inbound::Oversized(LineTooLong { len, limit, id }))
         }
         Frame::Line(line) => {
-            if line.iter().all(u8::is_ascii_whitespace) {
-                return None;
-            }
-            let read = if line.len() >= buffer / 4 {
-                Message::read_bytes(&line, check)
-            } else {
-                Message::read(&line, check)
-            };
-            match read {
-                Ok(message) => {
-                    *messages += 1;
-                    Some(Inbound::Message(message))
-                }
-                Err(ReadError::Broken { id, violations }) => {
-                    tracing::warn!(?violations, "a line broke the JSON-RPC envelope");
-                    Some(Inbound::Broken(BrokenEnvelope { id, violations }))
-                }
-                Err(ReadError::Invalid(e)) => {
-                    let skipped = SkippedLine::new(&line, &e);
-                    tracing::debug!(
-                        reason = ?skipped.reason,
-                        excerpt = %skipped.excerpt,
-                        "skipped a line that is not a JSON-RPC message"
-                    );
-                    Some(Inbound::Skipped(skipped))
-                }
-            }
+            let whole = (line.len() >= buffer / 4).then_some(&line);
+            classify_line(&line, whole, check, messages)
+        }
+    }
+}
+
+/// Turns a line into an item; `None` for a blank one. `whole` is the line
+/// as a view of its buffer when the result is to stay in it (a large
+/// line); otherwise the result is copied out of `line`.
+fn classify_line(
+    line: &[u8],
+    whole: Option<&bytes::Bytes>,
+    check: bool,
+    messages: &mut u64,
+) -> Option<Inbound> {
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return None;
+    }
+    let read = match whole {
+        Some(whole) => Message::read_bytes(whole, check),
+        None => Message::read(line, check),
+    };
+    match read {
+        Ok(message) => {
+            *messages += 1;
+            Some(Inbound::Message(message))
+        }
+        Err(ReadError::Broken { id, violations }) => {
+            tracing::warn!(?violations, "a line broke the JSON-RPC envelope");
+            Some(Inbound::Broken(BrokenEnvelope { id, violations }))
+        }
+        Err(ReadError::Invalid(e)) => {
+            let skipped = SkippedLine::new(line, &e);
+            tracing::debug!(
+                reason = ?skipped.reason,
+                excerpt = %skipped.excerpt,
+                "skipped a line that is not a JSON-RPC message"
+            );
+            Some(Inbound::Skipped(skipped))
         }
     }
 }

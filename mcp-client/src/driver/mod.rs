@@ -44,16 +44,14 @@ mod serving;
 mod sources;
 mod task_waits;
 mod transmit;
+mod wait;
 
 use std::collections::{HashMap, VecDeque};
-use std::future::{Future, poll_fn};
-use std::pin::pin;
 use std::sync::Arc;
 use std::task::Poll;
 use std::time::{Duration, Instant};
 
 use futures::stream::FuturesUnordered;
-use futures::{FutureExt, StreamExt};
 use mcp_core::{CloseReason, Connection};
 use mcp_transport_stdio::Inbound;
 use mcp_types::{Message, RequestId};
@@ -243,10 +241,6 @@ const CONCURRENT_BATCHING: usize = 4;
 /// The most ready items handled in one turn before waiting again.
 const READY_BATCH: usize = 64;
 
-/// The branches of the driver's wait: commands, input, the write, HTTP
-/// exchanges, handlers, the timer.
-const BRANCHES: u8 = 6;
-
 impl Driver {
     /// Runs until the client is closed or every handle is gone.
     async fn run(mut self, mut commands: mpsc::UnboundedReceiver<Command>) {
@@ -371,7 +365,9 @@ impl Driver {
     ) -> Result<(), Option<oneshot::Sender<()>>> {
         for _ in 0..READY_BATCH {
             let mut more = false;
-            if let Ok(c) = commands.try_recv() {
+            if self.sources.may_hold(Source::Commands)
+                && let Ok(c) = commands.try_recv()
+            {
                 more = true;
                 self.drain_queues(now);
                 self.on_wake(now, Wake::Command(Some(c)))?;
@@ -411,128 +407,6 @@ impl Driver {
             0
         };
         self.unwritten + custom
-    }
-
-    /// Arms the timer for the core's next deadline; `false` when it has
-    /// none. The timer is reset only for a deadline earlier than the armed
-    /// one: when the earliest call ends, the next deadline is later, and
-    /// the armed wake-up is kept (it then finds nothing due and re-arms),
-    /// so a stream of calls does not move the runtime's timer once per
-    /// call. That holds across an idle gap too (no deadline: the timer
-    /// waits unpolled, still set), so sequential calls, each with its own
-    /// deadline, do not reset it once per call either.
-    fn arm_timer(&mut self) -> bool {
-        let Some((at, _)) = self.conn.poll_timeout() else {
-            return false;
-        };
-        if self.timer_at.is_none_or(|armed| at < armed) {
-            self.timer
-                .as_mut()
-                .reset(tokio::time::Instant::from_std(at));
-            self.timer_at = Some(at);
-            self.sources.forget(Source::Timer);
-        }
-        true
-    }
-
-    /// Waits for the next source that is ready, polling them in turn from
-    /// the one after the last ready (no branch is starved) and skipping
-    /// those that cannot be ready (`sources.rs`).
-    async fn wait(&mut self, commands: &mut mpsc::UnboundedReceiver<Command>) -> Wake {
-        // Queued lines are written at once: the pipe nearly always takes
-        // them, and a write completed in the wait would cost a whole second
-        // turn. Only a write that would block is left to the wait (this
-        // poll registered the writer's waker).
-        if let Some(w) = &mut self.line_writer
-            && w.has_queued()
-        {
-            match self.sources.poll(Source::Write, |cx| w.poll_flush(cx)) {
-                Poll::Ready(Ok(())) => self.unwritten = 0,
-                Poll::Ready(Err(e)) => return Wake::Wrote(Err(e.to_string())),
-                Poll::Pending => {}
-            }
-        }
-        let armed = self.arm_timer();
-        let recv_open = self.link_open;
-        let Driver {
-            link,
-            line_writer,
-            writing,
-            http_io,
-            handler_io,
-            timer,
-            sources,
-            next_branch,
-            ..
-        } = self;
-        let (mut receiver, custom) = match link {
-            Some(Link::Stream { receiver, .. }) if recv_open => (Some(receiver), None),
-            Some(Link::Custom(t)) if recv_open => (None, Some(t)),
-            _ => (None, None),
-        };
-        // A custom transport's receive is a future of its own, kept for the
-        // whole wait.
-        let has_custom = custom.is_some();
-        let mut custom_recv = pin!(async move {
-            match custom {
-                Some(t) => match t.recv().await {
-                    Some(Ok(m)) => Wake::Inbound(Some(Ok(m))),
-                    Some(Err(e)) => Wake::CustomFailed(e),
-                    None => Wake::Inbound(None),
-                },
-                None => std::future::pending().await,
-            }
-        });
-        poll_fn(|cx| {
-            sources.begin(cx);
-            let start = *next_branch;
-            for i in 0..BRANCHES {
-                let branch = (start + i) % BRANCHES;
-                let polled = match branch {
-                    0 if sources.due(Source::Commands) => sources
-                        .poll(Source::Commands, |cx| commands.poll_recv(cx))
-                        .map(Wake::Command),
-                    1 => match receiver.as_deref_mut() {
-                        Some(r) if sources.due(Source::Inbound) => sources
-                            .poll(Source::Inbound, |cx| r.poll_recv(cx))
-                            .map(stream_wake),
-                        None if has_custom => custom_recv.as_mut().poll(cx),
-                        _ => Poll::Pending,
-                    },
-                    2 => match (line_writer.as_mut(), writing.as_mut()) {
-                        (Some(w), _) if w.has_queued() => {
-                            if sources.due(Source::Write) {
-                                sources
-                                    .poll(Source::Write, |cx| w.poll_flush(cx))
-                                    .map(|r| Wake::Wrote(r.map_err(|e| e.to_string())))
-                            } else {
-                                Poll::Pending
-                            }
-                        }
-                        (_, Some(w)) => w.poll_unpin(cx).map(Wake::Wrote),
-                        _ => Poll::Pending,
-                    },
-                    3 if !http_io.is_empty() => match http_io.poll_next_unpin(cx) {
-                        Poll::Ready(Some(io)) => Poll::Ready(Wake::Http(io)),
-                        _ => Poll::Pending,
-                    },
-                    4 if !handler_io.is_empty() => match handler_io.poll_next_unpin(cx) {
-                        Poll::Ready(Some((t, s))) => Poll::Ready(Wake::Handler(t, s)),
-                        _ => Poll::Pending,
-                    },
-                    5 if armed && sources.due(Source::Timer) => sources
-                        .poll(Source::Timer, |cx| timer.as_mut().poll(cx))
-                        .map(|()| Wake::Timer),
-                    _ => Poll::Pending,
-                };
-                if polled.is_ready() {
-                    *next_branch = (branch + 1) % BRANCHES;
-                    return polled;
-                }
-            }
-            Poll::Pending
-        })
-        .await
     }
 
     fn transport_ended(&mut self, now: Instant, error: Option<String>) {

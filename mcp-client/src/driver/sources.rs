@@ -112,6 +112,15 @@ impl Sources {
         (self.woken | !self.registered) & source.bit() != 0
     }
 
+    /// Whether `source` may hold something now, for a try without a poll:
+    /// `false` only when it holds its waker and has not woken since (a
+    /// source that is skipped here is still polled by the wait once it
+    /// wakes).
+    pub(super) fn may_hold(&self, source: Source) -> bool {
+        let woken = self.woken | self.flags.woken.load(Ordering::Acquire);
+        (woken | !self.registered) & source.bit() != 0
+    }
+
     /// Polls `source` with its own waker and notes whether it now holds it.
     pub(super) fn poll<T>(
         &mut self,
