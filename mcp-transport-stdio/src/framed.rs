@@ -175,6 +175,10 @@ impl Receiver {
     fn classify_next(&mut self, at_end: bool) -> Option<Option<Inbound>> {
         let buffer = self.splitter.buffer_capacity();
         if !at_end {
+            if self.splitter.pending() == 0 {
+                // Every line read was taken: nothing to scan.
+                return None;
+            }
             // A line well under the buffer's size is parsed where it lies
             // (its result is copied out anyway, see `classify`).
             let (check, messages) = (self.check_envelopes, &mut self.messages);
