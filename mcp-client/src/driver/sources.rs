@@ -170,6 +170,52 @@ mod tests {
         assert!(s.due(Source::Inbound), "ready last time: holds no waker");
     }
 
+    /// Counts the wakes of the driver task.
+    struct Count(std::sync::atomic::AtomicUsize);
+
+    impl Wake for Count {
+        fn wake(self: Arc<Self>) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    #[test]
+    fn a_source_wakes_the_task_registered_last() {
+        let mut s = Sources::new();
+        let count = Arc::new(Count(Default::default()));
+        let task = Waker::from(count.clone());
+        s.begin(&Context::from_waker(&task));
+        let mut held = None;
+        let _ = s.poll(Source::Commands, |cx| {
+            held = Some(cx.waker().clone());
+            Poll::<()>::Pending
+        });
+        held.expect("registered").wake_by_ref();
+        assert_eq!(count.0.load(Ordering::SeqCst), 1);
+        assert!(s.may_hold(Source::Commands), "the bit is seen before begin");
+        s.begin(&Context::from_waker(&task));
+        assert!(s.due(Source::Commands));
+    }
+
+    #[test]
+    fn a_wake_is_kept_until_its_source_is_polled() {
+        let mut s = Sources::new();
+        let task = Waker::noop();
+        let mut held = None;
+        let _ = s.poll(Source::Timer, |cx| {
+            held = Some(cx.waker().clone());
+            Poll::<()>::Pending
+        });
+        assert!(!s.may_hold(Source::Timer));
+        held.expect("registered").wake();
+        // Taken by two waits that did not poll the timer (not armed).
+        s.begin(&Context::from_waker(task));
+        s.begin(&Context::from_waker(task));
+        assert!(s.due(Source::Timer), "still due when it is polled next");
+        let _ = s.poll(Source::Timer, |_| Poll::<()>::Pending);
+        assert!(!s.due(Source::Timer));
+    }
+
     #[test]
     fn a_forgotten_source_is_polled_again() {
         let mut s = Sources::new();
