@@ -25,8 +25,9 @@
 //! * `notifications.rs`, `notify_queue.rs`: the bounded queue to the
 //!   notification handler and its worker thread.
 //! * `server_exit.rs`: a stdio server's exit, attached to the errors.
-//! * `sources.rs`: which of the driver's sources can be ready, so that a
-//!   wait polls only those.
+//! * `wait.rs`: the wait for the next ready source (branches in turn, no
+//!   starving) and the timer it arms; `sources.rs`: which of the
+//!   driver's sources can be ready, so that a wait polls only those.
 
 mod callback_tasks;
 mod calls;
