@@ -12,7 +12,7 @@
 //! The bits are read after the task's waker is registered, so a wake that
 //! comes after that wakes the task and one that came before is in the bits:
 //! no wake-up is lost. A source the driver changes itself (a timer it
-//! resets) is [`forget`](Sources::forget)-ten and polled again.
+//! resets) is marked with [`forget`](Sources::forget) and polled again.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
