@@ -10,7 +10,12 @@
 //! the in-memory pair of [`memory_pair`].
 
 use std::fmt;
+use std::future::{Future, poll_fn};
 use std::io;
+#[cfg(feature = "process")]
+use std::pin::Pin;
+use std::pin::pin;
+use std::task::{Context, Poll, ready};
 
 use mcp_types::Message;
 use mcp_types::jsonrpc::ReadError;
@@ -110,6 +115,10 @@ pub struct Receiver {
     phase: Phase,
     #[cfg(feature = "process")]
     process: Option<ProcessLink>,
+    /// The child's end being explained (exit status, stderr tail), kept
+    /// between polls so that its bounded waits run once.
+    #[cfg(feature = "process")]
+    ending: Option<Pin<Box<dyn Future<Output = RecvError> + Send>>>,
     check_envelopes: bool,
 }
 
@@ -140,6 +149,8 @@ impl Receiver {
             phase: Phase::Reading,
             #[cfg(feature = "process")]
             process: None,
+            #[cfg(feature = "process")]
+            ending: None,
             check_envelopes: false,
         }
     }
@@ -163,6 +174,21 @@ impl Receiver {
     /// `Some(None)` for a blank one.
     fn classify_next(&mut self, at_end: bool) -> Option<Option<Inbound>> {
         let buffer = self.splitter.buffer_capacity();
+        if !at_end {
+            if self.splitter.pending() == 0 {
+                // Every line read was taken: nothing to scan.
+                return None;
+            }
+            // A line well under the buffer's size is parsed where it lies
+            // (its result is copied out anyway, see `classify`).
+            let (check, messages) = (self.check_envelopes, &mut self.messages);
+            let small = self.splitter.next_small_line(buffer / 4, |line| {
+                classify_line(line, None, check, messages)
+            });
+            if small.is_some() {
+                return small;
+            }
+        }
         let frame = if at_end {
             self.splitter.finish()
         } else {
@@ -189,52 +215,72 @@ impl Receiver {
     ///
     /// Cancel-safe: it may be used in `select!` without losing data.
     pub async fn recv(&mut self) -> Option<Result<Inbound, RecvError>> {
+        poll_fn(|cx| self.poll_recv(cx)).await
+    }
+
+    /// [`recv`](Self::recv) as a poll, for an event loop that polls its
+    /// sources itself (no future to build per wait): `Pending` leaves `cx`
+    /// registered with every source of the next item (the pipe and, for a
+    /// child process, its exit). The waits at the end of a child's output
+    /// are kept between polls.
+    pub fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<Inbound, RecvError>>> {
         loop {
             if let Some(item) = self.classify_next(false) {
                 match item {
-                    Some(item) => return Some(Ok(item)),
+                    Some(item) => return Poll::Ready(Some(Ok(item))),
                     None => continue,
                 }
             }
             match self.phase {
-                Phase::Reading => {
-                    let mut space = self.splitter.read_space();
-                    #[cfg(feature = "process")]
-                    let read = match &mut self.process {
-                        Some(link) => link.read(&mut self.reader, &mut space).await,
-                        None => self.reader.read_buf(&mut space).await,
-                    };
-                    #[cfg(not(feature = "process"))]
-                    let read = self.reader.read_buf(&mut space).await;
-                    match read {
-                        Ok(0) => {
-                            self.phase = Phase::Ended;
-                            if let Some(Some(item)) = self.classify_next(true) {
-                                return Some(Ok(item));
-                            }
-                        }
-                        Ok(_) => {}
-                        Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                        Err(e) => {
-                            self.phase = Phase::Done;
-                            return Some(Err(RecvError::Io(e)));
+                Phase::Reading => match ready!(self.poll_read(cx)) {
+                    Ok(0) => {
+                        self.phase = Phase::Ended;
+                        if let Some(Some(item)) = self.classify_next(true) {
+                            return Poll::Ready(Some(Ok(item)));
                         }
                     }
-                }
+                    Ok(_) => {}
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => {
+                        self.phase = Phase::Done;
+                        return Poll::Ready(Some(Err(RecvError::Io(e))));
+                    }
+                },
                 Phase::Ended => {
                     #[cfg(feature = "process")]
-                    let end = match &mut self.process {
-                        Some(link) => Some(link.end_error(self.messages).await),
-                        None => None,
+                    let end = {
+                        if let Some(mut link) = self.process.take() {
+                            let messages = self.messages;
+                            self.ending =
+                                Some(Box::pin(async move { link.end_error(messages).await }));
+                        }
+                        match &mut self.ending {
+                            Some(ending) => Some(ready!(ending.as_mut().poll(cx))),
+                            None => None,
+                        }
                     };
                     #[cfg(not(feature = "process"))]
                     let end: Option<RecvError> = None;
+                    #[cfg(feature = "process")]
+                    {
+                        self.ending = None;
+                    }
                     self.phase = Phase::Done;
-                    return end.map(Err);
+                    return Poll::Ready(end.map(Err));
                 }
-                Phase::Done => return None,
+                Phase::Done => return Poll::Ready(None),
             }
         }
+    }
+
+    /// One read into the splitter's free space.
+    fn poll_read(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<usize>> {
+        let mut space = self.splitter.read_space();
+        #[cfg(feature = "process")]
+        if let Some(link) = &mut self.process {
+            return link.poll_read(&mut self.reader, &mut space, cx);
+        }
+        pin!(self.reader.read_buf(&mut space)).poll(cx)
     }
 
     /// How many valid messages were received so far.
@@ -287,33 +333,45 @@ fn classify(
             Some(Inbound::Oversized(LineTooLong { len, limit, id }))
         }
         Frame::Line(line) => {
-            if line.iter().all(u8::is_ascii_whitespace) {
-                return None;
-            }
-            let read = if line.len() >= buffer / 4 {
-                Message::read_bytes(&line, check)
-            } else {
-                Message::read(&line, check)
-            };
-            match read {
-                Ok(message) => {
-                    *messages += 1;
-                    Some(Inbound::Message(message))
-                }
-                Err(ReadError::Broken { id, violations }) => {
-                    tracing::warn!(?violations, "a line broke the JSON-RPC envelope");
-                    Some(Inbound::Broken(BrokenEnvelope { id, violations }))
-                }
-                Err(ReadError::Invalid(e)) => {
-                    let skipped = SkippedLine::new(&line, &e);
-                    tracing::debug!(
-                        reason = ?skipped.reason,
-                        excerpt = %skipped.excerpt,
-                        "skipped a line that is not a JSON-RPC message"
-                    );
-                    Some(Inbound::Skipped(skipped))
-                }
-            }
+            let whole = (line.len() >= buffer / 4).then_some(&line);
+            classify_line(&line, whole, check, messages)
+        }
+    }
+}
+
+/// Turns a line into an item; `None` for a blank one. `whole` is the line
+/// as a view of its buffer when the result is to stay in it (a large
+/// line); otherwise the result is copied out of `line`.
+fn classify_line(
+    line: &[u8],
+    whole: Option<&bytes::Bytes>,
+    check: bool,
+    messages: &mut u64,
+) -> Option<Inbound> {
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return None;
+    }
+    let read = match whole {
+        Some(whole) => Message::read_bytes(whole, check),
+        None => Message::read(line, check),
+    };
+    match read {
+        Ok(message) => {
+            *messages += 1;
+            Some(Inbound::Message(message))
+        }
+        Err(ReadError::Broken { id, violations }) => {
+            tracing::warn!(?violations, "a line broke the JSON-RPC envelope");
+            Some(Inbound::Broken(BrokenEnvelope { id, violations }))
+        }
+        Err(ReadError::Invalid(e)) => {
+            let skipped = SkippedLine::new(line, &e);
+            tracing::debug!(
+                reason = ?skipped.reason,
+                excerpt = %skipped.excerpt,
+                "skipped a line that is not a JSON-RPC message"
+            );
+            Some(Inbound::Skipped(skipped))
         }
     }
 }

@@ -234,6 +234,48 @@ impl LineSplitter {
         Some(Frame::Line(line_of(line, len)))
     }
 
+    /// The next line when it is complete and shorter than `below` bytes,
+    /// lent in place to `read` (without its `\n` and a `\r` just before
+    /// it) and then consumed: for a line that is parsed at once and not
+    /// kept, no view of the buffer is made and dropped. `None`, with
+    /// nothing consumed, when no such line is buffered: take
+    /// [`next_frame`](Self::next_frame) then.
+    ///
+    /// ```
+    /// use mcp_transport_stdio::line_splitter::{Frame, LineSplitter};
+    ///
+    /// let mut s = LineSplitter::new(100);
+    /// s.fill(b"{}\r\n[1,2,3]\n");
+    /// assert_eq!(s.next_small_line(4, |l| l.to_vec()), Some(b"{}".to_vec()));
+    /// assert_eq!(s.next_small_line(4, |l| l.len()), None, "too long");
+    /// assert!(matches!(s.next_frame(), Some(Frame::Line(l)) if l == &b"[1,2,3]"[..]));
+    /// ```
+    pub fn next_small_line<T>(&mut self, below: usize, read: impl FnOnce(&[u8]) -> T) -> Option<T> {
+        if self.discarding.is_some() {
+            return None;
+        }
+        let Some(i) = memchr::memchr(b'\n', &self.buf[self.scanned..]) else {
+            self.scanned = self.buf.len();
+            return None;
+        };
+        let len = self.scanned + i;
+        if len >= below || len > self.max_line {
+            // No newline before it: `next_frame` finds it at once.
+            self.scanned = len;
+            return None;
+        }
+        self.scanned = 0;
+        self.last_big = len >= SHRINK_ABOVE / 4;
+        let end = if self.buf[..len].ends_with(b"\r") {
+            len - 1
+        } else {
+            len
+        };
+        let out = read(&self.buf[..end]);
+        self.buf.advance(len + 1);
+        Some(out)
+    }
+
     /// At end of input: the last line if it had no `\n`, or the report of an
     /// oversized line cut off by the end. Resets the splitter.
     ///

@@ -10,10 +10,11 @@
 use std::future::Future;
 use std::io;
 use std::pin::Pin;
+use std::pin::pin;
 use std::process::{ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::task::{Context, Poll, Waker};
+use std::task::{Context, Poll, Waker, ready};
 use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncReadExt};
@@ -152,6 +153,7 @@ pub(crate) fn spawn(command: &ServerCommand) -> Result<Spawned, SpawnError> {
         exit,
         stderr: sink.clone(),
         exited: false,
+        drain_idle: None,
     });
     let process = ServerProcess {
         inner: Some(ProcessInner {
@@ -337,30 +339,37 @@ pub(crate) struct ProcessLink {
     exit: Arc<ExitSignal>,
     stderr: StderrSink,
     exited: bool,
+    /// After the exit: how long the current read may still wait for data.
+    drain_idle: Option<Pin<Box<tokio::time::Sleep>>>,
 }
 
 impl ProcessLink {
     /// Reads stdout; once the child has exited, a silent stdout counts as
-    /// ended even if a grandchild still holds it open. Cancel-safe.
-    pub(crate) async fn read(
+    /// ended even if a grandchild still holds it open: each read then
+    /// waits at most [`EXIT_DRAIN_IDLE`] (its wait is kept between polls).
+    pub(crate) fn poll_read(
         &mut self,
         reader: &mut (impl AsyncRead + Unpin + ?Sized),
         buf: &mut (impl bytes::BufMut + ?Sized),
-    ) -> io::Result<usize> {
-        loop {
-            if self.exited {
-                return match tokio::time::timeout(EXIT_DRAIN_IDLE, reader.read_buf(buf)).await {
-                    Ok(read) => read,
-                    Err(_) => Ok(0),
-                };
+        cx: &mut Context<'_>,
+    ) -> Poll<io::Result<usize>> {
+        if !self.exited {
+            if let Poll::Ready(read) = pin!(reader.read_buf(&mut *buf)).poll(cx) {
+                return Poll::Ready(read);
             }
-            let exit = &self.exit;
-            tokio::select! {
-                biased;
-                read = reader.read_buf(&mut *buf) => return read,
-                () = std::future::poll_fn(|cx| exit.poll(cx)) => self.exited = true,
-            }
+            ready!(self.exit.poll(cx));
+            self.exited = true;
         }
+        let idle = self
+            .drain_idle
+            .get_or_insert_with(|| Box::pin(tokio::time::sleep(EXIT_DRAIN_IDLE)));
+        if let Poll::Ready(read) = pin!(reader.read_buf(buf)).poll(cx) {
+            self.drain_idle = None;
+            return Poll::Ready(read);
+        }
+        ready!(idle.as_mut().poll(cx));
+        self.drain_idle = None;
+        Poll::Ready(Ok(0))
     }
 
     /// The error that ends the receiver once stdout has ended.

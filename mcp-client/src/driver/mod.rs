@@ -10,7 +10,7 @@
 //! plus the wall-clock anchor of served tasks' timestamps at start (the
 //! notification debounce window is the core's too). HTTP
 //! exchanges, response streams and running handlers are futures polled
-//! inside the driver's `select!` (no task per request or handler); the
+//! inside the driver's wait (no task per request or handler); the
 //! only other thread is the notification queue's worker. Nothing outside
 //! this folder reads a clock, sleeps or spawns (`cargo xtask tidy` checks
 //! it).
@@ -25,6 +25,9 @@
 //! * `notifications.rs`, `notify_queue.rs`: the bounded queue to the
 //!   notification handler and its worker thread.
 //! * `server_exit.rs`: a stdio server's exit, attached to the errors.
+//! * `wait.rs`: the wait for the next ready source (branches in turn, no
+//!   starving) and the timer it arms; `sources.rs`: which of the
+//!   driver's sources can be ready, so that a wait polls only those.
 
 mod callback_tasks;
 mod calls;
@@ -39,17 +42,16 @@ mod notify_queue;
 mod receive;
 mod server_exit;
 mod serving;
+mod sources;
 mod task_waits;
 mod transmit;
+mod wait;
 
 use std::collections::{HashMap, VecDeque};
-use std::future::{Future, poll_fn};
-use std::pin::pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
+use std::task::Poll;
 use std::time::{Duration, Instant};
 
-use futures::StreamExt;
 use futures::stream::FuturesUnordered;
 use mcp_core::{CloseReason, Connection};
 use mcp_transport_stdio::Inbound;
@@ -76,6 +78,7 @@ use http::HttpIo;
 #[cfg(not(feature = "http"))]
 type HttpIo = std::convert::Infallible;
 use serving::Target;
+use sources::{Source, Sources};
 
 /// A table keyed by ids this client assigns itself: foldhash, cheaper per
 /// lookup than SipHash, which buys nothing when the server chooses none of
@@ -151,6 +154,13 @@ struct Driver {
     get_stream: get_stream::GetStream,
     /// The bounded queue to the notification handler.
     notifier: notifications::Notifier,
+    /// Which of the command channel, the stdio receiver, the line writer
+    /// and the timer can be ready (`sources.rs`).
+    sources: Sources,
+    /// The branch of the wait polled first next time: the one after the
+    /// last that was ready, so that a source that is always ready does not
+    /// starve the others.
+    next_branch: u8,
 }
 
 /// What a new driver starts from, besides the core and the transport.
@@ -209,6 +219,8 @@ pub(crate) fn start(
         served: callback_tasks::ServedState::default(),
         get_stream: get_stream::GetStream::default(),
         notifier: notifications::Notifier::new(setup.throughput.capacity),
+        sources: Sources::new(),
+        next_branch: 0,
     };
     let (tx, rx) = mpsc::unbounded_channel();
     tokio::spawn(driver.run(rx));
@@ -248,9 +260,7 @@ impl Driver {
             // Work that is already waiting is handled in the same turn (the
             // queues are still drained after each input), so a burst costs
             // one wake-up and one timer re-arm instead of one per message.
-            if let Err(done) =
-                poll_fn(|cx| Poll::Ready(self.take_ready(now, &mut commands, cx))).await
-            {
+            if let Err(done) = self.take_ready(now, &mut commands) {
                 break done;
             }
             // Requests are about to be written while several other calls
@@ -263,9 +273,7 @@ impl Driver {
             if unwritten > 0 && self.conn.in_flight() >= unwritten + CONCURRENT_BATCHING {
                 tokio::task::yield_now().await;
                 now = clock();
-                if let Err(done) =
-                    poll_fn(|cx| Poll::Ready(self.take_ready(now, &mut commands, cx))).await
-                {
+                if let Err(done) = self.take_ready(now, &mut commands) {
                     break done;
                 }
                 self.drain_queues(now);
@@ -349,17 +357,18 @@ impl Driver {
     /// item and while it holds input already read (a burst of lines from
     /// one read); a read that finds nothing is `wait`'s job, so a
     /// sequential call does not poll an empty pipe twice. It is polled with
-    /// the task's own context: a `Pending` leaves the task's waker
-    /// registered, as in `wait`, not a no-op one that `wait` must replace.
+    /// its own waker (`sources.rs`): a `Pending` leaves that waker
+    /// registered, and `wait` then skips the receiver until it wakes.
     fn take_ready(
         &mut self,
         now: Instant,
         commands: &mut mpsc::UnboundedReceiver<Command>,
-        cx: &mut Context<'_>,
     ) -> Result<(), Option<oneshot::Sender<()>>> {
         for _ in 0..READY_BATCH {
             let mut more = false;
-            if let Ok(c) = commands.try_recv() {
+            if self.sources.may_hold(Source::Commands)
+                && let Ok(c) = commands.try_recv()
+            {
                 more = true;
                 self.drain_queues(now);
                 self.on_wake(now, Wake::Command(Some(c)))?;
@@ -369,7 +378,9 @@ impl Driver {
                 && let Some(Link::Stream { receiver, .. }) = &mut self.link
                 && receiver.has_buffered_input()
             {
-                let polled = pin!(receiver.recv()).poll(cx);
+                let polled = self
+                    .sources
+                    .poll(Source::Inbound, |cx| receiver.poll_recv(cx));
                 match polled {
                     Poll::Ready(item) => {
                         more = true;
@@ -397,84 +408,6 @@ impl Driver {
             0
         };
         self.unwritten + custom
-    }
-
-    /// Arms the timer for the core's next deadline; `false` when it has
-    /// none. The timer is reset only for a deadline earlier than the armed
-    /// one: when the earliest call ends, the next deadline is later, and
-    /// the armed wake-up is kept (it then finds nothing due and re-arms),
-    /// so a stream of calls does not move the runtime's timer once per
-    /// call. That holds across an idle gap too (no deadline: the timer
-    /// waits unpolled, still set), so sequential calls, each with its own
-    /// deadline, do not reset it once per call either.
-    fn arm_timer(&mut self) -> bool {
-        let Some((at, _)) = self.conn.poll_timeout() else {
-            return false;
-        };
-        if self.timer_at.is_none_or(|armed| at < armed) {
-            self.timer
-                .as_mut()
-                .reset(tokio::time::Instant::from_std(at));
-            self.timer_at = Some(at);
-        }
-        true
-    }
-
-    async fn wait(&mut self, commands: &mut mpsc::UnboundedReceiver<Command>) -> Wake {
-        // Queued lines are written at once: the pipe nearly always takes
-        // them, and a write completed inside the `select!` would cost a
-        // whole second turn. Only a write that would block is left to it
-        // (its waker is registered by this poll and by the select's).
-        if let Some(w) = &mut self.line_writer
-            && w.has_queued()
-        {
-            match poll_fn(|cx| Poll::Ready(w.poll_flush(cx))).await {
-                Poll::Ready(Ok(())) => self.unwritten = 0,
-                Poll::Ready(Err(e)) => return Wake::Wrote(Err(e.to_string())),
-                Poll::Pending => {}
-            }
-        }
-        let armed = self.arm_timer();
-        let recv_open = self.link_open;
-        let Driver {
-            link,
-            line_writer,
-            writing,
-            http_io,
-            handler_io,
-            timer,
-            ..
-        } = self;
-        let inbound = async {
-            match link {
-                Some(Link::Stream { receiver, .. }) if recv_open => {
-                    stream_wake(receiver.recv().await)
-                }
-                Some(Link::Custom(t)) if recv_open => match t.recv().await {
-                    Some(Ok(m)) => Wake::Inbound(Some(Ok(m))),
-                    Some(Err(e)) => Wake::CustomFailed(e),
-                    None => Wake::Inbound(None),
-                },
-                _ => std::future::pending().await,
-            }
-        };
-        let write = async {
-            match (line_writer, writing) {
-                (Some(w), _) if w.has_queued() => std::future::poll_fn(|cx| w.poll_flush(cx))
-                    .await
-                    .map_err(|e| e.to_string()),
-                (_, Some(w)) => w.await,
-                _ => std::future::pending().await,
-            }
-        };
-        tokio::select! {
-            c = commands.recv() => Wake::Command(c),
-            w = inbound => w,
-            r = write => Wake::Wrote(r),
-            Some(io) = http_io.next(), if !http_io.is_empty() => Wake::Http(io),
-            Some((t, s)) = handler_io.next(), if !handler_io.is_empty() => Wake::Handler(t, s),
-            () = timer.as_mut(), if armed => Wake::Timer,
-        }
     }
 
     fn transport_ended(&mut self, now: Instant, error: Option<String>) {

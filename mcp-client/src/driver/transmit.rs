@@ -18,21 +18,37 @@ impl Driver {
         self.start_write();
     }
 
-    /// The drain rule: transmits, then events, until both are empty.
+    /// The drain rule: transmits, then events, until both are empty (a
+    /// transmit an event causes goes out before the next event is handled,
+    /// so each empty queue is asked once at the end).
     pub(super) fn drain_queues(&mut self, now: Instant) {
         loop {
-            let mut progressed = false;
-            while let Some(t) = self.conn.poll_transmit() {
-                progressed = true;
+            if let Some(t) = self.conn.poll_transmit() {
                 self.transmit(now, t);
+                continue;
             }
-            while let Some(e) = self.conn.poll_event() {
-                progressed = true;
-                self.on_event(now, e);
+            match self.conn.poll_event() {
+                Some(e) => self.on_event(now, e),
+                None => break,
             }
-            if !progressed {
-                break;
+        }
+    }
+
+    fn transmit(&mut self, now: Instant, t: mcp_core::Transmit) {
+        match t {
+            mcp_core::Transmit::OpenServerStream { generation } => self.open_get(generation),
+            mcp_core::Transmit::CloseServerStream => self.close_get(),
+            // A byte stream's line, matched first and taken apart in place:
+            // the common case moves only the buffer.
+            mcp_core::Transmit::Message { bytes, .. }
+                if matches!(self.link, Some(Link::Stream { .. })) =>
+            {
+                self.queue_line(&bytes);
+                // Copied into the write buffer: the core encodes the next
+                // request into it.
+                self.conn.recycle(bytes);
             }
+            t => self.transmit_other(now, t),
         }
     }
 
@@ -43,18 +59,7 @@ impl Driver {
             reason = "only an HTTP POST starts its deadline here"
         )
     )]
-    fn transmit(&mut self, now: Instant, t: mcp_core::Transmit) {
-        let t = match t {
-            mcp_core::Transmit::OpenServerStream { generation } => {
-                self.open_get(generation);
-                return;
-            }
-            mcp_core::Transmit::CloseServerStream => {
-                self.close_get();
-                return;
-            }
-            t => t,
-        };
+    fn transmit_other(&mut self, now: Instant, t: mcp_core::Transmit) {
         match (&self.link, t) {
             #[cfg(feature = "http")]
             (
@@ -79,12 +84,6 @@ impl Driver {
             #[cfg(feature = "http")]
             (Some(Link::Http(http)), mcp_core::Transmit::CloseStream { request_id }) => {
                 http.cancel(&request_id);
-            }
-            (Some(Link::Stream { .. }), mcp_core::Transmit::Message { bytes, .. }) => {
-                self.queue_line(&bytes);
-                // Copied into the write buffer: the core encodes the next
-                // request into it.
-                self.conn.recycle(bytes);
             }
             (Some(Link::Custom(_)), mcp_core::Transmit::Message { bytes, .. }) => {
                 self.outbox.push_back(bytes);

@@ -1,0 +1,151 @@
+//! The driver's wait: the next source that is ready (a command, input,
+//! a finished write, an HTTP exchange, a handler, the timer), and the one
+//! timer it arms.
+//!
+//! The branches are polled in turn from the one after the last that was
+//! ready, so that a source that is always ready starves none of the
+//! others; the command channel, the stdio receiver, the line writer and the
+//! timer are skipped while they cannot be ready (`sources.rs`).
+
+use std::future::{Future, poll_fn};
+use std::pin::pin;
+use std::task::Poll;
+
+use futures::{FutureExt, StreamExt};
+use tokio::sync::mpsc;
+
+use super::sources::Source;
+use super::{Command, Driver, Wake, stream_wake};
+use crate::transport::Link;
+
+/// The branches of the wait: commands, input, the write, HTTP exchanges,
+/// handlers, the timer.
+const BRANCHES: u8 = 6;
+
+impl Driver {
+    /// Arms the timer for the core's next deadline; `false` when it has
+    /// none. The timer is reset only for a deadline earlier than the armed
+    /// one: when the earliest call ends, the next deadline is later, and
+    /// the armed wake-up is kept (it then finds nothing due and re-arms),
+    /// so a stream of calls does not move the runtime's timer once per
+    /// call. That holds across an idle gap too (no deadline: the timer
+    /// waits unpolled, still set), so sequential calls, each with its own
+    /// deadline, do not reset it once per call either.
+    pub(super) fn arm_timer(&mut self) -> bool {
+        let Some((at, _)) = self.conn.poll_timeout() else {
+            return false;
+        };
+        if self.timer_at.is_none_or(|armed| at < armed) {
+            self.timer
+                .as_mut()
+                .reset(tokio::time::Instant::from_std(at));
+            self.timer_at = Some(at);
+            self.sources.forget(Source::Timer);
+        }
+        true
+    }
+
+    /// Waits for the next source that is ready, polling them in turn from
+    /// the one after the last ready (no branch is starved) and skipping
+    /// those that cannot be ready (`sources.rs`).
+    pub(super) async fn wait(&mut self, commands: &mut mpsc::UnboundedReceiver<Command>) -> Wake {
+        // Queued lines are written at once: the pipe nearly always takes
+        // them, and a write completed in the wait would cost a whole second
+        // turn. Only a write that would block is left to the wait (this
+        // poll registered the writer's waker).
+        if let Some(w) = &mut self.line_writer
+            && w.has_queued()
+        {
+            match self.sources.poll(Source::Write, |cx| w.poll_flush(cx)) {
+                Poll::Ready(Ok(())) => self.unwritten = 0,
+                Poll::Ready(Err(e)) => return Wake::Wrote(Err(e.to_string())),
+                Poll::Pending => {}
+            }
+        }
+        let armed = self.arm_timer();
+        let recv_open = self.link_open;
+        let Driver {
+            link,
+            line_writer,
+            writing,
+            http_io,
+            handler_io,
+            timer,
+            sources,
+            next_branch,
+            ..
+        } = self;
+        let (mut receiver, custom) = match link {
+            Some(Link::Stream { receiver, .. }) if recv_open => (Some(receiver), None),
+            Some(Link::Custom(t)) if recv_open => (None, Some(t)),
+            _ => (None, None),
+        };
+        // A custom transport's receive is a future of its own, kept for the
+        // whole wait.
+        let has_custom = custom.is_some();
+        let mut custom_recv = pin!(async move {
+            match custom {
+                Some(t) => match t.recv().await {
+                    Some(Ok(m)) => Wake::Inbound(Some(Ok(m))),
+                    Some(Err(e)) => Wake::CustomFailed(e),
+                    None => Wake::Inbound(None),
+                },
+                None => std::future::pending().await,
+            }
+        });
+        poll_fn(|cx| {
+            sources.begin(cx);
+            let mut branch = *next_branch;
+            for _ in 0..BRANCHES {
+                let polled = match branch {
+                    0 if sources.due(Source::Commands) => sources
+                        .poll(Source::Commands, |cx| commands.poll_recv(cx))
+                        .map(Wake::Command),
+                    1 => match receiver.as_deref_mut() {
+                        Some(r) if sources.due(Source::Inbound) => sources
+                            .poll(Source::Inbound, |cx| r.poll_recv(cx))
+                            .map(stream_wake),
+                        None if has_custom => custom_recv.as_mut().poll(cx),
+                        _ => Poll::Pending,
+                    },
+                    2 => match (line_writer.as_mut(), writing.as_mut()) {
+                        (Some(w), _) if w.has_queued() => {
+                            if sources.due(Source::Write) {
+                                sources
+                                    .poll(Source::Write, |cx| w.poll_flush(cx))
+                                    .map(|r| Wake::Wrote(r.map_err(|e| e.to_string())))
+                            } else {
+                                Poll::Pending
+                            }
+                        }
+                        (_, Some(w)) => w.poll_unpin(cx).map(Wake::Wrote),
+                        _ => Poll::Pending,
+                    },
+                    3 if !http_io.is_empty() => match http_io.poll_next_unpin(cx) {
+                        Poll::Ready(Some(io)) => Poll::Ready(Wake::Http(io)),
+                        _ => Poll::Pending,
+                    },
+                    4 if !handler_io.is_empty() => match handler_io.poll_next_unpin(cx) {
+                        Poll::Ready(Some((t, s))) => Poll::Ready(Wake::Handler(t, s)),
+                        _ => Poll::Pending,
+                    },
+                    5 if armed && sources.due(Source::Timer) => sources
+                        .poll(Source::Timer, |cx| timer.as_mut().poll(cx))
+                        .map(|()| Wake::Timer),
+                    _ => Poll::Pending,
+                };
+                branch = if branch + 1 == BRANCHES {
+                    0
+                } else {
+                    branch + 1
+                };
+                if polled.is_ready() {
+                    *next_branch = branch;
+                    return polled;
+                }
+            }
+            Poll::Pending
+        })
+        .await
+    }
+}
