@@ -161,9 +161,12 @@ impl Body for ResponseBody {
         match &polled {
             Poll::Ready(None) => {
                 if let Some(mut lease) = this.lease.take() {
-                    // One more poll lets the connection settle into idle
-                    // (ready for the next request) after the body's end.
-                    lease.h1.drive(cx);
+                    // The poll that read the body's end has usually left
+                    // the connection idle (ready for the next request);
+                    // if not, one more poll lets it settle.
+                    if !lease.h1.is_idle() {
+                        lease.h1.drive(cx);
+                    }
                     if lease.h1.is_idle() {
                         lease.pool.put_back(lease.h1);
                     }

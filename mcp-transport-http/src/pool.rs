@@ -205,7 +205,10 @@ impl Pool {
             self.reap_later(&mut state);
             return Ok(Taken::H2(sender));
         }
+        // One flat write of head and body (the body is one small message
+        // as a rule): cheaper than queueing the body for a vectored write.
         let (sender, connection) = http1::Builder::new()
+            .writev(false)
             .handshake::<Conn, RequestBody>(conn)
             .await?;
         Ok(Taken::H1(H1::new(sender, connection)))

@@ -412,7 +412,7 @@ impl Inner {
         {
             return Err(HttpError::SessionLost);
         }
-        let (mut response, sent_session) = self.execute(&mut spec, session).await?;
+        let (response, sent_session) = self.execute(&mut spec, session).await?;
         if legacy && let Some(received) = response.headers().get(headers::SESSION_ID) {
             if !headers::valid_session_id(received) {
                 return Err(HttpError::InvalidSessionId);
@@ -422,8 +422,12 @@ impl Inner {
         let status = response.status();
         let limits = self.config.limits;
         let kind = body_kind(response.headers(), limits.max_error_excerpt);
+        // The head goes before the body is read: its header values are
+        // views of the connection's read buffer, and the read at the
+        // body's end can then reuse that buffer instead of allocating one.
+        let mut body = response.into_body();
         if status == StatusCode::ACCEPTED || status == StatusCode::NO_CONTENT {
-            let _ = read_prefix(response.body_mut(), ERROR_BODY_LIMIT).await;
+            let _ = read_prefix(&mut body, ERROR_BODY_LIMIT).await;
             return Ok(Posted::Reply(Reply::Accepted));
         }
         match kind {
@@ -432,10 +436,10 @@ impl Inner {
                     resumable: legacy,
                     version: routing.protocol_version.clone(),
                 };
-                Ok(Posted::Stream(response.into_body(), stream_kind))
+                Ok(Posted::Stream(body, stream_kind))
             }
             BodyKind::Json => {
-                let bytes = read_limited(response.body_mut(), limits.max_body_bytes).await?;
+                let bytes = read_limited(&mut body, limits.max_body_bytes).await?;
                 if bytes.iter().all(u8::is_ascii_whitespace) && routing.request_id.is_none() {
                     return Ok(Posted::Reply(Reply::Accepted));
                 }
@@ -445,7 +449,7 @@ impl Inner {
                 )?)))
             }
             BodyKind::Missing | BodyKind::Other(_) => {
-                let bytes = read_prefix(response.body_mut(), ERROR_BODY_LIMIT).await;
+                let bytes = read_prefix(&mut body, ERROR_BODY_LIMIT).await;
                 if bytes.is_empty() && routing.request_id.is_none() {
                     return Ok(Posted::Reply(Reply::Accepted));
                 }
