@@ -397,19 +397,22 @@ impl Inner {
     ) -> Result<Posted, HttpError> {
         let legacy = !is_modern(routing.protocol_version.as_ref());
         let (response, sent_session) = {
-            let mut spec = self.post_exchange(body, routing, extra, legacy)?;
-            let session = if legacy { self.session.id() } else { None };
-            // A legacy request other than `initialize` (which alone has no
-            // version yet) must not go out sessionless after an expiry: it
-            // is not sent, and says so (the caller sends it in the new
-            // session).
-            if legacy
-                && session.is_none()
-                && routing.protocol_version.is_some()
-                && self.session.is_lost()
-            {
-                return Err(HttpError::SessionLost);
-            }
+            let mut spec = self.post_exchange(body, routing, extra)?;
+            let session = match legacy {
+                true => {
+                    let version = routing.protocol_version.as_ref();
+                    let (id, lost) = self.session.for_post(version);
+                    // A legacy request other than `initialize` (which alone
+                    // has no version yet) must not go out sessionless after
+                    // an expiry: it is not sent, and says so (the caller
+                    // sends it in the new session).
+                    if id.is_none() && version.is_some() && lost {
+                        return Err(HttpError::SessionLost);
+                    }
+                    id
+                }
+                false => None,
+            };
             self.execute(&mut spec, session).await?
         };
         if legacy && let Some(received) = response.headers().get(headers::SESSION_ID) {
@@ -433,7 +436,6 @@ impl Inner {
         body: Bytes,
         routing: &'a HttpRouting,
         extra: &HeaderMap,
-        legacy: bool,
     ) -> Result<Exchange<'a>, HttpError> {
         // Sized for the basics, the routing, a session id and a credential,
         // so it is allocated once.
@@ -445,9 +447,6 @@ impl Inner {
         }
         headers::set_post_basics(&mut headers);
         render_cached(routing, &mut headers, &self.values)?;
-        if legacy && let Some(version) = &routing.protocol_version {
-            self.session.note_version(version);
-        }
         Ok(Exchange {
             method: Method::POST,
             body,
@@ -568,11 +567,7 @@ impl Inner {
         async move {
             let mut retries = 0;
             // A request carrying its own `Authorization` leaves the provider out.
-            let auth = match spec.headers.contains_key(http::header::AUTHORIZATION) {
-                true => None,
-                false => self.runtime.auth(),
-            };
-            self.runtime.add_defaults(&mut spec.headers);
+            let auth = self.runtime.apply(&mut spec.headers);
             for (name, value) in &mut spec.headers {
                 if crate::runtime::is_credential(name) {
                     value.set_sensitive(true);
