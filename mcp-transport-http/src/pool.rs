@@ -203,8 +203,9 @@ impl Pool {
                 *request.uri_mut() = self.endpoint.clone();
                 request.headers_mut().remove(HOST);
                 let sent = sender.try_send_request(request);
-                // Boxed: HTTP/2 (TLS with ALPN only) is not the usual case,
-                // and its wait would make every request's future larger.
+                // Boxed: an HTTP/2 request pays for the room of its wait
+                // (an allocation, small beside HTTP/2's own work) instead of
+                // every HTTP/1.1 request's future being that much larger.
                 Either::Right(Box::pin(async move {
                     // Held until the head arrives, as the pool's own is.
                     let _sender = sender;
@@ -237,10 +238,11 @@ impl Pool {
             self.reap_later(&mut state);
             return Ok(Taken::H2(sender));
         }
-        // One flat write of head and body (the body is one small message
-        // as a rule): cheaper than queueing the body for a vectored write.
+        // hyper's default write strategy is kept: flattening head and body
+        // into one write measured about 440 instructions cheaper per small
+        // POST, but it copies every body, however large, into a buffer the
+        // connection then keeps at that size for its life.
         let (sender, connection) = http1::Builder::new()
-            .writev(false)
             .handshake::<Conn, RequestBody>(conn)
             .await?;
         Ok(Taken::H1(H1::new(sender, connection)))
