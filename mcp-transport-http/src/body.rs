@@ -21,8 +21,17 @@ pub(crate) const ERROR_BODY_LIMIT: usize = 64 * 1024;
 /// by announcing a length it never sends).
 const MAX_PRESIZE: usize = 4 * 1024 * 1024;
 
+/// A one-frame body up to this size is copied out of the connection's
+/// read buffer. The frame is a view of that buffer, and while a view is
+/// held (the message keeps its result as a slice of the body until the
+/// caller decodes it) the connection cannot reuse the buffer: its next
+/// read would allocate a fresh one (hyper reads into 8 KiB at a time). A
+/// small copy costs less than that allocation; a large body keeps its view.
+const COPY_SMALL_BODY: usize = 4 * 1024;
+
 /// Reads the whole body, failing past `limit` bytes. A body that arrives
-/// in one frame is returned without a copy; otherwise the buffer is sized
+/// in one frame is returned without a copy when it is large (a small one
+/// is copied, see [`COPY_SMALL_BODY`]); otherwise the buffer is sized
 /// from `Content-Length` (bounded) so a large body is not copied as it
 /// grows.
 pub(crate) async fn read_limited<B>(body: &mut B, limit: usize) -> Result<Bytes, HttpError>
@@ -45,6 +54,11 @@ where
             return Err(HttpError::BodyTooLarge { limit });
         }
         match first.take() {
+            // Copied at once: the view goes before the body's end, when
+            // the connection reads again.
+            None if buf.is_empty() && data.len() <= COPY_SMALL_BODY => {
+                first = Some(Bytes::copy_from_slice(&data));
+            }
             None if buf.is_empty() => first = Some(data),
             None => buf.extend_from_slice(&data),
             Some(head) => {

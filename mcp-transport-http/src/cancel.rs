@@ -2,22 +2,25 @@
 //!
 //! The transport keeps one [`Registry`]: a table of the request ids in
 //! flight (each entry counts its [`Cancel`] handles and holds a
-//! `cancelled` flag) and one `watch` signal for the whole transport. A
-//! handle waits on that signal; [`Registry::cancel`] sets the request's
-//! flag and bumps the signal, so every waiting handle looks at its own
-//! entry (cancellations are rare; a request's exchange costs a table
-//! insert and remove, no allocation of its own). Closing the transport
-//! sets the signal's `closed` flag, which ends every handle's wait.
+//! `cancelled` flag), a slot per handle for the waker of its wait, and
+//! the transport's `closed` flag. A handle's wait looks at its entry and
+//! leaves its waker in its slot, under the table's lock;
+//! [`Registry::cancel`] sets the request's flag and wakes every waiting
+//! handle, so each looks at its own entry again (cancellations are rare;
+//! a request's exchange costs a table insert and remove, no allocation of
+//! its own, and no wait list of its own). Closing the transport sets the
+//! `closed` flag, which ends every handle's wait.
 //!
 //! An id registered again (while its earlier registration still has
 //! handles) replaces it: [`Registry::cancel`] reaches the newest, and each
 //! entry's generation keeps the earlier handles from touching it.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::task::{Context, Poll, Waker};
 
 use mcp_types::RequestId;
-use tokio::sync::watch;
 
 use crate::error::HttpError;
 
@@ -32,25 +35,39 @@ struct Entry {
 struct Table {
     /// Keyed by the client's own request ids (never chosen by the server),
     /// so foldhash, not SipHash: a request's exchange looks its entry up
-    /// several times (register, each handle's clone and drop, the first
-    /// look of its wait).
+    /// several times (register, each look of its wait, its handle's drop).
     entries: HashMap<RequestId, Entry, foldhash::fast::RandomState>,
     next_generation: u64,
+    /// One slot per live handle: the waker of its wait, if it waits.
+    wakers: Vec<Option<Waker>>,
+    /// The slots of dropped handles, for the next ones.
+    free: Vec<usize>,
 }
 
-/// What the transport's signal carries.
-#[derive(Clone, Copy, Default)]
-struct Signal {
-    /// Bumped on every cancellation.
-    cancellations: u64,
-    /// The transport is closed.
-    closed: bool,
+impl Table {
+    fn take_slot(&mut self) -> usize {
+        match self.free.pop() {
+            Some(slot) => slot,
+            None => {
+                self.wakers.push(None);
+                self.wakers.len() - 1
+            }
+        }
+    }
+
+    /// The wakers of every waiting handle, taken out (each waits again,
+    /// and leaves its waker again, when it looks and is not done).
+    fn take_wakers(&mut self) -> Vec<Waker> {
+        self.wakers.iter_mut().filter_map(Option::take).collect()
+    }
 }
 
-/// The requests in flight of one transport, and its closing signal.
+/// The requests in flight of one transport, and its closing flag.
 pub(crate) struct Registry {
     table: Mutex<Table>,
-    signal: watch::Sender<Signal>,
+    /// Set (under the table's lock) when the transport closes; read
+    /// without it by [`Cancel::is_closed`].
+    closed: AtomicBool,
 }
 
 impl Registry {
@@ -58,7 +75,7 @@ impl Registry {
     pub(crate) fn new() -> Arc<Self> {
         Arc::new(Registry {
             table: Mutex::new(Table::default()),
-            signal: watch::Sender::new(Signal::default()),
+            closed: AtomicBool::new(false),
         })
     }
 
@@ -68,8 +85,8 @@ impl Registry {
 
     /// A handle for one request (registered under its id when it has one).
     pub(crate) fn register(self: &Arc<Self>, id: Option<&RequestId>) -> Cancel {
+        let mut table = self.lock();
         let key = id.map(|id| {
-            let mut table = self.lock();
             let generation = table.next_generation;
             table.next_generation += 1;
             let entry = Entry {
@@ -80,46 +97,42 @@ impl Registry {
             table.entries.insert(id.clone(), entry);
             (id.clone(), generation)
         });
+        let slot = table.take_slot();
+        drop(table);
         Cancel {
             registry: self.clone(),
             key,
-            signal: self.signal.subscribe(),
+            slot,
         }
     }
 
     /// Cancels the request with this id; whether one was registered.
     pub(crate) fn cancel(&self, id: &RequestId) -> bool {
-        let found = match self.lock().entries.get_mut(id) {
-            Some(entry) => {
-                entry.cancelled = true;
-                true
-            }
-            None => false,
+        let mut table = self.lock();
+        let Some(entry) = table.entries.get_mut(id) else {
+            return false;
         };
-        // Outside the table's lock: waiting handles take it to look.
-        if found {
-            self.signal.send_modify(|s| s.cancellations += 1);
-        }
-        found
+        entry.cancelled = true;
+        let wakers = table.take_wakers();
+        drop(table);
+        // Outside the table's lock: a woken handle takes it to look.
+        wakers.into_iter().for_each(Waker::wake);
+        true
     }
 
     /// Closes the transport: every handle's wait ends with
     /// [`HttpError::Closed`], now and later.
     pub(crate) fn close(&self) {
-        self.signal.send_modify(|s| s.closed = true);
-    }
-
-    fn is_cancelled(&self, (id, generation): &(RequestId, u64)) -> bool {
-        self.lock()
-            .entries
-            .get(id)
-            .is_some_and(|e| e.generation == *generation && e.cancelled)
+        let mut table = self.lock();
+        self.closed.store(true, Ordering::SeqCst);
+        let wakers = table.take_wakers();
+        drop(table);
+        wakers.into_iter().for_each(Waker::wake);
     }
 
     /// Adds (`+1`) or removes (`-1`) a handle of a registration; the
     /// entry goes with its last handle (unless a newer one replaced it).
-    fn count(&self, (id, generation): &(RequestId, u64), add: bool) {
-        let mut table = self.lock();
+    fn count(table: &mut Table, (id, generation): &(RequestId, u64), add: bool) {
         let Some(entry) = table.entries.get_mut(id) else {
             return;
         };
@@ -142,34 +155,41 @@ impl Registry {
 pub(crate) struct Cancel {
     registry: Arc<Registry>,
     key: Option<(RequestId, u64)>,
-    signal: watch::Receiver<Signal>,
+    /// This handle's waker slot in the table.
+    slot: usize,
 }
 
 impl Clone for Cancel {
     fn clone(&self) -> Self {
+        let mut table = self.registry.lock();
         if let Some(key) = &self.key {
-            self.registry.count(key, true);
+            Registry::count(&mut table, key, true);
         }
+        let slot = table.take_slot();
+        drop(table);
         Cancel {
             registry: self.registry.clone(),
             key: self.key.clone(),
-            signal: self.signal.clone(),
+            slot,
         }
     }
 }
 
 impl Drop for Cancel {
     fn drop(&mut self) {
+        let mut table = self.registry.lock();
         if let Some(key) = &self.key {
-            self.registry.count(key, false);
+            Registry::count(&mut table, key, false);
         }
+        table.wakers[self.slot] = None;
+        table.free.push(self.slot);
     }
 }
 
 impl Cancel {
     /// Whether the transport is closed.
     pub(crate) fn is_closed(&self) -> bool {
-        self.signal.borrow().closed
+        self.registry.closed.load(Ordering::SeqCst)
     }
 
     /// The id of the request, if it has one.
@@ -179,25 +199,31 @@ impl Cancel {
 
     /// Resolves when the request is cancelled or the transport closed.
     pub(crate) async fn cancelled(&mut self) -> HttpError {
-        let Cancel {
-            registry,
-            key,
-            signal,
-        } = self;
-        let mut outcome = HttpError::Closed;
-        let _ = signal
-            .wait_for(|s| {
-                if s.closed {
-                    return true;
-                }
-                let cancelled = key.as_ref().is_some_and(|k| registry.is_cancelled(k));
-                if cancelled {
-                    outcome = HttpError::Cancelled;
-                }
-                cancelled
-            })
-            .await;
-        outcome
+        std::future::poll_fn(|cx| self.poll_cancelled(cx)).await
+    }
+
+    /// One look: the end of the wait, or `cx`'s waker left in this
+    /// handle's slot (in the same hold of the lock as the look, so a
+    /// cancellation or the close after it wakes it).
+    fn poll_cancelled(&mut self, cx: &mut Context<'_>) -> Poll<HttpError> {
+        let mut table = self.registry.lock();
+        if self.registry.closed.load(Ordering::SeqCst) {
+            return Poll::Ready(HttpError::Closed);
+        }
+        let cancelled = self.key.as_ref().is_some_and(|(id, generation)| {
+            table
+                .entries
+                .get(id)
+                .is_some_and(|e| e.generation == *generation && e.cancelled)
+        });
+        if cancelled {
+            return Poll::Ready(HttpError::Cancelled);
+        }
+        match &mut table.wakers[self.slot] {
+            Some(waker) if waker.will_wake(cx.waker()) => {}
+            waiting => *waiting = Some(cx.waker().clone()),
+        }
+        Poll::Pending
     }
 }
 
@@ -253,5 +279,52 @@ mod tests {
             poll_once(&mut late),
             Poll::Ready(HttpError::Closed)
         ));
+    }
+
+    /// Counts its wake-ups.
+    struct Count(std::sync::atomic::AtomicUsize);
+
+    impl std::task::Wake for Count {
+        fn wake(self: Arc<Self>) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    fn poll_with(cancel: &mut Cancel, count: &Arc<Count>) -> Poll<HttpError> {
+        let waker = Waker::from(count.clone());
+        let mut waiting = pin!(cancel.cancelled());
+        waiting.as_mut().poll(&mut Context::from_waker(&waker))
+    }
+
+    #[test]
+    fn a_waiting_handle_is_woken_by_a_cancellation_and_by_the_close() {
+        let registry = Registry::new();
+        let id = RequestId::Number(1);
+        let mut first = registry.register(Some(&id));
+        let mut other = registry.register(None);
+        let (a, b) = (
+            Arc::new(Count(Default::default())),
+            Arc::new(Count(Default::default())),
+        );
+        assert!(poll_with(&mut first, &a).is_pending());
+        assert!(poll_with(&mut other, &b).is_pending());
+        assert!(registry.cancel(&id));
+        assert_eq!(a.0.load(Ordering::SeqCst), 1, "the cancelled one woke");
+        assert!(matches!(
+            poll_with(&mut first, &a),
+            Poll::Ready(HttpError::Cancelled)
+        ));
+        assert!(poll_with(&mut other, &b).is_pending(), "woken, not ended");
+        let woken = b.0.load(Ordering::SeqCst);
+        registry.close();
+        assert_eq!(b.0.load(Ordering::SeqCst), woken + 1, "the close woke it");
+        assert!(matches!(
+            poll_with(&mut other, &b),
+            Poll::Ready(HttpError::Closed)
+        ));
+        drop((first, other));
+        let table = registry.lock();
+        assert!(table.entries.is_empty());
+        assert_eq!(table.free.len(), table.wakers.len(), "every slot free");
     }
 }

@@ -84,17 +84,20 @@ impl H1 {
 /// start comes back inside the error ([`TrySendError::take_message`]).
 ///
 /// The request is handed to the connection now, not at the first poll:
-/// the future (part of every POST's) then holds no copy of it.
+/// the future (part of every POST's) then holds no copy of it. hyper's
+/// wait for the head is boxed: it has room for the request (given back
+/// in its error), and pinned in place inside this future it would be
+/// held twice (as captured, and pinned), making every POST's future,
+/// and each move of it, that much larger.
 pub(crate) fn send(
     pool: &Arc<Pool>,
     mut h1: Box<H1>,
     request: Request<RequestBody>,
 ) -> impl Future<Output = Result<Response<ResponseBody>, TrySendError<Request<RequestBody>>>> + use<>
 {
-    let sent = h1.sender.try_send_request(request);
+    let mut sent = Box::pin(h1.sender.try_send_request(request));
     let pool = pool.clone();
     async move {
-        let mut sent = std::pin::pin!(sent);
         let response = poll_fn(|cx| {
             h1.drive(cx);
             sent.as_mut().poll(cx)
@@ -161,9 +164,12 @@ impl Body for ResponseBody {
         match &polled {
             Poll::Ready(None) => {
                 if let Some(mut lease) = this.lease.take() {
-                    // One more poll lets the connection settle into idle
-                    // (ready for the next request) after the body's end.
-                    lease.h1.drive(cx);
+                    // The poll that read the body's end has usually left
+                    // the connection idle (ready for the next request);
+                    // if not, one more poll lets it settle.
+                    if !lease.h1.is_idle() {
+                        lease.h1.drive(cx);
+                    }
                     if lease.h1.is_idle() {
                         lease.pool.put_back(lease.h1);
                     }

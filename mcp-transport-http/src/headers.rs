@@ -212,6 +212,13 @@ pub(crate) fn body_kind(headers: &HeaderMap, max_len: usize) -> BodyKind {
     let Some(raw) = headers.get(CONTENT_TYPE) else {
         return BodyKind::Missing;
     };
+    // The usual values, exactly as servers send them, without the scan
+    // (which gives the same answer for them).
+    match raw.as_bytes() {
+        b"application/json" => return BodyKind::Json,
+        b"text/event-stream" => return BodyKind::EventStream,
+        _ => {}
+    }
     let Ok(text) = raw.to_str() else {
         return BodyKind::Other(bounded(&String::from_utf8_lossy(raw.as_bytes()), max_len));
     };

@@ -47,12 +47,20 @@ impl Runtime {
         self.read(|s| s.headers.clone())
     }
 
-    /// Adds the headers every request carries now to `headers`, except
-    /// the names it already has (a request's own headers take precedence;
-    /// every value of such a name is left out). Nothing is copied but the
-    /// values added.
-    pub(crate) fn add_defaults(&self, headers: &mut HeaderMap) {
+    /// Readies a request's headers in one look at the settings: the
+    /// provider now in effect, unless the request carries its own
+    /// `Authorization` (which leaves the provider out); then the headers
+    /// every request carries now are added, except the names the request
+    /// already has (its own headers take precedence; every value of such
+    /// a name is left out). Nothing is copied but the values added.
+    pub(crate) fn apply(&self, headers: &mut HeaderMap) -> Option<Arc<dyn AuthProvider>> {
         self.read(|s| {
+            let auth = match &s.auth {
+                Some(auth) if !headers.contains_key(http::header::AUTHORIZATION) => {
+                    Some(auth.clone())
+                }
+                _ => None,
+            };
             for name in s.headers.keys() {
                 if headers.contains_key(name) {
                     continue;
@@ -61,10 +69,12 @@ impl Runtime {
                     headers.append(name.clone(), value.clone());
                 }
             }
-        });
+            auth
+        })
     }
 
     /// The authorization provider now in effect.
+    #[cfg(test)]
     pub(crate) fn auth(&self) -> Option<Arc<dyn AuthProvider>> {
         self.read(|s| s.auth.clone())
     }

@@ -92,16 +92,27 @@ impl Session {
         }
     }
 
-    /// Whether the last session expired and none replaces it yet.
-    pub(crate) fn is_lost(&self) -> bool {
-        self.lock().lost
-    }
-
     /// Forgets the id, whatever it is, and any expiry; returns the old id.
     pub(crate) fn clear(&self) -> Option<HeaderValue> {
         let mut state = self.lock();
         state.lost = false;
         state.id.take()
+    }
+
+    /// For a legacy POST, in one look: remembers the version it carries,
+    /// and returns the id to send and whether the last session expired
+    /// with none replacing it yet.
+    pub(crate) fn for_post(
+        &self,
+        version: Option<&ProtocolVersion>,
+    ) -> (Option<HeaderValue>, bool) {
+        let mut state = self.lock();
+        if let Some(version) = version
+            && state.version.as_ref() != Some(version)
+        {
+            state.version = Some(version.clone());
+        }
+        (state.id.clone(), state.lost)
     }
 
     /// Remembers the version a legacy request carried.

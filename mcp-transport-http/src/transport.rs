@@ -260,33 +260,38 @@ impl HttpTransport {
     ///
     /// # Errors
     /// See [`HttpError`].
-    pub async fn send_in(
-        &self,
-        slot: PostSlot,
+    #[allow(clippy::manual_async_fn)] // an async block: see inside
+    pub fn send_in<'a>(
+        &'a self,
+        mut slot: PostSlot,
         body: Bytes,
-        routing: &HttpRouting,
-        extra: &HeaderMap,
-    ) -> Result<Reply, HttpError> {
-        let PostSlot { permit, mut cancel } = slot;
-        let work = self.inner.post(body, routing, extra);
-        let posted = tokio::select! {
-            biased;
-            err = cancel.cancelled() => return Err(err),
-            posted = work => posted?,
-        };
-        // The permit (held until here, or by the stream to its end) and the
-        // cancellation handle go to the stream as they are: no second
-        // handle (each is a table update) for the common JSON reply.
-        Ok(match posted {
-            Posted::Reply(reply) => reply,
-            Posted::Stream(body, kind) => Reply::Stream(ResponseStream::spawn(
-                self.inner.clone(),
-                body,
-                kind,
-                cancel,
-                permit,
-            )),
-        })
+        routing: &'a HttpRouting,
+        extra: &'a HeaderMap,
+    ) -> impl Future<Output = Result<Reply, HttpError>> + Send + 'a {
+        // An async block, not an `async fn`: the slot stays where it was
+        // captured instead of being copied into the body's own variables
+        // (this future is part of every POST's, and moved with it).
+        async move {
+            let posted = tokio::select! {
+                biased;
+                err = slot.cancel.cancelled() => return Err(err),
+                posted = self.inner.post(body, routing, extra) => posted?,
+            };
+            let PostSlot { permit, cancel } = slot;
+            // The permit (held until here, or by the stream to its end) and the
+            // cancellation handle go to the stream as they are: no second
+            // handle (each is a table update) for the common JSON reply.
+            Ok(match posted {
+                Posted::Reply(reply) => reply,
+                Posted::Stream(body, kind) => Reply::Stream(ResponseStream::spawn(
+                    self.inner.clone(),
+                    body,
+                    kind,
+                    cancel,
+                    permit,
+                )),
+            })
+        }
     }
 
     /// Cancels the request with this id: an in-flight POST fails with
@@ -358,6 +363,9 @@ enum Posted {
     Stream(ResponseBody, StreamKind),
 }
 
+/// A successful response and the session id its request carried.
+type Executed = (Response<ResponseBody>, Option<HeaderValue>);
+
 /// One request about to go out (before session and auth headers).
 pub(crate) struct Exchange<'a> {
     method: Method,
@@ -375,6 +383,12 @@ impl Inner {
         self.registry.register(id)
     }
 
+    /// One POST: its request ([`Inner::post_exchange`]) sent, its
+    /// response's head read here, its body by [`Inner::read_reply`].
+    ///
+    /// Each await is of one future that holds its own state, so the two
+    /// halves share their room in this future (it is part of every
+    /// POST's, and moved with it).
     async fn post(
         &self,
         body: Bytes,
@@ -382,6 +396,47 @@ impl Inner {
         extra: &HeaderMap,
     ) -> Result<Posted, HttpError> {
         let legacy = !is_modern(routing.protocol_version.as_ref());
+        let (response, sent_session) = {
+            let mut spec = self.post_exchange(body, routing, extra)?;
+            let session = match legacy {
+                true => {
+                    let version = routing.protocol_version.as_ref();
+                    let (id, lost) = self.session.for_post(version);
+                    // A legacy request other than `initialize` (which alone
+                    // has no version yet) must not go out sessionless after
+                    // an expiry: it is not sent, and says so (the caller
+                    // sends it in the new session).
+                    if id.is_none() && version.is_some() && lost {
+                        return Err(HttpError::SessionLost);
+                    }
+                    id
+                }
+                false => None,
+            };
+            self.execute(&mut spec, session).await?
+        };
+        if legacy && let Some(received) = response.headers().get(headers::SESSION_ID) {
+            if !headers::valid_session_id(received) {
+                return Err(HttpError::InvalidSessionId);
+            }
+            self.session.adopt(sent_session.as_ref(), received);
+        }
+        let status = response.status();
+        let kind = body_kind(response.headers(), self.config.limits.max_error_excerpt);
+        // The head goes before the body is read: its header values are
+        // views of the connection's read buffer, and the read at the
+        // body's end can then reuse that buffer instead of allocating one.
+        let body = response.into_body();
+        self.read_reply(body, status, kind, routing).await
+    }
+
+    /// The request of one POST, before session and auth headers.
+    fn post_exchange<'a>(
+        &self,
+        body: Bytes,
+        routing: &'a HttpRouting,
+        extra: &HeaderMap,
+    ) -> Result<Exchange<'a>, HttpError> {
         // Sized for the basics, the routing, a session id and a credential,
         // so it is allocated once.
         let mut headers = HeaderMap::with_capacity(8 + extra.len() + routing.params.len());
@@ -392,71 +447,64 @@ impl Inner {
         }
         headers::set_post_basics(&mut headers);
         render_cached(routing, &mut headers, &self.values)?;
-        if legacy && let Some(version) = &routing.protocol_version {
-            self.session.note_version(version);
-        }
-        let mut spec = Exchange {
+        Ok(Exchange {
             method: Method::POST,
             body,
             headers,
             operation: routing.method.as_deref(),
-        };
-        let session = if legacy { self.session.id() } else { None };
-        // A legacy request other than `initialize` (which alone has no
-        // version yet) must not go out sessionless after an expiry: it is
-        // not sent, and says so (the caller sends it in the new session).
-        if legacy
-            && session.is_none()
-            && routing.protocol_version.is_some()
-            && self.session.is_lost()
-        {
-            return Err(HttpError::SessionLost);
-        }
-        let (mut response, sent_session) = self.execute(&mut spec, session).await?;
-        if legacy && let Some(received) = response.headers().get(headers::SESSION_ID) {
-            if !headers::valid_session_id(received) {
-                return Err(HttpError::InvalidSessionId);
+        })
+    }
+
+    /// What a POST's response body gives: nothing (`202`), one message, a
+    /// stream to read, or the error its content type means.
+    #[allow(clippy::manual_async_fn)] // an async block: see inside
+    fn read_reply<'a>(
+        &'a self,
+        mut body: ResponseBody,
+        status: StatusCode,
+        kind: BodyKind,
+        routing: &'a HttpRouting,
+    ) -> impl Future<Output = Result<Posted, HttpError>> + Send + 'a {
+        // An async block: the body and its kind stay where they were
+        // captured (an `async fn` would copy them into its own variables).
+        async move {
+            if status == StatusCode::ACCEPTED || status == StatusCode::NO_CONTENT {
+                let _ = read_prefix(&mut body, ERROR_BODY_LIMIT).await;
+                return Ok(Posted::Reply(Reply::Accepted));
             }
-            self.session.adopt(sent_session.as_ref(), received);
-        }
-        let status = response.status();
-        let limits = self.config.limits;
-        let kind = body_kind(response.headers(), limits.max_error_excerpt);
-        if status == StatusCode::ACCEPTED || status == StatusCode::NO_CONTENT {
-            let _ = read_prefix(response.body_mut(), ERROR_BODY_LIMIT).await;
-            return Ok(Posted::Reply(Reply::Accepted));
-        }
-        match kind {
-            BodyKind::EventStream => {
-                let stream_kind = StreamKind::Post {
-                    resumable: legacy,
-                    version: routing.protocol_version.clone(),
-                };
-                Ok(Posted::Stream(response.into_body(), stream_kind))
-            }
-            BodyKind::Json => {
-                let bytes = read_limited(response.body_mut(), limits.max_body_bytes).await?;
-                if bytes.iter().all(u8::is_ascii_whitespace) && routing.request_id.is_none() {
-                    return Ok(Posted::Reply(Reply::Accepted));
+            match kind {
+                BodyKind::EventStream => {
+                    let stream_kind = StreamKind::Post {
+                        resumable: !is_modern(routing.protocol_version.as_ref()),
+                        version: routing.protocol_version.clone(),
+                    };
+                    Ok(Posted::Stream(body, stream_kind))
                 }
-                Ok(Posted::Reply(Reply::Message(json_reply(
-                    &bytes,
-                    self.config.check_envelopes,
-                )?)))
-            }
-            BodyKind::Missing | BodyKind::Other(_) => {
-                let bytes = read_prefix(response.body_mut(), ERROR_BODY_LIMIT).await;
-                if bytes.is_empty() && routing.request_id.is_none() {
-                    return Ok(Posted::Reply(Reply::Accepted));
+                BodyKind::Json => {
+                    let limit = self.config.limits.max_body_bytes;
+                    let bytes = read_limited(&mut body, limit).await?;
+                    if bytes.iter().all(u8::is_ascii_whitespace) && routing.request_id.is_none() {
+                        return Ok(Posted::Reply(Reply::Accepted));
+                    }
+                    Ok(Posted::Reply(Reply::Message(json_reply(
+                        &bytes,
+                        self.config.check_envelopes,
+                    )?)))
                 }
-                let content_type = match kind {
-                    BodyKind::Other(text) => text,
-                    _ => String::new(),
-                };
-                Err(HttpError::UnexpectedContentType {
-                    status,
-                    content_type,
-                })
+                BodyKind::Missing | BodyKind::Other(_) => {
+                    let bytes = read_prefix(&mut body, ERROR_BODY_LIMIT).await;
+                    if bytes.is_empty() && routing.request_id.is_none() {
+                        return Ok(Posted::Reply(Reply::Accepted));
+                    }
+                    let content_type = match kind {
+                        BodyKind::Other(text) => text,
+                        _ => String::new(),
+                    };
+                    Err(HttpError::UnexpectedContentType {
+                        status,
+                        content_type,
+                    })
+                }
             }
         }
     }
@@ -508,123 +556,155 @@ impl Inner {
     /// Returns only `2xx` responses, with the session id the request
     /// carried; every other status becomes a typed error after a bounded read
     /// of its body.
-    async fn execute(
-        &self,
-        spec: &mut Exchange<'_>,
+    #[allow(clippy::manual_async_fn)] // an async block: see inside
+    fn execute<'a>(
+        &'a self,
+        spec: &'a mut Exchange<'_>,
         session: Option<HeaderValue>,
-    ) -> Result<(Response<ResponseBody>, Option<HeaderValue>), HttpError> {
-        let mut retries = 0;
-        // A request carrying its own `Authorization` leaves the provider out.
-        let auth = match spec.headers.contains_key(http::header::AUTHORIZATION) {
-            true => None,
-            false => self.runtime.auth(),
-        };
-        self.runtime.add_defaults(&mut spec.headers);
-        for (name, value) in &mut spec.headers {
-            if crate::runtime::is_credential(name) {
-                value.set_sensitive(true);
-            }
-        }
-        loop {
-            let may_retry = auth.is_some() && retries < MAX_AUTH_RETRIES;
-            let (request, generation) = self
-                .build(spec, may_retry, session.as_ref(), auth.as_deref())
-                .await?;
-            let mut response = self.pool.send(request).await.map_err(HttpError::Network)?;
-            let status = response.status();
-            if status.is_success() {
-                if let Some(auth) = &auth {
-                    auth.on_success(spec.operation, response.headers());
+    ) -> impl Future<Output = Result<Executed, HttpError>> + Send + 'a {
+        // An async block: the session id stays where it was captured (an
+        // `async fn` would copy it into the body's own variables).
+        async move {
+            let mut retries = 0;
+            // A request carrying its own `Authorization` leaves the provider out.
+            let auth = self.runtime.apply(&mut spec.headers);
+            for (name, value) in &mut spec.headers {
+                if crate::runtime::is_credential(name) {
+                    value.set_sensitive(true);
                 }
-                return Ok((response, session));
             }
-            let excerpt_limit = self.config.limits.max_error_excerpt;
-            if status.is_redirection() {
-                let location = response
-                    .headers()
-                    .get(LOCATION)
-                    .map(|v| bounded(&String::from_utf8_lossy(v.as_bytes()), excerpt_limit));
-                let _ = read_prefix(response.body_mut(), ERROR_BODY_LIMIT).await;
-                return Err(HttpError::Redirect { status, location });
-            }
-            if status == StatusCode::NOT_FOUND
-                && let Some(sent) = &session
-            {
-                let _ = read_prefix(response.body_mut(), ERROR_BODY_LIMIT).await;
-                self.session.expire(sent);
-                return Err(HttpError::SessionExpired);
-            }
-            let bytes = read_prefix(response.body_mut(), ERROR_BODY_LIMIT).await;
-            let (body, message) = describe_error_body(&bytes, excerpt_limit);
-            if status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN {
-                let www_authenticate =
-                    header_texts(response.headers(), &WWW_AUTHENTICATE, 8, excerpt_limit);
-                if let Some(auth) = &auth
-                    && retries < MAX_AUTH_RETRIES
-                {
-                    let mut challenge = AuthChallenge::new(status, www_authenticate.clone());
-                    challenge.headers = response.headers().clone();
-                    challenge.body = bytes;
-                    challenge.generation = generation;
-                    challenge.operation = spec.operation.map(str::to_owned);
-                    if auth.on_unauthorized(&challenge).await? == AuthDecision::Retry {
-                        retries += 1;
-                        continue;
+            loop {
+                let may_retry = auth.is_some() && retries < MAX_AUTH_RETRIES;
+                let credentials = match &auth {
+                    Some(auth) => Some(
+                        auth.credentials(AuthRequest {
+                            method: &spec.method,
+                            uri: &self.config.endpoint,
+                            operation: spec.operation,
+                        })
+                        .await?,
+                    ),
+                    None => None,
+                };
+                let (request, generation) = build(spec, may_retry, session.as_ref(), credentials);
+                let response = self.pool.send(request).await.map_err(HttpError::Network)?;
+                if response.status().is_success() {
+                    if let Some(auth) = &auth {
+                        auth.on_success(spec.operation, response.headers());
                     }
+                    return Ok((response, session));
                 }
-                return Err(HttpError::Unauthorized {
-                    status,
-                    www_authenticate,
-                    message,
-                });
+                // Boxed: the failures (their bodies, a refused credential and
+                // the provider's answer) are rare, and their state would make
+                // every request's future larger.
+                let refusal = Refusal {
+                    session: session.as_ref(),
+                    auth: auth.as_deref().filter(|_| may_retry),
+                    generation,
+                    operation: spec.operation,
+                };
+                Box::pin(self.refused(response, refusal)).await?;
+                retries += 1;
             }
-            return Err(HttpError::Status {
-                status,
-                body,
-                message,
-            });
         }
     }
 
-    /// The request with every header; the credential generation it carries.
-    /// It takes the exchange's header map and body, or copies of them when
-    /// it may be sent again (`may_retry`). The pool sets its URI and `Host`.
-    async fn build(
+    /// A response that is not a success: the typed error, after a bounded
+    /// read of its body, or `Ok` when the auth provider asks for the
+    /// request to be sent again.
+    async fn refused(
         &self,
-        spec: &mut Exchange<'_>,
-        may_retry: bool,
-        session: Option<&HeaderValue>,
-        auth: Option<&dyn crate::auth::AuthProvider>,
-    ) -> Result<(Request<Full<Bytes>>, u64), HttpError> {
-        let (headers, body) = match may_retry {
-            true => (spec.headers.clone(), spec.body.clone()),
-            false => (
-                std::mem::take(&mut spec.headers),
-                std::mem::take(&mut spec.body),
-            ),
-        };
-        let mut request = Request::new(Full::new(body));
-        *request.method_mut() = spec.method.clone();
-        *request.headers_mut() = headers;
-        let headers = request.headers_mut();
-        if let Some(id) = session {
-            headers.insert(headers::SESSION_ID, id.clone());
+        mut response: Response<ResponseBody>,
+        refusal: Refusal<'_>,
+    ) -> Result<(), HttpError> {
+        let status = response.status();
+        let excerpt_limit = self.config.limits.max_error_excerpt;
+        if status.is_redirection() {
+            let location = response
+                .headers()
+                .get(LOCATION)
+                .map(|v| bounded(&String::from_utf8_lossy(v.as_bytes()), excerpt_limit));
+            let _ = read_prefix(response.body_mut(), ERROR_BODY_LIMIT).await;
+            return Err(HttpError::Redirect { status, location });
         }
-        let mut generation = 0;
-        if let Some(auth) = auth {
-            let credentials = auth
-                .credentials(AuthRequest {
-                    method: &spec.method,
-                    uri: &self.config.endpoint,
-                    operation: spec.operation,
-                })
-                .await?;
-            generation = credentials.generation;
-            for (name, mut value) in credentials.headers {
-                value.set_sensitive(true);
-                headers.insert(name, value);
+        if status == StatusCode::NOT_FOUND
+            && let Some(sent) = refusal.session
+        {
+            let _ = read_prefix(response.body_mut(), ERROR_BODY_LIMIT).await;
+            self.session.expire(sent);
+            return Err(HttpError::SessionExpired);
+        }
+        let bytes = read_prefix(response.body_mut(), ERROR_BODY_LIMIT).await;
+        let (body, message) = describe_error_body(&bytes, excerpt_limit);
+        if status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN {
+            let www_authenticate =
+                header_texts(response.headers(), &WWW_AUTHENTICATE, 8, excerpt_limit);
+            if let Some(auth) = refusal.auth {
+                let mut challenge = AuthChallenge::new(status, www_authenticate.clone());
+                challenge.headers = response.headers().clone();
+                challenge.body = bytes;
+                challenge.generation = refusal.generation;
+                challenge.operation = refusal.operation.map(str::to_owned);
+                if auth.on_unauthorized(&challenge).await? == AuthDecision::Retry {
+                    return Ok(());
+                }
             }
+            return Err(HttpError::Unauthorized {
+                status,
+                www_authenticate,
+                message,
+            });
         }
-        Ok((request, generation))
+        Err(HttpError::Status {
+            status,
+            body,
+            message,
+        })
     }
+}
+
+/// What [`Inner::refused`] needs of the request a server refused.
+struct Refusal<'a> {
+    /// The session id it carried.
+    session: Option<&'a HeaderValue>,
+    /// The auth provider, when it may still ask for a re-send.
+    auth: Option<&'a dyn crate::auth::AuthProvider>,
+    /// The credential generation it carried.
+    generation: u64,
+    /// Its JSON-RPC method.
+    operation: Option<&'a str>,
+}
+
+/// The request with every header; the credential generation it carries.
+/// It takes the exchange's header map and body, or copies of them when
+/// it may be sent again (`may_retry`). The pool sets its URI and `Host`.
+fn build(
+    spec: &mut Exchange<'_>,
+    may_retry: bool,
+    session: Option<&HeaderValue>,
+    credentials: Option<crate::auth::Credentials>,
+) -> (Request<Full<Bytes>>, u64) {
+    let (headers, body) = match may_retry {
+        true => (spec.headers.clone(), spec.body.clone()),
+        false => (
+            std::mem::take(&mut spec.headers),
+            std::mem::take(&mut spec.body),
+        ),
+    };
+    let mut request = Request::new(Full::new(body));
+    *request.method_mut() = spec.method.clone();
+    *request.headers_mut() = headers;
+    let headers = request.headers_mut();
+    if let Some(id) = session {
+        headers.insert(headers::SESSION_ID, id.clone());
+    }
+    let mut generation = 0;
+    if let Some(credentials) = credentials {
+        generation = credentials.generation;
+        for (name, mut value) in credentials.headers {
+            value.set_sensitive(true);
+            headers.insert(name, value);
+        }
+    }
+    (request, generation)
 }

@@ -2,6 +2,7 @@
 //! 2025-11-25 GET stream, each a future in the driver's `http_io` set, and
 //! how their outcomes (and failures) reach the core.
 
+use std::sync::LazyLock;
 use std::time::Instant;
 
 use bytes::Bytes;
@@ -228,10 +229,15 @@ fn wait_to_post(
     })
 }
 
+/// The extra headers of a call that has none (most calls).
+static NO_HEADERS: LazyLock<http::HeaderMap> = LazyLock::new(http::HeaderMap::new);
+
 fn send_in(a: Admitted) -> BoxFuture<'static, HttpIo> {
     // Taken apart before the future is made: it then holds each part once
     // (not the whole `Admitted` beside the parts it was split into), and
-    // it is copied into its box whole.
+    // it is copied into its box whole. A call's extra headers are boxed
+    // when it has any: the future, boxed per POST, stays small enough for
+    // the allocator's quick sizes.
     let Admitted {
         http,
         slot,
@@ -240,8 +246,10 @@ fn send_in(a: Admitted) -> BoxFuture<'static, HttpIo> {
         headers,
     } = a;
     let body = Bytes::from(bytes);
+    let extra = (!headers.is_empty()).then(|| Box::new(headers));
     Box::pin(async move {
-        let result = http.send_in(slot, body, &routing, &headers).await;
+        let headers = extra.as_deref().unwrap_or(&NO_HEADERS);
+        let result = http.send_in(slot, body, &routing, headers).await;
         HttpIo::Posted {
             id: routing.request_id,
             result,
