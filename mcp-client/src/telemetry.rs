@@ -95,7 +95,12 @@ pub(crate) fn call_span(client: &Client, spec: &mut CallSpec) -> Span {
         rpc.response.status_code = Empty,
     );
     if !span.is_disabled() {
-        record_request(client, &span, method, spec.params.as_ref());
+        // A call by tool name carries the name beside its arguments.
+        let tool = match &spec.kind {
+            crate::driver::SpecKind::Tool(name) => Some(name.as_str()),
+            _ => None,
+        };
+        record_request(client, &span, method, spec.params.as_ref(), tool);
     }
     #[cfg(feature = "opentelemetry")]
     if spec.opts.core.trace.is_none() {
@@ -104,12 +109,18 @@ pub(crate) fn call_span(client: &Client, spec: &mut CallSpec) -> Span {
     span
 }
 
-fn record_request(client: &Client, span: &Span, method: &str, params: Option<&Value>) {
+fn record_request(
+    client: &Client,
+    span: &Span,
+    method: &str,
+    params: Option<&Value>,
+    tool: Option<&str>,
+) {
     let param = |key: &str| params.and_then(|p| p.get(key)).and_then(Value::as_str);
     match method {
         "tools/call" => {
             span.record("gen_ai.operation.name", "execute_tool");
-            if let Some(tool) = param("name") {
+            if let Some(tool) = tool.or_else(|| param("name")) {
                 span.record("gen_ai.tool.name", tool);
                 span.record("otel.name", format!("{method} {tool}"));
             }

@@ -28,19 +28,10 @@ fn cursor_params(cursor: Option<&str>) -> Option<Value> {
 }
 
 /// The spec of a `tools/call`: by tool name, with no params map built
-/// (`SpecKind::Tool`), unless a call span may read the params: the
-/// `mcp.request` span (`crate::telemetry`, DEBUG level) records the tool
-/// name from them, and while no subscriber takes DEBUG no span is enabled.
+/// (`SpecKind::Tool`; the call span reads the name from there).
 fn tool_spec(name: &str, arguments: Value, opts: CallOptions) -> CallSpec {
-    use tracing::level_filters::{LevelFilter, STATIC_MAX_LEVEL};
-    let method = methods::CallTool::METHOD;
-    let debug = LevelFilter::DEBUG;
-    if debug <= STATIC_MAX_LEVEL && debug <= LevelFilter::current() {
-        let params = Value::Object(mcp_core::call_tool_params(name, arguments));
-        return Client::spec(method, Some(params), opts);
-    }
     CallSpec {
-        method: method.into(),
+        method: methods::CallTool::METHOD.into(),
         params: Some(arguments),
         opts,
         kind: SpecKind::Tool(name.to_owned()),
