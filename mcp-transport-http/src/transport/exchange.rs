@@ -1,0 +1,377 @@
+//! One POST's exchange: the request built from its routing, sent with the
+//! session and auth headers (`Inner::execute`, with the auth provider's
+//! re-sends and redirects), and its response read into a [`Posted`].
+
+use crate::h1::ResponseBody;
+use bytes::Bytes;
+use http::header::{LOCATION, WWW_AUTHENTICATE};
+use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode};
+use http_body_util::Full;
+use mcp_types::routing::HttpRouting;
+use mcp_types::{ProtocolVersion, RequestId};
+
+use super::{Inner, Reply, is_modern};
+use crate::auth::{AuthChallenge, AuthDecision, AuthRequest, MAX_AUTH_RETRIES};
+use crate::body::{ERROR_BODY_LIMIT, describe_error_body, json_reply, read_limited, read_prefix};
+use crate::cancel::Cancel;
+use crate::error::HttpError;
+use crate::headers::{
+    self, BodyKind, body_kind, bounded, header_texts, render_cached, render_routing,
+};
+use crate::stream::StreamKind;
+
+/// What one POST gave, before its stream (if any) is started by
+/// [`HttpTransport::send_in`](super::HttpTransport::send_in), which holds the request's permit and
+/// cancellation handle.
+pub(super) enum Posted {
+    /// Nothing more to read: the reply is whole.
+    Reply(Reply),
+    /// A `text/event-stream` body to read as a [`ResponseStream`](crate::stream::ResponseStream).
+    Stream(ResponseBody, StreamKind),
+}
+
+/// A successful response and the session id its request carried.
+type Executed = (Response<ResponseBody>, Option<HeaderValue>);
+
+/// One request about to go out (before session and auth headers).
+pub(crate) struct Exchange<'a> {
+    pub(super) method: Method,
+    pub(super) body: Bytes,
+    /// Its headers: the request's own (the transport's and the caller's);
+    /// [`Inner::execute`] adds the configured ones and sends the map itself
+    /// (a copy only when the auth provider may ask for a re-send).
+    pub(super) headers: HeaderMap,
+    /// The JSON-RPC method, for the auth provider.
+    pub(super) operation: Option<&'a str>,
+}
+
+impl Inner {
+    pub(super) fn register(&self, id: Option<&RequestId>) -> Cancel {
+        self.registry.register(id)
+    }
+
+    /// One POST: its request ([`Inner::post_exchange`]) sent, its
+    /// response's head read here, its body by [`Inner::read_reply`].
+    ///
+    /// Each await is of one future that holds its own state, so the two
+    /// halves share their room in this future (it is part of every
+    /// POST's, and moved with it).
+    pub(super) async fn post(
+        &self,
+        body: Bytes,
+        routing: &HttpRouting,
+        extra: &HeaderMap,
+    ) -> Result<Posted, HttpError> {
+        let legacy = !is_modern(routing.protocol_version.as_ref());
+        let (response, sent_session) = {
+            let mut spec = self.post_exchange(body, routing, extra)?;
+            let session = match legacy {
+                true => {
+                    let version = routing.protocol_version.as_ref();
+                    let (id, lost) = self.session.for_post(version);
+                    // A legacy request other than `initialize` (which alone
+                    // has no version yet) must not go out sessionless after
+                    // an expiry: it is not sent, and says so (the caller
+                    // sends it in the new session).
+                    if id.is_none() && version.is_some() && lost {
+                        return Err(HttpError::SessionLost);
+                    }
+                    id
+                }
+                false => None,
+            };
+            self.execute(&mut spec, session).await?
+        };
+        if legacy && let Some(received) = response.headers().get(headers::SESSION_ID) {
+            if !headers::valid_session_id(received) {
+                return Err(HttpError::InvalidSessionId);
+            }
+            self.session.adopt(sent_session.as_ref(), received);
+        }
+        let status = response.status();
+        let kind = body_kind(response.headers(), self.config.limits.max_error_excerpt);
+        // The head goes before the body is read: its header values are
+        // views of the connection's read buffer, and the read at the
+        // body's end can then reuse that buffer instead of allocating one.
+        let body = response.into_body();
+        self.read_reply(body, status, kind, routing).await
+    }
+
+    /// The request of one POST, before session and auth headers.
+    fn post_exchange<'a>(
+        &self,
+        body: Bytes,
+        routing: &'a HttpRouting,
+        extra: &HeaderMap,
+    ) -> Result<Exchange<'a>, HttpError> {
+        // Sized for the basics, the routing, a session id and a credential,
+        // so it is allocated once.
+        let mut headers = HeaderMap::with_capacity(8 + extra.len() + routing.params.len());
+        for (name, value) in extra {
+            if !headers::is_reserved(name) {
+                headers.append(name, value.clone());
+            }
+        }
+        headers::set_post_basics(&mut headers);
+        render_cached(routing, &mut headers, &self.values)?;
+        Ok(Exchange {
+            method: Method::POST,
+            body,
+            headers,
+            operation: routing.method.as_deref(),
+        })
+    }
+
+    /// What a POST's response body gives: nothing (`202`), one message, a
+    /// stream to read, or the error its content type means.
+    #[allow(clippy::manual_async_fn)] // an async block: see inside
+    fn read_reply<'a>(
+        &'a self,
+        mut body: ResponseBody,
+        status: StatusCode,
+        kind: BodyKind,
+        routing: &'a HttpRouting,
+    ) -> impl Future<Output = Result<Posted, HttpError>> + Send + 'a {
+        // An async block: the body and its kind stay where they were
+        // captured (an `async fn` would copy them into its own variables).
+        async move {
+            if status == StatusCode::ACCEPTED || status == StatusCode::NO_CONTENT {
+                let _ = read_prefix(&mut body, ERROR_BODY_LIMIT).await;
+                return Ok(Posted::Reply(Reply::Accepted));
+            }
+            match kind {
+                BodyKind::EventStream => {
+                    let stream_kind = StreamKind::Post {
+                        resumable: !is_modern(routing.protocol_version.as_ref()),
+                        version: routing.protocol_version.clone(),
+                    };
+                    Ok(Posted::Stream(body, stream_kind))
+                }
+                BodyKind::Json => {
+                    let limit = self.config.limits.max_body_bytes;
+                    let bytes = read_limited(&mut body, limit).await?;
+                    if bytes.iter().all(u8::is_ascii_whitespace) && routing.request_id.is_none() {
+                        return Ok(Posted::Reply(Reply::Accepted));
+                    }
+                    Ok(Posted::Reply(Reply::Message(json_reply(
+                        &bytes,
+                        self.config.check_envelopes,
+                    )?)))
+                }
+                BodyKind::Missing | BodyKind::Other(_) => {
+                    let bytes = read_prefix(&mut body, ERROR_BODY_LIMIT).await;
+                    if bytes.is_empty() && routing.request_id.is_none() {
+                        return Ok(Posted::Reply(Reply::Accepted));
+                    }
+                    let content_type = match kind {
+                        BodyKind::Other(text) => text,
+                        _ => String::new(),
+                    };
+                    Err(HttpError::UnexpectedContentType {
+                        status,
+                        content_type,
+                    })
+                }
+            }
+        }
+    }
+
+    /// GET for the server stream or a resumption. `Ok(None)` on `405`.
+    pub(crate) async fn open_get(
+        &self,
+        last_event_id: Option<&str>,
+        version: Option<&ProtocolVersion>,
+    ) -> Result<Option<ResponseBody>, HttpError> {
+        let mut headers = HeaderMap::new();
+        headers.insert(http::header::ACCEPT, headers::ACCEPT_SSE);
+        if let Some(version) = version {
+            render_routing(&HttpRouting::new(version.clone()), &mut headers)?;
+        }
+        if let Some(id) = last_event_id {
+            let value = HeaderValue::try_from(id).map_err(|_| HttpError::InvalidHeader {
+                name: headers::LAST_EVENT_ID.to_string(),
+            })?;
+            headers.insert(headers::LAST_EVENT_ID, value);
+        }
+        let mut spec = Exchange {
+            method: Method::GET,
+            body: Bytes::new(),
+            headers,
+            operation: None,
+        };
+        let response = match self.execute(&mut spec, self.session.id()).await {
+            Ok((response, _)) => response,
+            Err(err) if err.status() == Some(StatusCode::METHOD_NOT_ALLOWED) => return Ok(None),
+            Err(err) => return Err(err),
+        };
+        let status = response.status();
+        match body_kind(response.headers(), self.config.limits.max_error_excerpt) {
+            BodyKind::EventStream => Ok(Some(response.into_body())),
+            BodyKind::Other(content_type) => Err(HttpError::UnexpectedContentType {
+                status,
+                content_type,
+            }),
+            _ => Err(HttpError::UnexpectedContentType {
+                status,
+                content_type: String::new(),
+            }),
+        }
+    }
+
+    /// Sends one request with session and auth headers; answers `401`/`403`
+    /// through the auth provider (at most [`MAX_AUTH_RETRIES`] re-sends).
+    /// Returns only `2xx` responses, with the session id the request
+    /// carried; every other status becomes a typed error after a bounded read
+    /// of its body.
+    #[allow(clippy::manual_async_fn)] // an async block: see inside
+    pub(super) fn execute<'a>(
+        &'a self,
+        spec: &'a mut Exchange<'_>,
+        session: Option<HeaderValue>,
+    ) -> impl Future<Output = Result<Executed, HttpError>> + Send + 'a {
+        // An async block: the session id stays where it was captured (an
+        // `async fn` would copy it into the body's own variables).
+        async move {
+            let mut retries = 0;
+            // A request carrying its own `Authorization` leaves the provider out.
+            let auth = self.runtime.apply(&mut spec.headers);
+            for (name, value) in &mut spec.headers {
+                if crate::runtime::is_credential(name) {
+                    value.set_sensitive(true);
+                }
+            }
+            loop {
+                let may_retry = auth.is_some() && retries < MAX_AUTH_RETRIES;
+                let credentials = match &auth {
+                    Some(auth) => Some(
+                        auth.credentials(AuthRequest {
+                            method: &spec.method,
+                            uri: &self.config.endpoint,
+                            operation: spec.operation,
+                        })
+                        .await?,
+                    ),
+                    None => None,
+                };
+                let (request, generation) = build(spec, may_retry, session.as_ref(), credentials);
+                let response = self.pool.send(request).await.map_err(HttpError::Network)?;
+                if response.status().is_success() {
+                    if let Some(auth) = &auth {
+                        auth.on_success(spec.operation, response.headers());
+                    }
+                    return Ok((response, session));
+                }
+                // Boxed: the failures (their bodies, a refused credential and
+                // the provider's answer) are rare, and their state would make
+                // every request's future larger.
+                let refusal = Refusal {
+                    session: session.as_ref(),
+                    auth: auth.as_deref().filter(|_| may_retry),
+                    generation,
+                    operation: spec.operation,
+                };
+                Box::pin(self.refused(response, refusal)).await?;
+                retries += 1;
+            }
+        }
+    }
+
+    /// A response that is not a success: the typed error, after a bounded
+    /// read of its body, or `Ok` when the auth provider asks for the
+    /// request to be sent again.
+    async fn refused(
+        &self,
+        mut response: Response<ResponseBody>,
+        refusal: Refusal<'_>,
+    ) -> Result<(), HttpError> {
+        let status = response.status();
+        let excerpt_limit = self.config.limits.max_error_excerpt;
+        if status.is_redirection() {
+            let location = response
+                .headers()
+                .get(LOCATION)
+                .map(|v| bounded(&String::from_utf8_lossy(v.as_bytes()), excerpt_limit));
+            let _ = read_prefix(response.body_mut(), ERROR_BODY_LIMIT).await;
+            return Err(HttpError::Redirect { status, location });
+        }
+        if status == StatusCode::NOT_FOUND
+            && let Some(sent) = refusal.session
+        {
+            let _ = read_prefix(response.body_mut(), ERROR_BODY_LIMIT).await;
+            self.session.expire(sent);
+            return Err(HttpError::SessionExpired);
+        }
+        let bytes = read_prefix(response.body_mut(), ERROR_BODY_LIMIT).await;
+        let (body, message) = describe_error_body(&bytes, excerpt_limit);
+        if status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN {
+            let www_authenticate =
+                header_texts(response.headers(), &WWW_AUTHENTICATE, 8, excerpt_limit);
+            if let Some(auth) = refusal.auth {
+                let mut challenge = AuthChallenge::new(status, www_authenticate.clone());
+                challenge.headers = response.headers().clone();
+                challenge.body = bytes;
+                challenge.generation = refusal.generation;
+                challenge.operation = refusal.operation.map(str::to_owned);
+                if auth.on_unauthorized(&challenge).await? == AuthDecision::Retry {
+                    return Ok(());
+                }
+            }
+            return Err(HttpError::Unauthorized {
+                status,
+                www_authenticate,
+                message,
+            });
+        }
+        Err(HttpError::Status {
+            status,
+            body,
+            message,
+        })
+    }
+}
+
+/// What [`Inner::refused`] needs of the request a server refused.
+struct Refusal<'a> {
+    /// The session id it carried.
+    session: Option<&'a HeaderValue>,
+    /// The auth provider, when it may still ask for a re-send.
+    auth: Option<&'a dyn crate::auth::AuthProvider>,
+    /// The credential generation it carried.
+    generation: u64,
+    /// Its JSON-RPC method.
+    operation: Option<&'a str>,
+}
+
+/// The request with every header; the credential generation it carries.
+/// It takes the exchange's header map and body, or copies of them when
+/// it may be sent again (`may_retry`). The pool sets its URI and `Host`.
+fn build(
+    spec: &mut Exchange<'_>,
+    may_retry: bool,
+    session: Option<&HeaderValue>,
+    credentials: Option<crate::auth::Credentials>,
+) -> (Request<Full<Bytes>>, u64) {
+    let (headers, body) = match may_retry {
+        true => (spec.headers.clone(), spec.body.clone()),
+        false => (
+            std::mem::take(&mut spec.headers),
+            std::mem::take(&mut spec.body),
+        ),
+    };
+    let mut request = Request::new(Full::new(body));
+    *request.method_mut() = spec.method.clone();
+    *request.headers_mut() = headers;
+    let headers = request.headers_mut();
+    if let Some(id) = session {
+        headers.insert(headers::SESSION_ID, id.clone());
+    }
+    let mut generation = 0;
+    if let Some(credentials) = credentials {
+        generation = credentials.generation;
+        for (name, mut value) in credentials.headers {
+            value.set_sensitive(true);
+            headers.insert(name, value);
+        }
+    }
+    (request, generation)
+}
