@@ -73,6 +73,12 @@ enum Taken {
 /// What sending on a connection gave.
 type Sent = Result<Response<ResponseBody>, TrySendError<Request<RequestBody>>>;
 
+/// A request a connection did not start (it had closed), given back to
+/// go on another; any other failure is the send's error.
+fn unsent(mut e: TrySendError<Request<RequestBody>>) -> Result<Request<RequestBody>, BoxError> {
+    e.take_message().ok_or_else(|| e.into_error().into())
+}
+
 impl Pool {
     /// A pool for `endpoint` (absolute, with a host: the configuration
     /// checked it).
@@ -127,11 +133,7 @@ impl Pool {
             let request = match first {
                 Ok(sent) => match sent.await {
                     Ok(response) => return Ok(response),
-                    // Not started: the connection had closed.
-                    Err(mut e) => match e.take_message() {
-                        Some(back) => back,
-                        None => return Err(e.into_error().into()),
-                    },
+                    Err(e) => unsent(e)?,
                 },
                 Err(request) => *request,
             };
@@ -149,11 +151,8 @@ impl Pool {
         while let Some(taken) = self.take() {
             match self.send_on(taken, request).await {
                 Ok(response) => return Ok(response),
-                // Not started: the connection had closed. Try another.
-                Err(mut e) => match e.take_message() {
-                    Some(back) => request = back,
-                    None => return Err(e.into_error().into()),
-                },
+                // Not started: try another connection.
+                Err(e) => request = unsent(e)?,
             }
         }
         let taken = self.open().await?;

@@ -47,6 +47,15 @@ struct State {
     lost: bool,
 }
 
+impl State {
+    /// Remembers `version` (copied only when it changed).
+    fn note_version(&mut self, version: &ProtocolVersion) {
+        if self.version.as_ref() != Some(version) {
+            self.version = Some(version.clone());
+        }
+    }
+}
+
 /// The session of one transport.
 #[derive(Default)]
 pub(crate) struct Session {
@@ -107,20 +116,15 @@ impl Session {
         version: Option<&ProtocolVersion>,
     ) -> (Option<HeaderValue>, bool) {
         let mut state = self.lock();
-        if let Some(version) = version
-            && state.version.as_ref() != Some(version)
-        {
-            state.version = Some(version.clone());
+        if let Some(version) = version {
+            state.note_version(version);
         }
         (state.id.clone(), state.lost)
     }
 
     /// Remembers the version a legacy request carried.
     pub(crate) fn note_version(&self, version: &ProtocolVersion) {
-        let mut state = self.lock();
-        if state.version.as_ref() != Some(version) {
-            state.version = Some(version.clone());
-        }
+        self.lock().note_version(version);
     }
 
     /// The version for requests that have no routing (GET, DELETE).

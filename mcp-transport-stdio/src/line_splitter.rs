@@ -266,12 +266,7 @@ impl LineSplitter {
         }
         self.scanned = 0;
         self.last_big = len >= SHRINK_ABOVE / 4;
-        let end = if self.buf[..len].ends_with(b"\r") {
-            len - 1
-        } else {
-            len
-        };
-        let out = read(&self.buf[..end]);
+        let out = read(&self.buf[..without_cr(&self.buf[..len])]);
         self.buf.advance(len + 1);
         Some(out)
     }
@@ -339,13 +334,13 @@ impl LineSplitter {
 
 /// The first `len` bytes of `line`, without a `\r` at their end.
 fn line_of(mut line: Bytes, len: usize) -> Bytes {
-    let trimmed = if line[..len].ends_with(b"\r") {
-        len - 1
-    } else {
-        len
-    };
-    line.truncate(trimmed);
+    line.truncate(without_cr(&line[..len]));
     line
+}
+
+/// The length of a line's content: without a `\r` just before its `\n`.
+fn without_cr(line: &[u8]) -> usize {
+    line.len() - usize::from(line.ends_with(b"\r"))
 }
 
 /// Appends `more` to the kept tail, keeping its last [`KEPT_TAIL`] bytes.

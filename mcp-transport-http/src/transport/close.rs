@@ -1,7 +1,6 @@
 //! [`HttpTransport::close`]: ends every request and stream, and a
 //! 2025-11-25 session with `DELETE`.
 
-use bytes::Bytes;
 use http::{HeaderMap, Method, StatusCode};
 use mcp_types::routing::HttpRouting;
 
@@ -28,12 +27,7 @@ impl HttpTransport {
             render_routing(&HttpRouting::new(version), &mut headers)?;
         }
         headers.insert(headers::SESSION_ID, id);
-        let mut spec = Exchange {
-            method: Method::DELETE,
-            body: Bytes::new(),
-            headers,
-            operation: None,
-        };
+        let mut spec = Exchange::without_body(Method::DELETE, headers);
         match self.inner.execute(&mut spec, None).await {
             Ok((mut response, _)) => {
                 let _ = read_prefix(response.body_mut(), ERROR_BODY_LIMIT).await;

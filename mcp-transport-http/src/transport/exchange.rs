@@ -35,14 +35,27 @@ type Executed = (Response<ResponseBody>, Option<HeaderValue>);
 
 /// One request about to go out (before session and auth headers).
 pub(crate) struct Exchange<'a> {
-    pub(super) method: Method,
-    pub(super) body: Bytes,
+    method: Method,
+    body: Bytes,
     /// Its headers: the request's own (the transport's and the caller's);
     /// [`Inner::execute`] adds the configured ones and sends the map itself
     /// (a copy only when the auth provider may ask for a re-send).
-    pub(super) headers: HeaderMap,
+    headers: HeaderMap,
     /// The JSON-RPC method, for the auth provider.
-    pub(super) operation: Option<&'a str>,
+    operation: Option<&'a str>,
+}
+
+impl Exchange<'_> {
+    /// A request with no body and no JSON-RPC method (the GET stream, the
+    /// session's `DELETE`).
+    pub(super) fn without_body(method: Method, headers: HeaderMap) -> Self {
+        Exchange {
+            method,
+            body: Bytes::new(),
+            headers,
+            operation: None,
+        }
+    }
 }
 
 impl Inner {
@@ -193,12 +206,7 @@ impl Inner {
             })?;
             headers.insert(headers::LAST_EVENT_ID, value);
         }
-        let mut spec = Exchange {
-            method: Method::GET,
-            body: Bytes::new(),
-            headers,
-            operation: None,
-        };
+        let mut spec = Exchange::without_body(Method::GET, headers);
         let response = match self.execute(&mut spec, self.session.id()).await {
             Ok((response, _)) => response,
             Err(err) if err.status() == Some(StatusCode::METHOD_NOT_ALLOWED) => return Ok(None),
