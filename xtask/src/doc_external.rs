@@ -78,7 +78,16 @@ fn rustdoc_args() -> Result<Vec<String>, String> {
         .lines()
         .filter_map(|l| l.trim().strip_prefix("Running `"))
         .find(|l| l.contains("rustdoc") && l.contains(" --test "))
-        .ok_or_else(|| format!("no rustdoc invocation in cargo's output ({})", out.status))?;
+        .ok_or_else(|| {
+            // Cargo's own words name the cause (a build that failed, a
+            // flag it refused): its last lines go into the error.
+            let lines: Vec<&str> = log.lines().collect();
+            let tail = lines[lines.len().saturating_sub(40)..].join("\n  ");
+            format!(
+                "`cargo test -p mcp-client --doc -v -- --list` ran no rustdoc ({}); it ended with:\n  {tail}",
+                out.status
+            )
+        })?;
     let words: Vec<&str> = line.trim_end_matches('`').split(' ').collect();
     let mut args = vec![words[0].to_owned()];
     let mut i = 1;
