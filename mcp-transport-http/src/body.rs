@@ -25,7 +25,7 @@ const MAX_PRESIZE: usize = 4 * 1024 * 1024;
 /// read buffer. The frame is a view of that buffer, and while a view is
 /// held (the message keeps its result as a slice of the body until the
 /// caller decodes it) the connection cannot reuse the buffer: its next
-/// read would allocate a fresh one (hyper reads into 8 KiB at a time). A
+/// read would allocate a fresh one (`h1/` reads into 8 KiB at a time). A
 /// small copy costs less than that allocation; a large body keeps its view.
 const COPY_SMALL_BODY: usize = 4 * 1024;
 
@@ -36,7 +36,8 @@ const COPY_SMALL_BODY: usize = 4 * 1024;
 /// grows.
 pub(crate) async fn read_limited<B>(body: &mut B, limit: usize) -> Result<Bytes, HttpError>
 where
-    B: Body<Data = Bytes, Error = hyper::Error> + Unpin,
+    B: Body<Data = Bytes> + Unpin,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
 {
     let announced = usize::try_from(body.size_hint().lower()).unwrap_or(usize::MAX);
     if announced > limit {
@@ -45,7 +46,7 @@ where
     let mut first: Option<Bytes> = None;
     let mut buf = BytesMut::new();
     while let Some(frame) = body.frame().await {
-        let frame = frame.map_err(HttpError::Body)?;
+        let frame = frame.map_err(|e| HttpError::Body(e.into()))?;
         let Ok(data) = frame.into_data() else {
             continue;
         };

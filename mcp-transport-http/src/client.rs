@@ -1,12 +1,12 @@
-//! The HTTP stack: a pooled hyper client over TCP, rustls and an optional
+//! The connections of the HTTP stack: TCP, rustls and an optional
 //! `CONNECT` proxy tunnel.
 //!
 //! One [`Connector`] builds every connection of a transport: TCP with
 //! `TCP_NODELAY`, then a `CONNECT` tunnel when the proxy rules say so, then
 //! TLS for `https` with ALPN offering `h2` and `http/1.1` (the pool
 //! multiplexes over HTTP/2 when the server picks it). The whole sequence is
-//! bounded by the connect timeout. The hyper-util pool keeps connections
-//! alive between calls, so there is no handshake per call.
+//! bounded by the connect timeout. The transport's pool (`pool.rs`) keeps
+//! connections alive between calls, so there is no handshake per call.
 
 use std::future::Future;
 use std::io;
@@ -305,6 +305,23 @@ impl Conn {
     /// Whether TLS's ALPN picked HTTP/2.
     pub(crate) fn is_h2(&self) -> bool {
         matches!(self, Conn::Tls { h2: true, .. })
+    }
+}
+
+impl Conn {
+    /// Reads what has arrived into the spare room of `buf` (reserve first);
+    /// `Ok(0)` is the end of the stream.
+    pub(crate) fn poll_read_buf(
+        &mut self,
+        cx: &mut Context<'_>,
+        buf: &mut bytes::BytesMut,
+    ) -> Poll<io::Result<usize>> {
+        match self {
+            Conn::Plain(io) => tokio_util::io::poll_read_buf(Pin::new(io.inner_mut()), cx, buf),
+            Conn::Tls { io, .. } => {
+                tokio_util::io::poll_read_buf(Pin::new(io.inner_mut()), cx, buf)
+            }
+        }
     }
 }
 

@@ -84,7 +84,7 @@ pub enum HttpError {
     Network(#[source] Box<dyn std::error::Error + Send + Sync>),
     /// Reading the response body failed.
     #[error("reading the response body failed: {0}")]
-    Body(#[source] hyper::Error),
+    Body(#[source] Box<dyn std::error::Error + Send + Sync>),
 
     // ----- the server -----
     /// The server answered with an error status.

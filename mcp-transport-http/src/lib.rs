@@ -1,9 +1,10 @@
 //! Streamable HTTP transport for Model Context Protocol clients.
 //!
 //! One [`HttpTransport`] talks to one MCP endpoint over its own pool of
-//! hyper connections (HTTP/1.1 keep-alive with `TCP_NODELAY`, as many as
-//! requests were in flight at once; HTTP/2 when ALPN picks it) with
-//! rustls, in both protocol eras:
+//! connections (HTTP/1.1 keep-alive with `TCP_NODELAY`, spoken by the
+//! transport itself, as many connections as requests were in flight at
+//! once; HTTP/2 on hyper when ALPN picks it) with rustls, in both protocol
+//! eras:
 //!
 //! * **2026-07-28 (modern)**: every message is a POST whose headers
 //!   (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`) come

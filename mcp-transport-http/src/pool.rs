@@ -5,8 +5,8 @@
 //! list of connections, not a map of hosts. An HTTP/1.1 connection carries
 //! one exchange at a time: a request takes an idle one out of the pool (the
 //! one used last) and its response body puts it back once read to its end
-//! (`h1.rs`: the exchange polls the connection itself, there is no task per
-//! connection); only when none is idle is a new one opened, so there are as
+//! (`h1/`: the transport speaks HTTP/1.1 itself, the exchange reads and
+//! writes the connection, there is no task per connection); only when none is idle is a new one opened, so there are as
 //! many as requests were ever in flight at once, each with `TCP_NODELAY`
 //! (see [`Connector`]). An HTTP/2 connection (when TLS's ALPN picks it)
 //! multiplexes: it stays in the pool, shared, and runs on a task of its own.
@@ -25,12 +25,12 @@ use futures::future::Either;
 use http::header::{CONTENT_LENGTH, HOST};
 use http::{HeaderValue, Request, Response, Uri};
 use hyper::body::Body;
-use hyper::client::conn::{TrySendError, http1, http2};
+use hyper::client::conn::{TrySendError, http2};
 use hyper_util::rt::{TokioExecutor, TokioTimer};
 
 use crate::client::{BoxError, Conn, Connector, RequestBody};
 use crate::error::ConfigError;
-use crate::h1::{self, H1, ResponseBody};
+use crate::h1::{self, H1, ResponseBody, SendError, Sent};
 
 /// A pooled connection and whether it was used since the reaper last
 /// looked.
@@ -70,13 +70,21 @@ enum Taken {
     H2(http2::SendRequest<RequestBody>),
 }
 
-/// What sending on a connection gave.
-type Sent = Result<Response<ResponseBody>, TrySendError<Request<RequestBody>>>;
-
 /// A request a connection did not start (it had closed), given back to
 /// go on another; any other failure is the send's error.
-fn unsent(mut e: TrySendError<Request<RequestBody>>) -> Result<Request<RequestBody>, BoxError> {
-    e.take_message().ok_or_else(|| e.into_error().into())
+fn unsent(e: SendError) -> Result<Request<RequestBody>, BoxError> {
+    match e {
+        SendError::Unsent(request) => Ok(*request),
+        SendError::Failed(e) => Err(e),
+    }
+}
+
+/// hyper's HTTP/2 send error as the pool's.
+fn h2_error(mut e: TrySendError<Request<RequestBody>>) -> SendError {
+    match e.take_message() {
+        Some(request) => SendError::Unsent(Box::new(request)),
+        None => SendError::Failed(e.into_error().into()),
+    }
 }
 
 impl Pool {
@@ -156,9 +164,10 @@ impl Pool {
             }
         }
         let taken = self.open().await?;
-        self.send_on(taken, request)
-            .await
-            .map_err(|e| e.into_error().into())
+        self.send_on(taken, request).await.map_err(|e| match e {
+            SendError::Unsent(_) => "the new connection closed before the request was sent".into(),
+            SendError::Failed(e) => e,
+        })
     }
 
     /// Takes the most recently used idle HTTP/1.1 connection, or shares an
@@ -171,7 +180,7 @@ impl Pool {
             return Some(Taken::H2(entry.conn.clone()));
         }
         while let Some(entry) = state.idle.pop() {
-            if entry.conn.is_idle() {
+            if !entry.conn.is_closed() {
                 return Some(Taken::H1(entry.conn));
             }
         }
@@ -208,7 +217,7 @@ impl Pool {
                 Either::Right(Box::pin(async move {
                     // Held until the head arrives, as the pool's own is.
                     let _sender = sender;
-                    Ok(sent.await?.map(ResponseBody::detached))
+                    Ok(sent.await.map_err(h2_error)?.map(ResponseBody::detached))
                 }))
             }
         }
@@ -237,14 +246,7 @@ impl Pool {
             self.reap_later(&mut state);
             return Ok(Taken::H2(sender));
         }
-        // hyper's default write strategy is kept: flattening head and body
-        // into one write measured about 440 instructions cheaper per small
-        // POST, but it copies every body, however large, into a buffer the
-        // connection then keeps at that size for its life.
-        let (sender, connection) = http1::Builder::new()
-            .handshake::<Conn, RequestBody>(conn)
-            .await?;
-        Ok(Taken::H1(H1::new(sender, connection)))
+        Ok(Taken::H1(H1::new(conn)))
     }
 
     /// An HTTP/1.1 connection whose exchange is over, idle again.

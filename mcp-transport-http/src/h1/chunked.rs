@@ -1,0 +1,244 @@
+//! The chunked transfer coding (RFC 9112 section 7.1), decoded in place:
+//! each piece of chunk data is a view of the connection's read buffer,
+//! never copied. Size lines and trailers are bounded; extensions and
+//! trailer fields are read past and dropped.
+
+use bytes::{Bytes, BytesMut};
+
+use super::wire::WireError;
+
+/// The longest chunk-size line (with its extensions) or trailer line.
+const MAX_LINE: usize = 4 * 1024;
+
+/// The most trailer bytes read after the last chunk.
+const MAX_TRAILERS: usize = 16 * 1024;
+
+/// Where the decoder is in the body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// Before a chunk-size line.
+    Size,
+    /// Inside a chunk's data, this many bytes left.
+    Data(u64),
+    /// After a chunk's data, before its line end.
+    DataEnd,
+    /// After the last chunk, this many trailer bytes read.
+    Trailers(usize),
+    /// The body has ended.
+    Done,
+}
+
+/// What one step of decoding gave.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Step {
+    /// Chunk data, a view of the read buffer.
+    Data(Bytes),
+    /// More bytes must be read first.
+    NeedMore,
+    /// The body's end (the last chunk and its trailers).
+    End,
+}
+
+/// The decoder of one chunked body.
+#[derive(Debug)]
+pub(crate) struct Chunked {
+    state: State,
+}
+
+impl Chunked {
+    /// A decoder at the start of a body.
+    pub(crate) fn new() -> Self {
+        Chunked { state: State::Size }
+    }
+
+    /// Decodes from the front of `buf`, consuming what it used.
+    pub(crate) fn step(&mut self, buf: &mut BytesMut) -> Result<Step, WireError> {
+        loop {
+            match self.state {
+                State::Size => {
+                    let Some(line) = take_line(buf)? else {
+                        return Ok(Step::NeedMore);
+                    };
+                    let size = chunk_size(&line)?;
+                    self.state = if size == 0 {
+                        State::Trailers(0)
+                    } else {
+                        State::Data(size)
+                    };
+                }
+                State::Data(left) => {
+                    if buf.is_empty() {
+                        return Ok(Step::NeedMore);
+                    }
+                    let n = usize::try_from(left).unwrap_or(usize::MAX).min(buf.len());
+                    let rest = left - n as u64;
+                    self.state = if rest == 0 {
+                        State::DataEnd
+                    } else {
+                        State::Data(rest)
+                    };
+                    return Ok(Step::Data(buf.split_to(n).freeze()));
+                }
+                State::DataEnd => {
+                    let Some(line) = take_line(buf)? else {
+                        return Ok(Step::NeedMore);
+                    };
+                    if !line.is_empty() {
+                        return Err(WireError::Chunk("data longer than its chunk size"));
+                    }
+                    self.state = State::Size;
+                }
+                State::Trailers(read) => {
+                    let Some(line) = take_line(buf)? else {
+                        return Ok(Step::NeedMore);
+                    };
+                    let read = read + line.len() + 2;
+                    if read > MAX_TRAILERS {
+                        return Err(WireError::Chunk("trailers too large"));
+                    }
+                    self.state = if line.is_empty() {
+                        State::Done
+                    } else {
+                        State::Trailers(read)
+                    };
+                }
+                State::Done => return Ok(Step::End),
+            }
+        }
+    }
+}
+
+/// Takes one line (without its `\r\n`, or a bare `\n`) off the front of
+/// `buf`, or `None` when it has not all arrived.
+fn take_line(buf: &mut BytesMut) -> Result<Option<BytesMut>, WireError> {
+    let Some(end) = buf.iter().take(MAX_LINE + 1).position(|b| *b == b'\n') else {
+        if buf.len() > MAX_LINE {
+            return Err(WireError::Chunk("line too long"));
+        }
+        return Ok(None);
+    };
+    let mut line = buf.split_to(end + 1);
+    line.truncate(end);
+    if line.last() == Some(&b'\r') {
+        line.truncate(end - 1);
+    }
+    Ok(Some(line))
+}
+
+/// The hexadecimal size at the start of a chunk-size line (extensions
+/// after `;` are ignored).
+fn chunk_size(line: &[u8]) -> Result<u64, WireError> {
+    let digits = line
+        .split(|b| *b == b';')
+        .next()
+        .unwrap_or_default()
+        .trim_ascii();
+    if digits.is_empty() || digits.len() > 15 {
+        return Err(WireError::Chunk("invalid chunk size"));
+    }
+    digits.iter().try_fold(0u64, |n, d| {
+        let v = (*d as char)
+            .to_digit(16)
+            .ok_or(WireError::Chunk("invalid chunk size"))?;
+        Ok(n << 4 | u64::from(v))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Decodes `wire` arriving in pieces of `piece` bytes.
+    fn decode(wire: &[u8], piece: usize) -> Result<Vec<u8>, WireError> {
+        let mut decoder = Chunked::new();
+        let mut buf = BytesMut::new();
+        let mut out = Vec::new();
+        let mut chunks = wire.chunks(piece.max(1));
+        loop {
+            match decoder.step(&mut buf)? {
+                Step::Data(d) => out.extend_from_slice(&d),
+                Step::End => return Ok(out),
+                Step::NeedMore => match chunks.next() {
+                    Some(c) => buf.extend_from_slice(c),
+                    None => return Err(WireError::Closed),
+                },
+            }
+        }
+    }
+
+    #[test]
+    fn decodes_chunks_extensions_and_trailers() {
+        let wire = b"5;name=v\r\nhello\r\n1\r\n \r\nA\r\n0123456789\r\n0\r\nx-t: 1\r\n\r\n";
+        for piece in [1, 2, 3, 7, wire.len()] {
+            assert_eq!(decode(wire, piece).expect("decodes"), b"hello 0123456789");
+        }
+        assert_eq!(decode(b"3\nabc\n0\n\n", 1).expect("bare LF"), b"abc");
+    }
+
+    #[test]
+    fn stops_at_the_end_and_leaves_what_follows() {
+        let mut buf = BytesMut::from(&b"2\r\nok\r\n0\r\n\r\nHTTP/1.1"[..]);
+        let mut d = Chunked::new();
+        assert_eq!(
+            d.step(&mut buf).expect("data"),
+            Step::Data(Bytes::from_static(b"ok"))
+        );
+        assert_eq!(d.step(&mut buf).expect("end"), Step::End);
+        assert_eq!(&buf[..], b"HTTP/1.1");
+    }
+
+    #[test]
+    fn broken_framing_is_an_error_not_a_hang() {
+        for bad in [
+            &b"zz\r\n"[..],
+            b"\r\n",
+            b"1234567890abcdef0\r\n",
+            b"2\r\nabc\r\n",
+        ] {
+            assert!(
+                matches!(decode(bad, 1), Err(WireError::Chunk(_))),
+                "{bad:?}"
+            );
+        }
+        let long = vec![b'1'; MAX_LINE + 2];
+        assert!(matches!(
+            decode(&long, 64),
+            Err(WireError::Chunk("line too long"))
+        ));
+        let mut trailers = b"0\r\n".to_vec();
+        for _ in 0..(MAX_TRAILERS / 8) {
+            trailers.extend_from_slice(b"a: bcd\r\n");
+        }
+        trailers.extend_from_slice(b"x: y\r\n\r\n");
+        assert!(matches!(
+            decode(&trailers, 512),
+            Err(WireError::Chunk("trailers too large"))
+        ));
+        assert!(matches!(decode(b"5\r\nhel", 2), Err(WireError::Closed)));
+    }
+
+    proptest! {
+        #[test]
+        fn any_chunking_of_any_body_decodes_to_it(
+            body in proptest::collection::vec(any::<u8>(), 0..2000),
+            sizes in proptest::collection::vec(1usize..300, 1..20),
+            piece in 1usize..64,
+        ) {
+            let mut wire = Vec::new();
+            let mut rest = &body[..];
+            for size in sizes.iter().cycle() {
+                if rest.is_empty() {
+                    break;
+                }
+                let (chunk, tail) = rest.split_at((*size).min(rest.len()));
+                wire.extend_from_slice(format!("{:x}\r\n", chunk.len()).as_bytes());
+                wire.extend_from_slice(chunk);
+                wire.extend_from_slice(b"\r\n");
+                rest = tail;
+            }
+            wire.extend_from_slice(b"0\r\n\r\n");
+            prop_assert_eq!(decode(&wire, piece).expect("decodes"), body);
+        }
+    }
+}

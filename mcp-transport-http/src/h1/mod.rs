@@ -1,0 +1,405 @@
+//! HTTP/1.1 connections, spoken here rather than through hyper: one
+//! exchange at a time per connection, the request head written straight
+//! from its header map, the response head parsed with `httparse`
+//! ([`wire`]) and the body read from the connection's own buffer as views
+//! of it ([`chunked`] decodes in place).
+//!
+//! The exchange drives its connection itself: there is no task per
+//! connection and no channel between a connection and its exchange, so a
+//! request and its response cost no wake-up of another task. The socket's
+//! readiness wakes the task that waits for the answer (the client's driver,
+//! or a response stream's reader), which reads it in the same poll.
+//!
+//! When the body has been read to its end the connection goes back to the
+//! pool ([`Pool::put_back`]), idle and unpolled until the next exchange
+//! takes it, unless the response said it would close (`Connection: close`,
+//! HTTP/1.0, a body delimited by the close) or the server sent more than
+//! the response. A body dropped before its end drops the connection with
+//! it (the socket closes). An idle connection the server closed is found
+//! out before the next request is written (a read that sees the end of
+//! the stream): the request then goes out on another connection, unsent.
+//! Nothing that was written is ever sent again.
+
+mod chunked;
+pub(crate) mod wire;
+
+use std::future::{Future, Ready, poll_fn, ready};
+use std::io;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll, Waker, ready};
+
+use bytes::{Bytes, BytesMut};
+use futures::future::Either;
+use http::{Request, Response};
+use hyper::body::{Body, Frame, Incoming, SizeHint};
+use hyper::rt::Write;
+
+use self::chunked::{Chunked, Step};
+use self::wire::{Framing, Parsed, WireError};
+use crate::client::{BoxError, Conn, RequestBody};
+use crate::pool::Pool;
+
+/// How much room a read asks for at least (a small response fits at once).
+const READ_CHUNK: usize = 8 * 1024;
+
+/// The most a body's announced length reserves for one read: a large body
+/// then arrives as one view (no copy to join its pieces), and a server
+/// cannot make the client allocate by announcing a length it never sends.
+const MAX_PRESIZE: usize = 4 * 1024 * 1024;
+
+/// One HTTP/1.1 connection between exchanges.
+pub(crate) struct H1 {
+    io: Conn,
+    /// Bytes read and not yet consumed.
+    buf: BytesMut,
+    /// The request head being written (its allocation reused).
+    head: Vec<u8>,
+    /// Whether it has carried an exchange (a fresh one needs no check that
+    /// the server has not closed it).
+    used: bool,
+    /// Whether the server closed it (or it failed).
+    closed: bool,
+}
+
+/// Why sending on a connection failed.
+pub(crate) enum SendError {
+    /// The connection had closed before the request was written: it may
+    /// go out on another one.
+    Unsent(Box<Request<RequestBody>>),
+    /// Writing the request or reading the response head failed.
+    Failed(BoxError),
+}
+
+/// What sending on a connection gave.
+pub(crate) type Sent = Result<Response<ResponseBody>, SendError>;
+
+impl H1 {
+    /// A connection just opened. Boxed once for its life, so handing it
+    /// between the pool and its exchanges moves a pointer.
+    pub(crate) fn new(io: Conn) -> Box<Self> {
+        Box::new(H1 {
+            io,
+            buf: BytesMut::new(),
+            head: Vec::new(),
+            used: false,
+            closed: false,
+        })
+    }
+
+    /// Whether it is known to be closed.
+    pub(crate) fn is_closed(&self) -> bool {
+        self.closed
+    }
+
+    /// Reads what is there, without waiting: an idle connection that
+    /// reads the end of the stream (or anything at all: a server says
+    /// nothing unasked) is closed. Registers no interest worth keeping:
+    /// the next poll of an exchange does that.
+    fn check_idle(&mut self) -> bool {
+        let mut cx = Context::from_waker(Waker::noop());
+        match self.io.poll_read_buf(&mut cx, &mut self.buf) {
+            Poll::Pending => true,
+            Poll::Ready(Ok(_) | Err(_)) => {
+                self.closed = true;
+                false
+            }
+        }
+    }
+
+    /// Reads more into the buffer, with room for `want` more bytes (up to
+    /// [`MAX_PRESIZE`]); `Ok(0)` is the end of the stream.
+    fn poll_fill(&mut self, cx: &mut Context<'_>, want: usize) -> Poll<io::Result<usize>> {
+        let want = want.clamp(1, MAX_PRESIZE);
+        if self.buf.capacity() - self.buf.len() < want {
+            // Reclaims the buffer in place when no view of it is left.
+            self.buf.reserve(want.max(READ_CHUNK));
+        }
+        let n = ready!(self.io.poll_read_buf(cx, &mut self.buf));
+        if !matches!(n, Ok(n) if n > 0) {
+            self.closed = true;
+        }
+        Poll::Ready(n)
+    }
+
+    /// Writes the head (already in `self.head`) and the body, then flushes.
+    fn poll_write_request(
+        &mut self,
+        cx: &mut Context<'_>,
+        written: &mut usize,
+        body: &Bytes,
+    ) -> Poll<io::Result<()>> {
+        let total = self.head.len() + body.len();
+        while *written < total {
+            let (head, rest) = if *written < self.head.len() {
+                (&self.head[*written..], &body[..])
+            } else {
+                (&[][..], &body[*written - self.head.len()..])
+            };
+            let n = if self.io.is_write_vectored() {
+                let bufs = [io::IoSlice::new(head), io::IoSlice::new(rest)];
+                ready!(Pin::new(&mut self.io).poll_write_vectored(cx, &bufs))?
+            } else if head.is_empty() {
+                ready!(Pin::new(&mut self.io).poll_write(cx, rest))?
+            } else {
+                ready!(Pin::new(&mut self.io).poll_write(cx, head))?
+            };
+            if n == 0 {
+                return Poll::Ready(Err(io::ErrorKind::WriteZero.into()));
+            }
+            *written += n;
+        }
+        Pin::new(&mut self.io).poll_flush(cx)
+    }
+
+    /// Reads until the final response head is whole, skipping `1xx`.
+    fn poll_head(&mut self, cx: &mut Context<'_>) -> Poll<Result<wire::Head, BoxError>> {
+        // Nothing to parse before the first bytes.
+        if self.buf.is_empty() && ready!(self.poll_fill(cx, READ_CHUNK))? == 0 {
+            return Poll::Ready(Err(WireError::Closed.into()));
+        }
+        loop {
+            match wire::parse_head(&self.buf)? {
+                Parsed::Final(len, head) => {
+                    let _ = self.buf.split_to(len);
+                    return Poll::Ready(Ok(head));
+                }
+                Parsed::Interim(len) => {
+                    let _ = self.buf.split_to(len);
+                }
+                Parsed::Partial => {
+                    if ready!(self.poll_fill(cx, READ_CHUNK))? == 0 {
+                        return Poll::Ready(Err(WireError::Closed.into()));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Sends `request` (target and `Host` already set) on `h1` and reads until
+/// the response head arrives. The response body keeps the connection
+/// ([`ResponseBody`]). A request the connection could not start (the
+/// server had closed it while idle) comes back in [`SendError::Unsent`].
+///
+/// The head is written into the connection's buffer now and the request
+/// dropped: the future (part of every POST's) holds the connection and the
+/// body's bytes, not the request.
+pub(crate) fn send(
+    pool: &Arc<Pool>,
+    mut h1: Box<H1>,
+    request: Request<RequestBody>,
+) -> Either<Ready<Sent>, impl Future<Output = Sent> + use<>> {
+    if h1.used && !h1.check_idle() {
+        return Either::Left(ready(Err(SendError::Unsent(Box::new(request)))));
+    }
+    let (parts, body) = request.into_parts();
+    wire::encode_head(&mut h1.head, &parts.method, &parts.uri, &parts.headers);
+    h1.used = true;
+    let body = body_bytes(body);
+    let pool = pool.clone();
+    Either::Right(async move {
+        let mut written = 0;
+        poll_fn(|cx| h1.poll_write_request(cx, &mut written, &body))
+            .await
+            .map_err(|e| SendError::Failed(e.into()))?;
+        drop(body);
+        let head = poll_fn(|cx| h1.poll_head(cx))
+            .await
+            .map_err(SendError::Failed)?;
+        Ok(ResponseBody::h1(head, h1, &pool))
+    })
+}
+
+/// The bytes of a request body (one frame, ready at once).
+fn body_bytes(mut body: RequestBody) -> Bytes {
+    let mut cx = Context::from_waker(Waker::noop());
+    match Pin::new(&mut body).poll_frame(&mut cx) {
+        Poll::Ready(Some(Ok(frame))) => frame.into_data().unwrap_or_default(),
+        _ => Bytes::new(),
+    }
+}
+
+/// What is left to read of an HTTP/1.1 body.
+enum Reading {
+    /// This many bytes of a `Content-Length` body.
+    Length(u64),
+    Chunked(Chunked),
+    /// Until the server closes the connection.
+    UntilClose,
+}
+
+/// An HTTP/1.1 body being read, with the connection it arrives on.
+struct H1Body {
+    conn: Box<H1>,
+    pool: Arc<Pool>,
+    reading: Reading,
+    keep_alive: bool,
+}
+
+/// A response body: over HTTP/1.1 read here from the connection it
+/// arrives on, which goes back to the pool once the body has ended;
+/// over HTTP/2 hyper's. Dropping it before its end closes an HTTP/1.1
+/// connection.
+pub(crate) struct ResponseBody {
+    kind: Kind,
+}
+
+enum Kind {
+    H1(H1Body),
+    H2(Incoming),
+    /// Ended (or empty from the start).
+    Done,
+}
+
+impl std::fmt::Debug for ResponseBody {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kind = match self.kind {
+            Kind::H1(_) => "http1",
+            Kind::H2(_) => "http2",
+            Kind::Done => "ended",
+        };
+        f.debug_struct("ResponseBody").field("kind", &kind).finish()
+    }
+}
+
+impl ResponseBody {
+    /// A body whose connection runs elsewhere (HTTP/2's own task).
+    pub(crate) fn detached(incoming: Incoming) -> Self {
+        ResponseBody {
+            kind: Kind::H2(incoming),
+        }
+    }
+
+    /// The body after `head` on `conn`. A response without a body gives
+    /// the connection back at once.
+    fn h1(head: wire::Head, conn: Box<H1>, pool: &Arc<Pool>) -> Response<Self> {
+        let reading = match head.framing {
+            Framing::Empty => {
+                finish(conn, pool, head.keep_alive);
+                return head.response.map(|()| ResponseBody { kind: Kind::Done });
+            }
+            Framing::Length(n) => Reading::Length(n),
+            Framing::Chunked => Reading::Chunked(Chunked::new()),
+            Framing::UntilClose => Reading::UntilClose,
+        };
+        let body = H1Body {
+            conn,
+            pool: pool.clone(),
+            reading,
+            keep_alive: head.keep_alive,
+        };
+        head.response.map(|()| ResponseBody {
+            kind: Kind::H1(body),
+        })
+    }
+}
+
+/// An exchange is over: the connection goes back to the pool when it may
+/// carry another (nothing unread, not closed, not to be closed).
+fn finish(conn: Box<H1>, pool: &Arc<Pool>, keep_alive: bool) {
+    if keep_alive && !conn.closed && conn.buf.is_empty() {
+        pool.put_back(conn);
+    }
+}
+
+impl H1Body {
+    /// The next piece of the body, `None` at its end.
+    fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<Bytes, BoxError>>> {
+        let conn = &mut self.conn;
+        loop {
+            let want = match &mut self.reading {
+                Reading::Length(0) => return Poll::Ready(None),
+                Reading::Length(left) => {
+                    if !conn.buf.is_empty() {
+                        let n = conn
+                            .buf
+                            .len()
+                            .min(usize::try_from(*left).unwrap_or(usize::MAX));
+                        *left -= n as u64;
+                        return Poll::Ready(Some(Ok(conn.buf.split_to(n).freeze())));
+                    }
+                    usize::try_from(*left).unwrap_or(usize::MAX)
+                }
+                Reading::Chunked(decoder) => match decoder.step(&mut conn.buf) {
+                    Ok(Step::Data(data)) => return Poll::Ready(Some(Ok(data))),
+                    Ok(Step::End) => {
+                        self.reading = Reading::Length(0);
+                        return Poll::Ready(None);
+                    }
+                    Ok(Step::NeedMore) => READ_CHUNK,
+                    Err(e) => return Poll::Ready(Some(Err(e.into()))),
+                },
+                Reading::UntilClose => {
+                    if !conn.buf.is_empty() {
+                        return Poll::Ready(Some(Ok(conn.buf.split().freeze())));
+                    }
+                    READ_CHUNK
+                }
+            };
+            match ready!(conn.poll_fill(cx, want)) {
+                Ok(0) if matches!(self.reading, Reading::UntilClose) => {
+                    self.reading = Reading::Length(0);
+                    return Poll::Ready(None);
+                }
+                Ok(0) => return Poll::Ready(Some(Err(WireError::Closed.into()))),
+                Ok(_) => {}
+                Err(e) => return Poll::Ready(Some(Err(e.into()))),
+            }
+        }
+    }
+}
+
+impl Body for ResponseBody {
+    type Data = Bytes;
+    type Error = BoxError;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
+        let this = self.get_mut();
+        let polled = match &mut this.kind {
+            Kind::Done => return Poll::Ready(None),
+            Kind::H2(incoming) => {
+                return Pin::new(incoming).poll_frame(cx).map_err(Into::into);
+            }
+            Kind::H1(body) => ready!(body.poll_next(cx)),
+        };
+        match polled {
+            Some(Ok(data)) => Poll::Ready(Some(Ok(Frame::data(data)))),
+            // A broken body: its connection is not reused.
+            Some(Err(e)) => {
+                this.kind = Kind::Done;
+                Poll::Ready(Some(Err(e)))
+            }
+            None => {
+                if let Kind::H1(body) = std::mem::replace(&mut this.kind, Kind::Done) {
+                    finish(body.conn, &body.pool, body.keep_alive);
+                }
+                Poll::Ready(None)
+            }
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        // Until the end has been polled the connection is still lent.
+        match &self.kind {
+            Kind::Done => true,
+            Kind::H2(incoming) => incoming.is_end_stream(),
+            Kind::H1(_) => false,
+        }
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        match &self.kind {
+            Kind::Done => SizeHint::with_exact(0),
+            Kind::H2(incoming) => incoming.size_hint(),
+            Kind::H1(H1Body {
+                reading: Reading::Length(n),
+                ..
+            }) => SizeHint::with_exact(*n),
+            Kind::H1(_) => SizeHint::default(),
+        }
+    }
+}

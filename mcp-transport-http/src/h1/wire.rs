@@ -1,0 +1,314 @@
+//! The HTTP/1.1 wire format of one exchange (RFC 9112): the request head as
+//! written, the response head as parsed (bounded in size and header count),
+//! and how the response body is delimited.
+
+use http::header::{CONNECTION, CONTENT_LENGTH, TRANSFER_ENCODING};
+use http::{HeaderMap, HeaderName, HeaderValue, Method, Response, StatusCode, Uri, Version};
+
+/// The largest response head read (status line and headers): a server
+/// cannot make the client buffer more before the body starts.
+pub(crate) const MAX_HEAD: usize = 64 * 1024;
+
+/// The most header fields a response head may have.
+const MAX_HEADERS: usize = 100;
+
+/// Why a response could not be read as HTTP/1.1.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum WireError {
+    /// The status line and headers ran past [`MAX_HEAD`].
+    #[error("the response head is larger than {MAX_HEAD} bytes")]
+    HeadTooLarge,
+    /// The response head broke the syntax.
+    #[error("malformed response head ({0})")]
+    Head(httparse::Error),
+    /// A header name or value the `http` types refuse.
+    #[error("malformed response header")]
+    Header,
+    /// `Content-Length` is not one decimal number.
+    #[error("invalid Content-Length")]
+    ContentLength,
+    /// `101 Switching Protocols`, never asked for.
+    #[error("unexpected 101 Switching Protocols")]
+    Upgrade,
+    /// The chunked body broke its framing.
+    #[error("malformed chunked body ({0})")]
+    Chunk(&'static str),
+    /// The server closed the connection before the response's end.
+    #[error("the server closed the connection before the end of the response")]
+    Closed,
+}
+
+/// How the body of a response is delimited.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Framing {
+    /// No body (`204`, `304`).
+    Empty,
+    /// `Content-Length` bytes.
+    Length(u64),
+    /// `Transfer-Encoding: chunked`.
+    Chunked,
+    /// Everything until the server closes the connection.
+    UntilClose,
+}
+
+/// A parsed response head.
+#[derive(Debug)]
+pub(crate) struct Head {
+    /// Status, version and headers; the body comes separately.
+    pub(crate) response: Response<()>,
+    pub(crate) framing: Framing,
+    /// Whether the connection may carry another exchange after this one.
+    pub(crate) keep_alive: bool,
+}
+
+/// What the bytes read so far hold.
+#[derive(Debug)]
+pub(crate) enum Parsed {
+    /// Not a whole head yet.
+    Partial,
+    /// A `1xx` interim response of this many bytes, to skip.
+    Interim(usize),
+    /// The final response head, of this many bytes.
+    Final(usize, Head),
+}
+
+/// Writes the head of a request into `out` (cleared first): the request
+/// line with `target` in origin form, then every header.
+pub(crate) fn encode_head(out: &mut Vec<u8>, method: &Method, target: &Uri, headers: &HeaderMap) {
+    out.clear();
+    out.extend_from_slice(method.as_str().as_bytes());
+    out.push(b' ');
+    let path = target.path_and_query().map_or("/", |p| p.as_str());
+    out.extend_from_slice(if path.is_empty() {
+        b"/"
+    } else {
+        path.as_bytes()
+    });
+    out.extend_from_slice(b" HTTP/1.1\r\n");
+    for (name, value) in headers {
+        out.extend_from_slice(name.as_str().as_bytes());
+        out.extend_from_slice(b": ");
+        out.extend_from_slice(value.as_bytes());
+        out.extend_from_slice(b"\r\n");
+    }
+    out.extend_from_slice(b"\r\n");
+}
+
+/// Parses the response head at the start of `buf`.
+pub(crate) fn parse_head(buf: &[u8]) -> Result<Parsed, WireError> {
+    // Left uninitialized: filling a hundred empty fields costs more than
+    // parsing a small head.
+    let mut fields =
+        [const { std::mem::MaybeUninit::<httparse::Header<'_>>::uninit() }; MAX_HEADERS];
+    let mut parsed = httparse::Response::new(&mut []);
+    let config = httparse::ParserConfig::default();
+    let len = match config.parse_response_with_uninit_headers(&mut parsed, buf, &mut fields) {
+        Ok(httparse::Status::Complete(len)) => len,
+        Ok(httparse::Status::Partial) if buf.len() > MAX_HEAD => {
+            return Err(WireError::HeadTooLarge);
+        }
+        Ok(httparse::Status::Partial) => return Ok(Parsed::Partial),
+        Err(e) => return Err(WireError::Head(e)),
+    };
+    if len > MAX_HEAD {
+        return Err(WireError::HeadTooLarge);
+    }
+    let code = parsed.code.unwrap_or_default();
+    let status =
+        StatusCode::from_u16(code).map_err(|_| WireError::Head(httparse::Error::Status))?;
+    if status == StatusCode::SWITCHING_PROTOCOLS {
+        return Err(WireError::Upgrade);
+    }
+    if status.is_informational() {
+        return Ok(Parsed::Interim(len));
+    }
+    let mut headers = HeaderMap::with_capacity(parsed.headers.len());
+    for field in parsed.headers.iter() {
+        let name = HeaderName::from_bytes(field.name.as_bytes()).map_err(|_| WireError::Header)?;
+        let value = HeaderValue::from_bytes(field.value).map_err(|_| WireError::Header)?;
+        headers.append(name, value);
+    }
+    let http11 = parsed.version == Some(1);
+    let framing = framing(status, &headers)?;
+    // A response with both lengths may have been smuggled: not reused.
+    let both_lengths =
+        headers.contains_key(TRANSFER_ENCODING) && headers.contains_key(CONTENT_LENGTH);
+    let keep_alive = http11
+        && framing != Framing::UntilClose
+        && !both_lengths
+        && !has_token(&headers, CONNECTION, "close");
+    let mut response = Response::new(());
+    *response.status_mut() = status;
+    *response.version_mut() = if http11 {
+        Version::HTTP_11
+    } else {
+        Version::HTTP_10
+    };
+    *response.headers_mut() = headers;
+    Ok(Parsed::Final(
+        len,
+        Head {
+            response,
+            framing,
+            keep_alive,
+        },
+    ))
+}
+
+/// RFC 9112 section 6.3, for a response to a request that is not `HEAD`.
+fn framing(status: StatusCode, headers: &HeaderMap) -> Result<Framing, WireError> {
+    if status == StatusCode::NO_CONTENT || status == StatusCode::NOT_MODIFIED {
+        return Ok(Framing::Empty);
+    }
+    if headers.contains_key(TRANSFER_ENCODING) {
+        // The last coding decides; a body not chunked last runs to the close.
+        let last = headers
+            .get_all(TRANSFER_ENCODING)
+            .iter()
+            .flat_map(|v| v.as_bytes().split(|b| *b == b','))
+            .next_back()
+            .map(<[u8]>::trim_ascii);
+        return Ok(match last {
+            Some(coding) if coding.eq_ignore_ascii_case(b"chunked") => Framing::Chunked,
+            _ => Framing::UntilClose,
+        });
+    }
+    let mut length = None;
+    for value in headers.get_all(CONTENT_LENGTH) {
+        // Repeated values (or a list) must agree.
+        for part in value.as_bytes().split(|b| *b == b',') {
+            let n = parse_decimal(part.trim_ascii()).ok_or(WireError::ContentLength)?;
+            if length.is_some_and(|l| l != n) {
+                return Err(WireError::ContentLength);
+            }
+            length = Some(n);
+        }
+    }
+    Ok(length.map_or(Framing::UntilClose, |n| {
+        if n == 0 {
+            Framing::Empty
+        } else {
+            Framing::Length(n)
+        }
+    }))
+}
+
+/// A non-empty run of ASCII digits that fits in a `u64`.
+fn parse_decimal(digits: &[u8]) -> Option<u64> {
+    if digits.is_empty() || digits.len() > 19 || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    Some(digits.iter().fold(0, |n, d| n * 10 + u64::from(d - b'0')))
+}
+
+/// Whether a comma-separated header names `token` (case-insensitively).
+fn has_token(headers: &HeaderMap, name: HeaderName, token: &str) -> bool {
+    headers.get_all(name).iter().any(|v| {
+        v.as_bytes()
+            .split(|b| *b == b',')
+            .any(|t| t.trim_ascii().eq_ignore_ascii_case(token.as_bytes()))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn head(text: &str) -> Head {
+        match parse_head(text.as_bytes()) {
+            Ok(Parsed::Final(len, head)) => {
+                assert_eq!(len, text.len());
+                head
+            }
+            other => panic!("not a final head: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn request_head_has_the_origin_form_target_and_every_header() {
+        let mut headers = HeaderMap::new();
+        headers.insert("content-type", HeaderValue::from_static("application/json"));
+        headers.insert("host", HeaderValue::from_static("example.com:8080"));
+        let mut out = b"stale".to_vec();
+        let target: Uri = "/mcp?x=1".parse().expect("uri");
+        encode_head(&mut out, &Method::POST, &target, &headers);
+        assert_eq!(
+            String::from_utf8(out).expect("ascii"),
+            "POST /mcp?x=1 HTTP/1.1\r\ncontent-type: application/json\r\nhost: example.com:8080\r\n\r\n"
+        );
+    }
+
+    #[test]
+    fn framing_follows_rfc_9112() {
+        let h = head("HTTP/1.1 200 OK\r\ncontent-length: 12\r\n\r\n");
+        assert_eq!((h.framing, h.keep_alive), (Framing::Length(12), true));
+        let h = head("HTTP/1.1 200 OK\r\ntransfer-encoding: gzip, chunked\r\n\r\n");
+        assert_eq!((h.framing, h.keep_alive), (Framing::Chunked, true));
+        let h = head("HTTP/1.1 200 OK\r\ntransfer-encoding: chunked, gzip\r\n\r\n");
+        assert_eq!((h.framing, h.keep_alive), (Framing::UntilClose, false));
+        let h = head("HTTP/1.1 202 Accepted\r\ncontent-length: 0\r\n\r\n");
+        assert_eq!((h.framing, h.keep_alive), (Framing::Empty, true));
+        let h = head("HTTP/1.1 204 No Content\r\n\r\n");
+        assert_eq!(h.framing, Framing::Empty);
+        let h = head("HTTP/1.1 200 OK\r\n\r\n");
+        assert_eq!((h.framing, h.keep_alive), (Framing::UntilClose, false));
+        let h =
+            head("HTTP/1.1 200 OK\r\ncontent-length: 3\r\nconnection: keep-alive, Close\r\n\r\n");
+        assert!(!h.keep_alive);
+        let h = head("HTTP/1.0 200 OK\r\ncontent-length: 3\r\n\r\n");
+        assert!(!h.keep_alive);
+        // Both: Transfer-Encoding wins, and the connection is not reused.
+        let h = head("HTTP/1.1 200 OK\r\ncontent-length: 3\r\ntransfer-encoding: chunked\r\n\r\n");
+        assert_eq!((h.framing, h.keep_alive), (Framing::Chunked, false));
+    }
+
+    #[test]
+    fn headers_and_status_are_kept() {
+        let h = head("HTTP/1.1 404 Not Found\r\nMcp-Session-Id: s-1\r\nContent-Length: 2\r\n\r\n");
+        assert_eq!(h.response.status(), StatusCode::NOT_FOUND);
+        assert_eq!(h.response.headers()["mcp-session-id"], "s-1");
+    }
+
+    #[test]
+    fn bad_lengths_and_heads_are_typed_errors() {
+        for bad in [
+            "HTTP/1.1 200 OK\r\ncontent-length: 1, 2\r\n\r\n",
+            "HTTP/1.1 200 OK\r\ncontent-length: -1\r\n\r\n",
+            "HTTP/1.1 200 OK\r\ncontent-length: 99999999999999999999\r\n\r\n",
+            "HTTP/1.1 200 OK\r\ncontent-length: 3\r\ncontent-length: 4\r\n\r\n",
+        ] {
+            assert!(
+                matches!(parse_head(bad.as_bytes()), Err(WireError::ContentLength)),
+                "{bad}"
+            );
+        }
+        let same = head("HTTP/1.1 200 OK\r\ncontent-length: 3, 3\r\n\r\n");
+        assert_eq!(same.framing, Framing::Length(3));
+        assert!(matches!(
+            parse_head(b"HTTP/1.1 20 OK\r\n\r\n"),
+            Err(WireError::Head(_))
+        ));
+        assert!(matches!(
+            parse_head(b"HTTP/1.1 101 Switching Protocols\r\n\r\n"),
+            Err(WireError::Upgrade)
+        ));
+        let mut long = b"HTTP/1.1 200 OK\r\nx: ".to_vec();
+        long.resize(MAX_HEAD + 1, b'a');
+        assert!(matches!(parse_head(&long), Err(WireError::HeadTooLarge)));
+        let many = format!(
+            "HTTP/1.1 200 OK\r\n{}\r\n",
+            "a: b\r\n".repeat(MAX_HEADERS + 1)
+        );
+        assert!(matches!(
+            parse_head(many.as_bytes()),
+            Err(WireError::Head(_))
+        ));
+    }
+
+    #[test]
+    fn interim_responses_are_skipped_and_partial_heads_wait() {
+        let text = b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\n";
+        assert!(matches!(parse_head(text), Ok(Parsed::Interim(25))));
+        assert!(matches!(parse_head(&text[25..]), Ok(Parsed::Partial)));
+    }
+}

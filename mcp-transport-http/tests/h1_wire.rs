@@ -1,0 +1,197 @@
+//! HTTP/1.1 as the transport speaks it, against a raw scripted server on
+//! loopback: replies split at odd places, chunked bodies, interim `1xx`
+//! heads, `Connection: close`, and broken replies (a body cut short, a
+//! head past its bound, broken chunk framing), each a typed error.
+#![allow(clippy::unwrap_used)] // test helpers outside #[test] functions
+
+mod support;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use mcp_transport_http::{HttpTransport, Reply};
+use support::{config, modern, request};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+const BODY: &str = r#"{"jsonrpc":"2.0","id":1,"result":{}}"#;
+
+/// What the server does after writing a reply.
+#[derive(Clone, Copy)]
+enum After {
+    KeepOpen,
+    Close,
+}
+
+/// A server that answers every request on every connection with `reply`,
+/// written in the given pieces (each its own write, so the client reads
+/// them apart), then keeps the connection or closes it.
+async fn raw_server(pieces: Vec<Vec<u8>>, after: After) -> (String, Arc<AtomicUsize>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let connections = Arc::new(AtomicUsize::new(0));
+    let count = connections.clone();
+    tokio::spawn(async move {
+        while let Ok((socket, _)) = listener.accept().await {
+            count.fetch_add(1, Ordering::SeqCst);
+            tokio::spawn(answer(socket, pieces.clone(), after));
+        }
+    });
+    (url, connections)
+}
+
+async fn answer(mut socket: TcpStream, pieces: Vec<Vec<u8>>, after: After) {
+    socket.set_nodelay(true).unwrap();
+    while read_request(&mut socket).await {
+        for piece in &pieces {
+            if socket.write_all(piece).await.is_err() {
+                return;
+            }
+            socket.flush().await.unwrap();
+            tokio::task::yield_now().await;
+        }
+        if let After::Close = after {
+            return;
+        }
+    }
+}
+
+/// Reads one request (head and `Content-Length` body); false at the end.
+async fn read_request(socket: &mut TcpStream) -> bool {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    loop {
+        if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            let head = String::from_utf8_lossy(&buf[..end]).to_ascii_lowercase();
+            let length: usize = head
+                .lines()
+                .find_map(|l| l.strip_prefix("content-length:"))
+                .map_or(0, |v| v.trim().parse().unwrap());
+            if buf.len() >= end + 4 + length {
+                return true;
+            }
+        }
+        match socket.read(&mut chunk).await {
+            Ok(0) | Err(_) => return false,
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+        }
+    }
+}
+
+fn split(text: &str, at: &[usize]) -> Vec<Vec<u8>> {
+    let mut pieces = Vec::new();
+    let mut from = 0;
+    for &to in at.iter().chain([&text.len()]) {
+        pieces.push(text.as_bytes()[from..to].to_vec());
+        from = to;
+    }
+    pieces
+}
+
+async fn ping(t: &HttpTransport, id: i64) -> Result<Reply, mcp_transport_http::HttpError> {
+    t.send(request(id, "ping"), &modern(id, "ping")).await
+}
+
+#[tokio::test]
+async fn a_chunked_reply_split_anywhere_is_read_and_its_connection_reused() {
+    let reply = format!(
+        "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\ncontent-type: application/json\r\n\
+         transfer-encoding: chunked\r\n\r\n5;ext=1\r\n{}\r\n{:x}\r\n{}\r\n0\r\nx-trailer: t\r\n\r\n",
+        &BODY[..5],
+        BODY.len() - 5,
+        &BODY[5..]
+    );
+    // Cut inside the interim head, the status line, a size line and data.
+    let (url, connections) =
+        raw_server(split(&reply, &[7, 30, 52, 118, 121, 140]), After::KeepOpen).await;
+    let t = HttpTransport::new(config(&url)).unwrap();
+    for id in 1..=3 {
+        let reply = ping(&t, id).await;
+        assert!(matches!(reply, Ok(Reply::Message(_))), "{reply:?}");
+    }
+    assert_eq!(connections.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn a_reply_that_says_close_is_not_reused() {
+    let reply = format!(
+        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nconnection: close\r\n\
+         content-length: {}\r\n\r\n{BODY}",
+        BODY.len()
+    );
+    let (url, connections) = raw_server(vec![reply.into_bytes()], After::KeepOpen).await;
+    let t = HttpTransport::new(config(&url)).unwrap();
+    for id in 1..=2 {
+        assert!(matches!(ping(&t, id).await, Ok(Reply::Message(_))));
+    }
+    assert_eq!(connections.load(Ordering::SeqCst), 2);
+}
+
+#[tokio::test]
+async fn a_body_delimited_by_the_close_is_read_to_it() {
+    let reply = format!("HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n\r\n{BODY}");
+    let (url, connections) = raw_server(split(&reply, &[60]), After::Close).await;
+    let t = HttpTransport::new(config(&url)).unwrap();
+    for id in 1..=2 {
+        let reply = ping(&t, id).await;
+        assert!(matches!(reply, Ok(Reply::Message(_))), "{reply:?}");
+    }
+    assert_eq!(connections.load(Ordering::SeqCst), 2);
+}
+
+/// The error a broken reply gives, as text.
+async fn broken(reply: String) -> String {
+    let (url, _) = raw_server(vec![reply.into_bytes()], After::Close).await;
+    let t = HttpTransport::new(config(&url)).unwrap();
+    match ping(&t, 1).await {
+        Ok(reply) => panic!("a broken reply was accepted: {reply:?}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[tokio::test]
+async fn a_body_cut_short_is_a_typed_error() {
+    let e = broken(format!(
+        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{BODY}"
+    ))
+    .await;
+    assert!(
+        e.contains("closed the connection before the end of the response"),
+        "{e}"
+    );
+}
+
+#[tokio::test]
+async fn a_head_past_its_bound_is_a_typed_error() {
+    let e = broken(format!(
+        "HTTP/1.1 200 OK\r\nx-big: {}\r\n\r\n",
+        "a".repeat(70_000)
+    ))
+    .await;
+    assert!(
+        e.contains("response head is larger than 65536 bytes"),
+        "{e}"
+    );
+}
+
+#[tokio::test]
+async fn broken_chunk_framing_is_a_typed_error() {
+    let e = broken(
+        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n"
+            .to_owned(),
+    )
+    .await;
+    assert!(
+        e.contains("malformed chunked body (invalid chunk size)"),
+        "{e}"
+    );
+}
+
+#[tokio::test]
+async fn a_closed_connection_before_any_reply_is_a_typed_error() {
+    let e = broken(String::new()).await;
+    assert!(
+        e.contains("closed the connection before the end of the response"),
+        "{e}"
+    );
+}
