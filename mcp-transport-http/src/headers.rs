@@ -140,25 +140,6 @@ pub fn is_reserved(name: &HeaderName) -> bool {
         || name == http::header::CONTENT_LENGTH
 }
 
-/// The `Content-Length` of a body of `len` bytes, rendered here in one
-/// allocation (hyper's own rendering, when the header is missing, takes
-/// two: a growable buffer, then the shared one it is frozen into).
-pub(crate) fn content_length(len: u64) -> Result<HeaderValue, http::header::InvalidHeaderValue> {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    let mut rest = len;
-    loop {
-        at -= 1;
-        // A digit: `rest % 10` is below 10.
-        digits[at] = b'0' + (rest % 10) as u8;
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
-    }
-    HeaderValue::from_bytes(&digits[at..])
-}
-
 /// Sets `Accept` and `Content-Type` for a POST.
 pub(crate) fn set_post_basics(headers: &mut HeaderMap) {
     headers.insert(ACCEPT, ACCEPT_POST);
@@ -350,14 +331,6 @@ mod tests {
         assert!(
             matches!(render_cached(&bad, &mut again, &cache), Err(HttpError::InvalidHeader { name }) if name == "mcp-name")
         );
-    }
-
-    #[test]
-    fn content_length_renders_decimal() {
-        for len in [0, 7, 10, 1234, u64::MAX] {
-            let value = content_length(len).unwrap();
-            assert_eq!(value.to_str().unwrap(), len.to_string());
-        }
     }
 
     #[test]

@@ -22,9 +22,8 @@ use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::Duration;
 
 use futures::future::Either;
-use http::header::{CONTENT_LENGTH, HOST};
+use http::header::HOST;
 use http::{HeaderValue, Request, Response, Uri};
-use hyper::body::Body;
 use hyper::client::conn::{TrySendError, http2};
 use hyper_util::rt::{TokioExecutor, TokioTimer};
 
@@ -197,15 +196,9 @@ impl Pool {
     ) -> impl Future<Output = Sent> + use<> {
         match taken {
             Taken::H1(conn) => {
+                // `Host` and `Content-Length` are written with the head.
                 *request.uri_mut() = self.origin.clone();
-                request.headers_mut().insert(HOST, self.host.clone());
-                // Where hyper would add it (last), rendered in one
-                // allocation instead of hyper's two.
-                let length = request.body().size_hint().exact().filter(|l| *l > 0);
-                if let Some(Ok(value)) = length.map(crate::headers::content_length) {
-                    request.headers_mut().insert(CONTENT_LENGTH, value);
-                }
-                Either::Left(h1::send(self, conn, request))
+                Either::Left(h1::send(self, conn, request, &self.host))
             }
             Taken::H2(mut sender) => {
                 *request.uri_mut() = self.endpoint.clone();

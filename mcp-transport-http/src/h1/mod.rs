@@ -31,7 +31,7 @@ use std::task::{Context, Poll, Waker, ready};
 
 use bytes::{Bytes, BytesMut};
 use futures::future::Either;
-use http::{Request, Response};
+use http::{HeaderValue, Request, Response};
 use hyper::body::{Body, Frame, Incoming, SizeHint};
 use hyper::rt::Write;
 
@@ -177,7 +177,7 @@ impl H1 {
     }
 }
 
-/// Sends `request` (target and `Host` already set) on `h1` and reads until
+/// Sends `request` (its target in origin form) with `host` on `h1` and reads until
 /// the response head arrives. The response body keeps the connection
 /// ([`ResponseBody`]). A request the connection could not start (the
 /// server had closed it while idle) comes back in [`SendError::Unsent`].
@@ -189,14 +189,23 @@ pub(crate) fn send(
     pool: &Arc<Pool>,
     mut h1: Box<H1>,
     request: Request<RequestBody>,
+    host: &HeaderValue,
 ) -> Either<Ready<Sent>, impl Future<Output = Sent> + use<>> {
     if h1.used && !h1.check_idle() {
         return Either::Left(ready(Err(SendError::Unsent(Box::new(request)))));
     }
     let (parts, body) = request.into_parts();
-    wire::encode_head(&mut h1.head, &parts.method, &parts.uri, &parts.headers);
-    h1.used = true;
     let body = body_bytes(body);
+    let head = &mut h1.head;
+    wire::encode_head(
+        head,
+        &parts.method,
+        &parts.uri,
+        host,
+        &parts.headers,
+        body.len(),
+    );
+    h1.used = true;
     let pool = pool.clone();
     Either::Right(async move {
         let mut written = 0;

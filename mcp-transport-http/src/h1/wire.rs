@@ -2,7 +2,7 @@
 //! written, the response head as parsed (bounded in size and header count),
 //! and how the response body is delimited.
 
-use http::header::{CONNECTION, CONTENT_LENGTH, TRANSFER_ENCODING};
+use http::header::{CONTENT_LENGTH, HOST};
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Response, StatusCode, Uri, Version};
 
 /// The largest response head read (status line and headers): a server
@@ -73,8 +73,17 @@ pub(crate) enum Parsed {
 }
 
 /// Writes the head of a request into `out` (cleared first): the request
-/// line with `target` in origin form, then every header.
-pub(crate) fn encode_head(out: &mut Vec<u8>, method: &Method, target: &Uri, headers: &HeaderMap) {
+/// line with `target` in origin form, `Host`, every header of `headers`
+/// (any `Host` or `Content-Length` there left out: the connection's own
+/// go out instead), then the body's `Content-Length` when it has one.
+pub(crate) fn encode_head(
+    out: &mut Vec<u8>,
+    method: &Method,
+    target: &Uri,
+    host: &HeaderValue,
+    headers: &HeaderMap,
+    body_len: usize,
+) {
     out.clear();
     out.extend_from_slice(method.as_str().as_bytes());
     out.push(b' ');
@@ -84,14 +93,41 @@ pub(crate) fn encode_head(out: &mut Vec<u8>, method: &Method, target: &Uri, head
     } else {
         path.as_bytes()
     });
-    out.extend_from_slice(b" HTTP/1.1\r\n");
+    out.extend_from_slice(b" HTTP/1.1\r\nhost: ");
+    out.extend_from_slice(host.as_bytes());
+    out.extend_from_slice(b"\r\n");
     for (name, value) in headers {
+        if name == HOST || name == CONTENT_LENGTH {
+            continue;
+        }
         out.extend_from_slice(name.as_str().as_bytes());
         out.extend_from_slice(b": ");
         out.extend_from_slice(value.as_bytes());
         out.extend_from_slice(b"\r\n");
     }
+    if body_len > 0 {
+        out.extend_from_slice(b"content-length: ");
+        push_decimal(out, body_len);
+        out.extend_from_slice(b"\r\n");
+    }
     out.extend_from_slice(b"\r\n");
+}
+
+/// Appends `n` in decimal.
+fn push_decimal(out: &mut Vec<u8>, n: usize) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut rest = n;
+    loop {
+        at -= 1;
+        // A digit: `rest % 10` is below 10.
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[at..]);
 }
 
 /// Parses the response head at the start of `buf`.
@@ -123,20 +159,18 @@ pub(crate) fn parse_head(buf: &[u8]) -> Result<Parsed, WireError> {
         return Ok(Parsed::Interim(len));
     }
     let mut headers = HeaderMap::with_capacity(parsed.headers.len());
+    let mut lengths = Lengths::default();
     for field in parsed.headers.iter() {
+        lengths.note(field.name, field.value)?;
         let name = HeaderName::from_bytes(field.name.as_bytes()).map_err(|_| WireError::Header)?;
         let value = HeaderValue::from_bytes(field.value).map_err(|_| WireError::Header)?;
         headers.append(name, value);
     }
     let http11 = parsed.version == Some(1);
-    let framing = framing(status, &headers)?;
+    let framing = lengths.framing(status);
     // A response with both lengths may have been smuggled: not reused.
-    let both_lengths =
-        headers.contains_key(TRANSFER_ENCODING) && headers.contains_key(CONTENT_LENGTH);
-    let keep_alive = http11
-        && framing != Framing::UntilClose
-        && !both_lengths
-        && !has_token(&headers, CONNECTION, "close");
+    let both_lengths = lengths.chunked.is_some() && lengths.length.is_some();
+    let keep_alive = http11 && framing != Framing::UntilClose && !both_lengths && !lengths.close;
     let mut response = Response::new(());
     *response.status_mut() = status;
     *response.version_mut() = if http11 {
@@ -155,42 +189,56 @@ pub(crate) fn parse_head(buf: &[u8]) -> Result<Parsed, WireError> {
     ))
 }
 
-/// RFC 9112 section 6.3, for a response to a request that is not `HEAD`.
-fn framing(status: StatusCode, headers: &HeaderMap) -> Result<Framing, WireError> {
-    if status == StatusCode::NO_CONTENT || status == StatusCode::NOT_MODIFIED {
-        return Ok(Framing::Empty);
-    }
-    if headers.contains_key(TRANSFER_ENCODING) {
-        // The last coding decides; a body not chunked last runs to the close.
-        let last = headers
-            .get_all(TRANSFER_ENCODING)
-            .iter()
-            .flat_map(|v| v.as_bytes().split(|b| *b == b','))
-            .next_back()
-            .map(<[u8]>::trim_ascii);
-        return Ok(match last {
-            Some(coding) if coding.eq_ignore_ascii_case(b"chunked") => Framing::Chunked,
-            _ => Framing::UntilClose,
-        });
-    }
-    let mut length = None;
-    for value in headers.get_all(CONTENT_LENGTH) {
-        // Repeated values (or a list) must agree.
-        for part in value.as_bytes().split(|b| *b == b',') {
-            let n = parse_decimal(part.trim_ascii()).ok_or(WireError::ContentLength)?;
-            if length.is_some_and(|l| l != n) {
-                return Err(WireError::ContentLength);
+/// What the head's fields say about the body's length and the connection,
+/// noted as they are read (no lookups in the header map afterwards).
+#[derive(Default)]
+struct Lengths {
+    /// `Content-Length` (every value agreeing).
+    length: Option<u64>,
+    /// With `Transfer-Encoding`: whether its last coding is `chunked`.
+    chunked: Option<bool>,
+    /// `Connection: close`.
+    close: bool,
+}
+
+impl Lengths {
+    fn note(&mut self, name: &str, value: &[u8]) -> Result<(), WireError> {
+        let list = || value.split(|b| *b == b',').map(<[u8]>::trim_ascii);
+        if name.eq_ignore_ascii_case("content-length") {
+            // Repeated values (or a list) must agree.
+            for part in list() {
+                let n = parse_decimal(part).ok_or(WireError::ContentLength)?;
+                if self.length.is_some_and(|l| l != n) {
+                    return Err(WireError::ContentLength);
+                }
+                self.length = Some(n);
             }
-            length = Some(n);
+        } else if name.eq_ignore_ascii_case("transfer-encoding") {
+            // The last coding decides, over every field.
+            if let Some(last) = list().rfind(|c| !c.is_empty()) {
+                self.chunked = Some(last.eq_ignore_ascii_case(b"chunked"));
+            } else {
+                self.chunked.get_or_insert(false);
+            }
+        } else if name.eq_ignore_ascii_case("connection") {
+            self.close |= list().any(|t| t.eq_ignore_ascii_case(b"close"));
+        }
+        Ok(())
+    }
+
+    /// RFC 9112 section 6.3, for a response to a request that is not
+    /// `HEAD`; a body not chunked last runs to the close.
+    fn framing(&self, status: StatusCode) -> Framing {
+        if status == StatusCode::NO_CONTENT || status == StatusCode::NOT_MODIFIED {
+            return Framing::Empty;
+        }
+        match (self.chunked, self.length) {
+            (Some(true), _) => Framing::Chunked,
+            (Some(false), _) | (None, None) => Framing::UntilClose,
+            (None, Some(0)) => Framing::Empty,
+            (None, Some(n)) => Framing::Length(n),
         }
     }
-    Ok(length.map_or(Framing::UntilClose, |n| {
-        if n == 0 {
-            Framing::Empty
-        } else {
-            Framing::Length(n)
-        }
-    }))
 }
 
 /// A non-empty run of ASCII digits that fits in a `u64`.
@@ -199,15 +247,6 @@ fn parse_decimal(digits: &[u8]) -> Option<u64> {
         return None;
     }
     Some(digits.iter().fold(0, |n, d| n * 10 + u64::from(d - b'0')))
-}
-
-/// Whether a comma-separated header names `token` (case-insensitively).
-fn has_token(headers: &HeaderMap, name: HeaderName, token: &str) -> bool {
-    headers.get_all(name).iter().any(|v| {
-        v.as_bytes()
-            .split(|b| *b == b',')
-            .any(|t| t.trim_ascii().eq_ignore_ascii_case(token.as_bytes()))
-    })
 }
 
 #[cfg(test)]
@@ -228,14 +267,20 @@ mod tests {
     fn request_head_has_the_origin_form_target_and_every_header() {
         let mut headers = HeaderMap::new();
         headers.insert("content-type", HeaderValue::from_static("application/json"));
-        headers.insert("host", HeaderValue::from_static("example.com:8080"));
+        headers.insert("host", HeaderValue::from_static("elsewhere"));
+        headers.insert("content-length", HeaderValue::from_static("999"));
+        let host = HeaderValue::from_static("example.com:8080");
         let mut out = b"stale".to_vec();
         let target: Uri = "/mcp?x=1".parse().expect("uri");
-        encode_head(&mut out, &Method::POST, &target, &headers);
+        encode_head(&mut out, &Method::POST, &target, &host, &headers, 1234);
         assert_eq!(
-            String::from_utf8(out).expect("ascii"),
-            "POST /mcp?x=1 HTTP/1.1\r\ncontent-type: application/json\r\nhost: example.com:8080\r\n\r\n"
+            String::from_utf8(out.clone()).expect("ascii"),
+            "POST /mcp?x=1 HTTP/1.1\r\nhost: example.com:8080\r\n\
+             content-type: application/json\r\ncontent-length: 1234\r\n\r\n"
         );
+        let target: Uri = "/".parse().expect("uri");
+        encode_head(&mut out, &Method::GET, &target, &host, &HeaderMap::new(), 0);
+        assert_eq!(out, b"GET / HTTP/1.1\r\nhost: example.com:8080\r\n\r\n");
     }
 
     #[test]
