@@ -3,7 +3,7 @@
 //! never copied. Size lines and trailers are bounded; extensions and
 //! trailer fields are read past and dropped.
 
-use bytes::{Bytes, BytesMut};
+use bytes::{Buf, Bytes, BytesMut};
 
 use super::wire::WireError;
 
@@ -56,10 +56,9 @@ impl Chunked {
         loop {
             match self.state {
                 State::Size => {
-                    let Some(line) = take_line(buf)? else {
+                    let Some(size) = take_line(buf, chunk_size)? else {
                         return Ok(Step::NeedMore);
                     };
-                    let size = chunk_size(&line)?;
                     self.state = if size == 0 {
                         State::Trailers(0)
                     } else {
@@ -80,23 +79,24 @@ impl Chunked {
                     return Ok(Step::Data(buf.split_to(n).freeze()));
                 }
                 State::DataEnd => {
-                    let Some(line) = take_line(buf)? else {
-                        return Ok(Step::NeedMore);
+                    let ended = |line: &[u8]| match line.is_empty() {
+                        true => Ok(()),
+                        false => Err(WireError::Chunk("data longer than its chunk size")),
                     };
-                    if !line.is_empty() {
-                        return Err(WireError::Chunk("data longer than its chunk size"));
+                    if take_line(buf, ended)?.is_none() {
+                        return Ok(Step::NeedMore);
                     }
                     self.state = State::Size;
                 }
                 State::Trailers(read) => {
-                    let Some(line) = take_line(buf)? else {
+                    let Some(len) = take_line(buf, |line| Ok(line.len()))? else {
                         return Ok(Step::NeedMore);
                     };
-                    let read = read + line.len() + 2;
+                    let read = read + len + 2;
                     if read > MAX_TRAILERS {
                         return Err(WireError::Chunk("trailers too large"));
                     }
-                    self.state = if line.is_empty() {
+                    self.state = if len == 0 {
                         State::Done
                     } else {
                         State::Trailers(read)
@@ -108,21 +108,23 @@ impl Chunked {
     }
 }
 
-/// Takes one line (without its `\r\n`, or a bare `\n`) off the front of
-/// `buf`, or `None` when it has not all arrived.
-fn take_line(buf: &mut BytesMut) -> Result<Option<BytesMut>, WireError> {
+/// Takes one line off the front of `buf` and gives what `read` makes of
+/// it (the line without its `\r\n`, or a bare `\n`), or `None` when it
+/// has not all arrived. The line is read in place, not split off.
+fn take_line<T>(
+    buf: &mut BytesMut,
+    read: impl FnOnce(&[u8]) -> Result<T, WireError>,
+) -> Result<Option<T>, WireError> {
     let Some(end) = buf.iter().take(MAX_LINE + 1).position(|b| *b == b'\n') else {
         if buf.len() > MAX_LINE {
             return Err(WireError::Chunk("line too long"));
         }
         return Ok(None);
     };
-    let mut line = buf.split_to(end + 1);
-    line.truncate(end);
-    if line.last() == Some(&b'\r') {
-        line.truncate(end - 1);
-    }
-    Ok(Some(line))
+    let line = &buf[..end];
+    let value = read(line.strip_suffix(b"\r").unwrap_or(line))?;
+    buf.advance(end + 1);
+    Ok(Some(value))
 }
 
 /// The hexadecimal size at the start of a chunk-size line (extensions

@@ -29,7 +29,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker, ready};
 
-use bytes::{Bytes, BytesMut};
+use bytes::{Buf, Bytes, BytesMut};
 use futures::future::Either;
 use http::{HeaderValue, Request, Response};
 use hyper::body::{Body, Frame, Incoming, SizeHint};
@@ -161,11 +161,11 @@ impl H1 {
         loop {
             match wire::parse_head(&self.buf)? {
                 Parsed::Final(len, head) => {
-                    let _ = self.buf.split_to(len);
+                    self.buf.advance(len);
                     return Poll::Ready(Ok(head));
                 }
                 Parsed::Interim(len) => {
-                    let _ = self.buf.split_to(len);
+                    self.buf.advance(len);
                 }
                 Parsed::Partial => {
                     if ready!(self.poll_fill(cx, READ_CHUNK))? == 0 {
