@@ -9,8 +9,8 @@ mod support;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use mcp_transport_http::{HttpTransport, Reply};
-use support::{config, modern, request};
+use mcp_transport_http::{HttpTransport, Reply, RootStore, TlsConfig};
+use support::{chunk, config, event, json, modern, progress, request, request_id, result, sse};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
@@ -194,4 +194,43 @@ async fn a_closed_connection_before_any_reply_is_a_typed_error() {
         e.contains("closed the connection before the end of the response"),
         "{e}"
     );
+}
+
+#[tokio::test]
+async fn http1_over_tls_carries_json_and_event_streams_on_one_connection() {
+    let mut pki = support::test_pki();
+    pki.server.alpn_protocols = vec![b"http/1.1".to_vec()];
+    let server = support::serve_tls(
+        |seen, _| {
+            let id = request_id(seen);
+            if id % 2 == 0 {
+                return json(200, &result(id, "{}"));
+            }
+            let events = vec![
+                chunk(&event(&progress(1))),
+                chunk(&event(&result(id, "{}"))),
+            ];
+            sse(events, None)
+        },
+        pki.server,
+    )
+    .await;
+    let tls = TlsConfig::default()
+        .with_roots(RootStore::Empty)
+        .with_ca_pem(pki.ca_pem.clone());
+    let t = HttpTransport::new(config(&server.url).with_tls(tls)).unwrap();
+    for id in 0..20 {
+        match ping(&t, id).await.unwrap() {
+            Reply::Message(_) => assert_eq!(id % 2, 0),
+            Reply::Stream(mut s) => {
+                assert_eq!(id % 2, 1);
+                while s.next().await.unwrap().unwrap().method().is_some() {}
+                // Read to its end: the connection goes back to the pool.
+                assert!(s.next().await.is_none());
+            }
+            other => panic!("unexpected reply {other:?}"),
+        }
+    }
+    assert_eq!(server.state.seen()[0].version, http::Version::HTTP_11);
+    assert_eq!(server.state.connections.load(Ordering::SeqCst), 1);
 }
