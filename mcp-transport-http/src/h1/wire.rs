@@ -54,7 +54,8 @@ pub(crate) enum Framing {
 /// A parsed response head.
 #[derive(Debug)]
 pub(crate) struct Head {
-    /// Status, version and headers; the body comes separately.
+    /// Status, version and the end-to-end headers (the hop-by-hop ones are
+    /// this layer's); the body comes separately.
     pub(crate) response: Response<()>,
     pub(crate) framing: Framing,
     /// Whether the connection may carry another exchange after this one.
@@ -161,7 +162,9 @@ pub(crate) fn parse_head(buf: &[u8]) -> Result<Parsed, WireError> {
     let mut headers = HeaderMap::with_capacity(parsed.headers.len());
     let mut lengths = Lengths::default();
     for field in parsed.headers.iter() {
-        lengths.note(field.name, field.value)?;
+        if lengths.note(field.name, field.value)? {
+            continue;
+        }
         let name = HeaderName::from_bytes(field.name.as_bytes()).map_err(|_| WireError::Header)?;
         let value = HeaderValue::from_bytes(field.value).map_err(|_| WireError::Header)?;
         headers.append(name, value);
@@ -202,7 +205,10 @@ struct Lengths {
 }
 
 impl Lengths {
-    fn note(&mut self, name: &str, value: &[u8]) -> Result<(), WireError> {
+    /// Notes one field; `true` when it is hop-by-hop (`Connection`,
+    /// `Keep-Alive`, `Transfer-Encoding`: about this connection, consumed
+    /// here and not kept in the response's header map).
+    fn note(&mut self, name: &str, value: &[u8]) -> Result<bool, WireError> {
         let list = || value.split(|b| *b == b',').map(<[u8]>::trim_ascii);
         if name.eq_ignore_ascii_case("content-length") {
             // Repeated values (or a list) must agree.
@@ -220,10 +226,14 @@ impl Lengths {
             } else {
                 self.chunked.get_or_insert(false);
             }
+            return Ok(true);
         } else if name.eq_ignore_ascii_case("connection") {
             self.close |= list().any(|t| t.eq_ignore_ascii_case(b"close"));
+            return Ok(true);
+        } else if name.eq_ignore_ascii_case("keep-alive") {
+            return Ok(true);
         }
-        Ok(())
+        Ok(false)
     }
 
     /// RFC 9112 section 6.3, for a response to a request that is not
@@ -312,6 +322,13 @@ mod tests {
         let h = head("HTTP/1.1 404 Not Found\r\nMcp-Session-Id: s-1\r\nContent-Length: 2\r\n\r\n");
         assert_eq!(h.response.status(), StatusCode::NOT_FOUND);
         assert_eq!(h.response.headers()["mcp-session-id"], "s-1");
+        assert_eq!(h.response.headers()["content-length"], "2");
+        let h = head(
+            "HTTP/1.1 200 OK\r\nConnection: keep-alive\r\nKeep-Alive: timeout=5\r\n\
+             Transfer-Encoding: chunked\r\nDate: x\r\n\r\n",
+        );
+        let names: Vec<&str> = h.response.headers().keys().map(|n| n.as_str()).collect();
+        assert_eq!(names, ["date"], "hop-by-hop fields are consumed");
     }
 
     #[test]
