@@ -9,8 +9,10 @@ mod support;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use mcp_transport_http::{HttpTransport, Reply, RootStore, TlsConfig};
-use support::{chunk, config, event, json, modern, progress, request, request_id, result, sse};
+use mcp_transport_http::{HttpTransport, Reply};
+use support::{
+    chunk, config, event, json, modern, progress, request, request_id, result, sse, trust_ca,
+};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
@@ -215,9 +217,7 @@ async fn http1_over_tls_carries_json_and_event_streams_on_one_connection() {
         pki.server,
     )
     .await;
-    let tls = TlsConfig::default()
-        .with_roots(RootStore::Empty)
-        .with_ca_pem(pki.ca_pem.clone());
+    let tls = trust_ca(&pki.ca_pem);
     let t = HttpTransport::new(config(&server.url).with_tls(tls)).unwrap();
     for id in 0..20 {
         match ping(&t, id).await.unwrap() {

@@ -13,8 +13,7 @@ use mcp_transport_http::auth::{
     Credentials,
 };
 use mcp_transport_http::{
-    ConfigError, Fault, HttpConfig, HttpError, HttpTransport, ProxyConfig, Reply, RootStore,
-    TlsConfig,
+    ConfigError, Fault, HttpConfig, HttpError, HttpTransport, ProxyConfig, Reply, TlsConfig,
 };
 use support::*;
 
@@ -436,9 +435,7 @@ async fn tls_with_a_test_ca_negotiates_http2() {
         pki.server,
     )
     .await;
-    let tls = TlsConfig::default()
-        .with_roots(RootStore::Empty)
-        .with_ca_pem(pki.ca_pem.clone());
+    let tls = trust_ca(&pki.ca_pem);
     let t = HttpTransport::new(config(&server.url).with_tls(tls)).unwrap();
     for id in 0..20 {
         let reply = t
@@ -527,9 +524,7 @@ async fn requests_go_through_a_connect_proxy() {
     .await;
     let proxy = connect_proxy().await;
     let url_with_creds = proxy.url.replace("http://", "http://user:pw@");
-    let tls = TlsConfig::default()
-        .with_roots(RootStore::Empty)
-        .with_ca_pem(pki.ca_pem);
+    let tls = trust_ca(&pki.ca_pem);
     let config = config(&server.url)
         .with_tls(tls)
         .with_proxy(ProxyConfig::Explicit {
@@ -598,9 +593,7 @@ async fn cancel_over_http2_resets_only_that_stream() {
         pki.server,
     )
     .await;
-    let tls = TlsConfig::default()
-        .with_roots(RootStore::Empty)
-        .with_ca_pem(pki.ca_pem);
+    let tls = trust_ca(&pki.ca_pem);
     let t = HttpTransport::new(config(&server.url).with_tls(tls)).unwrap();
     let Reply::Stream(mut slow) = t
         .send(request(1, "slow"), &modern(1, "slow"))
@@ -633,9 +626,7 @@ async fn a_client_certificate_is_presented_when_configured() {
         pki.server_mtls,
     )
     .await;
-    let base = TlsConfig::default()
-        .with_roots(RootStore::Empty)
-        .with_ca_pem(pki.ca_pem.clone());
+    let base = trust_ca(&pki.ca_pem);
     // Without a certificate the server refuses the handshake.
     let t = HttpTransport::new(config(&server.url).with_tls(base.clone())).unwrap();
     let err = t

@@ -324,6 +324,13 @@ pub fn request_id(seen: &Seen) -> i64 {
 
 // ----- TLS -----
 
+/// A client TLS configuration that trusts only the test CA.
+pub fn trust_ca(ca_pem: &str) -> TlsConfig {
+    TlsConfig::default()
+        .with_roots(RootStore::Empty)
+        .with_ca_pem(ca_pem.as_bytes())
+}
+
 pub struct TestPki {
     pub ca_pem: String,
     pub server: rustls::ServerConfig,
@@ -437,7 +444,7 @@ pub async fn connect_proxy() -> TestProxy {
 
 // ----- client helpers -----
 
-use mcp_transport_http::{HttpConfig, ProxyConfig, ReconnectPolicy};
+use mcp_transport_http::{HttpConfig, ProxyConfig, ReconnectPolicy, RootStore, TlsConfig};
 use mcp_types::routing::HttpRouting;
 use mcp_types::{ProtocolVersion, RequestId};
 
