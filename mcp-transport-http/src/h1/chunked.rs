@@ -222,6 +222,15 @@ mod tests {
 
     proptest! {
         #[test]
+        fn arbitrary_bytes_end_in_data_an_end_or_a_typed_error(
+            wire in proptest::collection::vec(any::<u8>(), 0..600),
+            piece in 1usize..64,
+        ) {
+            // Never a panic or a loop: the decode finishes, one way or another.
+            let _ = decode(&wire, piece);
+        }
+
+        #[test]
         fn any_chunking_of_any_body_decodes_to_it(
             body in proptest::collection::vec(any::<u8>(), 0..2000),
             sizes in proptest::collection::vec(1usize..300, 1..20),

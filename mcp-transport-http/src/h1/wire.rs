@@ -367,6 +367,51 @@ mod tests {
         ));
     }
 
+    proptest::proptest! {
+        #[test]
+        fn arbitrary_heads_parse_or_fail_without_panicking(
+            head in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..400),
+        ) {
+            let mut text = b"HTTP/1.1 200 OK\r\n".to_vec();
+            text.extend_from_slice(&head);
+            let _ = parse_head(&head);
+            let _ = parse_head(&text);
+        }
+
+        #[test]
+        fn framing_fields_in_any_mix_give_a_consistent_head_or_a_typed_error(
+            fields in proptest::collection::vec(
+                (
+                    proptest::sample::select(vec![
+                        "Content-Length", "transfer-encoding", "Connection", "keep-alive", "x-a",
+                    ]),
+                    "[0-9a-zA-Z ,;-]{0,12}",
+                ),
+                0..6,
+            ),
+            code in proptest::sample::select(vec![200u16, 202, 204, 304, 404]),
+        ) {
+            let mut text = format!("HTTP/1.1 {code} X\r\n");
+            for (name, value) in &fields {
+                text.push_str(&format!("{name}: {value}\r\n"));
+            }
+            text.push_str("\r\n");
+            match parse_head(text.as_bytes()) {
+                Ok(Parsed::Final(len, h)) => {
+                    proptest::prop_assert_eq!(len, text.len());
+                    proptest::prop_assert!(!(h.keep_alive && h.framing == Framing::UntilClose));
+                    let hop = ["transfer-encoding", "connection", "keep-alive"];
+                    proptest::prop_assert!(hop.iter().all(|n| !h.response.headers().contains_key(*n)));
+                }
+                Ok(other) => proptest::prop_assert!(false, "not a final head: {:?}", other),
+                Err(e) => proptest::prop_assert!(
+                    matches!(e, WireError::ContentLength | WireError::Head(_) | WireError::Header),
+                    "{}", e
+                ),
+            }
+        }
+    }
+
     #[test]
     fn interim_responses_are_skipped_and_partial_heads_wait() {
         let text = b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\n";
