@@ -6,8 +6,9 @@
 //! one exchange at a time: a request takes an idle one out of the pool (the
 //! one used last) and its response body puts it back once read to its end
 //! (`h1/`: the transport speaks HTTP/1.1 itself, the exchange reads and
-//! writes the connection, there is no task per connection); only when none is idle is a new one opened, so there are as
-//! many as requests were ever in flight at once, each with `TCP_NODELAY`
+//! writes the connection, there is no task per connection); only when none
+//! is idle is a new one opened, so there are as many as requests were ever
+//! in flight at once, each with `TCP_NODELAY`
 //! (see [`Connector`]). An HTTP/2 connection (when TLS's ALPN picks it)
 //! multiplexes: it stays in the pool, shared, and runs on a task of its own.
 //!
