@@ -133,8 +133,9 @@ impl Pool {
         request: Request<RequestBody>,
     ) -> impl Future<Output = Result<Response<ResponseBody>, BoxError>> + use<> {
         let pool = self.clone();
+        // An idle connection found closed gives the request back at once.
         let first = match self.take() {
-            Some(taken) => Ok(self.send_on(taken, request)),
+            Some(taken) => self.send_on(taken, request),
             None => Err(Box::new(request)),
         };
         async move {
@@ -157,17 +158,24 @@ impl Pool {
         mut request: Request<RequestBody>,
     ) -> Result<Response<ResponseBody>, BoxError> {
         while let Some(taken) = self.take() {
-            match self.send_on(taken, request).await {
-                Ok(response) => return Ok(response),
-                // Not started: try another connection.
-                Err(e) => request = unsent(e)?,
-            }
+            // Not started (the connection had closed): try another one.
+            request = match self.send_on(taken, request) {
+                Ok(sent) => match sent.await {
+                    Ok(response) => return Ok(response),
+                    Err(e) => unsent(e)?,
+                },
+                Err(request) => *request,
+            };
         }
         let taken = self.open().await?;
-        self.send_on(taken, request).await.map_err(|e| match e {
-            SendError::Unsent(_) => "the new connection closed before the request was sent".into(),
-            SendError::Failed(e) => e,
-        })
+        let unsent = || "the new connection closed before the request was sent".into();
+        match self.send_on(taken, request) {
+            Ok(sent) => sent.await.map_err(|e| match e {
+                SendError::Unsent(_) => unsent(),
+                SendError::Failed(e) => e,
+            }),
+            Err(_) => Err(unsent()),
+        }
     }
 
     /// Takes the most recently used idle HTTP/1.1 connection, or shares an
@@ -189,17 +197,18 @@ impl Pool {
 
     /// Sends the request on one connection and waits for the response
     /// head. The request is handed to the connection now (the future holds
-    /// the wait, not the request: it is part of every POST's future).
+    /// the wait, not the request: it is part of every POST's future); an
+    /// idle HTTP/1.1 connection found closed gives it back at once.
     fn send_on(
         self: &Arc<Self>,
         taken: Taken,
         mut request: Request<RequestBody>,
-    ) -> impl Future<Output = Sent> + use<> {
+    ) -> Result<impl Future<Output = Sent> + use<>, Box<Request<RequestBody>>> {
         match taken {
             Taken::H1(conn) => {
                 // `Host` and `Content-Length` are written with the head.
                 *request.uri_mut() = self.origin.clone();
-                Either::Left(h1::send(self, conn, request, &self.host))
+                h1::send(self, conn, request, &self.host).map(Either::Left)
             }
             Taken::H2(mut sender) => {
                 *request.uri_mut() = self.endpoint.clone();
@@ -208,11 +217,11 @@ impl Pool {
                 // Boxed: an HTTP/2 request pays for the room of its wait
                 // (an allocation, small beside HTTP/2's own work) instead of
                 // every HTTP/1.1 request's future being that much larger.
-                Either::Right(Box::pin(async move {
+                Ok(Either::Right(Box::pin(async move {
                     // Held until the head arrives, as the pool's own is.
                     let _sender = sender;
                     Ok(sent.await.map_err(h2_error)?.map(ResponseBody::detached))
-                }))
+                })))
             }
         }
     }

@@ -23,14 +23,13 @@
 mod chunked;
 pub(crate) mod wire;
 
-use std::future::{Future, Ready, poll_fn, ready};
+use std::future::{Future, poll_fn};
 use std::io;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker, ready};
 
 use bytes::{Buf, Bytes, BytesMut};
-use futures::future::Either;
 use http::{HeaderValue, Request, Response};
 use hyper::body::{Body, Frame, Incoming, SizeHint};
 use hyper::rt::Write;
@@ -177,10 +176,11 @@ impl H1 {
     }
 }
 
-/// Sends `request` (its target in origin form) with `host` on `h1` and reads until
-/// the response head arrives. The response body keeps the connection
-/// ([`ResponseBody`]). A request the connection could not start (the
-/// server had closed it while idle) comes back in [`SendError::Unsent`].
+/// Sends `request` (its target in origin form) with `host` on `h1` and
+/// reads until the response head arrives. The response body keeps the
+/// connection ([`ResponseBody`]). A request the connection cannot start
+/// (the server closed it while idle) comes back at once, as `Err`; once
+/// written, a failure is [`SendError::Failed`].
 ///
 /// The head is written into the connection's buffer now and the request
 /// dropped: the future (part of every POST's) holds the connection and the
@@ -190,9 +190,9 @@ pub(crate) fn send(
     mut h1: Box<H1>,
     request: Request<RequestBody>,
     host: &HeaderValue,
-) -> Either<Ready<Sent>, impl Future<Output = Sent> + use<>> {
+) -> Result<impl Future<Output = Sent> + use<>, Box<Request<RequestBody>>> {
     if h1.used && !h1.check_idle() {
-        return Either::Left(ready(Err(SendError::Unsent(Box::new(request)))));
+        return Err(Box::new(request));
     }
     let (parts, body) = request.into_parts();
     let body = body_bytes(body);
@@ -207,7 +207,7 @@ pub(crate) fn send(
     );
     h1.used = true;
     let pool = pool.clone();
-    Either::Right(async move {
+    Ok(async move {
         let mut written = 0;
         poll_fn(|cx| h1.poll_write_request(cx, &mut written, &body))
             .await
