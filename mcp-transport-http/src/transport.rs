@@ -24,16 +24,20 @@ use crate::stream::{ResponseStream, StreamKind};
 
 mod close;
 mod exchange;
+mod lane;
 
 use exchange::{Exchange, Posted};
+use lane::{Lane, Turn};
 
 /// A request's place among the transport's concurrent POSTs, from
 /// [`HttpTransport::reserve`]: holds its permit (if it needs one) and its
 /// cancellation registration until it is sent with
-/// [`HttpTransport::send_in`] or dropped.
+/// [`HttpTransport::send_in`] or dropped; a notification's or response's
+/// slot holds its turn among them (see [`HttpTransport::send_with`]).
 pub struct PostSlot {
     permit: Option<OwnedSemaphorePermit>,
     cancel: Cancel,
+    turn: Option<Turn>,
 }
 
 impl std::fmt::Debug for PostSlot {
@@ -93,6 +97,8 @@ pub(crate) struct Inner {
     /// Headers and the auth provider, changeable after build.
     pub(crate) runtime: crate::runtime::Runtime,
     permits: Arc<Semaphore>,
+    /// The order of the notifications and responses (`lane.rs`).
+    lane: Arc<Lane>,
     /// The requests in flight, by id, and the closing signal.
     pub(crate) registry: Arc<Registry>,
     /// Recent `Mcp-Method` and `Mcp-Name` values, shared by the requests
@@ -129,6 +135,7 @@ impl HttpTransport {
         Ok(HttpTransport {
             inner: Arc::new(Inner {
                 permits: Arc::new(Semaphore::new(config.max_concurrent_posts)),
+                lane: Arc::default(),
                 runtime: crate::runtime::Runtime::new(&config),
                 config,
                 pool: Arc::new(pool),
@@ -165,6 +172,12 @@ impl HttpTransport {
     /// never wait for a permit, so answering a server request can never be
     /// starved by the requests waiting for that answer. While the request is
     /// in flight, [`HttpTransport::cancel`] with its id aborts it.
+    ///
+    /// Notifications and responses (no `routing.request_id`) go out in the
+    /// order their slots were reserved, each once the POST of the one
+    /// before it has ended: separate POSTs may reach the server in any
+    /// order, and theirs matters (progress increasing, a handler's
+    /// notifications before its response). Requests are not held back.
     ///
     /// The transport applies no per-request timeout (deadlines belong to the
     /// core; it cancels through [`HttpTransport::cancel`] or by dropping the
@@ -207,7 +220,12 @@ impl HttpTransport {
         } else {
             None
         };
-        Ok(PostSlot { permit, cancel })
+        let turn = self.turn(routing);
+        Ok(PostSlot {
+            permit,
+            cancel,
+            turn,
+        })
     }
 
     /// [`HttpTransport::reserve`] without waiting: the slot when the
@@ -248,7 +266,17 @@ impl HttpTransport {
         if cancel.is_closed() {
             return Some(Err(HttpError::Closed));
         }
-        Some(Ok(PostSlot { permit, cancel }))
+        let turn = self.turn(routing);
+        Some(Ok(PostSlot {
+            permit,
+            cancel,
+            turn,
+        }))
+    }
+
+    /// A notification's or response's turn in the lane, taken now.
+    fn turn(&self, routing: &HttpRouting) -> Option<Turn> {
+        routing.request_id.is_none().then(|| self.inner.lane.take())
     }
 
     /// The second half of [`HttpTransport::send_with`]: POSTs the message in
@@ -268,12 +296,19 @@ impl HttpTransport {
         // captured instead of being copied into the body's own variables
         // (this future is part of every POST's, and moved with it).
         async move {
+            let post = async {
+                if let Some(turn) = &slot.turn {
+                    turn.wait().await;
+                }
+                self.inner.post(body, routing, extra).await
+            };
             let posted = tokio::select! {
                 biased;
                 err = slot.cancel.cancelled() => return Err(err),
-                posted = self.inner.post(body, routing, extra) => posted?,
+                posted = post => posted?,
             };
-            let PostSlot { permit, cancel } = slot;
+            // The turn ends here: the next notification may go out.
+            let PostSlot { permit, cancel, .. } = slot;
             // The permit (held until here, or by the stream to its end) and the
             // cancellation handle go to the stream as they are: no second
             // handle (each is a table update) for the common JSON reply.

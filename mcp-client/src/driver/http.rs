@@ -2,7 +2,6 @@
 //! 2025-11-25 GET stream, each a future in the driver's `http_io` set, and
 //! how their outcomes (and failures) reach the core.
 
-use std::collections::VecDeque;
 use std::sync::LazyLock;
 use std::time::Instant;
 
@@ -45,9 +44,6 @@ pub(super) enum HttpIo {
 
 impl Driver {
     pub(super) fn on_http(&mut self, now: Instant, io: HttpIo) {
-        if let HttpIo::Posted { id: None, .. } = &io {
-            self.post_next_held(now);
-        }
         match io {
             HttpIo::Admitted(a) => {
                 if let Some(id) = &a.routing.request_id {
@@ -181,21 +177,6 @@ impl Driver {
         routing: HttpRouting,
         headers: http::HeaderMap,
     ) {
-        // A message that is not a request (a notification, a response)
-        // waits for the one before it: separate POSTs may reach the server
-        // in any order, and its progress must arrive increasing, a
-        // handler's notifications before its response.
-        if routing.request_id.is_none() {
-            if let Some(held) = &mut self.held_posts {
-                return held.push_back(Held {
-                    http,
-                    bytes,
-                    routing,
-                    headers,
-                });
-            }
-            self.held_posts = Some(VecDeque::new());
-        }
         let a = match http.try_reserve(&routing) {
             Some(Ok(slot)) => Admitted {
                 http,
@@ -220,30 +201,6 @@ impl Driver {
             self.conn.handle_request_sent(now, id);
         }
         self.http_io.push(send_in(a));
-    }
-}
-
-/// A notification or response waiting for the POST of the one before it.
-pub(super) struct Held {
-    http: HttpTransport,
-    bytes: Vec<u8>,
-    routing: HttpRouting,
-    headers: http::HeaderMap,
-}
-
-impl Driver {
-    /// The POST of a message that is not a request ended (answered or
-    /// failed): the next one held behind it goes out, or none is on its
-    /// way any more.
-    fn post_next_held(&mut self, now: Instant) {
-        let mut held = self.held_posts.take().unwrap_or_default();
-        if let Some(next) = held.pop_front() {
-            // Taken as the new one on its way; the rest wait behind it.
-            self.post(now, next.http, next.bytes, next.routing, next.headers);
-            if let Some(chain) = &mut self.held_posts {
-                chain.extend(held);
-            }
-        }
     }
 }
 

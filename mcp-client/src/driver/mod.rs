@@ -124,11 +124,6 @@ struct Driver {
     outbox: VecDeque<Vec<u8>>,
     writing: Option<BoxFuture<'static, Result<(), String>>>,
     http_io: FuturesUnordered<BoxFuture<'static, HttpIo>>,
-    /// Notifications and responses go out over HTTP one POST at a time,
-    /// in the order the core produced them (`http.rs`): `Some` while one
-    /// is on its way, with those waiting behind it.
-    #[cfg(feature = "http")]
-    held_posts: Option<VecDeque<http::Held>>,
     handler_io: FuturesUnordered<BoxFuture<'static, (Target, Served)>>,
     /// Stops the handler of each server request still being served, for
     /// `notifications/cancelled`.
@@ -208,8 +203,6 @@ pub(crate) fn start(
         outbox: VecDeque::new(),
         writing: None,
         http_io: FuturesUnordered::new(),
-        #[cfg(feature = "http")]
-        held_posts: None,
         handler_io: FuturesUnordered::new(),
         serving: HashMap::new(),
         pending: IdMap::default(),
@@ -457,10 +450,6 @@ impl Driver {
         // still queued are written first, within the shutdown's bounds).
         self.line_writer = None;
         self.http_io.clear();
-        #[cfg(feature = "http")]
-        {
-            self.held_posts = None;
-        }
         self.handler_io.clear();
         if let Some(link) = self.link.take() {
             link.close().await;
