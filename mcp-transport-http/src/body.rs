@@ -19,7 +19,7 @@ pub(crate) const ERROR_BODY_LIMIT: usize = 64 * 1024;
 /// The most a body's announced length may reserve up front; a larger body
 /// grows past it as it arrives (a server cannot make the client allocate
 /// by announcing a length it never sends).
-const MAX_PRESIZE: usize = 4 * 1024 * 1024;
+pub(crate) const MAX_PRESIZE: usize = 4 * 1024 * 1024;
 
 /// A one-frame body up to this size is copied out of the connection's
 /// read buffer. The frame is a view of that buffer, and while a view is

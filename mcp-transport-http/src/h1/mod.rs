@@ -36,16 +36,12 @@ use hyper::rt::Write;
 
 use self::chunked::{Chunked, Step};
 use self::wire::{Framing, Parsed, WireError};
+use crate::body::MAX_PRESIZE;
 use crate::client::{BoxError, Conn, RequestBody};
 use crate::pool::Pool;
 
 /// How much room a read asks for at least (a small response fits at once).
 const READ_CHUNK: usize = 8 * 1024;
-
-/// The most a body's announced length reserves for one read: a large body
-/// then arrives as one view (no copy to join its pieces), and a server
-/// cannot make the client allocate by announcing a length it never sends.
-const MAX_PRESIZE: usize = 4 * 1024 * 1024;
 
 /// One HTTP/1.1 connection between exchanges.
 pub(crate) struct H1 {
@@ -107,7 +103,9 @@ impl H1 {
     }
 
     /// Reads more into the buffer, with room for `want` more bytes (up to
-    /// [`MAX_PRESIZE`]); `Ok(0)` is the end of the stream.
+    /// [`MAX_PRESIZE`], the bound `body.rs` also presizes to: a server cannot
+    /// make the client allocate by announcing a length it never sends);
+    /// `Ok(0)` is the end of the stream.
     fn poll_fill(&mut self, cx: &mut Context<'_>, want: usize) -> Poll<io::Result<usize>> {
         let want = want.clamp(1, MAX_PRESIZE);
         if self.buf.capacity() - self.buf.len() < want {
@@ -313,7 +311,8 @@ fn finish(conn: Box<H1>, pool: &Arc<Pool>, keep_alive: bool) {
 }
 
 impl H1Body {
-    /// The next piece of the body, `None` at its end.
+    /// The next piece of the body, `None` at its end (then the body gives
+    /// its connection back and this is not called again).
     fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<Bytes, BoxError>>> {
         let conn = &mut self.conn;
         loop {
@@ -332,10 +331,7 @@ impl H1Body {
                 }
                 Reading::Chunked(decoder) => match decoder.step(&mut conn.buf) {
                     Ok(Step::Data(data)) => return Poll::Ready(Some(Ok(data))),
-                    Ok(Step::End) => {
-                        self.reading = Reading::Length(0);
-                        return Poll::Ready(None);
-                    }
+                    Ok(Step::End) => return Poll::Ready(None),
                     Ok(Step::NeedMore) => READ_CHUNK,
                     Err(e) => return Poll::Ready(Some(Err(e.into()))),
                 },
@@ -348,7 +344,6 @@ impl H1Body {
             };
             match ready!(conn.poll_fill(cx, want)) {
                 Ok(0) if matches!(self.reading, Reading::UntilClose) => {
-                    self.reading = Reading::Length(0);
                     return Poll::Ready(None);
                 }
                 Ok(0) => return Poll::Ready(Some(Err(WireError::Closed.into()))),
