@@ -278,7 +278,11 @@ impl Receiver {
         let mut space = self.splitter.read_space();
         #[cfg(feature = "process")]
         if let Some(link) = &mut self.process {
-            return link.poll_read(&mut self.reader, &mut space, cx);
+            let read = ready!(link.poll_read(&mut self.reader, &mut space, cx));
+            if matches!(read, Ok(n) if n > 0) {
+                link.growth.note_unread(self.splitter.pending());
+            }
+            return Poll::Ready(read);
         }
         pin!(self.reader.read_buf(&mut space)).poll(cx)
     }

@@ -44,6 +44,8 @@ mod error;
 mod framed;
 pub mod line_splitter;
 #[cfg(feature = "process")]
+mod pipe_size;
+#[cfg(feature = "process")]
 mod process;
 #[cfg(feature = "process")]
 mod redact;

@@ -146,6 +146,10 @@ pub(crate) fn spawn(command: &ServerCommand) -> Result<Spawned, SpawnError> {
     ));
     tracing::debug!(pid, program = ?program, "started server process");
 
+    #[cfg(target_os = "linux")]
+    let growth = crate::pipe_size::PipeGrowth::of(&stdout);
+    #[cfg(not(target_os = "linux"))]
+    let growth = crate::pipe_size::PipeGrowth::default();
     let sender = Sender::new(stdin);
     let mut receiver = Receiver::with_max_line_length(stdout, command.max_line_length);
     receiver.attach_process(ProcessLink {
@@ -154,6 +158,7 @@ pub(crate) fn spawn(command: &ServerCommand) -> Result<Spawned, SpawnError> {
         stderr: sink.clone(),
         exited: false,
         drain_idle: None,
+        growth,
     });
     let process = ServerProcess {
         inner: Some(ProcessInner {
@@ -341,6 +346,8 @@ pub(crate) struct ProcessLink {
     exited: bool,
     /// After the exit: how long the current read may still wait for data.
     drain_idle: Option<Pin<Box<tokio::time::Sleep>>>,
+    /// stdout's pipe, grown once a large message comes through it.
+    pub(crate) growth: crate::pipe_size::PipeGrowth,
 }
 
 impl ProcessLink {

@@ -108,6 +108,46 @@ async fn a_32_mib_line_is_refused_by_the_default_cap_and_fits_a_raised_one() {
     t.shutdown().await;
 }
 
+/// The server's stdout pipe capacity, as the server sees it.
+#[cfg(target_os = "linux")]
+async fn pipe_size(t: &mut StdioTransport, id: i64) -> u64 {
+    t.send(&request(id, "pipe_size", json!({})))
+        .await
+        .expect("send pipe_size");
+    let (_, m) = until_message(t).await;
+    let Message::Response(r) = m else {
+        panic!("expected a response")
+    };
+    let v: serde_json::Value = r.result.decode().expect("JSON result");
+    v["pipe_size"].as_u64().expect("a size")
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn the_stdout_pipe_grows_once_a_message_outgrows_it() {
+    let mut t = StdioTransport::spawn(server(&[])).unwrap();
+    let before = pipe_size(&mut t, 1).await;
+    // Small messages leave it as it is.
+    for id in 2..5 {
+        t.send(&request(id, "ping", json!("x".repeat(1000))))
+            .await
+            .unwrap();
+        until_message(&mut t).await;
+    }
+    assert_eq!(pipe_size(&mut t, 5).await, before);
+    // One larger than the pipe grows it, and the message arrives whole.
+    t.send(&request(6, "big", json!({"size": 200 * 1024})))
+        .await
+        .unwrap();
+    let (_, m) = until_message(&mut t).await;
+    let Message::Response(r) = m else {
+        panic!("expected a response")
+    };
+    assert_eq!(r.result.len(), 200 * 1024 + r#"{"data":""}"#.len());
+    assert_eq!(pipe_size(&mut t, 7).await, 1024 * 1024);
+    t.shutdown().await;
+}
+
 #[tokio::test]
 async fn an_oversized_line_is_reported_and_the_session_continues() {
     let mut t = StdioTransport::spawn(server(&[]).max_line_length(1024 * 1024)).unwrap();

@@ -44,6 +44,10 @@ impl Variant {
 /// One client's figures in one scenario: medians over its runs.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Cell {
+    /// CPU per call as a multiple of the floor's: the median, over the
+    /// rounds, of this client's figure over the floor's of the same round
+    /// (`None` for one process's runs, before they are paired).
+    pub(crate) ratio: Option<f64>,
     /// Client CPU per call, µs.
     pub(crate) cpu_us: f64,
     /// Median latency, µs.
@@ -75,10 +79,37 @@ impl Cell {
             }
         }
         Some(Cell {
+            ratio: None,
             cpu_us: median(cpu)?,
             p50_us: median(p50)?,
             allocs: median(allocs).unwrap_or(0.0),
             rss_mib: rss,
+        })
+    }
+}
+
+impl Cell {
+    /// One client's cell from its runs in each round (`None`: that round's
+    /// run failed), paired with the floor's runs of the same rounds: each
+    /// figure is the median over the rounds, and the ratio the median of
+    /// the rounds' ratios, so a machine that slows down for a while slows
+    /// a ratio's both sides.
+    pub(crate) fn paired(runs: &[Option<Cell>], floor: &[Option<Cell>]) -> Option<Cell> {
+        let all = |f: fn(&Cell) -> f64| median(runs.iter().flatten().map(f).collect());
+        let ratios = runs
+            .iter()
+            .zip(floor)
+            .filter_map(|(r, f)| match (r, f) {
+                (Some(r), Some(f)) if f.cpu_us > 0.0 => Some(r.cpu_us / f.cpu_us),
+                _ => None,
+            })
+            .collect();
+        Some(Cell {
+            ratio: median(ratios),
+            cpu_us: all(|c| c.cpu_us)?,
+            p50_us: all(|c| c.p50_us)?,
+            allocs: all(|c| c.allocs)?,
+            rss_mib: all(|c| c.rss_mib)?,
         })
     }
 }
@@ -98,7 +129,7 @@ pub(crate) struct Row {
 
 /// The Markdown tables for one revision: CPU per call with ratios to the
 /// floor and the target, then latency and peak RSS.
-pub(crate) fn render(era: &str, variants: &[Variant], rows: &[Row], reps: usize) -> String {
+pub(crate) fn render(era: &str, variants: &[Variant], rows: &[Row], rounds: usize) -> String {
     let revision = if era == "modern" {
         "2026-07-28"
     } else {
@@ -108,19 +139,21 @@ pub(crate) fn render(era: &str, variants: &[Variant], rows: &[Row], reps: usize)
     let names: Vec<&str> = variants.iter().map(|v| v.name).collect();
     let _ = writeln!(
         s,
-        "\n{revision}: client CPU µs per tools/call, start-up excluded (median of {reps} runs; \
-         x = ratio to the floor)\n\n| scenario | {} | target | SDK meets target |\n|{}",
+        "\n{revision}: client CPU µs per tools/call, start-up excluded (median of {rounds} \
+         rounds, each running every client once; x = the median of the rounds' ratios to the \
+         floor)\n\n| scenario | {} | target | SDK meets target |\n|{}",
         names.join(" | "),
         " --- |".repeat(names.len() + 3)
     );
     for row in rows {
         let floor = row.cells.first().copied().flatten().map(|c| c.cpu_us);
         let mut line = format!("| {} |", row.label);
-        for cell in &row.cells {
+        for (i, cell) in row.cells.iter().enumerate() {
             let text = match (cell, floor) {
                 (None, _) => "—".to_owned(),
-                (Some(c), Some(f)) if f > 0.0 && c.cpu_us != f => {
-                    format!("{:.1} ({:.1}x)", c.cpu_us, c.cpu_us / f)
+                (Some(c), Some(f)) if i > 0 && f > 0.0 => {
+                    let ratio = c.ratio.unwrap_or(c.cpu_us / f);
+                    format!("{:.1} ({ratio:.1}x)", c.cpu_us)
                 }
                 (Some(c), _) => format!("{:.1}", c.cpu_us),
             };
@@ -131,8 +164,8 @@ pub(crate) fn render(era: &str, variants: &[Variant], rows: &[Row], reps: usize)
             .iter()
             .zip(&row.cells)
             .filter(|(v, _)| v.is_sdk())
-            .map(|(v, c)| match (c, target) {
-                (Some(c), Some(t)) if c.cpu_us <= t => {
+            .map(|(v, c)| match (c, floor) {
+                (Some(c), Some(f)) if c.ratio.unwrap_or(c.cpu_us / f) <= row.target => {
                     if v.runtime == "ct" {
                         "ct yes"
                     } else {
@@ -185,12 +218,37 @@ mod tests {
         assert_eq!(
             c,
             Cell {
+                ratio: None,
                 cpu_us: 20.0,
                 p50_us: 80.0,
                 allocs: 11.0,
                 rss_mib: 2.0
             }
         );
+    }
+
+    #[test]
+    fn a_paired_ratio_is_the_median_of_the_rounds_ratios() {
+        let run = |cpu| {
+            Some(Cell {
+                ratio: None,
+                cpu_us: cpu,
+                p50_us: cpu,
+                allocs: 3.0,
+                rss_mib: 1.0,
+            })
+        };
+        // The machine ran twice as slow in the second round: the ratios
+        // are 1.5, 1.5 and (a failed floor run) none.
+        let floor = [run(10.0), run(20.0), None];
+        let client = [run(15.0), run(30.0), run(99.0)];
+        let c = Cell::paired(&client, &floor).expect("cell");
+        assert_eq!(c.ratio, Some(1.5));
+        assert_eq!(c.cpu_us, 30.0);
+        // The medians of separate runs would have said 2x (30 / 15).
+        let f = Cell::paired(&floor, &floor).expect("floor");
+        assert_eq!((f.cpu_us, f.ratio), (20.0, Some(1.0)));
+        assert_eq!(Cell::paired(&[None, None], &floor), None);
     }
 
     #[test]
@@ -203,6 +261,7 @@ mod tests {
     fn the_table_shows_ratios_to_the_floor_and_the_target() {
         let cell = |cpu| {
             Some(Cell {
+                ratio: None,
                 cpu_us: cpu,
                 p50_us: 50.0,
                 allocs: 7.0,

@@ -24,11 +24,13 @@ use std::process::{Command, Stdio};
 use crate::bench_report::{Cell, Row, Variant, render};
 use crate::util;
 
-/// How much work each client process does.
+/// How much work each client process does, and how many rounds.
 struct Scale {
     calls: usize,
     big_calls: usize,
-    reps: usize,
+    /// Each round runs every client once per scenario (one process, one
+    /// measured run); a cell is the median over the rounds.
+    rounds: usize,
 }
 
 /// A scenario row: label, transport, result bytes (0: `echo`), callers,
@@ -209,12 +211,7 @@ fn measure(
         "--workers",
         &workers.to_string(),
     ]);
-    cmd.args([
-        "--calls",
-        &calls.to_string(),
-        "--reps",
-        &scale.reps.to_string(),
-    ]);
+    cmd.args(["--calls", &calls.to_string(), "--reps", "1"]);
     cmd.args(["--url", url]);
     if variant.pooled {
         cmd.arg("--pooled");
@@ -240,18 +237,26 @@ fn measure(
 
 /// Runs the side-by-side table; `args` may hold `--quick` and
 /// `--no-build`.
+///
+/// The clients do not run one after the other, each its runs in a row: a
+/// virtual machine's speed drifts by tens of percent over minutes, and a
+/// client measured in a slow minute would look worse against a floor
+/// measured in a fast one. Instead every scenario runs in rounds, each
+/// round running every client once (in an order that rotates from round to
+/// round), and a client's ratio to the floor is the median of the rounds'
+/// ratios: a slow stretch slows both sides of most of them.
 pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let scale = if args.iter().any(|a| a == "--quick") {
         Scale {
             calls: 600,
             big_calls: 60,
-            reps: 3,
+            rounds: 3,
         }
     } else {
         Scale {
             calls: 3000,
             big_calls: 300,
-            reps: 5,
+            rounds: 5,
         }
     };
     let p = build(args.iter().any(|a| a == "--no-build"))?;
@@ -260,32 +265,34 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     for era in ["legacy", "modern"] {
         let mut rows = Vec::new();
         for row in ROWS {
-            let mut cells = Vec::new();
-            for v in &variants {
-                if v.pooled && row.1 != "http" {
-                    cells.push(None);
-                    continue;
-                }
-                let program = match v.program {
-                    "floor" => &p.floor,
-                    "rmcp" => &p.rmcp,
-                    _ => &p.sdk,
-                };
-                match measure(program, v, row, era, &scale, &http.url, &p.server) {
-                    Ok(c) => cells.push(Some(c)),
-                    Err(e) => {
-                        eprintln!("bench: {e}");
-                        cells.push(None);
+            // runs[v][round]: client v's figures in that round.
+            let mut runs: Vec<Vec<Option<Cell>>> = vec![Vec::new(); variants.len()];
+            for round in 0..scale.rounds {
+                for k in 0..variants.len() {
+                    let i = (k + round) % variants.len();
+                    let v = &variants[i];
+                    if v.pooled && row.1 != "http" {
+                        continue;
                     }
+                    let program = match v.program {
+                        "floor" => &p.floor,
+                        "rmcp" => &p.rmcp,
+                        _ => &p.sdk,
+                    };
+                    let cell = measure(program, v, row, era, &scale, &http.url, &p.server)
+                        .map_err(|e| eprintln!("bench: {e}"))
+                        .ok();
+                    runs[i].push(cell);
                 }
             }
+            let floor = runs[0].clone();
             rows.push(Row {
                 label: row.0,
                 target: row.4,
-                cells,
+                cells: runs.iter().map(|r| Cell::paired(r, &floor)).collect(),
             });
         }
-        println!("{}", render(era, &variants, &rows, scale.reps));
+        println!("{}", render(era, &variants, &rows, scale.rounds));
     }
     Ok(())
 }

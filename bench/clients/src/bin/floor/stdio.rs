@@ -1,7 +1,8 @@
 //! The strict stdio floor: one thread, blocking pipes, requests written
 //! from a byte template into one buffer that is flushed only when no
 //! complete reply is left to read, replies framed and parsed in place in
-//! the read buffer (no line copied out of it).
+//! the read buffer (no line copied out of it); the server's stdout pipe
+//! grown to 1 MiB, so a large reply crosses it in one piece.
 
 use std::io::{Read, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
@@ -108,6 +109,10 @@ fn connect(args: &Args) -> (Child, Pipes) {
     let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
         fail("no pipes")
     };
+    // The SDK grows the pipe once a reply outgrows it (1 MiB); the floor
+    // starts with it grown, so a large reply crosses in one piece here too.
+    #[cfg(target_os = "linux")]
+    let _ = rustix::pipe::fcntl_setpipe_size(&stdout, 1024 * 1024);
     let mut pipes = Pipes {
         stdin,
         stdout,
