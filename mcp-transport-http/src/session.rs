@@ -82,7 +82,11 @@ impl Session {
     pub(crate) fn adopt(&self, sent: Option<&HeaderValue>, received: &HeaderValue) -> bool {
         let mut state = self.lock();
         if sent.is_none() && state.id.is_none() {
-            let mut value = received.clone();
+            // A copy: the received value is a view of the connection's
+            // read buffer, which a session id kept for the session's life
+            // must not hold.
+            let mut value =
+                HeaderValue::from_bytes(received.as_bytes()).unwrap_or_else(|_| received.clone());
             value.set_sensitive(true);
             state.id = Some(value);
             state.lost = false;

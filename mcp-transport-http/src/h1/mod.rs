@@ -29,7 +29,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker, ready};
 
-use bytes::{Buf, Bytes, BytesMut};
+use bytes::{Bytes, BytesMut};
 use http::{HeaderValue, Request, Response};
 use hyper::body::{Body, Frame, Incoming, SizeHint};
 use hyper::rt::Write;
@@ -156,14 +156,9 @@ impl H1 {
             return Poll::Ready(Err(WireError::Closed.into()));
         }
         loop {
-            match wire::parse_head(&self.buf)? {
-                Parsed::Final(len, head) => {
-                    self.buf.advance(len);
-                    return Poll::Ready(Ok(head));
-                }
-                Parsed::Interim(len) => {
-                    self.buf.advance(len);
-                }
+            match wire::parse_head(&mut self.buf)? {
+                Parsed::Final(head) => return Poll::Ready(Ok(head)),
+                Parsed::Interim => {}
                 Parsed::Partial => {
                     if ready!(self.poll_fill(cx, READ_CHUNK))? == 0 {
                         return Poll::Ready(Err(WireError::Closed.into()));

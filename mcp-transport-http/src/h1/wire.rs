@@ -2,8 +2,11 @@
 //! written, the response head as parsed (bounded in size and header count),
 //! and how the response body is delimited.
 
+use bytes::{Buf, BytesMut};
 use http::header::{CONTENT_LENGTH, HOST};
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Response, StatusCode, Uri, Version};
+
+use crate::headers::SESSION_ID;
 
 /// The largest response head read (status line and headers): a server
 /// cannot make the client buffer more before the body starts.
@@ -67,10 +70,10 @@ pub(crate) struct Head {
 pub(crate) enum Parsed {
     /// Not a whole head yet.
     Partial,
-    /// A `1xx` interim response of this many bytes, to skip.
-    Interim(usize),
-    /// The final response head, of this many bytes.
-    Final(usize, Head),
+    /// A `1xx` interim response, taken out of the buffer (skipped).
+    Interim,
+    /// The final response head, taken out of the buffer.
+    Final(Head),
 }
 
 /// Writes the head of a request into `out` (cleared first): the request
@@ -131,8 +134,18 @@ fn push_decimal(out: &mut Vec<u8>, n: usize) {
     out.extend_from_slice(&digits[at..]);
 }
 
-/// Parses the response head at the start of `buf`.
-pub(crate) fn parse_head(buf: &[u8]) -> Result<Parsed, WireError> {
+/// Where one kept field lies in the head: name start and end, value
+/// start and end.
+type Span = [u32; 4];
+
+/// Parses the response head at the start of `buf`; a whole head (interim
+/// or final) is taken out of `buf`.
+///
+/// The final head's header values are views of its bytes (no copy, no
+/// allocation per value), and `mcp-session-id`, the one name outside the
+/// `http` crate's table a server sends on every response, is the static
+/// name: the head's allocations are the header map's own.
+pub(crate) fn parse_head(buf: &mut BytesMut) -> Result<Parsed, WireError> {
     // Left uninitialized: filling a hundred empty fields costs more than
     // parsing a small head.
     let mut fields =
@@ -157,19 +170,43 @@ pub(crate) fn parse_head(buf: &[u8]) -> Result<Parsed, WireError> {
         return Err(WireError::Upgrade);
     }
     if status.is_informational() {
-        return Ok(Parsed::Interim(len));
+        buf.advance(len);
+        return Ok(Parsed::Interim);
     }
-    let mut headers = HeaderMap::with_capacity(parsed.headers.len());
+    // The kept fields' places in the head, noted while the parser borrows
+    // the buffer; the head is split off after.
+    let start = buf.as_ptr() as usize;
+    let at = |part: &[u8]| {
+        let from = part.as_ptr() as usize - start;
+        // Within MAX_HEAD (64 KiB): fits.
+        [from as u32, (from + part.len()) as u32]
+    };
+    let mut spans: [Span; MAX_HEADERS] = [[0; 4]; MAX_HEADERS];
+    let mut kept = 0;
     let mut lengths = Lengths::default();
     for field in parsed.headers.iter() {
         if lengths.note(field.name, field.value)? {
             continue;
         }
-        let name = HeaderName::from_bytes(field.name.as_bytes()).map_err(|_| WireError::Header)?;
-        let value = HeaderValue::from_bytes(field.value).map_err(|_| WireError::Header)?;
-        headers.append(name, value);
+        let [name_from, name_to] = at(field.name.as_bytes());
+        let [value_from, value_to] = at(field.value);
+        spans[kept] = [name_from, name_to, value_from, value_to];
+        kept += 1;
     }
     let http11 = parsed.version == Some(1);
+    let head = buf.split_to(len).freeze();
+    let mut headers = HeaderMap::with_capacity(kept);
+    for &[name_from, name_to, value_from, value_to] in &spans[..kept] {
+        let name = &head[name_from as usize..name_to as usize];
+        let name = if name.eq_ignore_ascii_case(SESSION_ID.as_str().as_bytes()) {
+            SESSION_ID
+        } else {
+            HeaderName::from_bytes(name).map_err(|_| WireError::Header)?
+        };
+        let value = head.slice(value_from as usize..value_to as usize);
+        let value = HeaderValue::from_maybe_shared(value).map_err(|_| WireError::Header)?;
+        headers.append(name, value);
+    }
     let framing = lengths.framing(status);
     // A response with both lengths may have been smuggled: not reused.
     let both_lengths = lengths.chunked.is_some() && lengths.length.is_some();
@@ -182,14 +219,11 @@ pub(crate) fn parse_head(buf: &[u8]) -> Result<Parsed, WireError> {
         Version::HTTP_10
     };
     *response.headers_mut() = headers;
-    Ok(Parsed::Final(
-        len,
-        Head {
-            response,
-            framing,
-            keep_alive,
-        },
-    ))
+    Ok(Parsed::Final(Head {
+        response,
+        framing,
+        keep_alive,
+    }))
 }
 
 /// What the head's fields say about the body's length and the connection,
@@ -263,10 +297,18 @@ fn parse_decimal(digits: &[u8]) -> Option<u64> {
 mod tests {
     use super::*;
 
+    /// Parses `bytes` as a buffer holding them and nothing else; the
+    /// buffer's rest after.
+    fn parse(bytes: &[u8]) -> (Result<Parsed, WireError>, BytesMut) {
+        let mut buf = BytesMut::from(bytes);
+        let parsed = parse_head(&mut buf);
+        (parsed, buf)
+    }
+
     fn head(text: &str) -> Head {
-        match parse_head(text.as_bytes()) {
-            Ok(Parsed::Final(len, head)) => {
-                assert_eq!(len, text.len());
+        match parse(text.as_bytes()) {
+            (Ok(Parsed::Final(head)), rest) => {
+                assert!(rest.is_empty(), "the whole head is taken");
                 head
             }
             other => panic!("not a final head: {other:?}"),
@@ -332,6 +374,27 @@ mod tests {
     }
 
     #[test]
+    fn header_values_are_views_of_the_head_and_checked_as_values() {
+        let text = "HTTP/1.1 200 OK\r\nMCP-Session-Id: abc\r\nX-Custom: one two\r\nX-Custom: three\r\n\r\nbody";
+        let (parsed, rest) = parse(text.as_bytes());
+        let Ok(Parsed::Final(h)) = parsed else {
+            panic!("not a final head: {parsed:?}")
+        };
+        assert_eq!(&rest[..], b"body", "only the head is taken");
+        let headers = h.response.headers();
+        assert_eq!(headers[SESSION_ID], "abc");
+        let custom: Vec<_> = headers.get_all("x-custom").iter().collect();
+        assert_eq!(custom, ["one two", "three"]);
+        // A value with a byte a header value may not hold is refused
+        // (httparse lets obs-text through; DEL is not).
+        let (bad, _) = parse(b"HTTP/1.1 200 OK\r\nx: a\x7fb\r\n\r\n");
+        assert!(
+            matches!(bad, Err(WireError::Header | WireError::Head(_))),
+            "{bad:?}"
+        );
+    }
+
+    #[test]
     fn bad_lengths_and_heads_are_typed_errors() {
         for bad in [
             "HTTP/1.1 200 OK\r\ncontent-length: 1, 2\r\n\r\n",
@@ -340,31 +403,28 @@ mod tests {
             "HTTP/1.1 200 OK\r\ncontent-length: 3\r\ncontent-length: 4\r\n\r\n",
         ] {
             assert!(
-                matches!(parse_head(bad.as_bytes()), Err(WireError::ContentLength)),
+                matches!(parse(bad.as_bytes()).0, Err(WireError::ContentLength)),
                 "{bad}"
             );
         }
         let same = head("HTTP/1.1 200 OK\r\ncontent-length: 3, 3\r\n\r\n");
         assert_eq!(same.framing, Framing::Length(3));
         assert!(matches!(
-            parse_head(b"HTTP/1.1 20 OK\r\n\r\n"),
+            parse(b"HTTP/1.1 20 OK\r\n\r\n").0,
             Err(WireError::Head(_))
         ));
         assert!(matches!(
-            parse_head(b"HTTP/1.1 101 Switching Protocols\r\n\r\n"),
+            parse(b"HTTP/1.1 101 Switching Protocols\r\n\r\n").0,
             Err(WireError::Upgrade)
         ));
         let mut long = b"HTTP/1.1 200 OK\r\nx: ".to_vec();
         long.resize(MAX_HEAD + 1, b'a');
-        assert!(matches!(parse_head(&long), Err(WireError::HeadTooLarge)));
+        assert!(matches!(parse(&long).0, Err(WireError::HeadTooLarge)));
         let many = format!(
             "HTTP/1.1 200 OK\r\n{}\r\n",
             "a: b\r\n".repeat(MAX_HEADERS + 1)
         );
-        assert!(matches!(
-            parse_head(many.as_bytes()),
-            Err(WireError::Head(_))
-        ));
+        assert!(matches!(parse(many.as_bytes()).0, Err(WireError::Head(_))));
     }
 
     proptest::proptest! {
@@ -374,8 +434,8 @@ mod tests {
         ) {
             let mut text = b"HTTP/1.1 200 OK\r\n".to_vec();
             text.extend_from_slice(&head);
-            let _ = parse_head(&head);
-            let _ = parse_head(&text);
+            let _ = parse(&head);
+            let _ = parse(&text);
         }
 
         #[test]
@@ -396,15 +456,15 @@ mod tests {
                 text.push_str(&format!("{name}: {value}\r\n"));
             }
             text.push_str("\r\n");
-            match parse_head(text.as_bytes()) {
-                Ok(Parsed::Final(len, h)) => {
-                    proptest::prop_assert_eq!(len, text.len());
+            match parse(text.as_bytes()) {
+                (Ok(Parsed::Final(h)), rest) => {
+                    proptest::prop_assert!(rest.is_empty());
                     proptest::prop_assert!(!(h.keep_alive && h.framing == Framing::UntilClose));
                     let hop = ["transfer-encoding", "connection", "keep-alive"];
                     proptest::prop_assert!(hop.iter().all(|n| !h.response.headers().contains_key(*n)));
                 }
-                Ok(other) => proptest::prop_assert!(false, "not a final head: {:?}", other),
-                Err(e) => proptest::prop_assert!(
+                (Ok(other), _) => proptest::prop_assert!(false, "not a final head: {:?}", other),
+                (Err(e), _) => proptest::prop_assert!(
                     matches!(e, WireError::ContentLength | WireError::Head(_) | WireError::Header),
                     "{}", e
                 ),
@@ -415,7 +475,10 @@ mod tests {
     #[test]
     fn interim_responses_are_skipped_and_partial_heads_wait() {
         let text = b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\n";
-        assert!(matches!(parse_head(text), Ok(Parsed::Interim(25))));
-        assert!(matches!(parse_head(&text[25..]), Ok(Parsed::Partial)));
+        let mut buf = BytesMut::from(&text[..]);
+        assert!(matches!(parse_head(&mut buf), Ok(Parsed::Interim)));
+        assert_eq!(&buf[..], &text[25..], "the interim head is taken out");
+        assert!(matches!(parse_head(&mut buf), Ok(Parsed::Partial)));
+        assert_eq!(&buf[..], &text[25..], "a partial head stays");
     }
 }
