@@ -45,6 +45,15 @@ pub type ProgressCallback = Arc<dyn Fn(Progress) + Send + Sync>;
 #[derive(Clone, Default)]
 #[non_exhaustive]
 pub struct CallOptions {
+    /// `None` for the defaults: a call without options moves one pointer
+    /// through the client, not some 400 bytes of options; the first option
+    /// set allocates them.
+    set: Option<Box<Set>>,
+}
+
+/// The options of a [`CallOptions`] that sets any.
+#[derive(Clone, Default)]
+pub(crate) struct Set {
     pub(crate) core: RequestOptions,
     pub(crate) progress: Option<ProgressCallback>,
     pub(crate) headers: HeaderMap,
@@ -53,18 +62,19 @@ pub struct CallOptions {
 
 impl fmt::Debug for CallOptions {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let default = Set::default();
+        let set = self.set.as_deref().unwrap_or(&default);
         f.debug_struct("CallOptions")
-            .field("core", &self.core)
-            .field("progress", &self.progress.is_some())
-            .field("headers", &self.headers.keys().collect::<Vec<_>>())
+            .field("core", &set.core)
+            .field("progress", &set.progress.is_some())
+            .field("headers", &set.headers.keys().collect::<Vec<_>>())
             .field(
                 "access_token",
-                &self
-                    .headers
+                &set.headers
                     .contains_key(http::header::AUTHORIZATION)
                     .then_some("<redacted>"),
             )
-            .field("validate_output", &self.validate_output)
+            .field("validate_output", &set.validate_output)
             .finish()
     }
 }
@@ -75,18 +85,45 @@ impl CallOptions {
         CallOptions::default()
     }
 
+    /// The options, allocated when first set.
+    pub(crate) fn set_mut(&mut self) -> &mut Set {
+        self.set.get_or_insert_with(Box::default)
+    }
+
+    /// The core's options of the call (defaults when none were set).
+    pub(crate) fn core(&self) -> Option<&RequestOptions> {
+        self.set.as_deref().map(|s| &s.core)
+    }
+
+    /// Whether `tools/call` validates `structuredContent`.
+    #[cfg(feature = "output-schema")]
+    pub(crate) fn validates_output(&self) -> bool {
+        self.set.as_deref().is_some_and(|s| s.validate_output)
+    }
+
+    /// Sets the core's options to `f` of them.
+    fn map_core(&mut self, f: impl FnOnce(RequestOptions) -> RequestOptions) {
+        let set = self.set_mut();
+        set.core = f(std::mem::take(&mut set.core));
+    }
+
+    /// The options, taken apart (the defaults when none were set).
+    pub(crate) fn into_set(self) -> Set {
+        self.set.map(|s| *s).unwrap_or_default()
+    }
+
     /// Fails the request with a timeout error after `timeout` without a
     /// final response (overrides the client's default).
     #[must_use]
     pub fn with_timeout(mut self, timeout: Duration) -> Self {
-        self.core = self.core.with_timeout(Some(timeout));
+        self.map_core(|c| c.with_timeout(Some(timeout)));
         self
     }
 
     /// Disables the per-request timeout for this request.
     #[must_use]
     pub fn without_timeout(mut self) -> Self {
-        self.core = self.core.with_timeout(None);
+        self.map_core(|c| c.with_timeout(None));
         self
     }
 
@@ -99,7 +136,7 @@ impl CallOptions {
     /// server's requests are not tied to one call.
     #[must_use]
     pub fn pause_timeout_for_input(mut self) -> Self {
-        self.core = self.core.with_deadline_paused_for_input();
+        self.map_core(|c| c.with_deadline_paused_for_input());
         self
     }
 
@@ -107,22 +144,22 @@ impl CallOptions {
     /// included).
     #[must_use]
     pub fn with_max_total(mut self, max: Duration) -> Self {
-        self.core = self.core.with_max_total(max);
+        self.map_core(|c| c.with_max_total(max));
         self
     }
 
     /// Asks for progress and calls `callback` with every report.
     #[must_use]
     pub fn on_progress(mut self, callback: impl Fn(Progress) + Send + Sync + 'static) -> Self {
-        self.core = self.core.with_progress();
-        self.progress = Some(Arc::new(callback));
+        self.map_core(|c| c.with_progress());
+        self.set_mut().progress = Some(Arc::new(callback));
         self
     }
 
     /// Adds a `_meta` member to the request.
     #[must_use]
     pub fn with_meta(mut self, key: impl Into<String>, value: Value) -> Self {
-        self.core = self.core.with_meta(key, value);
+        self.map_core(|c| c.with_meta(key, value));
         self
     }
 
@@ -162,7 +199,7 @@ impl CallOptions {
         };
         let name = HeaderName::try_from(name).map_err(|_| invalid())?;
         let value = HeaderValue::try_from(value).map_err(|_| invalid())?;
-        self.headers.insert(name, value);
+        self.set_mut().headers.insert(name, value);
         Ok(self)
     }
 
@@ -188,7 +225,9 @@ impl CallOptions {
             })
         })?;
         value.set_sensitive(true);
-        self.headers.insert(http::header::AUTHORIZATION, value);
+        self.set_mut()
+            .headers
+            .insert(http::header::AUTHORIZATION, value);
         Ok(self)
     }
 
@@ -206,14 +245,14 @@ impl CallOptions {
     #[cfg(feature = "output-schema")]
     #[must_use]
     pub fn validate_output(mut self) -> Self {
-        self.validate_output = true;
+        self.set_mut().validate_output = true;
         self
     }
 
     /// Bypasses the result cache (2026-07-28 `ttlMs`) for this request.
     #[must_use]
     pub fn without_cache(mut self) -> Self {
-        self.core = self.core.without_cache();
+        self.map_core(|c| c.without_cache());
         self
     }
 
@@ -221,7 +260,7 @@ impl CallOptions {
     /// core's floor of 50 ms).
     #[must_use]
     pub fn with_poll_interval(mut self, interval: Duration) -> Self {
-        self.core = self.core.with_poll_interval(interval);
+        self.map_core(|c| c.with_poll_interval(interval));
         self
     }
 
@@ -229,7 +268,7 @@ impl CallOptions {
     /// time to live (ms); 2026-07-28 servers decide on their own.
     #[must_use]
     pub fn as_task(mut self, ttl_ms: Option<u64>) -> Self {
-        self.core = self.core.with_task(ttl_ms);
+        self.map_core(|c| c.with_task(ttl_ms));
         self
     }
 }

@@ -103,8 +103,10 @@ pub(crate) fn call_span(client: &Client, spec: &mut CallSpec) -> Span {
         record_request(client, &span, method, spec.params.as_ref(), tool);
     }
     #[cfg(feature = "opentelemetry")]
-    if spec.opts.core.trace.is_none() {
-        spec.opts.core.trace = otel::trace_context(&span);
+    if spec.opts.core().is_none_or(|c| c.trace.is_none())
+        && let Some(trace) = otel::trace_context(&span)
+    {
+        spec.opts.set_mut().core.trace = Some(trace);
     }
     span
 }

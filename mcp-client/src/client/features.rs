@@ -172,7 +172,7 @@ impl Client {
         opts: CallOptions,
     ) -> Result<CallToolResult, Error> {
         #[cfg(feature = "output-schema")]
-        let validate = opts.validate_output;
+        let validate = opts.validates_output();
         // Started at once: this future holds the wait, not the options.
         let running = self.run(tool_spec(name, arguments, opts));
         let result: CallToolResult = decoded(methods::CallTool::METHOD, running.await)?;

@@ -362,12 +362,12 @@ impl Client {
         if let Some(level) = level
             && self.era() == Some(Era::Modern)
             && !opts
-                .core
-                .meta
-                .contains_key(mcp_types::meta::keys::LOG_LEVEL)
+                .core()
+                .is_some_and(|c| c.meta.contains_key(mcp_types::meta::keys::LOG_LEVEL))
         {
             let v = serde_json::to_value(level).unwrap_or(Value::Null);
-            opts.core
+            opts.set_mut()
+                .core
                 .meta
                 .insert(mcp_types::meta::keys::LOG_LEVEL.into(), v);
         }

@@ -206,12 +206,12 @@ impl Driver {
             opts,
             mut kind,
         } = spec;
-        let CallOptions {
+        let crate::options::Set {
             core: core_opts,
             progress,
             headers,
             ..
-        } = opts;
+        } = opts.into_set();
         let started = match &mut kind {
             SpecKind::Tool(name) => {
                 let arguments = params.unwrap_or_default();

@@ -60,8 +60,10 @@ impl Client {
         let era = self.era().ok_or_else(Error::closed)?;
         let mut opts = opts;
         // The timeout of `opts` bounds the whole watch, as documented.
-        if opts.core.max_total.is_none() {
-            opts.core.max_total = opts.core.timeout.flatten();
+        if let Some(timeout) = opts.core().and_then(|c| c.timeout.flatten())
+            && opts.core().is_some_and(|c| c.max_total.is_none())
+        {
+            opts.set_mut().core.max_total = Some(timeout);
         }
         let (sink, ends) = TaskSink::new();
         // The core sends the polls; the spec names their method and params
