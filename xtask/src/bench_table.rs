@@ -254,9 +254,9 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         }
     } else {
         Scale {
-            calls: 3000,
-            big_calls: 300,
-            rounds: 5,
+            calls: 1500,
+            big_calls: 150,
+            rounds: 11,
         }
     };
     let p = build(args.iter().any(|a| a == "--no-build"))?;
