@@ -23,9 +23,11 @@ use std::os::fd::{AsFd, OwnedFd};
 
 /// The default capacity of a Linux pipe: a message whose unread part
 /// grows past it could not have crossed in one piece.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 pub(crate) const DEFAULT: usize = 64 * 1024;
 
 /// What the pipe is grown to.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 pub(crate) const GROWN: usize = 1024 * 1024;
 
 /// The right to grow one pipe, once.
