@@ -48,7 +48,7 @@ pub(crate) fn key(n: &ServerNotification) -> String {
             #[serde(rename = "taskId")]
             task_id: Option<String>,
         }
-        let keys = serde_json::from_slice::<Keys>(raw?.get().as_bytes()).ok()?;
+        let keys = serde_json::from_str::<Keys>(raw?.get()).ok()?;
         if task { keys.task_id } else { keys.logger }
     }
     let key = match n {

@@ -103,7 +103,7 @@ impl TaskSnapshot {
     /// # Errors
     /// When the object lacks `taskId` or `status`.
     pub fn from_flat(raw: &[u8]) -> Result<TaskSnapshot, serde_json::Error> {
-        let w: WireTask = serde_json::from_slice(raw)?;
+        let w: WireTask = mcp_types::raw::parse(raw)?;
         Ok(w.into())
     }
 
@@ -116,7 +116,7 @@ impl TaskSnapshot {
         struct Create {
             task: WireTask,
         }
-        let w: Create = serde_json::from_slice(raw)?;
+        let w: Create = mcp_types::raw::parse(raw)?;
         Ok(w.task.into())
     }
 }

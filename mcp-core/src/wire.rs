@@ -113,7 +113,7 @@ pub(crate) fn is_object(params: &RawValue) -> bool {
 pub(crate) fn parse<T: for<'de> Deserialize<'de>>(
     raw: Option<&RawValue>,
 ) -> Result<T, serde_json::Error> {
-    serde_json::from_slice(raw.map_or("{}", RawValue::get).as_bytes())
+    serde_json::from_str(raw.map_or("{}", RawValue::get))
 }
 
 impl ResultHead {
@@ -127,7 +127,7 @@ impl ResultHead {
     pub(crate) fn peek(raw: &[u8]) -> Result<ResultHead, serde_json::Error> {
         match peek_members(raw) {
             Some(head) => Ok(head),
-            None => serde_json::from_slice(raw),
+            None => mcp_types::raw::parse(raw),
         }
     }
 }
@@ -151,8 +151,8 @@ fn peek_members(s: &[u8]) -> Option<ResultHead> {
         let value = &s[member.value];
         match slot {
             0 => head.result_type = tag(value)?,
-            1 => head.next_cursor = serde_json::from_slice(value).ok()?,
-            2 => head.ttl_ms = serde_json::from_slice(value).ok()?,
+            1 => head.next_cursor = mcp_types::raw::parse(value).ok()?,
+            2 => head.ttl_ms = mcp_types::raw::parse(value).ok()?,
             _ => head.cache_scope = tag(value)?,
         }
     }
@@ -163,7 +163,7 @@ fn peek_members(s: &[u8]) -> Option<ResultHead> {
 fn tag(value: &[u8]) -> Option<Option<Tag>> {
     match Tag::known(value) {
         Some(t) => Some(Some(t)),
-        None => serde_json::from_slice(value).ok(),
+        None => mcp_types::raw::parse(value).ok(),
     }
 }
 

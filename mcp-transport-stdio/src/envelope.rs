@@ -112,7 +112,7 @@ fn trailing_id(tail: &[u8]) -> Option<RequestId> {
 }
 
 fn parse_id(value: &[u8]) -> Option<RequestId> {
-    serde_json::from_slice::<RequestId>(value).ok()
+    mcp_types::raw::parse::<RequestId>(value).ok()
 }
 
 /// A cursor over the bytes of a JSON prefix.

@@ -238,7 +238,7 @@ fn from_object(mut object: JsonObject) -> Result<ContentBlock, serde_json::Error
         serde_json::to_writer(&mut bytes, v)?;
     }
     bytes.push(b'}');
-    serde_json::from_slice(&bytes)
+    crate::raw::parse(&bytes)
 }
 
 impl ContentBlock {

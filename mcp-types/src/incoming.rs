@@ -118,7 +118,7 @@ impl<T: DeserializeOwned> Params<T> {
     /// When the params do not have the shape of `T`.
     #[inline]
     pub fn decode(&self) -> Result<T, serde_json::Error> {
-        serde_json::from_slice(self.raw.as_deref().map_or("{}", RawValue::get).as_bytes())
+        serde_json::from_str(self.raw.as_deref().map_or("{}", RawValue::get))
     }
 }
 

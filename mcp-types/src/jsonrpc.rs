@@ -249,7 +249,7 @@ impl Message {
             let result = RawJson::from_bytes(bytes::Bytes::copy_from_slice(&bytes[range]));
             return Ok(Message::Response(Response { id, result }));
         }
-        serde_json::from_slice(bytes)
+        crate::raw::parse(bytes)
     }
 
     /// [`Message::from_slice`] for a frame already in a [`bytes::Bytes`]: a
@@ -268,7 +268,7 @@ impl Message {
                 };
                 Ok(Message::Response(Response { id, result }))
             }
-            None => serde_json::from_slice(bytes),
+            None => crate::raw::parse(bytes),
         }
     }
 
@@ -405,11 +405,11 @@ fn plain_id(value: &[u8]) -> Option<RequestId> {
         let n = value.iter().fold(0i64, |n, d| n * 10 + i64::from(d - b'0'));
         return Some(RequestId::Number(n));
     }
-    serde_json::from_slice(value).ok()
+    crate::raw::parse(value).ok()
 }
 
 fn decode_params<T: DeserializeOwned>(raw: Option<&RawValue>) -> Result<T, serde_json::Error> {
-    serde_json::from_slice(raw.map_or("{}", RawValue::get).as_bytes())
+    serde_json::from_str(raw.map_or("{}", RawValue::get))
 }
 
 /// Serializes a params value as a raw JSON payload.

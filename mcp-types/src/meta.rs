@@ -106,11 +106,12 @@ impl RelatedTaskMetadata {
 /// assert_eq!(meta.get(keys::PROGRESS_TOKEN), Some(&serde_json::json!(7)));
 /// ```
 ///
-/// A `_meta` received through serde_json's byte reader (`from_slice`, as
-/// every message and result is decoded) is kept as its JSON text (checked
-/// when the message is decoded) and decoded into a map on the first read,
-/// so a result whose `_meta` nobody reads does not pay for building it.
-/// Any other deserializer decodes the map at once. The map
+/// A `_meta` received through serde_json's text reader (`from_str`, as
+/// every message and result is decoded, see [`raw::parse`](crate::raw::parse))
+/// is kept as its JSON text (checked when the message is decoded) and
+/// decoded into a map on the first read, so a result whose `_meta` nobody
+/// reads does not pay for building it. Any other deserializer decodes the
+/// map at once. The map
 /// itself is [`as_map`](Meta::as_map) (this was the public field `.0`).
 #[derive(Clone, Default)]
 pub struct Meta(object::Object);

@@ -86,10 +86,8 @@ impl RawJson {
     /// When the text is not JSON or not of the shape of `T`.
     pub fn decode<T: DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
         match &self.0 {
-            // The byte reader for both: one instantiation of `T`'s
-            // `Deserialize` per deserializer type, not two.
-            Repr::Checked(raw) => serde_json::from_slice(raw.get().as_bytes()),
-            Repr::Unchecked(bytes) => serde_json::from_slice(bytes),
+            Repr::Checked(raw) => serde_json::from_str(raw.get()),
+            Repr::Unchecked(bytes) => parse(bytes),
         }
     }
 
@@ -101,7 +99,7 @@ impl RawJson {
         match &self.0 {
             Repr::Checked(raw) => Ok(raw.clone()),
             Repr::Unchecked(bytes) => {
-                let raw: &RawValue = serde_json::from_slice(bytes)?;
+                let raw: &RawValue = crate::raw::parse(bytes)?;
                 Ok(raw.to_owned())
             }
         }
@@ -151,8 +149,7 @@ impl Serialize for RawJson {
         match &self.0 {
             Repr::Checked(raw) => raw.serialize(serializer),
             Repr::Unchecked(bytes) => {
-                let raw: &RawValue =
-                    serde_json::from_slice(bytes).map_err(serde::ser::Error::custom)?;
+                let raw: &RawValue = crate::raw::parse(bytes).map_err(serde::ser::Error::custom)?;
                 raw.serialize(serializer)
             }
         }
@@ -172,6 +169,40 @@ pub struct Member<'a> {
     pub key: &'a [u8],
     /// Where the value's text is in the walked bytes.
     pub value: Range<usize>,
+}
+
+/// Parses JSON text that arrived as bytes: checks all of it is UTF-8 once,
+/// with the CPU's vector instructions (three times faster than
+/// `str::from_utf8` on a long text), then reads it as text, so no string is
+/// checked again as it is read (serde_json's byte reader checks each one).
+/// Every parse in the SDK goes through here or reads a `&str` already: one
+/// reader type, so each type's `Deserialize` is built once into a binary.
+///
+/// ```
+/// let v: Vec<String> = mcp_types::raw::parse(r#"["h\u00e9", "é"]"#.as_bytes()).unwrap();
+/// assert_eq!(v, ["hé", "é"]);
+/// assert!(mcp_types::raw::parse::<Vec<String>>(b"[\"\xff\"]").is_err());
+/// ```
+///
+/// # Errors
+/// When the bytes are not UTF-8 (the error names the first bad byte's
+/// offset), not JSON, or not of the shape of `T`.
+pub fn parse<'a, T: serde::Deserialize<'a>>(bytes: &'a [u8]) -> Result<T, serde_json::Error> {
+    match simdutf8::basic::from_utf8(bytes) {
+        Ok(text) => serde_json::from_str(text),
+        Err(_) => Err(not_utf8(bytes)),
+    }
+}
+
+/// The error for bytes that are not UTF-8, naming where they stop being it.
+#[cold]
+fn not_utf8(bytes: &[u8]) -> serde_json::Error {
+    let at = std::str::from_utf8(bytes)
+        .err()
+        .map_or(bytes.len(), |e| e.valid_up_to());
+    <serde_json::Error as serde::de::Error>::custom(format_args!(
+        "the JSON text is not UTF-8 (byte {at})"
+    ))
 }
 
 /// Walks the members of the JSON object in `text` without parsing their
@@ -410,6 +441,39 @@ mod tests {
                 })
             })
             .collect()
+    }
+
+    #[test]
+    fn parsing_checks_utf8_once_and_names_the_first_bad_byte() {
+        #[derive(serde::Deserialize, Debug, PartialEq)]
+        struct Text {
+            text: String,
+        }
+        let ok = RawJson::from_bytes(r#"{"text":"héllo \u00e9","other":"ü"}"#.as_bytes().to_vec());
+        assert_eq!(
+            ok.decode::<Text>().expect("decodes"),
+            Text {
+                text: "héllo é".into()
+            }
+        );
+        // A byte that is not UTF-8 fails the whole text, also in a member
+        // that would have been skipped, and the error says where.
+        for (bad, at) in [
+            (&b"{\"text\":\"a\xffb\"}"[..], 10),
+            (b"{\"other\":\"\xc3\",\"text\":\"a\"}", 10),
+        ] {
+            let err = RawJson::from_bytes(bad.to_vec())
+                .decode::<Text>()
+                .expect_err("not UTF-8");
+            assert_eq!(
+                err.to_string(),
+                format!("the JSON text is not UTF-8 (byte {at})")
+            );
+            assert!(parse::<serde_json::Value>(bad).is_err());
+        }
+        // Syntax errors are serde_json's own, with their place.
+        let err = parse::<Text>(b"{\"text\": }").expect_err("not JSON");
+        assert!(err.to_string().contains("line 1 column"), "{err}");
     }
 
     #[test]

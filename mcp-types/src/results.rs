@@ -119,7 +119,7 @@ impl ResultHeader {
     /// # Errors
     /// When the result is not an object or a header field has a wrong type.
     pub fn from_json(json: &str) -> Result<Self, serde_json::Error> {
-        serde_json::from_slice(json.as_bytes())
+        serde_json::from_str(json)
     }
 
     /// The effective result type: absent means [`ResultType::Complete`].

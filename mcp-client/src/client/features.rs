@@ -54,10 +54,7 @@ impl Client {
         match self.run(spec).await? {
             Outcome::List(items) => items
                 .iter()
-                .map(|raw| {
-                    serde_json::from_slice(raw.get().as_bytes())
-                        .map_err(|e| Error::decode(method, e))
-                })
+                .map(|raw| serde_json::from_str(raw.get()).map_err(|e| Error::decode(method, e)))
                 .collect(),
             other => Err(unexpected(method, &other)),
         }

@@ -43,7 +43,7 @@ impl SubscriptionEvent {
     /// When the params do not have the shape of `T`.
     pub fn params_as<T: serde::de::DeserializeOwned>(&self) -> Result<T, Error> {
         let text = self.params.as_deref().map_or("{}", RawValue::get);
-        serde_json::from_slice(text.as_bytes()).map_err(|e| Error::decode(&self.method, e))
+        serde_json::from_str(text).map_err(|e| Error::decode(&self.method, e))
     }
 }
 

@@ -374,7 +374,7 @@ fn params_of<T: serde::de::DeserializeOwned>(raw: Option<&RawValue>) -> Result<T
     let text = raw.map_or("{}", RawValue::get);
     // Bytes, not `&str`: every other decode reads bytes, and one reader
     // type means one copy of each type's decoder in the binary.
-    serde_json::from_slice(text.as_bytes()).map_err(|e| malformed(&e))
+    serde_json::from_str(text).map_err(|e| malformed(&e))
 }
 
 /// The answer to params that do not have their method's shape (`-32602`).

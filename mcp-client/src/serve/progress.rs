@@ -223,7 +223,7 @@ pub(crate) fn meta_of(params: Option<&serde_json::value::RawValue>) -> RequestMe
         meta: Option<Value>,
     }
     let Some(meta) = params
-        .and_then(|p| serde_json::from_slice::<Params>(p.get().as_bytes()).ok())
+        .and_then(|p| serde_json::from_str::<Params>(p.get()).ok())
         .and_then(|p| p.meta)
     else {
         return RequestMeta::default();

@@ -198,7 +198,7 @@ impl TaskSink {
     pub(crate) fn forward(&self, request: &ServerRequest) -> Option<BoxFuture<'static, Served>> {
         let params = match request.raw() {
             Some(p) if p.get().len() > MAX_INPUT_BYTES => return None,
-            Some(p) => serde_json::from_slice(p.get().as_bytes()).ok()?,
+            Some(p) => serde_json::from_str(p.get()).ok()?,
             None => Value::Null,
         };
         let (reply, answer) = oneshot::channel();

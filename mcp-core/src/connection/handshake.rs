@@ -22,7 +22,7 @@ fn raw_capabilities(raw: &RawValue) -> Option<crate::lifecycle::RawCapabilities>
     struct Caps {
         capabilities: serde_json::Value,
     }
-    serde_json::from_slice::<Caps>(raw.get().as_bytes())
+    serde_json::from_str::<Caps>(raw.get())
         .ok()
         .map(|c| crate::lifecycle::RawCapabilities::new(c.capabilities))
 }
@@ -124,7 +124,7 @@ impl Connection {
     }
 
     pub(super) fn on_discover(&mut self, now: Instant, key: i64, raw: Box<RawValue>) {
-        let parsed: Result<DiscoverResult, _> = serde_json::from_slice(raw.get().as_bytes());
+        let parsed: Result<DiscoverResult, _> = serde_json::from_str(raw.get());
         let d = match parsed {
             Ok(d) => d,
             Err(e) => {
@@ -168,7 +168,7 @@ impl Connection {
     pub(super) fn on_facts(&mut self, now: Instant, key: i64, raw: Box<RawValue>) {
         self.remove_call(key);
         self.facts_call = None;
-        match serde_json::from_slice::<DiscoverResult>(raw.get().as_bytes()) {
+        match serde_json::from_str::<DiscoverResult>(raw.get()) {
             Ok(d) => {
                 self.server.info = d.meta.server_info().ok().flatten();
                 self.server.capabilities = Some(d.capabilities);
@@ -188,8 +188,7 @@ impl Connection {
     }
 
     fn store_discover(&mut self, now: Instant, raw: Box<RawValue>) {
-        let head: wire::ResultHead =
-            serde_json::from_slice(raw.get().as_bytes()).unwrap_or_default();
+        let head: wire::ResultHead = serde_json::from_str(raw.get()).unwrap_or_default();
         if self.config.cache_entries > 0 {
             self.cache.insert(
                 now,
@@ -294,7 +293,7 @@ impl Connection {
 
     pub(super) fn on_initialize(&mut self, now: Instant, key: i64, raw: &RawValue) {
         self.remove_call(key);
-        let init: InitializeResult = match serde_json::from_slice(raw.get().as_bytes()) {
+        let init: InitializeResult = match serde_json::from_str(raw.get()) {
             Ok(i) => i,
             Err(e) => {
                 self.connect_failed(ConnectError::Request(RequestError::Peer(

@@ -256,11 +256,11 @@ impl Connection {
             #[serde(borrow)]
             tools: Vec<&'a RawValue>,
         }
-        let list: Tools<'_> = serde_json::from_slice(raw.get().as_bytes())?;
+        let list: Tools<'_> = serde_json::from_str(raw.get())?;
         let mut dropped = false;
         let mut kept = Vec::with_capacity(list.tools.len());
         for t in list.tools {
-            let head: ToolHead = serde_json::from_slice(t.get().as_bytes())?;
+            let head: ToolHead = serde_json::from_str(t.get())?;
             match HeaderBindings::from_tool(&head.input_schema) {
                 Ok(b) => {
                     self.tools.insert(head.name, b);
@@ -280,7 +280,7 @@ impl Connection {
         if !dropped {
             return Ok(None);
         }
-        let mut obj: Map<String, Value> = serde_json::from_slice(raw.get().as_bytes())?;
+        let mut obj: Map<String, Value> = serde_json::from_str(raw.get())?;
         obj.insert("tools".into(), serde_json::to_value(&kept)?);
         Ok(Some(serde_json::value::to_raw_value(&obj)?))
     }
@@ -408,9 +408,9 @@ impl Connection {
 }
 
 fn page_items(raw: &[u8], key: &str) -> Result<Vec<Box<RawValue>>, serde_json::Error> {
-    let mut obj: std::collections::HashMap<String, Box<RawValue>> = serde_json::from_slice(raw)?;
+    let mut obj: std::collections::HashMap<String, Box<RawValue>> = mcp_types::raw::parse(raw)?;
     match obj.remove(key) {
-        Some(arr) => serde_json::from_slice(arr.get().as_bytes()),
+        Some(arr) => serde_json::from_str(arr.get()),
         None => Ok(Vec::new()),
     }
 }

@@ -45,13 +45,13 @@ fn task_requested(params: Option<&RawValue>) -> Option<Option<u64>> {
     struct Params {
         task: Option<Value>,
     }
-    let p: Params = serde_json::from_slice(params?.get().as_bytes()).ok()?;
+    let p: Params = serde_json::from_str(params?.get()).ok()?;
     let task = p.task.filter(Value::is_object)?;
     Some(task.get("ttl").and_then(Value::as_u64))
 }
 
 fn task_id_of(params: Option<&RawValue>) -> Result<String, ServedTaskError> {
-    serde_json::from_slice::<TaskIdParams>(params.map_or("{}", RawValue::get).as_bytes())
+    serde_json::from_str::<TaskIdParams>(params.map_or("{}", RawValue::get))
         .map(|p| p.task_id)
         .map_err(|e| ServedTaskError::MalformedParams(e.to_string()))
 }
@@ -158,7 +158,7 @@ impl Connection {
                 struct Page {
                     cursor: Option<String>,
                 }
-                serde_json::from_slice::<Page>(raw.map_or("{}", RawValue::get).as_bytes())
+                serde_json::from_str::<Page>(raw.map_or("{}", RawValue::get))
                     .map_err(|_| ServedTaskError::InvalidCursor)
                     .and_then(|p| store.list(p.cursor.as_deref()))
                     .map_err(|e| e.to_error_object())

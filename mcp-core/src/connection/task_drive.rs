@@ -147,7 +147,7 @@ impl Connection {
         let outcome: Option<wire::TaskOutcome> = if legacy {
             None
         } else {
-            serde_json::from_slice(raw).ok()
+            mcp_types::raw::parse(raw).ok()
         };
         match (&snapshot.status, legacy) {
             (TaskStatus::Completed | TaskStatus::Failed | TaskStatus::InputRequired, true) => {

@@ -86,7 +86,7 @@ impl ResourceUpdated {
         }
         let uri = raw
             .as_deref()
-            .and_then(|p| serde_json::from_slice::<Uri>(p.get().as_bytes()).ok())
+            .and_then(|p| serde_json::from_str::<Uri>(p.get()).ok())
             .map(|u| u.uri);
         ResourceUpdated {
             uri,

@@ -74,7 +74,7 @@ impl Elicitation {
         }
         let mode = raw
             .as_deref()
-            .and_then(|p| serde_json::from_slice::<Mode>(p.get().as_bytes()).ok())
+            .and_then(|p| serde_json::from_str::<Mode>(p.get()).ok())
             .and_then(|m| m.mode)
             .map_or(ElicitationMode::Form, |m| ElicitationMode::parse(&m));
         Elicitation {

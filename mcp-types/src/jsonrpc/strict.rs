@@ -248,7 +248,7 @@ fn is_null(raw: Option<&RawValue>) -> bool {
 fn lenient<T: DeserializeOwned>(raw: Option<&RawValue>) -> Result<Option<T>, ()> {
     match raw {
         None => Ok(None),
-        Some(r) => serde_json::from_slice::<Option<T>>(r.get().as_bytes()).map_err(drop),
+        Some(r) => serde_json::from_str::<Option<T>>(r.get()).map_err(drop),
     }
 }
 
@@ -285,12 +285,12 @@ impl Message {
     pub fn from_slice_checked(bytes: &[u8]) -> Result<EnvelopeCheck, serde_json::Error> {
         // A derived struct also reads from an array; an envelope is an object.
         if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
-            serde_json::from_slice::<serde::de::IgnoredAny>(bytes)?;
+            crate::raw::parse::<serde::de::IgnoredAny>(bytes)?;
             return Err(serde::de::Error::custom(
                 "a JSON-RPC message is a JSON object",
             ));
         }
-        let m: Members<'_> = serde_json::from_slice(bytes)?;
+        let m: Members<'_> = crate::raw::parse(bytes)?;
         let mut violations = Vec::new();
         let mut push = |v: EnvelopeViolation| {
             if !violations.contains(&v) {

@@ -105,7 +105,7 @@ fn decode(raw: &str) -> Map<String, Value> {
 /// The one decode of a text into a map (compiled once).
 #[inline(never)]
 fn decode_map(raw: &str) -> Result<Map<String, Value>, serde_json::Error> {
-    serde_json::from_slice(raw.as_bytes())
+    serde_json::from_str(raw)
 }
 
 impl Clone for Object {
@@ -141,12 +141,13 @@ impl Serialize for Meta {
 }
 
 impl<'de> Deserialize<'de> for Meta {
-    /// From serde_json's byte reader (every message and result this crate
-    /// decodes): keeps the text, once it is known to decode into a map; the
-    /// decode itself waits for the first read. From anything else: decodes
-    /// the map, as a plain map field would.
+    /// From serde_json's text reader (every message and result this crate
+    /// decodes, through [`crate::raw::parse`]): keeps the text, once it is
+    /// known to decode into a map; the decode itself waits for the first
+    /// read. From anything else: decodes the map, as a plain map field
+    /// would.
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        if !byte_reader::<D>() {
+        if !text_reader::<D>() {
             return Map::deserialize(deserializer).map(Meta::from);
         }
         // The value's text, borrowed from the input (serde_json's public
@@ -156,21 +157,21 @@ impl<'de> Deserialize<'de> for Meta {
     }
 }
 
-/// Whether `D` is serde_json's deserializer over bytes (`from_slice`), the
-/// one deserializer the text is taken from. Each generic `Deserialize` is
-/// compiled once per deserializer type (and per crate using it), so the
-/// text path is kept to one; the others (serde_json over `str`, its
-/// `Value`, serde's buffered content under `#[serde(flatten)]`, other
+/// Whether `D` is serde_json's deserializer over text (`from_str`, which
+/// [`crate::raw::parse`] uses), the one deserializer the text is taken
+/// from. Each generic `Deserialize` is compiled once per deserializer type
+/// (and per crate using it), so the text path is kept to one; the others
+/// (serde_json over bytes, its `Value`, serde's buffered content under `#[serde(flatten)]`, other
 /// formats) decode the map as before. A `Value` could not give its text
 /// anyway: it prints itself, and serde_json does not read every printed
 /// float back to the same `f64`. serde offers no other way to tell
 /// deserializers apart; the name is a constant (the test folds away), and a
 /// name this does not recognize only means an eager decode.
-fn byte_reader<D>() -> bool {
+fn text_reader<D>() -> bool {
     matches!(
         std::any::type_name::<D>(),
-        "&mut serde_json::de::Deserializer<serde_json::read::SliceRead<'_>>"
-            | "&mut serde_json::de::Deserializer<serde_json::read::SliceRead>"
+        "&mut serde_json::de::Deserializer<serde_json::read::StrRead<'_>>"
+            | "&mut serde_json::de::Deserializer<serde_json::read::StrRead>"
     )
 }
 
@@ -236,9 +237,9 @@ impl schemars::JsonSchema for Meta {
 mod tests {
     use super::*;
 
-    /// As every message is decoded: serde_json's byte reader.
+    /// As every message is decoded: `raw::parse`, serde_json's text reader.
     fn meta(text: &str) -> Result<Meta, serde_json::Error> {
-        serde_json::from_slice(text.as_bytes())
+        serde_json::from_str(text)
     }
 
     #[test]
@@ -308,9 +309,9 @@ mod tests {
         // object too.
         let text = format!("{}1{}", "[".repeat(126), "]".repeat(126));
         let message = format!(r#"{{"_meta": {{"k": {text}}}}}"#);
-        assert!(serde_json::from_slice::<Outer>(message.as_bytes()).is_ok());
+        assert!(serde_json::from_str::<Outer>(&message).is_ok());
         let deeper = format!(r#"{{"_meta": {{"k": [{text}]}}}}"#);
-        assert!(serde_json::from_slice::<Outer>(deeper.as_bytes()).is_err());
+        assert!(serde_json::from_str::<Outer>(&deeper).is_err());
     }
 
     #[test]
@@ -340,11 +341,14 @@ mod tests {
         let o: Outer = serde_json::from_str(r#"{"_meta": {"k": [1]}, "x": 2}"#).unwrap();
         assert_eq!(o.inner.meta.get("k"), Some(&serde_json::json!([1])));
         assert!(o.inner.meta.0.raw().is_none(), "buffered content: decoded");
-        let s: Meta = serde_json::from_str(r#"{"k": 1}"#).unwrap();
-        assert!(s.0.raw().is_none(), "serde_json over str: decoded at once");
+        let s: Meta = serde_json::from_slice(br#"{"k": 1}"#).unwrap();
+        assert!(
+            s.0.raw().is_none(),
+            "serde_json over bytes: decoded at once"
+        );
         assert!(
             meta(r#"{"k": 1}"#).unwrap().0.raw().is_some(),
-            "over bytes: text"
+            "over text: text"
         );
         let v: Meta = serde_json::from_value(serde_json::json!({"k": 1})).unwrap();
         assert!(v.0.raw().is_none(), "a serde_json value: decoded from it");

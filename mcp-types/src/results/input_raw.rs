@@ -64,15 +64,15 @@ impl RawInputRequest {
             .map_or("{}", RawValue::get)
             .as_bytes();
         Ok(match self.method.as_str() {
-            "sampling/createMessage" => InputRequest::CreateMessage(serde_json::from_slice(text)?),
-            "elicitation/create" => InputRequest::Elicit(serde_json::from_slice(text)?),
-            "roots/list" => InputRequest::ListRoots(serde_json::from_slice(text)?),
+            "sampling/createMessage" => InputRequest::CreateMessage(crate::raw::parse(text)?),
+            "elicitation/create" => InputRequest::Elicit(crate::raw::parse(text)?),
+            "roots/list" => InputRequest::ListRoots(crate::raw::parse(text)?),
             _ => InputRequest::Unknown {
                 method: self.method.clone(),
                 params: self
                     .params
                     .as_deref()
-                    .map(|p| serde_json::from_slice(p.get().as_bytes()))
+                    .map(|p| serde_json::from_str(p.get()))
                     .transpose()?,
             },
         })
@@ -125,7 +125,7 @@ impl RawInputRequired {
                 "an InputRequiredResult must be a JSON object",
             ));
         }
-        let w: Wire = serde_json::from_slice(raw.get().as_bytes())?;
+        let w: Wire = serde_json::from_str(raw.get())?;
         Ok(RawInputRequired {
             requests: RawInputRequired::keyed(w.input_requests.unwrap_or_default()),
             request_state: w.request_state,
@@ -138,7 +138,7 @@ impl RawInputRequired {
     /// # Errors
     /// When it is not an object of `{method, params?}` objects.
     pub fn requests_from_raw(raw: &RawValue) -> Result<Vec<RawInputRequest>, serde_json::Error> {
-        let map: BTreeMap<String, WireRequest> = serde_json::from_slice(raw.get().as_bytes())?;
+        let map: BTreeMap<String, WireRequest> = serde_json::from_str(raw.get())?;
         Ok(RawInputRequired::keyed(map))
     }
 

@@ -218,7 +218,7 @@ fn doc_of(revision: &ProtocolVersion) -> Option<Doc> {
 /// Parses a payload for validation. A RawValue is valid JSON; this fails
 /// only past serde_json's depth limit, reported as a failure at the root.
 fn parse(raw: &[u8]) -> Result<Value, Failures> {
-    serde_json::from_slice(raw).map_err(|e| Failures {
+    mcp_types::raw::parse(raw).map_err(|e| Failures {
         // A result read off the wire is delimited but not parsed until now
         // (`RawJson`): it may not be JSON at all.
         kept: vec![SchemaFailure::new(
