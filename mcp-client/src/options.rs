@@ -90,7 +90,8 @@ impl CallOptions {
         self.set.get_or_insert_with(Box::default)
     }
 
-    /// The core's options of the call (defaults when none were set).
+    /// The core's options of the call; `None` when no option was set (the
+    /// defaults).
     pub(crate) fn core(&self) -> Option<&RequestOptions> {
         self.set.as_deref().map(|s| &s.core)
     }

@@ -307,8 +307,13 @@ impl HttpTransport {
                 err = slot.cancel.cancelled() => return Err(err),
                 posted = post => posted?,
             };
-            // The turn ends here: the next notification may go out.
-            let PostSlot { permit, cancel, .. } = slot;
+            let PostSlot {
+                permit,
+                cancel,
+                turn,
+            } = slot;
+            // The POST has ended: the next notification may go out.
+            drop(turn);
             // The permit (held until here, or by the stream to its end) and the
             // cancellation handle go to the stream as they are: no second
             // handle (each is a table update) for the common JSON reply.

@@ -99,7 +99,7 @@ impl RawJson {
         match &self.0 {
             Repr::Checked(raw) => Ok(raw.clone()),
             Repr::Unchecked(bytes) => {
-                let raw: &RawValue = crate::raw::parse(bytes)?;
+                let raw: &RawValue = parse(bytes)?;
                 Ok(raw.to_owned())
             }
         }
@@ -149,7 +149,7 @@ impl Serialize for RawJson {
         match &self.0 {
             Repr::Checked(raw) => raw.serialize(serializer),
             Repr::Unchecked(bytes) => {
-                let raw: &RawValue = crate::raw::parse(bytes).map_err(serde::ser::Error::custom)?;
+                let raw: &RawValue = parse(bytes).map_err(serde::ser::Error::custom)?;
                 raw.serialize(serializer)
             }
         }

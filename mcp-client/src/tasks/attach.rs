@@ -60,9 +60,8 @@ impl Client {
         let era = self.era().ok_or_else(Error::closed)?;
         let mut opts = opts;
         // The timeout of `opts` bounds the whole watch, as documented.
-        if let Some(timeout) = opts.core().and_then(|c| c.timeout.flatten())
-            && opts.core().is_some_and(|c| c.max_total.is_none())
-        {
+        let unbounded = opts.core().filter(|c| c.max_total.is_none());
+        if let Some(timeout) = unbounded.and_then(|c| c.timeout.flatten()) {
             opts.set_mut().core.max_total = Some(timeout);
         }
         let (sink, ends) = TaskSink::new();

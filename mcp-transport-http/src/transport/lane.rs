@@ -84,11 +84,9 @@ impl Drop for Turn {
             return;
         }
         state.current += 1;
-        loop {
-            let next = state.current;
-            if !state.ended_early.remove(&next) {
-                break;
-            }
+        // Past the turns that ended before theirs came.
+        while state.ended_early.first() == Some(&state.current) {
+            state.ended_early.pop_first();
             state.current += 1;
         }
         drop(state);

@@ -58,15 +58,11 @@ impl RawInputRequest {
         // A known method's params are read from their text in one parse
         // (not into a `Value` first and then again out of it); only an
         // unknown method's are kept as a `Value`.
-        let text = self
-            .params
-            .as_deref()
-            .map_or("{}", RawValue::get)
-            .as_bytes();
+        let text = self.params.as_deref().map_or("{}", RawValue::get);
         Ok(match self.method.as_str() {
-            "sampling/createMessage" => InputRequest::CreateMessage(crate::raw::parse(text)?),
-            "elicitation/create" => InputRequest::Elicit(crate::raw::parse(text)?),
-            "roots/list" => InputRequest::ListRoots(crate::raw::parse(text)?),
+            "sampling/createMessage" => InputRequest::CreateMessage(serde_json::from_str(text)?),
+            "elicitation/create" => InputRequest::Elicit(serde_json::from_str(text)?),
+            "roots/list" => InputRequest::ListRoots(serde_json::from_str(text)?),
             _ => InputRequest::Unknown {
                 method: self.method.clone(),
                 params: self
