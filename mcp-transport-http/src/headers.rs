@@ -25,6 +25,34 @@ use http::{HeaderMap, HeaderName, HeaderValue};
 use mcp_types::routing::HttpRouting;
 
 use crate::error::HttpError;
+use crate::parts::HeaderList;
+
+/// Where rendered headers go: the public `http::HeaderMap`, or the
+/// transport's own [`HeaderList`].
+trait Fields {
+    /// Sets `name` to `value` alone.
+    fn set(&mut self, name: HeaderName, value: HeaderValue);
+    /// Adds a value of `name`, keeping any others.
+    fn add(&mut self, name: HeaderName, value: HeaderValue);
+}
+
+impl Fields for HeaderMap {
+    fn set(&mut self, name: HeaderName, value: HeaderValue) {
+        self.insert(name, value);
+    }
+    fn add(&mut self, name: HeaderName, value: HeaderValue) {
+        self.append(name, value);
+    }
+}
+
+impl Fields for HeaderList {
+    fn set(&mut self, name: HeaderName, value: HeaderValue) {
+        self.insert(name, value);
+    }
+    fn add(&mut self, name: HeaderName, value: HeaderValue) {
+        self.append(name, value);
+    }
+}
 
 /// `MCP-Protocol-Version`.
 pub const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
@@ -56,12 +84,20 @@ pub fn render_routing(routing: &HttpRouting, headers: &mut HeaderMap) -> Result<
     render(routing, headers, None)
 }
 
-/// [`render_routing`] with the transport's cache of recent `Mcp-Method`
+/// [`render_routing`] into the transport's own field list.
+pub(crate) fn render_list(
+    routing: &HttpRouting,
+    headers: &mut HeaderList,
+) -> Result<(), HttpError> {
+    render(routing, headers, None)
+}
+
+/// [`render_list`] with the transport's cache of recent `Mcp-Method`
 /// and `Mcp-Name` values: a name requests keep naming (the tools a client
 /// calls) is validated and copied once, then shared.
 pub(crate) fn render_cached(
     routing: &HttpRouting,
-    headers: &mut HeaderMap,
+    headers: &mut HeaderList,
     cache: &ValueCache,
 ) -> Result<(), HttpError> {
     render(routing, headers, Some(cache))
@@ -69,7 +105,7 @@ pub(crate) fn render_cached(
 
 fn render(
     routing: &HttpRouting,
-    headers: &mut HeaderMap,
+    headers: &mut impl Fields,
     cache: Option<&ValueCache>,
 ) -> Result<(), HttpError> {
     let value = |name: &HeaderName, text: &str| match cache {
@@ -81,23 +117,23 @@ fn render(
             Some(v) => v,
             None => value(&PROTOCOL_VERSION, version.as_str())?,
         };
-        headers.insert(PROTOCOL_VERSION, v);
+        headers.set(PROTOCOL_VERSION, v);
     }
     if let Some(method) = &routing.method {
         let v = match known_value(method) {
             Some(v) => v,
             None => value(&METHOD, method)?,
         };
-        headers.insert(METHOD, v);
+        headers.set(METHOD, v);
     }
     if let Some(name) = &routing.name {
-        headers.insert(NAME, value(&NAME, name)?);
+        headers.set(NAME, value(&NAME, name)?);
     }
     for (param, text) in &routing.params {
         let full = format!("{PARAM_PREFIX}{param}");
         let header = HeaderName::try_from(full.as_str())
             .map_err(|_| HttpError::InvalidHeader { name: full.clone() })?;
-        headers.append(header, self::value(&full, text)?);
+        headers.add(header, self::value(&full, text)?);
     }
     Ok(())
 }
@@ -141,7 +177,7 @@ pub fn is_reserved(name: &HeaderName) -> bool {
 }
 
 /// Sets `Accept` and `Content-Type` for a POST.
-pub(crate) fn set_post_basics(headers: &mut HeaderMap) {
+pub(crate) fn set_post_basics(headers: &mut HeaderList) {
     headers.insert(ACCEPT, ACCEPT_POST);
     headers.insert(CONTENT_TYPE, JSON);
 }
@@ -189,8 +225,8 @@ pub(crate) enum BodyKind {
 }
 
 /// Classifies a `Content-Type` header.
-pub(crate) fn body_kind(headers: &HeaderMap, max_len: usize) -> BodyKind {
-    let Some(raw) = headers.get(CONTENT_TYPE) else {
+pub(crate) fn body_kind(headers: &HeaderList, max_len: usize) -> BodyKind {
+    let Some(raw) = headers.get(&CONTENT_TYPE) else {
         return BodyKind::Missing;
     };
     // The usual values, exactly as servers send them, without the scan
@@ -227,14 +263,13 @@ pub(crate) fn bounded(text: &str, max: usize) -> String {
 
 /// Every value of a header as bounded text (at most `count` values).
 pub(crate) fn header_texts(
-    headers: &HeaderMap,
+    headers: &HeaderList,
     name: &HeaderName,
     count: usize,
     max_len: usize,
 ) -> Vec<String> {
     headers
         .get_all(name)
-        .iter()
         .take(count)
         .map(|v| bounded(&String::from_utf8_lossy(v.as_bytes()), max_len))
         .collect()
@@ -253,7 +288,7 @@ mod tests {
 
     #[test]
     fn content_types_with_parameters() {
-        let mut h = HeaderMap::new();
+        let mut h = HeaderList::default();
         h.insert(
             CONTENT_TYPE,
             HeaderValue::from_static("Application/JSON; charset=utf-8"),
@@ -266,7 +301,7 @@ mod tests {
         assert_eq!(body_kind(&h, 64), BodyKind::EventStream);
         h.insert(CONTENT_TYPE, HeaderValue::from_static("text/html"));
         assert_eq!(body_kind(&h, 64), BodyKind::Other("text/html".into()));
-        assert_eq!(body_kind(&HeaderMap::new(), 64), BodyKind::Missing);
+        assert_eq!(body_kind(&HeaderList::default(), 64), BodyKind::Missing);
     }
 
     #[test]
@@ -310,22 +345,22 @@ mod tests {
         let routing = HttpRouting::new(ProtocolVersion::V2026_07_28)
             .with_method("x/custom")
             .with_name("get_weather");
-        let mut first = HeaderMap::new();
+        let mut first = HeaderList::default();
         render_cached(&routing, &mut first, &cache).unwrap();
         let mut plain = HeaderMap::new();
         render_routing(&routing, &mut plain).unwrap();
-        assert_eq!(first, plain);
-        let mut again = HeaderMap::new();
+        assert_eq!(first.to_map(), plain);
+        let mut again = HeaderList::default();
         render_cached(&routing, &mut again, &cache).unwrap();
         assert_eq!(
-            again[NAME].as_bytes().as_ptr(),
-            first[NAME].as_bytes().as_ptr(),
+            again.get(&NAME).unwrap().as_bytes().as_ptr(),
+            first.get(&NAME).unwrap().as_bytes().as_ptr(),
             "the second request shares the first one's value"
         );
         for i in 0..=CACHED_VALUES {
             let r = HttpRouting::new(ProtocolVersion::V2026_07_28).with_name(format!("tool{i}"));
             render_cached(&r, &mut again, &cache).unwrap();
-            assert_eq!(again[NAME], format!("tool{i}").as_str());
+            assert_eq!(again.get(&NAME).unwrap(), format!("tool{i}").as_str());
         }
         let bad = HttpRouting::new(ProtocolVersion::V2026_07_28).with_name("a\nb");
         assert!(

@@ -52,6 +52,7 @@ mod client;
 mod config;
 mod error;
 mod h1;
+mod parts;
 mod pool;
 mod runtime;
 mod session;

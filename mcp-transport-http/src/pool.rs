@@ -22,15 +22,22 @@
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::Duration;
 
+use std::pin::Pin;
+use std::task::{Context, Poll, Waker};
+
+use bytes::Bytes;
 use futures::future::Either;
 use http::header::HOST;
-use http::{HeaderValue, Request, Response, Uri};
+use http::{HeaderValue, Request, Uri};
+use http_body_util::Full;
+use hyper::body::Body;
 use hyper::client::conn::{TrySendError, http2};
 use hyper_util::rt::{TokioExecutor, TokioTimer};
 
 use crate::client::{BoxError, Conn, Connector, RequestBody};
 use crate::error::ConfigError;
 use crate::h1::{self, H1, ResponseBody, SendError, Sent};
+use crate::parts::{HeaderList, InResponse, OutRequest};
 
 /// A pooled connection and whether it was used since the reaper last
 /// looked.
@@ -72,7 +79,7 @@ enum Taken {
 
 /// A request a connection did not start (it had closed), given back to
 /// go on another; any other failure is the send's error.
-fn unsent(e: SendError) -> Result<Request<RequestBody>, BoxError> {
+fn unsent(e: SendError) -> Result<OutRequest, BoxError> {
     match e {
         SendError::Unsent(request) => Ok(*request),
         SendError::Failed(e) => Err(e),
@@ -82,8 +89,24 @@ fn unsent(e: SendError) -> Result<Request<RequestBody>, BoxError> {
 /// hyper's HTTP/2 send error as the pool's.
 fn h2_error(mut e: TrySendError<Request<RequestBody>>) -> SendError {
     match e.take_message() {
-        Some(request) => SendError::Unsent(Box::new(request)),
+        Some(request) => {
+            let (parts, body) = request.into_parts();
+            SendError::Unsent(Box::new(OutRequest {
+                method: parts.method,
+                headers: HeaderList::from_map(parts.headers),
+                body: body_bytes(body),
+            }))
+        }
         None => SendError::Failed(e.into_error().into()),
+    }
+}
+
+/// The bytes of a request body (one frame, ready at once).
+fn body_bytes(mut body: RequestBody) -> Bytes {
+    let mut cx = Context::from_waker(Waker::noop());
+    match Pin::new(&mut body).poll_frame(&mut cx) {
+        Poll::Ready(Some(Ok(frame))) => frame.into_data().unwrap_or_default(),
+        _ => Bytes::new(),
     }
 }
 
@@ -130,8 +153,8 @@ impl Pool {
     /// that turned out closed) goes the boxed way, which keeps it.
     pub(crate) fn send(
         self: &Arc<Self>,
-        request: Request<RequestBody>,
-    ) -> impl Future<Output = Result<Response<ResponseBody>, BoxError>> + use<> {
+        request: OutRequest,
+    ) -> impl Future<Output = Result<InResponse, BoxError>> + use<> {
         let pool = self.clone();
         // An idle connection found closed gives the request back at once.
         let first = match self.take() {
@@ -153,10 +176,7 @@ impl Pool {
     /// The rest of [`Pool::send`]: another idle connection for a request
     /// whose first one had closed, or a new connection (connecting's
     /// large state is only ever in this boxed future).
-    async fn send_slow(
-        self: Arc<Self>,
-        mut request: Request<RequestBody>,
-    ) -> Result<Response<ResponseBody>, BoxError> {
+    async fn send_slow(self: Arc<Self>, mut request: OutRequest) -> Result<InResponse, BoxError> {
         while let Some(taken) = self.take() {
             // Not started (the connection had closed): try another one.
             request = match self.send_on(taken, request) {
@@ -202,25 +222,32 @@ impl Pool {
     fn send_on(
         self: &Arc<Self>,
         taken: Taken,
-        mut request: Request<RequestBody>,
-    ) -> Result<impl Future<Output = Sent> + use<>, Box<Request<RequestBody>>> {
+        request: OutRequest,
+    ) -> Result<impl Future<Output = Sent> + use<>, Box<OutRequest>> {
         match taken {
             Taken::H1(conn) => {
                 // `Host` and `Content-Length` are written with the head.
-                *request.uri_mut() = self.origin.clone();
-                h1::send(self, conn, request, &self.host).map(Either::Left)
+                h1::send(self, conn, request, &self.origin, &self.host).map(Either::Left)
             }
             Taken::H2(mut sender) => {
-                *request.uri_mut() = self.endpoint.clone();
-                request.headers_mut().remove(HOST);
-                let sent = sender.try_send_request(request);
+                let mut h2_request = Request::new(Full::new(request.body));
+                *h2_request.method_mut() = request.method;
+                *h2_request.uri_mut() = self.endpoint.clone();
+                *h2_request.headers_mut() = request.headers.to_map();
+                h2_request.headers_mut().remove(HOST);
+                let sent = sender.try_send_request(h2_request);
                 // Boxed: an HTTP/2 request pays for the room of its wait
                 // (an allocation, small beside HTTP/2's own work) instead of
                 // every HTTP/1.1 request's future being that much larger.
                 Ok(Either::Right(Box::pin(async move {
                     // Held until the head arrives, as the pool's own is.
                     let _sender = sender;
-                    Ok(sent.await.map_err(h2_error)?.map(ResponseBody::detached))
+                    let (parts, body) = sent.await.map_err(h2_error)?.into_parts();
+                    Ok(InResponse {
+                        status: parts.status,
+                        headers: HeaderList::from_map(parts.headers),
+                        body: ResponseBody::detached(body),
+                    })
                 })))
             }
         }

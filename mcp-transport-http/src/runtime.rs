@@ -18,6 +18,7 @@ use http::{HeaderMap, HeaderName, HeaderValue};
 use crate::auth::AuthProvider;
 use crate::config::HttpConfig;
 use crate::error::ConfigError;
+use crate::parts::HeaderList;
 use crate::transport::HttpTransport;
 
 /// The mutable part of the configuration, behind one lock.
@@ -53,16 +54,14 @@ impl Runtime {
     /// every request carries now are added, except the names the request
     /// already has (its own headers take precedence; every value of such
     /// a name is left out). Nothing is copied but the values added.
-    pub(crate) fn apply(&self, headers: &mut HeaderMap) -> Option<Arc<dyn AuthProvider>> {
+    pub(crate) fn apply(&self, headers: &mut HeaderList) -> Option<Arc<dyn AuthProvider>> {
         self.read(|s| {
             let auth = match &s.auth {
-                Some(auth) if !headers.contains_key(http::header::AUTHORIZATION) => {
-                    Some(auth.clone())
-                }
+                Some(auth) if !headers.contains(&http::header::AUTHORIZATION) => Some(auth.clone()),
                 _ => None,
             };
             for name in s.headers.keys() {
-                if headers.contains_key(name) {
+                if headers.contains(name) {
                     continue;
                 }
                 for value in s.headers.get_all(name) {

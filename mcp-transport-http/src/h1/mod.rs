@@ -1,6 +1,6 @@
 //! HTTP/1.1 connections, spoken here rather than through hyper: one
 //! exchange at a time per connection, the request head written straight
-//! from its header map, the response head parsed with `httparse`
+//! from its field list, the response head parsed with `httparse`
 //! ([`wire`]) and the body read from the connection's own buffer as views
 //! of it ([`chunked`] decodes in place).
 //!
@@ -30,14 +30,15 @@ use std::sync::Arc;
 use std::task::{Context, Poll, Waker, ready};
 
 use bytes::{Bytes, BytesMut};
-use http::{HeaderValue, Request, Response};
+use http::{HeaderValue, Uri};
 use hyper::body::{Body, Frame, Incoming, SizeHint};
 use hyper::rt::Write;
 
 use self::chunked::{Chunked, Step};
 use self::wire::{Framing, Parsed, WireError};
 use crate::body::MAX_PRESIZE;
-use crate::client::{BoxError, Conn, RequestBody};
+use crate::client::{BoxError, Conn};
+use crate::parts::{InResponse, OutRequest};
 use crate::pool::Pool;
 
 /// How much room a read asks for at least (a small response fits at once).
@@ -61,13 +62,13 @@ pub(crate) struct H1 {
 pub(crate) enum SendError {
     /// The connection had closed before the request was written: it may
     /// go out on another one.
-    Unsent(Box<Request<RequestBody>>),
+    Unsent(Box<OutRequest>),
     /// Writing the request or reading the response head failed.
     Failed(BoxError),
 }
 
 /// What sending on a connection gave.
-pub(crate) type Sent = Result<Response<ResponseBody>, SendError>;
+pub(crate) type Sent = Result<InResponse, SendError>;
 
 impl H1 {
     /// A connection just opened. Boxed once for its life, so handing it
@@ -169,7 +170,7 @@ impl H1 {
     }
 }
 
-/// Sends `request` (its target in origin form) with `host` on `h1` and
+/// Sends `request` to `target` (in origin form) with `host` on `h1` and
 /// reads until the response head arrives. The response body keeps the
 /// connection ([`ResponseBody`]). A request the connection cannot start
 /// (the server closed it while idle) comes back at once, as `Err`; once
@@ -181,23 +182,21 @@ impl H1 {
 pub(crate) fn send(
     pool: &Arc<Pool>,
     mut h1: Box<H1>,
-    request: Request<RequestBody>,
+    request: OutRequest,
+    target: &Uri,
     host: &HeaderValue,
-) -> Result<impl Future<Output = Sent> + use<>, Box<Request<RequestBody>>> {
+) -> Result<impl Future<Output = Sent> + use<>, Box<OutRequest>> {
     if h1.used && !h1.check_idle() {
         return Err(Box::new(request));
     }
-    let (parts, body) = request.into_parts();
-    let body = body_bytes(body);
+    let OutRequest {
+        method,
+        headers,
+        body,
+    } = request;
     let head = &mut h1.head;
-    wire::encode_head(
-        head,
-        &parts.method,
-        &parts.uri,
-        host,
-        &parts.headers,
-        body.len(),
-    );
+    wire::encode_head(head, &method, target, host, &headers, body.len());
+    drop(headers);
     h1.used = true;
     let pool = pool.clone();
     Ok(async move {
@@ -211,15 +210,6 @@ pub(crate) fn send(
             .map_err(SendError::Failed)?;
         Ok(ResponseBody::h1(head, h1, &pool))
     })
-}
-
-/// The bytes of a request body (one frame, ready at once).
-fn body_bytes(mut body: RequestBody) -> Bytes {
-    let mut cx = Context::from_waker(Waker::noop());
-    match Pin::new(&mut body).poll_frame(&mut cx) {
-        Poll::Ready(Some(Ok(frame))) => frame.into_data().unwrap_or_default(),
-        _ => Bytes::new(),
-    }
 }
 
 /// What is left to read of an HTTP/1.1 body.
@@ -275,11 +265,16 @@ impl ResponseBody {
 
     /// The body after `head` on `conn`. A response without a body gives
     /// the connection back at once.
-    fn h1(head: wire::Head, conn: Box<H1>, pool: &Arc<Pool>) -> Response<Self> {
+    fn h1(head: wire::Head, conn: Box<H1>, pool: &Arc<Pool>) -> InResponse {
+        let response = |kind| InResponse {
+            status: head.status,
+            headers: head.headers,
+            body: ResponseBody { kind },
+        };
         let reading = match head.framing {
             Framing::Empty => {
                 finish(conn, pool, head.keep_alive);
-                return head.response.map(|()| ResponseBody { kind: Kind::Done });
+                return response(Kind::Done);
             }
             Framing::Length(n) => Reading::Length(n),
             Framing::Chunked => Reading::Chunked(Chunked::new()),
@@ -291,9 +286,7 @@ impl ResponseBody {
             reading,
             keep_alive: head.keep_alive,
         };
-        head.response.map(|()| ResponseBody {
-            kind: Kind::H1(body),
-        })
+        response(Kind::H1(body))
     }
 }
 

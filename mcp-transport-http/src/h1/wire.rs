@@ -4,9 +4,10 @@
 
 use bytes::{Buf, BytesMut};
 use http::header::{CONTENT_LENGTH, HOST};
-use http::{HeaderMap, HeaderName, HeaderValue, Method, Response, StatusCode, Uri, Version};
+use http::{HeaderName, HeaderValue, Method, StatusCode, Uri};
 
 use crate::headers::SESSION_ID;
+use crate::parts::HeaderList;
 
 /// The largest response head read (status line and headers): a server
 /// cannot make the client buffer more before the body starts.
@@ -57,9 +58,9 @@ pub(crate) enum Framing {
 /// A parsed response head.
 #[derive(Debug)]
 pub(crate) struct Head {
-    /// Status, version and the end-to-end headers (the hop-by-hop ones are
-    /// this layer's); the body comes separately.
-    pub(crate) response: Response<()>,
+    pub(crate) status: StatusCode,
+    /// The end-to-end fields (the hop-by-hop ones are this layer's).
+    pub(crate) headers: HeaderList,
     pub(crate) framing: Framing,
     /// Whether the connection may carry another exchange after this one.
     pub(crate) keep_alive: bool,
@@ -85,7 +86,7 @@ pub(crate) fn encode_head(
     method: &Method,
     target: &Uri,
     host: &HeaderValue,
-    headers: &HeaderMap,
+    headers: &HeaderList,
     body_len: usize,
 ) {
     out.clear();
@@ -100,7 +101,7 @@ pub(crate) fn encode_head(
     out.extend_from_slice(b" HTTP/1.1\r\nhost: ");
     out.extend_from_slice(host.as_bytes());
     out.extend_from_slice(b"\r\n");
-    for (name, value) in headers {
+    for (name, value) in headers.iter() {
         if name == HOST || name == CONTENT_LENGTH {
             continue;
         }
@@ -144,7 +145,7 @@ type Span = [u32; 4];
 /// The final head's header values are views of its bytes (no copy, no
 /// allocation per value), and `mcp-session-id`, the one name outside the
 /// `http` crate's table a server sends on every response, is the static
-/// name: the head's allocations are the header map's own.
+/// name: the head's one allocation is its field list.
 pub(crate) fn parse_head(buf: &mut BytesMut) -> Result<Parsed, WireError> {
     // Left uninitialized: filling a hundred empty fields costs more than
     // parsing a small head.
@@ -195,7 +196,7 @@ pub(crate) fn parse_head(buf: &mut BytesMut) -> Result<Parsed, WireError> {
     }
     let http11 = parsed.version == Some(1);
     let head = buf.split_to(len).freeze();
-    let mut headers = HeaderMap::with_capacity(kept);
+    let mut headers = HeaderList::with_capacity(kept);
     for &[name_from, name_to, value_from, value_to] in &spans[..kept] {
         let name = &head[name_from as usize..name_to as usize];
         let name = if name.eq_ignore_ascii_case(SESSION_ID.as_str().as_bytes()) {
@@ -211,23 +212,16 @@ pub(crate) fn parse_head(buf: &mut BytesMut) -> Result<Parsed, WireError> {
     // A response with both lengths may have been smuggled: not reused.
     let both_lengths = lengths.chunked.is_some() && lengths.length.is_some();
     let keep_alive = http11 && framing != Framing::UntilClose && !both_lengths && !lengths.close;
-    let mut response = Response::new(());
-    *response.status_mut() = status;
-    *response.version_mut() = if http11 {
-        Version::HTTP_11
-    } else {
-        Version::HTTP_10
-    };
-    *response.headers_mut() = headers;
     Ok(Parsed::Final(Head {
-        response,
+        status,
+        headers,
         framing,
         keep_alive,
     }))
 }
 
 /// What the head's fields say about the body's length and the connection,
-/// noted as they are read (no lookups in the header map afterwards).
+/// noted as they are read (no lookups in the field list afterwards).
 #[derive(Default)]
 struct Lengths {
     /// `Content-Length` (every value agreeing).
@@ -241,7 +235,7 @@ struct Lengths {
 impl Lengths {
     /// Notes one field; `true` when it is hop-by-hop (`Connection`,
     /// `Keep-Alive`, `Transfer-Encoding`: about this connection, consumed
-    /// here and not kept in the response's header map).
+    /// here and not kept in the response's fields).
     fn note(&mut self, name: &str, value: &[u8]) -> Result<bool, WireError> {
         let list = || value.split(|b| *b == b',').map(<[u8]>::trim_ascii);
         if name.eq_ignore_ascii_case("content-length") {
@@ -317,10 +311,20 @@ mod tests {
 
     #[test]
     fn request_head_has_the_origin_form_target_and_every_header() {
-        let mut headers = HeaderMap::new();
-        headers.insert("content-type", HeaderValue::from_static("application/json"));
-        headers.insert("host", HeaderValue::from_static("elsewhere"));
-        headers.insert("content-length", HeaderValue::from_static("999"));
+        let mut headers = HeaderList::default();
+        let field = |name: &'static str, value: &'static str| {
+            (
+                HeaderName::from_static(name),
+                HeaderValue::from_static(value),
+            )
+        };
+        for (name, value) in [
+            field("content-type", "application/json"),
+            field("host", "elsewhere"),
+            field("content-length", "999"),
+        ] {
+            headers.append(name, value);
+        }
         let host = HeaderValue::from_static("example.com:8080");
         let mut out = b"stale".to_vec();
         let target: Uri = "/mcp?x=1".parse().expect("uri");
@@ -331,7 +335,14 @@ mod tests {
              content-type: application/json\r\ncontent-length: 1234\r\n\r\n"
         );
         let target: Uri = "/".parse().expect("uri");
-        encode_head(&mut out, &Method::GET, &target, &host, &HeaderMap::new(), 0);
+        encode_head(
+            &mut out,
+            &Method::GET,
+            &target,
+            &host,
+            &HeaderList::default(),
+            0,
+        );
         assert_eq!(out, b"GET / HTTP/1.1\r\nhost: example.com:8080\r\n\r\n");
     }
 
@@ -362,14 +373,14 @@ mod tests {
     #[test]
     fn headers_and_status_are_kept() {
         let h = head("HTTP/1.1 404 Not Found\r\nMcp-Session-Id: s-1\r\nContent-Length: 2\r\n\r\n");
-        assert_eq!(h.response.status(), StatusCode::NOT_FOUND);
-        assert_eq!(h.response.headers()["mcp-session-id"], "s-1");
-        assert_eq!(h.response.headers()["content-length"], "2");
+        assert_eq!(h.status, StatusCode::NOT_FOUND);
+        assert_eq!(h.headers.get(&SESSION_ID).unwrap(), "s-1");
+        assert_eq!(h.headers.get(&CONTENT_LENGTH).unwrap(), "2");
         let h = head(
             "HTTP/1.1 200 OK\r\nConnection: keep-alive\r\nKeep-Alive: timeout=5\r\n\
              Transfer-Encoding: chunked\r\nDate: x\r\n\r\n",
         );
-        let names: Vec<&str> = h.response.headers().keys().map(|n| n.as_str()).collect();
+        let names: Vec<&str> = h.headers.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(names, ["date"], "hop-by-hop fields are consumed");
     }
 
@@ -381,9 +392,10 @@ mod tests {
             panic!("not a final head: {parsed:?}")
         };
         assert_eq!(&rest[..], b"body", "only the head is taken");
-        let headers = h.response.headers();
-        assert_eq!(headers[SESSION_ID], "abc");
-        let custom: Vec<_> = headers.get_all("x-custom").iter().collect();
+        let headers = &h.headers;
+        assert_eq!(headers.get(&SESSION_ID).unwrap(), "abc");
+        let custom_name = HeaderName::from_static("x-custom");
+        let custom: Vec<_> = headers.get_all(&custom_name).collect();
         assert_eq!(custom, ["one two", "three"]);
         // A value with a byte a header value may not hold is refused
         // (httparse lets obs-text through; DEL is not).
@@ -461,7 +473,7 @@ mod tests {
                     proptest::prop_assert!(rest.is_empty());
                     proptest::prop_assert!(!(h.keep_alive && h.framing == Framing::UntilClose));
                     let hop = ["transfer-encoding", "connection", "keep-alive"];
-                    proptest::prop_assert!(hop.iter().all(|n| !h.response.headers().contains_key(*n)));
+                    proptest::prop_assert!(hop.iter().all(|n| !h.headers.contains(&HeaderName::from_static(n))));
                 }
                 (Ok(other), _) => proptest::prop_assert!(false, "not a final head: {:?}", other),
                 (Err(e), _) => proptest::prop_assert!(

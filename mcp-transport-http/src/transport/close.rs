@@ -1,13 +1,14 @@
 //! [`HttpTransport::close`]: ends every request and stream, and a
 //! 2025-11-25 session with `DELETE`.
 
-use http::{HeaderMap, Method, StatusCode};
+use http::{Method, StatusCode};
 use mcp_types::routing::HttpRouting;
 
 use super::{Exchange, HttpTransport};
 use crate::body::{ERROR_BODY_LIMIT, read_prefix};
 use crate::error::HttpError;
-use crate::headers::{self, render_routing};
+use crate::headers::{self, render_list};
+use crate::parts::HeaderList;
 
 impl HttpTransport {
     /// Closes the transport: every in-flight request and stream ends with
@@ -22,15 +23,15 @@ impl HttpTransport {
         let Some(id) = self.inner.session.clear() else {
             return Ok(());
         };
-        let mut headers = HeaderMap::new();
+        let mut headers = HeaderList::with_capacity(2);
         if let Some(version) = self.inner.session.version() {
-            render_routing(&HttpRouting::new(version), &mut headers)?;
+            render_list(&HttpRouting::new(version), &mut headers)?;
         }
         headers.insert(headers::SESSION_ID, id);
         let mut spec = Exchange::without_body(Method::DELETE, headers);
         match self.inner.execute(&mut spec, None).await {
             Ok((mut response, _)) => {
-                let _ = read_prefix(response.body_mut(), ERROR_BODY_LIMIT).await;
+                let _ = read_prefix(&mut response.body, ERROR_BODY_LIMIT).await;
                 Ok(())
             }
             Err(err)

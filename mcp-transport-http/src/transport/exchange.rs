@@ -3,10 +3,10 @@
 //! re-sends and redirects), and its response read into a [`Posted`].
 
 use crate::h1::ResponseBody;
+use crate::parts::{HeaderList, InResponse, OutRequest};
 use bytes::Bytes;
 use http::header::{LOCATION, WWW_AUTHENTICATE};
-use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode};
-use http_body_util::Full;
+use http::{HeaderMap, HeaderValue, Method, StatusCode};
 use mcp_types::routing::HttpRouting;
 use mcp_types::{ProtocolVersion, RequestId};
 
@@ -16,7 +16,7 @@ use crate::body::{ERROR_BODY_LIMIT, describe_error_body, json_reply, read_limite
 use crate::cancel::Cancel;
 use crate::error::HttpError;
 use crate::headers::{
-    self, BodyKind, body_kind, bounded, header_texts, render_cached, render_routing,
+    self, BodyKind, body_kind, bounded, header_texts, render_cached, render_list,
 };
 use crate::stream::StreamKind;
 
@@ -31,16 +31,16 @@ pub(super) enum Posted {
 }
 
 /// A successful response and the session id its request carried.
-type Executed = (Response<ResponseBody>, Option<HeaderValue>);
+type Executed = (InResponse, Option<HeaderValue>);
 
 /// One request about to go out (before session and auth headers).
 pub(crate) struct Exchange<'a> {
     method: Method,
     body: Bytes,
     /// Its headers: the request's own (the transport's and the caller's);
-    /// [`Inner::execute`] adds the configured ones and sends the map itself
-    /// (a copy only when the auth provider may ask for a re-send).
-    headers: HeaderMap,
+    /// [`Inner::execute`] adds the configured ones and sends the list
+    /// itself (a copy only when the auth provider may ask for a re-send).
+    headers: HeaderList,
     /// The JSON-RPC method, for the auth provider.
     operation: Option<&'a str>,
 }
@@ -48,7 +48,7 @@ pub(crate) struct Exchange<'a> {
 impl Exchange<'_> {
     /// A request with no body and no JSON-RPC method (the GET stream, the
     /// session's `DELETE`).
-    pub(super) fn without_body(method: Method, headers: HeaderMap) -> Self {
+    pub(super) fn without_body(method: Method, headers: HeaderList) -> Self {
         Exchange {
             method,
             body: Bytes::new(),
@@ -95,18 +95,22 @@ impl Inner {
             };
             self.execute(&mut spec, session).await?
         };
-        if legacy && let Some(received) = response.headers().get(headers::SESSION_ID) {
+        if legacy && let Some(received) = response.headers.get(&headers::SESSION_ID) {
             if !headers::valid_session_id(received) {
                 return Err(HttpError::InvalidSessionId);
             }
             self.session.adopt(sent_session.as_ref(), received);
         }
-        let status = response.status();
-        let kind = body_kind(response.headers(), self.config.limits.max_error_excerpt);
+        let InResponse {
+            status,
+            headers,
+            body,
+        } = response;
+        let kind = body_kind(&headers, self.config.limits.max_error_excerpt);
         // The head goes before the body is read: its header values are
         // views of the connection's read buffer, and the read at the
         // body's end can then reuse that buffer instead of allocating one.
-        let body = response.into_body();
+        drop(headers);
         self.read_reply(body, status, kind, routing).await
     }
 
@@ -119,10 +123,10 @@ impl Inner {
     ) -> Result<Exchange<'a>, HttpError> {
         // Sized for the basics, the routing, a session id and a credential,
         // so it is allocated once.
-        let mut headers = HeaderMap::with_capacity(8 + extra.len() + routing.params.len());
+        let mut headers = HeaderList::with_capacity(7 + extra.len() + routing.params.len());
         for (name, value) in extra {
             if !headers::is_reserved(name) {
-                headers.append(name, value.clone());
+                headers.append(name.clone(), value.clone());
             }
         }
         headers::set_post_basics(&mut headers);
@@ -195,10 +199,10 @@ impl Inner {
         last_event_id: Option<&str>,
         version: Option<&ProtocolVersion>,
     ) -> Result<Option<ResponseBody>, HttpError> {
-        let mut headers = HeaderMap::new();
+        let mut headers = HeaderList::with_capacity(4);
         headers.insert(http::header::ACCEPT, headers::ACCEPT_SSE);
         if let Some(version) = version {
-            render_routing(&HttpRouting::new(version.clone()), &mut headers)?;
+            render_list(&HttpRouting::new(version.clone()), &mut headers)?;
         }
         if let Some(id) = last_event_id {
             let value = HeaderValue::try_from(id).map_err(|_| HttpError::InvalidHeader {
@@ -212,9 +216,9 @@ impl Inner {
             Err(err) if err.status() == Some(StatusCode::METHOD_NOT_ALLOWED) => return Ok(None),
             Err(err) => return Err(err),
         };
-        let status = response.status();
-        match body_kind(response.headers(), self.config.limits.max_error_excerpt) {
-            BodyKind::EventStream => Ok(Some(response.into_body())),
+        let status = response.status;
+        match body_kind(&response.headers, self.config.limits.max_error_excerpt) {
+            BodyKind::EventStream => Ok(Some(response.body)),
             BodyKind::Other(content_type) => Err(HttpError::UnexpectedContentType {
                 status,
                 content_type,
@@ -243,7 +247,7 @@ impl Inner {
             let mut retries = 0;
             // A request carrying its own `Authorization` leaves the provider out.
             let auth = self.runtime.apply(&mut spec.headers);
-            for (name, value) in &mut spec.headers {
+            for (name, value) in spec.headers.iter_mut() {
                 if crate::runtime::is_credential(name) {
                     value.set_sensitive(true);
                 }
@@ -263,9 +267,9 @@ impl Inner {
                 };
                 let (request, generation) = build(spec, may_retry, session.as_ref(), credentials);
                 let response = self.pool.send(request).await.map_err(HttpError::Network)?;
-                if response.status().is_success() {
+                if response.status.is_success() {
                     if let Some(auth) = &auth {
-                        auth.on_success(spec.operation, response.headers());
+                        auth.on_success(spec.operation, &response.headers.to_map());
                     }
                     return Ok((response, session));
                 }
@@ -289,34 +293,34 @@ impl Inner {
     /// request to be sent again.
     async fn refused(
         &self,
-        mut response: Response<ResponseBody>,
+        mut response: InResponse,
         refusal: Refusal<'_>,
     ) -> Result<(), HttpError> {
-        let status = response.status();
+        let status = response.status;
         let excerpt_limit = self.config.limits.max_error_excerpt;
         if status.is_redirection() {
             let location = response
-                .headers()
-                .get(LOCATION)
+                .headers
+                .get(&LOCATION)
                 .map(|v| bounded(&String::from_utf8_lossy(v.as_bytes()), excerpt_limit));
-            let _ = read_prefix(response.body_mut(), ERROR_BODY_LIMIT).await;
+            let _ = read_prefix(&mut response.body, ERROR_BODY_LIMIT).await;
             return Err(HttpError::Redirect { status, location });
         }
         if status == StatusCode::NOT_FOUND
             && let Some(sent) = refusal.session
         {
-            let _ = read_prefix(response.body_mut(), ERROR_BODY_LIMIT).await;
+            let _ = read_prefix(&mut response.body, ERROR_BODY_LIMIT).await;
             self.session.expire(sent);
             return Err(HttpError::SessionExpired);
         }
-        let bytes = read_prefix(response.body_mut(), ERROR_BODY_LIMIT).await;
+        let bytes = read_prefix(&mut response.body, ERROR_BODY_LIMIT).await;
         let (body, message) = describe_error_body(&bytes, excerpt_limit);
         if status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN {
             let www_authenticate =
-                header_texts(response.headers(), &WWW_AUTHENTICATE, 8, excerpt_limit);
+                header_texts(&response.headers, &WWW_AUTHENTICATE, 8, excerpt_limit);
             if let Some(auth) = refusal.auth {
                 let mut challenge = AuthChallenge::new(status, www_authenticate.clone());
-                challenge.headers = response.headers().clone();
+                challenge.headers = response.headers.to_map();
                 challenge.body = bytes;
                 challenge.generation = refusal.generation;
                 challenge.operation = refusal.operation.map(str::to_owned);
@@ -351,25 +355,21 @@ struct Refusal<'a> {
 }
 
 /// The request with every header; the credential generation it carries.
-/// It takes the exchange's header map and body, or copies of them when
-/// it may be sent again (`may_retry`). The pool sets its URI and `Host`.
+/// It takes the exchange's headers and body, or copies of them when it
+/// may be sent again (`may_retry`). The pool sets its target and `Host`.
 fn build(
     spec: &mut Exchange<'_>,
     may_retry: bool,
     session: Option<&HeaderValue>,
     credentials: Option<crate::auth::Credentials>,
-) -> (Request<Full<Bytes>>, u64) {
-    let (headers, body) = match may_retry {
+) -> (OutRequest, u64) {
+    let (mut headers, body) = match may_retry {
         true => (spec.headers.clone(), spec.body.clone()),
         false => (
             std::mem::take(&mut spec.headers),
             std::mem::take(&mut spec.body),
         ),
     };
-    let mut request = Request::new(Full::new(body));
-    *request.method_mut() = spec.method.clone();
-    *request.headers_mut() = headers;
-    let headers = request.headers_mut();
     if let Some(id) = session {
         headers.insert(headers::SESSION_ID, id.clone());
     }
@@ -381,5 +381,10 @@ fn build(
             headers.insert(name, value);
         }
     }
+    let request = OutRequest {
+        method: spec.method.clone(),
+        headers,
+        body,
+    };
     (request, generation)
 }

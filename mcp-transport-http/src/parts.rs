@@ -1,0 +1,167 @@
+//! What the connection pool sends and gives back: a request's method,
+//! header fields and body ([`OutRequest`]), and a response's status,
+//! header fields and body ([`InResponse`]), the fields in a
+//! [`HeaderList`].
+//!
+//! A request or response carries a handful of fields, each written once
+//! and looked up once or twice, so a list is the cheaper shape: no hash
+//! per field, one allocation for the lot, nothing to index on drop. (An
+//! `http::HeaderMap` cost about 2,700 instructions per POST, request and
+//! response together, of which `cargo xtask bench --icount` counted
+//! ~33,500.) HTTP/2 and the auth provider still get an `http::HeaderMap`,
+//! built from the list where they need one.
+
+use bytes::Bytes;
+use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
+
+use crate::h1::ResponseBody;
+
+/// Header fields in the order they were added or read; a name may repeat.
+///
+/// Names compare as `http::HeaderName`s do (they are lowercase), so a
+/// lookup is a scan comparing a few short names.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct HeaderList(Vec<(HeaderName, HeaderValue)>);
+
+impl HeaderList {
+    /// An empty list with room for `n` fields.
+    pub(crate) fn with_capacity(n: usize) -> Self {
+        HeaderList(Vec::with_capacity(n))
+    }
+
+    /// The first value of `name`.
+    pub(crate) fn get(&self, name: &HeaderName) -> Option<&HeaderValue> {
+        self.0.iter().find(|(n, _)| n == name).map(|(_, v)| v)
+    }
+
+    /// Every value of `name`, in order.
+    pub(crate) fn get_all<'a>(
+        &'a self,
+        name: &'a HeaderName,
+    ) -> impl Iterator<Item = &'a HeaderValue> + 'a {
+        self.0
+            .iter()
+            .filter(move |(n, _)| n == name)
+            .map(|(_, v)| v)
+    }
+
+    /// Whether `name` has a value.
+    pub(crate) fn contains(&self, name: &HeaderName) -> bool {
+        self.0.iter().any(|(n, _)| n == name)
+    }
+
+    /// Sets `name` to `value` alone: the first field of that name takes
+    /// the value, any later ones go; a new name is added at the end.
+    pub(crate) fn insert(&mut self, name: HeaderName, value: HeaderValue) {
+        match self.0.iter().position(|(n, _)| *n == name) {
+            Some(at) => {
+                self.0[at].1 = value;
+                let mut i = at + 1;
+                while i < self.0.len() {
+                    if self.0[i].0 == name {
+                        self.0.remove(i);
+                    } else {
+                        i += 1;
+                    }
+                }
+            }
+            None => self.0.push((name, value)),
+        }
+    }
+
+    /// Adds a field, keeping any of the same name.
+    pub(crate) fn append(&mut self, name: HeaderName, value: HeaderValue) {
+        self.0.push((name, value));
+    }
+
+    /// The fields, in order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&HeaderName, &HeaderValue)> {
+        self.0.iter().map(|(n, v)| (n, v))
+    }
+
+    /// The values, to mark some of them sensitive.
+    pub(crate) fn iter_mut(&mut self) -> impl Iterator<Item = (&HeaderName, &mut HeaderValue)> {
+        self.0.iter_mut().map(|(n, v)| (&*n, v))
+    }
+
+    /// The fields as an `http::HeaderMap` (for HTTP/2 and the auth
+    /// provider), repeated names kept.
+    pub(crate) fn to_map(&self) -> HeaderMap {
+        let mut map = HeaderMap::with_capacity(self.0.len());
+        for (name, value) in &self.0 {
+            map.append(name, value.clone());
+        }
+        map
+    }
+
+    /// The fields of an `http::HeaderMap`, repeated names kept.
+    pub(crate) fn from_map(map: HeaderMap) -> Self {
+        let mut list = Vec::with_capacity(map.len());
+        let mut last = None;
+        for (name, value) in map {
+            // `None` repeats the name before it.
+            if let Some(name) = name {
+                last = Some(name);
+            }
+            if let Some(name) = &last {
+                list.push((name.clone(), value));
+            }
+        }
+        HeaderList(list)
+    }
+}
+
+/// A request for the pool: the pool sets its target and `Host`.
+#[derive(Debug)]
+pub(crate) struct OutRequest {
+    pub(crate) method: Method,
+    pub(crate) headers: HeaderList,
+    pub(crate) body: Bytes,
+}
+
+/// A response from the pool: its status, its end-to-end header fields
+/// (HTTP/1.1's hop-by-hop ones are the connection's) and its body.
+#[derive(Debug)]
+pub(crate) struct InResponse {
+    pub(crate) status: StatusCode,
+    pub(crate) headers: HeaderList,
+    pub(crate) body: ResponseBody,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(s: &'static str) -> HeaderValue {
+        HeaderValue::from_static(s)
+    }
+
+    #[test]
+    fn insert_replaces_every_value_of_a_name_and_append_keeps_them() {
+        let a = HeaderName::from_static("x-a");
+        let b = HeaderName::from_static("x-b");
+        let mut list = HeaderList::with_capacity(4);
+        list.append(a.clone(), v("1"));
+        list.append(b.clone(), v("2"));
+        list.append(a.clone(), v("3"));
+        assert_eq!(list.get_all(&a).collect::<Vec<_>>(), [v("1"), v("3")]);
+        list.insert(a.clone(), v("4"));
+        let fields: Vec<_> = list.iter().map(|(n, v)| (n.as_str(), v.clone())).collect();
+        assert_eq!(fields, [("x-a", v("4")), ("x-b", v("2"))]);
+        list.insert(HeaderName::from_static("x-c"), v("5"));
+        assert_eq!(list.get(&HeaderName::from_static("x-c")), Some(&v("5")));
+        assert!(!list.contains(&HeaderName::from_static("x-d")));
+    }
+
+    #[test]
+    fn a_header_map_round_trips_with_repeated_names() {
+        let mut map = HeaderMap::new();
+        map.append("x-a", v("1"));
+        map.append("x-a", v("2"));
+        map.append("x-b", v("3"));
+        let list = HeaderList::from_map(map.clone());
+        let a = HeaderName::from_static("x-a");
+        assert_eq!(list.get_all(&a).collect::<Vec<_>>(), [v("1"), v("2")]);
+        assert_eq!(list.to_map(), map);
+    }
+}
