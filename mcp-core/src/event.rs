@@ -12,6 +12,10 @@ use crate::era::EraOutcome;
 use crate::error::{ConnectError, PeerMisbehaved, RequestError};
 use crate::tasks::{TaskSnapshot, TaskWaitEnd};
 
+/// A request method's name: the method table's static text for a known
+/// method (no copy per call), an owned copy for any other.
+pub type MethodName = std::borrow::Cow<'static, str>;
+
 /// One thing for the transport to do.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -78,7 +82,7 @@ pub struct Completed {
     /// The call (the id returned when it was started).
     pub id: RequestId,
     /// The request method.
-    pub method: String,
+    pub method: MethodName,
     /// The result object, not parsed yet: [`Completed::decode`] parses it
     /// (once) into the type the caller wants.
     pub result: RawJson,
@@ -141,7 +145,7 @@ pub enum Event {
         /// The call.
         id: RequestId,
         /// The request method.
-        method: String,
+        method: MethodName,
         /// Why.
         error: RequestError,
     },
@@ -150,7 +154,7 @@ pub enum Event {
         /// The call.
         id: RequestId,
         /// The list method.
-        method: String,
+        method: MethodName,
         /// Every item of every page, raw.
         items: Vec<Box<RawValue>>,
         /// Pages fetched.
@@ -190,7 +194,7 @@ pub enum Event {
         /// The call.
         id: RequestId,
         /// The request method.
-        method: String,
+        method: MethodName,
         /// The `InputRequiredResult`, verbatim.
         result: Box<RawValue>,
     },
@@ -308,7 +312,7 @@ pub enum Event {
     /// level) back into a recovered 2025-11-25 session failed.
     SessionRestoreFailed {
         /// The request that failed (`resources/subscribe`, `logging/setLevel`).
-        method: String,
+        method: MethodName,
         /// Why.
         error: crate::connection::RestoreFailure,
     },

@@ -148,7 +148,7 @@ pub use connection::{
 };
 pub use era::{EraDecision, EraOutcome, EraPreference};
 pub use error::{ConnectError, PeerMisbehaved, RequestError, UsageError};
-pub use event::{Completed, Event, SubscriptionEnd, Transmit};
+pub use event::{Completed, Event, MethodName, SubscriptionEnd, Transmit};
 pub use headers::{HeaderAnnotationError, HeaderBinding, HeaderBindings};
 pub use lifecycle::State;
 pub use mcp_types::meta::TASKS_EXTENSION;

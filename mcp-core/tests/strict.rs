@@ -14,7 +14,7 @@ use serde_json::json;
 
 fn failed(events: Vec<Event>) -> (String, RequestError) {
     match events.into_iter().next() {
-        Some(Event::RequestFailed { method, error, .. }) => (method, error),
+        Some(Event::RequestFailed { method, error, .. }) => (method.into_owned(), error),
         other => panic!("expected a failed request, got {other:?}"),
     }
 }

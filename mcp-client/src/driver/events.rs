@@ -200,7 +200,7 @@ impl Driver {
             // The core put the old session's state back into a recovered
             // 2025-11-25 session; one piece of it failed.
             Event::SessionRestoreFailed { method, error } => {
-                tracing::warn!(method, %error, "could not restore session state");
+                tracing::warn!(method = &*method, %error, "could not restore session state");
             }
             other => tracing::debug!(event = ?other, "unhandled event"),
         }

@@ -149,7 +149,7 @@ struct TaskWatch {
 
 #[derive(Debug)]
 struct Call {
-    method: String,
+    method: crate::event::MethodName,
     /// The method's row of the method table, looked up once per call.
     facts: Option<&'static mcp_types::methods::facts::MethodFacts>,
     params: Params,

@@ -54,7 +54,7 @@ impl Connection {
         // The method first: its params are looked up only for the three
         // methods that set session state.
         let state = &mut self.session_state;
-        match call.method.as_str() {
+        match &*call.method {
             "resources/subscribe" => {
                 if let Some(Value::String(uri)) = call.params.get("uri") {
                     state.subscriptions.insert(uri.clone());
@@ -93,7 +93,7 @@ impl Connection {
             let opts = RequestOptions::default();
             if let Err(e) = self.start_call(now, method, params.into(), opts, CallKind::Restore) {
                 self.events.push_back(Event::SessionRestoreFailed {
-                    method: method.to_owned(),
+                    method: method.to_owned().into(),
                     error: RestoreFailure::Refused(e),
                 });
             }

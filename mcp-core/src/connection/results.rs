@@ -394,7 +394,7 @@ impl Connection {
             // A once-valid cursor failed: the cached pages may be stale; drop
             // them all.
             let method = c.method.clone();
-            self.cache.invalidate_methods(&[method.as_str()]);
+            self.cache.invalidate_methods(&[&*method]);
         }
         self.fail_call(key, RequestError::Remote(error));
     }

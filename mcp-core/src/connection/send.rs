@@ -104,8 +104,13 @@ impl Connection {
         kind: CallKind,
     ) -> Box<Call> {
         let total = opts.max_total.or(self.config.max_total);
+        // A known method's name is the table's static text: no copy.
+        let method = match facts {
+            Some(f) if f.name == method => std::borrow::Cow::Borrowed(f.name),
+            _ => std::borrow::Cow::Owned(method.to_owned()),
+        };
         Box::new(Call {
-            method: method.to_owned(),
+            method,
             facts,
             params,
             task_augmented: false,

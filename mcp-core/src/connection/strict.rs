@@ -46,7 +46,7 @@ impl Connection {
         let w = self.wires.get(wire)?;
         let call = self.calls.get(&w.call)?;
         let method = match w.role {
-            Role::Main => call.method.as_str(),
+            Role::Main => &*call.method,
             Role::TaskGet => "tasks/get",
             Role::TaskResult => "tasks/result",
             Role::TaskAck => return None,
