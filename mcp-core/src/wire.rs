@@ -8,7 +8,7 @@
 use std::borrow::Cow;
 
 use mcp_types::RequestId;
-use mcp_types::raw::object_members;
+use mcp_types::raw::{HEAD_KEYS, RawJson, object_members};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
@@ -130,6 +130,25 @@ impl ResultHead {
             None => mcp_types::raw::parse(raw),
         }
     }
+
+    /// [`ResultHead::peek`] of a received result: from the head members
+    /// its envelope's walk noted ([`RawJson::head_members`]), so the result
+    /// is not walked again; from its text when none were noted.
+    pub(crate) fn of(raw: &RawJson) -> Result<ResultHead, serde_json::Error> {
+        let noted = raw.head_members().and_then(|members| {
+            let mut head = ResultHead::default();
+            let [result_type, next_cursor, ttl_ms, cache_scope] = members;
+            head.result_type = result_type.map_or(Some(None), tag)?;
+            head.next_cursor = next_cursor.map_or(Some(None), |v| mcp_types::raw::parse(v).ok())?;
+            head.ttl_ms = ttl_ms.map_or(Some(None), |v| mcp_types::raw::parse(v).ok())?;
+            head.cache_scope = cache_scope.map_or(Some(None), tag)?;
+            Some(head)
+        });
+        match noted {
+            Some(head) => Ok(head),
+            None => ResultHead::peek(raw.as_bytes()),
+        }
+    }
 }
 
 /// The fast path of [`ResultHead::peek`]; `None` sends the input to serde.
@@ -138,12 +157,8 @@ fn peek_members(s: &[u8]) -> Option<ResultHead> {
     let mut seen = [false; 4];
     for member in object_members(s) {
         let member = member.ok()?;
-        let slot = match member.key {
-            b"resultType" => 0,
-            b"nextCursor" => 1,
-            b"ttlMs" => 2,
-            b"cacheScope" => 3,
-            _ => continue,
+        let Some(slot) = HEAD_KEYS.iter().position(|k| k.as_bytes() == member.key) else {
+            continue;
         };
         if std::mem::replace(&mut seen[slot], true) {
             return None;
@@ -179,6 +194,16 @@ mod tests {
             .map(|h| render(&h))
             .map_err(|e| e.to_string());
         assert_eq!(fast, slow, "peek and serde disagree on {text}");
+        // The same result in an envelope: read from the members its walk
+        // noted, when it noted them, with the same outcome.
+        let line = format!(r#"{{"jsonrpc":"2.0","id":1,"result":{text}}}"#);
+        if let Ok(mcp_types::Message::Response(r)) = mcp_types::Message::from_slice(line.as_bytes())
+        {
+            let of = ResultHead::of(&r.result)
+                .map(|h| render(&h))
+                .map_err(|e| e.to_string());
+            assert_eq!(of, fast, "the noted head and peek disagree on {text}");
+        }
         (fast.ok(), peek_members(text.as_bytes()).map(|h| render(&h)))
     }
 

@@ -31,7 +31,7 @@ use serde_json::value::RawValue;
 
 use crate::error::ErrorCode;
 use crate::method::{NotificationMethod, RequestMethod};
-use crate::raw::{RawJson, object_members};
+use crate::raw::{HeadNotes, RawJson, envelope_members};
 
 mod strict;
 
@@ -245,8 +245,9 @@ impl Message {
     /// assert!(matches!(m, Message::Notification(n) if n.params.is_none()));
     /// ```
     pub fn from_slice(bytes: &[u8]) -> Result<Message, serde_json::Error> {
-        if let Some((id, range)) = plain_response(bytes) {
-            let result = RawJson::from_bytes(bytes::Bytes::copy_from_slice(&bytes[range]));
+        if let Some((id, range, head)) = plain_response(bytes) {
+            let result =
+                RawJson::from_bytes(bytes::Bytes::copy_from_slice(&bytes[range])).with_head(head);
             return Ok(Message::Response(Response { id, result }));
         }
         crate::raw::parse(bytes)
@@ -260,12 +261,13 @@ impl Message {
     /// A [`serde_json::Error`] when the bytes are not one JSON-RPC message.
     pub fn from_bytes(bytes: &bytes::Bytes) -> Result<Message, serde_json::Error> {
         match plain_response(bytes) {
-            Some((id, range)) => {
+            Some((id, range, head)) => {
                 let result = if range.len() >= SHARE_FROM {
                     RawJson::from_bytes(bytes.slice(range))
                 } else {
                     RawJson::from_bytes(bytes::Bytes::copy_from_slice(&bytes[range]))
-                };
+                }
+                .with_head(head);
                 Ok(Message::Response(Response { id, result }))
             }
             None => crate::raw::parse(bytes),
@@ -376,11 +378,13 @@ const SHARE_FROM: usize = 16 * 1024;
 /// The id and the result's place in a plain response envelope: an object
 /// with an `id` (string or integer), a `result` other than `null` and at
 /// most a `jsonrpc` of exactly `"2.0"`, each once, keys unescaped. The
-/// result is not parsed. Anything else is `None` and goes to `serde_json`,
-/// which gives the same reading (or the error) for it.
-fn plain_response(bytes: &[u8]) -> Option<(RequestId, std::ops::Range<usize>)> {
+/// result is not parsed; its head members are noted on the way
+/// ([`RawJson::head_members`]). Anything else is `None` and goes to
+/// `serde_json`, which gives the same reading (or the error) for it.
+fn plain_response(bytes: &[u8]) -> Option<(RequestId, std::ops::Range<usize>, Option<HeadNotes>)> {
     let (mut version, mut id, mut result) = (false, None, None);
-    for member in object_members(bytes) {
+    let mut members = envelope_members(bytes);
+    for member in members.by_ref() {
         let member = member.ok()?;
         let value = &bytes[member.value.clone()];
         match member.key {
@@ -390,7 +394,7 @@ fn plain_response(bytes: &[u8]) -> Option<(RequestId, std::ops::Range<usize>)> {
             _ => return None,
         }
     }
-    Some((id?, result?))
+    Some((id?, result?, members.result_head()))
 }
 
 /// An id of a plain response: a small non-negative integer read by hand

@@ -17,6 +17,12 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::value::RawValue;
 
+mod head;
+
+pub use head::HEAD_KEYS;
+pub(crate) use head::HeadNotes;
+use head::object_end_noting;
+
 /// A JSON value kept as text until it is decoded.
 ///
 /// Two kinds exist, and they behave the same: one made from a
@@ -40,7 +46,7 @@ use serde_json::value::RawValue;
 /// [`decode`]: RawJson::decode
 /// [`to_raw_value`]: RawJson::to_raw_value
 #[derive(Clone)]
-pub struct RawJson(Repr);
+pub struct RawJson(Repr, Option<HeadNotes>);
 
 #[derive(Clone)]
 enum Repr {
@@ -51,7 +57,7 @@ enum Repr {
 impl RawJson {
     /// Keeps bytes that should hold one JSON value, without checking them.
     pub fn from_bytes(bytes: impl Into<Bytes>) -> RawJson {
-        RawJson(Repr::Unchecked(bytes.into()))
+        RawJson(Repr::Unchecked(bytes.into()), None)
     }
 
     /// The JSON text as bytes.
@@ -120,7 +126,7 @@ impl RawJson {
 
 impl From<Box<RawValue>> for RawJson {
     fn from(raw: Box<RawValue>) -> RawJson {
-        RawJson(Repr::Checked(raw))
+        RawJson(Repr::Checked(raw), None)
     }
 }
 
@@ -232,6 +238,16 @@ pub fn object_members(text: &[u8]) -> ObjectMembers<'_> {
         text,
         at: 0,
         state: State::Start,
+        result_head: None,
+    }
+}
+
+/// [`object_members`] over a JSON-RPC envelope: the head members of a
+/// `result` object are noted as it is walked ([`ObjectMembers::result_head`]).
+pub(crate) fn envelope_members(text: &[u8]) -> ObjectMembers<'_> {
+    ObjectMembers {
+        result_head: Some(None),
+        ..object_members(text)
     }
 }
 
@@ -241,6 +257,9 @@ pub struct ObjectMembers<'a> {
     text: &'a [u8],
     at: usize,
     state: State,
+    /// Set for an envelope's walk: a `result` object's head members are
+    /// noted on the way ([`head`]); `Some(notes)` once noted.
+    result_head: Option<Option<HeadNotes>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -279,6 +298,11 @@ impl<'a> Iterator for ObjectMembers<'a> {
 }
 
 impl<'a> ObjectMembers<'a> {
+    /// The head notes of the `result` object an envelope's walk passed.
+    pub(crate) fn result_head(&self) -> Option<HeadNotes> {
+        self.result_head.flatten()
+    }
+
     fn step(&mut self) -> Option<Result<Member<'a>, NotPlain>> {
         let s = self.text;
         let mut i = skip_ws(s, self.at);
@@ -297,7 +321,7 @@ impl<'a> ObjectMembers<'a> {
             (Some(b'"'), State::First) => {}
             _ => return Some(Err(NotPlain)),
         }
-        let member = member_at(s, i).ok_or(NotPlain);
+        let member = member_at(s, i, self.result_head.as_mut()).ok_or(NotPlain);
         if let Ok(m) = &member {
             self.at = m.value.end;
             self.state = State::Next;
@@ -306,8 +330,13 @@ impl<'a> ObjectMembers<'a> {
     }
 }
 
-/// The member whose key starts at `s[i]`.
-fn member_at(s: &[u8], i: usize) -> Option<Member<'_>> {
+/// The member whose key starts at `s[i]`; with `result_head`, a `result`
+/// object's head members are noted there.
+fn member_at<'a>(
+    s: &'a [u8],
+    i: usize,
+    result_head: Option<&mut Option<HeadNotes>>,
+) -> Option<Member<'a>> {
     if s.get(i) != Some(&b'"') {
         return None;
     }
@@ -321,7 +350,17 @@ fn member_at(s: &[u8], i: usize) -> Option<Member<'_>> {
         return None;
     }
     let start = skip_ws(s, colon + 1);
-    let end = value_end(s, start)?;
+    let noted = match result_head {
+        Some(head) if key == b"result" => object_end_noting(s, start).map(|(end, notes)| {
+            *head = notes;
+            end
+        }),
+        _ => None,
+    };
+    let end = match noted {
+        Some(end) => end,
+        None => value_end(s, start)?,
+    };
     Some(Member {
         key,
         value: start..end,

@@ -68,7 +68,7 @@ impl Connection {
         let task_augmented = c.task_augmented;
         let is_list = matches!(c.kind, CallKind::List { .. });
         if self.era == Some(Era::Modern) {
-            let kind = ResultHead::peek(raw.as_bytes()).map(|head| {
+            let kind = ResultHead::of(&raw).map(|head| {
                 let kind = modern::classify_result(
                     &c.method,
                     head.result_type.as_deref(),
@@ -97,7 +97,7 @@ impl Connection {
             }
         } else {
             let head = if is_list {
-                match ResultHead::peek(raw.as_bytes()) {
+                match ResultHead::of(&raw) {
                     Ok(h) => h,
                     Err(e) => return self.fail_invalid(key, e),
                 }
