@@ -135,6 +135,9 @@ fn push_decimal(out: &mut Vec<u8>, n: usize) {
     out.extend_from_slice(&digits[at..]);
 }
 
+/// How many kept fields' places [`parse_head`] notes on the stack.
+const INLINE_FIELDS: usize = 16;
+
 /// Where one kept field lies in the head: name start and end, value
 /// start and end.
 type Span = [u32; 4];
@@ -182,7 +185,10 @@ pub(crate) fn parse_head(buf: &mut BytesMut) -> Result<Parsed, WireError> {
         // Within MAX_HEAD (64 KiB): fits.
         [from as u32, (from + part.len()) as u32]
     };
-    let mut spans: [Span; MAX_HEADERS] = [[0; 4]; MAX_HEADERS];
+    // A few fields on the stack (a head usually has fewer), the rest
+    // spilled: zeroing room for all 100 would cost more than the parse.
+    let mut inline: [Span; INLINE_FIELDS] = [[0; 4]; INLINE_FIELDS];
+    let mut spilled: Vec<Span> = Vec::new();
     let mut kept = 0;
     let mut lengths = Lengths::default();
     for field in parsed.headers.iter() {
@@ -191,13 +197,26 @@ pub(crate) fn parse_head(buf: &mut BytesMut) -> Result<Parsed, WireError> {
         }
         let [name_from, name_to] = at(field.name.as_bytes());
         let [value_from, value_to] = at(field.value);
-        spans[kept] = [name_from, name_to, value_from, value_to];
+        let span = [name_from, name_to, value_from, value_to];
+        match inline.get_mut(kept) {
+            Some(slot) => *slot = span,
+            None => {
+                if spilled.is_empty() {
+                    spilled.extend_from_slice(&inline);
+                }
+                spilled.push(span);
+            }
+        }
         kept += 1;
     }
+    let spans = match kept <= INLINE_FIELDS {
+        true => &inline[..kept],
+        false => &spilled[..],
+    };
     let http11 = parsed.version == Some(1);
     let head = buf.split_to(len).freeze();
     let mut headers = HeaderList::with_capacity(kept);
-    for &[name_from, name_to, value_from, value_to] in &spans[..kept] {
+    for &[name_from, name_to, value_from, value_to] in spans {
         let name = &head[name_from as usize..name_to as usize];
         let name = if name.eq_ignore_ascii_case(SESSION_ID.as_str().as_bytes()) {
             SESSION_ID
@@ -368,6 +387,25 @@ mod tests {
         // Both: Transfer-Encoding wins, and the connection is not reused.
         let h = head("HTTP/1.1 200 OK\r\ncontent-length: 3\r\ntransfer-encoding: chunked\r\n\r\n");
         assert_eq!((h.framing, h.keep_alive), (Framing::Chunked, false));
+    }
+
+    #[test]
+    fn heads_with_more_fields_than_the_stack_room_keep_them_all_in_order() {
+        let fields: String = (0..INLINE_FIELDS * 3)
+            .map(|i| format!("x-f{i}: v{i}\r\n"))
+            .collect();
+        let h = head(&format!(
+            "HTTP/1.1 200 OK\r\nconnection: close\r\n{fields}\r\n"
+        ));
+        let kept: Vec<String> = h
+            .headers
+            .iter()
+            .map(|(n, v)| format!("{}={}", n.as_str(), v.to_str().unwrap()))
+            .collect();
+        let expected: Vec<String> = (0..INLINE_FIELDS * 3)
+            .map(|i| format!("x-f{i}=v{i}"))
+            .collect();
+        assert_eq!(kept, expected);
     }
 
     #[test]
