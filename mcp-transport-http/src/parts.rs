@@ -117,6 +117,19 @@ pub(crate) struct OutRequest {
     pub(crate) method: Method,
     pub(crate) headers: HeaderList,
     pub(crate) body: Bytes,
+    /// Which fields of its response to keep.
+    pub(crate) response_fields: ResponseFields,
+}
+
+/// Which end-to-end fields of an HTTP/1.1 response are kept.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ResponseFields {
+    /// Every one: an auth provider sees the response's fields.
+    All,
+    /// The ones the transport reads (`Content-Type`, `Mcp-Session-Id`,
+    /// `Location`, `WWW-Authenticate`): nobody else sees the others, so
+    /// they are not copied out of the head.
+    Read,
 }
 
 /// A response from the pool: its status, its end-to-end header fields

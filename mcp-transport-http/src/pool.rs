@@ -37,7 +37,7 @@ use hyper_util::rt::{TokioExecutor, TokioTimer};
 use crate::client::{BoxError, Conn, Connector, RequestBody};
 use crate::error::ConfigError;
 use crate::h1::{self, H1, ResponseBody, SendError, Sent};
-use crate::parts::{HeaderList, InResponse, OutRequest};
+use crate::parts::{HeaderList, InResponse, OutRequest, ResponseFields};
 
 /// A pooled connection and whether it was used since the reaper last
 /// looked.
@@ -95,6 +95,8 @@ fn h2_error(mut e: TrySendError<Request<RequestBody>>) -> SendError {
                 method: parts.method,
                 headers: HeaderList::from_map(parts.headers),
                 body: body_bytes(body),
+                // It goes out again on HTTP/2, which keeps every field.
+                response_fields: ResponseFields::All,
             }))
         }
         None => SendError::Failed(e.into_error().into()),

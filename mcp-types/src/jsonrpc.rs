@@ -10,9 +10,9 @@
 //! untagged union: `params` as a [`RawValue`], a response's `result` as a
 //! [`RawJson`]. The plain response envelope (`jsonrpc`, `id`, `result`) is
 //! read without parsing the result at all: its end is found with a byte
-//! search ([`object_members`]) and its bytes are kept, so a large result is
-//! parsed once, by the decode that needs it. Any other shape goes through
-//! `serde_json`.
+//! search ([`object_members`](crate::raw::object_members)) and its bytes
+//! are kept, so a large result is parsed once, by the decode that needs it.
+//! Any other shape goes through `serde_json`.
 //!
 //! The lenient reader forgets some envelope facts (a missing `jsonrpc`, an
 //! `id` member missing rather than `null`) and rejects others without saying

@@ -38,7 +38,7 @@ use self::chunked::{Chunked, Step};
 use self::wire::{Framing, Parsed, WireError};
 use crate::body::MAX_PRESIZE;
 use crate::client::{BoxError, Conn};
-use crate::parts::{InResponse, OutRequest};
+use crate::parts::{InResponse, OutRequest, ResponseFields};
 use crate::pool::Pool;
 
 /// How much room a read asks for at least (a small response fits at once).
@@ -151,13 +151,17 @@ impl H1 {
     }
 
     /// Reads until the final response head is whole, skipping `1xx`.
-    fn poll_head(&mut self, cx: &mut Context<'_>) -> Poll<Result<wire::Head, BoxError>> {
+    fn poll_head(
+        &mut self,
+        cx: &mut Context<'_>,
+        fields: ResponseFields,
+    ) -> Poll<Result<wire::Head, BoxError>> {
         // Nothing to parse before the first bytes.
         if self.buf.is_empty() && ready!(self.poll_fill(cx, READ_CHUNK))? == 0 {
             return Poll::Ready(Err(WireError::Closed.into()));
         }
         loop {
-            match wire::parse_head(&mut self.buf)? {
+            match wire::parse_head(&mut self.buf, fields)? {
                 Parsed::Final(head) => return Poll::Ready(Ok(head)),
                 Parsed::Interim => {}
                 Parsed::Partial => {
@@ -193,6 +197,7 @@ pub(crate) fn send(
         method,
         headers,
         body,
+        response_fields,
     } = request;
     let head = &mut h1.head;
     wire::encode_head(head, &method, target, host, &headers, body.len());
@@ -205,7 +210,7 @@ pub(crate) fn send(
             .await
             .map_err(|e| SendError::Failed(e.into()))?;
         drop(body);
-        let head = poll_fn(|cx| h1.poll_head(cx))
+        let head = poll_fn(|cx| h1.poll_head(cx, response_fields))
             .await
             .map_err(SendError::Failed)?;
         Ok(ResponseBody::h1(head, h1, &pool))

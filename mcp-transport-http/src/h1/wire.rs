@@ -3,11 +3,11 @@
 //! and how the response body is delimited.
 
 use bytes::{Buf, BytesMut};
-use http::header::{CONTENT_LENGTH, HOST};
+use http::header::{CONTENT_LENGTH, CONTENT_TYPE, HOST, LOCATION, WWW_AUTHENTICATE};
 use http::{HeaderName, HeaderValue, Method, StatusCode, Uri};
 
 use crate::headers::SESSION_ID;
-use crate::parts::HeaderList;
+use crate::parts::{HeaderList, ResponseFields};
 
 /// The largest response head read (status line and headers): a server
 /// cannot make the client buffer more before the body starts.
@@ -139,24 +139,47 @@ fn push_decimal(out: &mut Vec<u8>, n: usize) {
 const INLINE_FIELDS: usize = 16;
 
 /// Where one kept field lies in the head: name start and end, value
-/// start and end.
-type Span = [u32; 4];
+/// start and end; then its name's place in [`READ_FIELDS`] (`u32::MAX`
+/// for another name).
+type Span = [u32; 5];
+
+/// The response fields the transport reads itself, named as the `http`
+/// crate spells them: a response keeps only these unless all are wanted
+/// ([`ResponseFields::All`], for an auth provider).
+static READ_FIELDS: [HeaderName; 4] = [CONTENT_TYPE, SESSION_ID, LOCATION, WWW_AUTHENTICATE];
+
+/// The texts of [`READ_FIELDS`], in the same order.
+const READ_NAMES: [&str; 4] = [
+    "content-type",
+    "mcp-session-id",
+    "location",
+    "www-authenticate",
+];
+
+/// The place in [`READ_FIELDS`] of the name `name` spells, in any case
+/// (compared byte for byte first: most servers write names in lowercase).
+fn read_field(name: &[u8]) -> Option<usize> {
+    READ_NAMES.iter().position(|known| {
+        let known = known.as_bytes();
+        known.len() == name.len() && (known == name || known.eq_ignore_ascii_case(name))
+    })
+}
 
 /// Parses the response head at the start of `buf`; a whole head (interim
-/// or final) is taken out of `buf`.
+/// or final) is taken out of `buf`. The end-to-end fields kept are the
+/// ones `fields` asks for.
 ///
 /// The final head's header values are views of its bytes (no copy, no
-/// allocation per value), and `mcp-session-id`, the one name outside the
-/// `http` crate's table a server sends on every response, is the static
-/// name: the head's one allocation is its field list.
-pub(crate) fn parse_head(buf: &mut BytesMut) -> Result<Parsed, WireError> {
+/// allocation per value), and the names the transport reads are the
+/// static ones: the head's one allocation is its field list.
+pub(crate) fn parse_head(buf: &mut BytesMut, fields: ResponseFields) -> Result<Parsed, WireError> {
     // Left uninitialized: filling a hundred empty fields costs more than
     // parsing a small head.
-    let mut fields =
+    let mut slots =
         [const { std::mem::MaybeUninit::<httparse::Header<'_>>::uninit() }; MAX_HEADERS];
     let mut parsed = httparse::Response::new(&mut []);
     let config = httparse::ParserConfig::default();
-    let len = match config.parse_response_with_uninit_headers(&mut parsed, buf, &mut fields) {
+    let len = match config.parse_response_with_uninit_headers(&mut parsed, buf, &mut slots) {
         Ok(httparse::Status::Complete(len)) => len,
         Ok(httparse::Status::Partial) if buf.len() > MAX_HEAD => {
             return Err(WireError::HeadTooLarge);
@@ -187,7 +210,7 @@ pub(crate) fn parse_head(buf: &mut BytesMut) -> Result<Parsed, WireError> {
     };
     // A few fields on the stack (a head usually has fewer), the rest
     // spilled: zeroing room for all 100 would cost more than the parse.
-    let mut inline: [Span; INLINE_FIELDS] = [[0; 4]; INLINE_FIELDS];
+    let mut inline: [Span; INLINE_FIELDS] = [[0; 5]; INLINE_FIELDS];
     let mut spilled: Vec<Span> = Vec::new();
     let mut kept = 0;
     let mut lengths = Lengths::default();
@@ -195,9 +218,15 @@ pub(crate) fn parse_head(buf: &mut BytesMut) -> Result<Parsed, WireError> {
         if lengths.note(field.name, field.value)? {
             continue;
         }
+        let known = read_field(field.name.as_bytes());
+        if fields == ResponseFields::Read && known.is_none() {
+            continue;
+        }
         let [name_from, name_to] = at(field.name.as_bytes());
         let [value_from, value_to] = at(field.value);
-        let span = [name_from, name_to, value_from, value_to];
+        // At most four places: fits.
+        let known = known.map_or(u32::MAX, |k| k as u32);
+        let span = [name_from, name_to, value_from, value_to, known];
         match inline.get_mut(kept) {
             Some(slot) => *slot = span,
             None => {
@@ -216,12 +245,11 @@ pub(crate) fn parse_head(buf: &mut BytesMut) -> Result<Parsed, WireError> {
     let http11 = parsed.version == Some(1);
     let head = buf.split_to(len).freeze();
     let mut headers = HeaderList::with_capacity(kept);
-    for &[name_from, name_to, value_from, value_to] in spans {
-        let name = &head[name_from as usize..name_to as usize];
-        let name = if name.eq_ignore_ascii_case(SESSION_ID.as_str().as_bytes()) {
-            SESSION_ID
-        } else {
-            HeaderName::from_bytes(name).map_err(|_| WireError::Header)?
+    for &[name_from, name_to, value_from, value_to, known] in spans {
+        let name = match READ_FIELDS.get(known as usize) {
+            Some(known) => known.clone(),
+            None => HeaderName::from_bytes(&head[name_from as usize..name_to as usize])
+                .map_err(|_| WireError::Header)?,
         };
         let value = head.slice(value_from as usize..value_to as usize);
         let value = HeaderValue::from_maybe_shared(value).map_err(|_| WireError::Header)?;
@@ -314,7 +342,7 @@ mod tests {
     /// buffer's rest after.
     fn parse(bytes: &[u8]) -> (Result<Parsed, WireError>, BytesMut) {
         let mut buf = BytesMut::from(bytes);
-        let parsed = parse_head(&mut buf);
+        let parsed = parse_head(&mut buf, ResponseFields::All);
         (parsed, buf)
     }
 
@@ -406,6 +434,53 @@ mod tests {
             .map(|i| format!("x-f{i}=v{i}"))
             .collect();
         assert_eq!(kept, expected);
+    }
+
+    #[test]
+    fn the_read_names_spell_the_read_fields() {
+        let names: Vec<&str> = READ_FIELDS.iter().map(HeaderName::as_str).collect();
+        assert_eq!(names, READ_NAMES);
+        assert_eq!(read_field(b"Content-TYPE"), Some(0));
+        assert_eq!(read_field(b"mcp-session-id"), Some(1));
+        assert_eq!(read_field(b"content-typo"), None);
+    }
+
+    #[test]
+    fn without_an_auth_provider_only_the_fields_the_transport_reads_are_kept() {
+        let text = "HTTP/1.1 401 Unauthorized\r\nDate: x\r\nContent-Type: text/plain\r\n\
+                    X-Powered-By: y\r\nMCP-Session-Id: s\r\nLocation: /a\r\n\
+                    WWW-Authenticate: Bearer a\r\nWWW-Authenticate: Basic\r\n\
+                    Content-Length: 0\r\n\r\n";
+        let mut buf = BytesMut::from(text.as_bytes());
+        let Ok(Parsed::Final(h)) = parse_head(&mut buf, ResponseFields::Read) else {
+            panic!("not a final head")
+        };
+        let kept: Vec<String> = h
+            .headers
+            .iter()
+            .map(|(n, v)| format!("{}={}", n.as_str(), v.to_str().unwrap()))
+            .collect();
+        assert_eq!(
+            kept,
+            [
+                "content-type=text/plain",
+                "mcp-session-id=s",
+                "location=/a",
+                "www-authenticate=Bearer a",
+                "www-authenticate=Basic",
+            ]
+        );
+        assert_eq!(
+            h.framing,
+            Framing::Empty,
+            "the framing fields are read all the same"
+        );
+        let all = head(text);
+        assert_eq!(
+            all.headers.iter().count(),
+            8,
+            "an auth provider sees every field"
+        );
     }
 
     #[test]
@@ -526,9 +601,15 @@ mod tests {
     fn interim_responses_are_skipped_and_partial_heads_wait() {
         let text = b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\n";
         let mut buf = BytesMut::from(&text[..]);
-        assert!(matches!(parse_head(&mut buf), Ok(Parsed::Interim)));
+        assert!(matches!(
+            parse_head(&mut buf, ResponseFields::All),
+            Ok(Parsed::Interim)
+        ));
         assert_eq!(&buf[..], &text[25..], "the interim head is taken out");
-        assert!(matches!(parse_head(&mut buf), Ok(Parsed::Partial)));
+        assert!(matches!(
+            parse_head(&mut buf, ResponseFields::Read),
+            Ok(Parsed::Partial)
+        ));
         assert_eq!(&buf[..], &text[25..], "a partial head stays");
     }
 }

@@ -3,7 +3,7 @@
 //! re-sends and redirects), and its response read into a [`Posted`].
 
 use crate::h1::ResponseBody;
-use crate::parts::{HeaderList, InResponse, OutRequest};
+use crate::parts::{HeaderList, InResponse, OutRequest, ResponseFields};
 use bytes::Bytes;
 use http::header::{LOCATION, WWW_AUTHENTICATE};
 use http::{HeaderMap, HeaderValue, Method, StatusCode};
@@ -363,6 +363,13 @@ fn build(
     session: Option<&HeaderValue>,
     credentials: Option<crate::auth::Credentials>,
 ) -> (OutRequest, u64) {
+    // The auth provider (whose credentials these are) sees every field of
+    // the response; without one, only the fields the transport reads are
+    // kept.
+    let response_fields = match credentials.is_some() {
+        true => ResponseFields::All,
+        false => ResponseFields::Read,
+    };
     let (mut headers, body) = match may_retry {
         true => (spec.headers.clone(), spec.body.clone()),
         false => (
@@ -385,6 +392,7 @@ fn build(
         method: spec.method.clone(),
         headers,
         body,
+        response_fields,
     };
     (request, generation)
 }

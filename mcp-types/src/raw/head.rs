@@ -11,8 +11,7 @@
 use super::{RawJson, skip_ws, string_end, value_end};
 
 /// The head members, in the order [`RawJson::head_members`] gives them
-/// (5 or 10 bytes long: [`object_end_noting`] tells most other keys apart
-/// by length).
+/// (5 or 10 bytes long: the walk tells most other keys apart by length).
 pub const HEAD_KEYS: [&str; 4] = ["resultType", "nextCursor", "ttlMs", "cacheScope"];
 
 /// Where the head members' values start in a result's text; 0 for an
