@@ -70,13 +70,18 @@ impl<'de> serde::de::Visitor<'de> for BlockVisitor {
     }
 
     fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<ContentBlock, A::Error> {
-        read_block(map)
+        read_block(map, |block| block)
     }
 }
 
 /// The body of [`BlockVisitor`], shared with the list reader's visitor
-/// ([`blocks`]), which pushes the block where it goes.
-fn read_block<'de, A: serde::de::MapAccess<'de>>(mut map: A) -> Result<ContentBlock, A::Error> {
+/// ([`blocks`]): the block is handed to `put` where it is made, so the
+/// list reader pushes it without copying it through a return first (a
+/// block is 336 bytes).
+fn read_block<'de, A: serde::de::MapAccess<'de>, R>(
+    mut map: A,
+    put: impl FnOnce(ContentBlock) -> R,
+) -> Result<R, A::Error> {
     use serde::de::Error;
     use serde::de::value::MapAccessDeserializer;
     let Some(first) = map.next_key::<Key>()? else {
@@ -92,23 +97,23 @@ fn read_block<'de, A: serde::de::MapAccess<'de>>(mut map: A) -> Result<ContentBl
             while let Some((k, v)) = map.next_entry::<String, Value>()? {
                 object.insert(k, v);
             }
-            return from_object(object).map_err(A::Error::custom);
+            return from_object(object).map(put).map_err(A::Error::custom);
         }
     };
     let rest = MapAccessDeserializer::new(map);
     Ok(match kind {
-        Kind::Text => ContentBlock::Text(Deserialize::deserialize(rest)?),
-        Kind::Image => ContentBlock::Image(Deserialize::deserialize(rest)?),
-        Kind::Audio => ContentBlock::Audio(Deserialize::deserialize(rest)?),
-        Kind::ResourceLink => ContentBlock::ResourceLink(Deserialize::deserialize(rest)?),
-        Kind::Resource => ContentBlock::Resource(Deserialize::deserialize(rest)?),
-        Kind::ToolUse => ContentBlock::ToolUse(Deserialize::deserialize(rest)?),
-        Kind::ToolResult => ContentBlock::ToolResult(Deserialize::deserialize(rest)?),
+        Kind::Text => put(ContentBlock::Text(Deserialize::deserialize(rest)?)),
+        Kind::Image => put(ContentBlock::Image(Deserialize::deserialize(rest)?)),
+        Kind::Audio => put(ContentBlock::Audio(Deserialize::deserialize(rest)?)),
+        Kind::ResourceLink => put(ContentBlock::ResourceLink(Deserialize::deserialize(rest)?)),
+        Kind::Resource => put(ContentBlock::Resource(Deserialize::deserialize(rest)?)),
+        Kind::ToolUse => put(ContentBlock::ToolUse(Deserialize::deserialize(rest)?)),
+        Kind::ToolResult => put(ContentBlock::ToolResult(Deserialize::deserialize(rest)?)),
         Kind::Other(kind) => {
             let mut object = JsonObject::new();
             object.insert("type".to_owned(), Value::String(kind));
             object.extend(JsonObject::deserialize(rest)?);
-            ContentBlock::Unknown(object)
+            put(ContentBlock::Unknown(object))
         }
     })
 }
@@ -178,13 +183,11 @@ pub(crate) fn blocks<'de, D: Deserializer<'de>>(
             f.write_str("a content block object")
         }
         fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<(), A::Error> {
-            let block = read_block(map)?;
             let blocks = self.0;
             if blocks.len() == blocks.capacity() {
                 blocks.reserve_exact(blocks.len().max(1));
             }
-            blocks.push(block);
-            Ok(())
+            read_block(map, |block| blocks.push(block))
         }
     }
     deserializer.deserialize_seq(BlocksVisitor)
