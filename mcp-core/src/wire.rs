@@ -8,7 +8,7 @@
 use std::borrow::Cow;
 
 use mcp_types::RequestId;
-use mcp_types::raw::{HEAD_KEYS, RawJson, object_members};
+use mcp_types::raw::{RawJson, head_members_of};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
@@ -118,60 +118,33 @@ pub(crate) fn parse<T: for<'de> Deserialize<'de>>(
 
 impl ResultHead {
     /// Reads the head of a result: the same as deserializing a
-    /// [`ResultHead`] from it, but the members it does not need (a tool's
-    /// 1 MiB of content, say) are skipped with a byte search
-    /// ([`object_members`]) instead of being parsed. Anything unexpected
-    /// (not an object, an escaped or repeated key, a member of the wrong
-    /// type) is handed to `serde_json`, so the outcome and errors are the
-    /// same.
-    pub(crate) fn peek(raw: &[u8]) -> Result<ResultHead, serde_json::Error> {
-        match peek_members(raw) {
-            Some(head) => Ok(head),
-            None => mcp_types::raw::parse(raw),
-        }
-    }
-
-    /// [`ResultHead::peek`] of a received result: from the head members
-    /// its envelope's walk noted ([`RawJson::head_members`]), so the result
-    /// is not walked again; from its text when none were noted.
+    /// [`ResultHead`] from it, but from its head members' texts, which the
+    /// envelope's walk noted ([`RawJson::head_members`]) or a walk of the
+    /// result's members finds now ([`head_members_of`]): the members it
+    /// does not need (a tool's 1 MiB of content, say) are skipped, not
+    /// parsed. Anything unexpected (not an object, an escaped or repeated
+    /// key, a member of the wrong type) is handed to `serde_json`, so the
+    /// outcome and errors are the same.
     pub(crate) fn of(raw: &RawJson) -> Result<ResultHead, serde_json::Error> {
-        let noted = raw.head_members().and_then(|members| {
-            let mut head = ResultHead::default();
-            let [result_type, next_cursor, ttl_ms, cache_scope] = members;
-            head.result_type = result_type.map_or(Some(None), tag)?;
-            head.next_cursor = next_cursor.map_or(Some(None), |v| mcp_types::raw::parse(v).ok())?;
-            head.ttl_ms = ttl_ms.map_or(Some(None), |v| mcp_types::raw::parse(v).ok())?;
-            head.cache_scope = cache_scope.map_or(Some(None), tag)?;
-            Some(head)
-        });
-        match noted {
+        let text = raw.as_bytes();
+        let members = raw.head_members().or_else(|| head_members_of(text));
+        match members.and_then(from_members) {
             Some(head) => Ok(head),
-            None => ResultHead::peek(raw.as_bytes()),
+            None => mcp_types::raw::parse(text),
         }
     }
 }
 
-/// The fast path of [`ResultHead::peek`]; `None` sends the input to serde.
-fn peek_members(s: &[u8]) -> Option<ResultHead> {
-    let mut head = ResultHead::default();
-    let mut seen = [false; 4];
-    for member in object_members(s) {
-        let member = member.ok()?;
-        let Some(slot) = HEAD_KEYS.iter().position(|k| k.as_bytes() == member.key) else {
-            continue;
-        };
-        if std::mem::replace(&mut seen[slot], true) {
-            return None;
-        }
-        let value = &s[member.value];
-        match slot {
-            0 => head.result_type = tag(value)?,
-            1 => head.next_cursor = mcp_types::raw::parse(value).ok()?,
-            2 => head.ttl_ms = mcp_types::raw::parse(value).ok()?,
-            _ => head.cache_scope = tag(value)?,
-        }
-    }
-    Some(head)
+/// The fast path of [`ResultHead::of`], from the head members' texts;
+/// `None` sends the result to serde.
+fn from_members(members: [Option<&[u8]>; 4]) -> Option<ResultHead> {
+    let [result_type, next_cursor, ttl_ms, cache_scope] = members;
+    Some(ResultHead {
+        result_type: result_type.map_or(Some(None), tag)?,
+        next_cursor: next_cursor.map_or(Some(None), |v| mcp_types::raw::parse(v).ok())?,
+        ttl_ms: ttl_ms.map_or(Some(None), |v| mcp_types::raw::parse(v).ok())?,
+        cache_scope: cache_scope.map_or(Some(None), tag)?,
+    })
 }
 
 /// A tag member's value (`null` is none); `None` when it is not one.
@@ -187,13 +160,13 @@ mod tests {
     use super::*;
 
     fn both(text: &str) -> (Option<String>, Option<String>) {
-        let fast = ResultHead::peek(text.as_bytes())
+        let fast = ResultHead::of(&RawJson::from_bytes(text.as_bytes().to_vec()))
             .map(|h| render(&h))
             .map_err(|e| e.to_string());
         let slow = serde_json::from_str::<ResultHead>(text)
             .map(|h| render(&h))
             .map_err(|e| e.to_string());
-        assert_eq!(fast, slow, "peek and serde disagree on {text}");
+        assert_eq!(fast, slow, "the head read and serde disagree on {text}");
         // The same result in an envelope: read from the members its walk
         // noted, when it noted them, with the same outcome.
         let line = format!(r#"{{"jsonrpc":"2.0","id":1,"result":{text}}}"#);
@@ -202,9 +175,13 @@ mod tests {
             let of = ResultHead::of(&r.result)
                 .map(|h| render(&h))
                 .map_err(|e| e.to_string());
-            assert_eq!(of, fast, "the noted head and peek disagree on {text}");
+            assert_eq!(
+                of, fast,
+                "the noted head and the walked one disagree on {text}"
+            );
         }
-        (fast.ok(), peek_members(text.as_bytes()).map(|h| render(&h)))
+        let walked = head_members_of(text.as_bytes()).and_then(from_members);
+        (fast.ok(), walked.map(|h| render(&h)))
     }
 
     fn render(h: &ResultHead) -> String {

@@ -19,9 +19,9 @@ use serde_json::value::RawValue;
 
 mod head;
 
-pub use head::HEAD_KEYS;
 pub(crate) use head::HeadNotes;
 use head::object_end_noting;
+pub use head::{HEAD_KEYS, head_members_of};
 
 /// A JSON value kept as text until it is decoded.
 ///
@@ -238,6 +238,7 @@ pub fn object_members(text: &[u8]) -> ObjectMembers<'_> {
         text,
         at: 0,
         state: State::Start,
+        walk: Walk::Whole,
         result_head: None,
     }
 }
@@ -246,7 +247,7 @@ pub fn object_members(text: &[u8]) -> ObjectMembers<'_> {
 /// `result` object are noted as it is walked ([`ObjectMembers::result_head`]).
 pub(crate) fn envelope_members(text: &[u8]) -> ObjectMembers<'_> {
     ObjectMembers {
-        result_head: Some(None),
+        walk: Walk::Envelope,
         ..object_members(text)
     }
 }
@@ -255,11 +256,24 @@ pub(crate) fn envelope_members(text: &[u8]) -> ObjectMembers<'_> {
 #[derive(Debug)]
 pub struct ObjectMembers<'a> {
     text: &'a [u8],
+    /// Where the walk is; just past the closing brace once it ends there.
     at: usize,
     state: State,
-    /// Set for an envelope's walk: a `result` object's head members are
-    /// noted on the way ([`head`]); `Some(notes)` once noted.
-    result_head: Option<Option<HeadNotes>>,
+    walk: Walk,
+    /// An envelope's walk: the head notes of its `result` object.
+    result_head: Option<HeadNotes>,
+}
+
+/// What an [`ObjectMembers`] walks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Walk {
+    /// An object that is the whole text (whitespace around it).
+    Whole,
+    /// The same, a JSON-RPC envelope: its `result` object's head is noted.
+    Envelope,
+    /// An object inside a text (from [`ObjectMembers::at`]): the walk
+    /// ends at its closing brace, whatever follows.
+    Inner,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -298,9 +312,18 @@ impl<'a> Iterator for ObjectMembers<'a> {
 }
 
 impl<'a> ObjectMembers<'a> {
+    /// A walk of the object that starts at `text[at]`, inside the text.
+    fn at(text: &'a [u8], at: usize) -> Self {
+        ObjectMembers {
+            at,
+            walk: Walk::Inner,
+            ..object_members(text)
+        }
+    }
+
     /// The head notes of the `result` object an envelope's walk passed.
     pub(crate) fn result_head(&self) -> Option<HeadNotes> {
-        self.result_head.flatten()
+        self.result_head
     }
 
     fn step(&mut self) -> Option<Result<Member<'a>, NotPlain>> {
@@ -315,13 +338,16 @@ impl<'a> ObjectMembers<'a> {
         }
         match (s.get(i), self.state) {
             (Some(b'}'), _) => {
-                return (skip_ws(s, i + 1) != s.len()).then_some(Err(NotPlain));
+                self.at = i + 1;
+                let rest = self.walk != Walk::Inner && skip_ws(s, i + 1) != s.len();
+                return rest.then_some(Err(NotPlain));
             }
             (Some(b','), State::Next) => i = skip_ws(s, i + 1),
             (Some(b'"'), State::First) => {}
             _ => return Some(Err(NotPlain)),
         }
-        let member = member_at(s, i, self.result_head.as_mut()).ok_or(NotPlain);
+        let result_head = (self.walk == Walk::Envelope).then_some(&mut self.result_head);
+        let member = member_at(s, i, result_head).ok_or(NotPlain);
         if let Ok(m) = &member {
             self.at = m.value.end;
             self.state = State::Next;

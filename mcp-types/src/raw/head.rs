@@ -1,6 +1,8 @@
 //! A result's head: the few members a client reads before the rest
 //! (2026-07-28's `resultType`, a page's `nextCursor`, the cache's `ttlMs`
-//! and `cacheScope`), noted while the envelope around the result is walked.
+//! and `cacheScope`), noted while the envelope around the result is walked
+//! ([`RawJson::head_members`]), or found by a walk of the result alone
+//! ([`head_members_of`]).
 //!
 //! The envelope walk has to find where the result ends anyway; walking the
 //! result's own members on the way (instead of only counting brackets)
@@ -8,7 +10,7 @@
 //! reader of the head does not walk the result a second time (a tool's
 //! content, a page's items: most of the text).
 
-use super::{RawJson, skip_ws, string_end, value_end};
+use super::{ObjectMembers, RawJson, object_members, value_end};
 
 /// The head members, in the order [`RawJson::head_members`] gives them
 /// (5 or 10 bytes long: the walk tells most other keys apart by length).
@@ -20,62 +22,75 @@ pub const HEAD_KEYS: [&str; 4] = ["resultType", "nextCursor", "ttlMs", "cacheSco
 pub(crate) struct HeadNotes([u32; 4]);
 
 /// The end of the object at `s[i]` (just past its `}`) and its head
-/// notes, relative to `i`. The notes are `None` when a key cannot be told
-/// without decoding it (it has an escape), a head key comes twice, or an
-/// offset passes `u32::MAX`: the reader then reads the text as a whole,
-/// which gives a repeated key's error too. `None` when `s[i]` does not
-/// start an object this walk reads (the caller counts brackets instead,
-/// as for any other value).
+/// notes, relative to `i` (see [`note`]). `None` when `s[i]` does not
+/// start an object the member walk reads (not an object, or a key with an
+/// escape): the caller counts brackets instead, as for any other value.
 pub(crate) fn object_end_noting(s: &[u8], i: usize) -> Option<(usize, Option<HeadNotes>)> {
-    if s.get(i) != Some(&b'{') {
-        return None;
-    }
+    let mut members = ObjectMembers::at(s, i);
+    let notes = note(&mut members, i)?;
+    Some((members.at, notes))
+}
+
+/// Walks an object's members, noting where each head member's value starts
+/// (relative to `base`, where the object starts). `None` when the walk
+/// fails; `Some(None)` when a head key comes twice or an offset passes
+/// `u32::MAX`: the reader then reads the text as a whole, which gives a
+/// repeated key's error too.
+fn note(members: &mut ObjectMembers<'_>, base: usize) -> Option<Option<HeadNotes>> {
     let mut notes = [0u32; 4];
     let mut sure = true;
-    let mut j = skip_ws(s, i + 1);
-    if s.get(j) == Some(&b'}') {
-        return Some((j + 1, Some(HeadNotes(notes))));
-    }
-    loop {
-        if s.get(j) != Some(&b'"') {
-            return None;
-        }
-        let (key_end, escaped) = string_end(s, j)?;
-        let key = &s[j + 1..key_end - 1];
-        let colon = skip_ws(s, key_end);
-        if s.get(colon) != Some(&b':') {
-            return None;
-        }
-        let start = skip_ws(s, colon + 1);
-        let end = value_end(s, start)?;
+    for member in members {
+        let member = member.ok()?;
         // Most keys are none of the four, told apart by length alone.
-        let maybe_head = matches!(key.len(), 5 | 10);
-        if escaped {
-            sure = false;
-        } else if let Some(slot) = maybe_head
-            .then(|| HEAD_KEYS.iter().position(|k| k.as_bytes() == key))
-            .flatten()
-        {
-            match u32::try_from(start - i) {
-                Ok(at) if notes[slot] == 0 => notes[slot] = at,
-                _ => sure = false,
-            }
+        if !matches!(member.key.len(), 5 | 10) {
+            continue;
         }
-        j = skip_ws(s, end);
-        match s.get(j)? {
-            b',' => j = skip_ws(s, j + 1),
-            b'}' => return Some((j + 1, sure.then_some(HeadNotes(notes)))),
-            _ => return None,
+        let Some(slot) = HEAD_KEYS.iter().position(|k| k.as_bytes() == member.key) else {
+            continue;
+        };
+        match u32::try_from(member.value.start - base) {
+            Ok(at) if notes[slot] == 0 => notes[slot] = at,
+            _ => sure = false,
         }
     }
+    Some(sure.then_some(HeadNotes(notes)))
+}
+
+/// The value texts of the head members ([`HEAD_KEYS`], in that order;
+/// `None` for an absent one) of the result object `text`, by a walk of its
+/// members that skips their values (a tool's 1 MiB of content, say).
+/// `None` when the text is not an object this walk reads (a key has an
+/// escape, the structure breaks) or a head key comes twice: read the text
+/// with serde then, which gives the same reading or the error.
+///
+/// ```
+/// let text = br#"{"content":[{"type":"text","text":"a"}],"ttlMs":5}"#;
+/// let head = mcp_types::raw::head_members_of(text).unwrap();
+/// assert_eq!(head, [None, None, Some(&b"5"[..]), None]);
+/// assert!(mcp_types::raw::head_members_of(br#"{"ttlMs":1,"ttlMs":2}"#).is_none());
+/// ```
+pub fn head_members_of(text: &[u8]) -> Option<[Option<&[u8]>; 4]> {
+    let notes = note(&mut object_members(text), 0)??;
+    values(text, notes)
+}
+
+/// The value texts the notes point at in `text`.
+fn values(text: &[u8], HeadNotes(starts): HeadNotes) -> Option<[Option<&[u8]>; 4]> {
+    let mut members = [None; 4];
+    for (member, start) in members.iter_mut().zip(starts) {
+        if start != 0 {
+            let start = start as usize;
+            *member = Some(&text[start..value_end(text, start)?]);
+        }
+    }
+    Some(members)
 }
 
 impl RawJson {
-    /// The value texts of the result's head members ([`HEAD_KEYS`], in
-    /// that order; `None` for an absent one), as noted when the envelope it
-    /// came in was walked. `None` when nothing was noted (the result came
-    /// another way, a key in it is escaped, or a head key comes twice):
-    /// read the text itself then.
+    /// [`head_members_of`] this result, as noted when the envelope it came
+    /// in was walked (no second walk). `None` when nothing was noted (the
+    /// result came another way, a key in it is escaped, or a head key
+    /// comes twice): read the text itself then.
     ///
     /// ```
     /// use mcp_types::Message;
@@ -86,16 +101,7 @@ impl RawJson {
     /// assert_eq!(head[1..], [None, None, None]);
     /// ```
     pub fn head_members(&self) -> Option<[Option<&[u8]>; 4]> {
-        let HeadNotes(starts) = self.1?;
-        let text = self.as_bytes();
-        let mut members = [None; 4];
-        for (member, start) in members.iter_mut().zip(starts) {
-            if start != 0 {
-                let start = start as usize;
-                *member = Some(&text[start..value_end(text, start)?]);
-            }
-        }
-        Some(members)
+        values(self.as_bytes(), self.1?)
     }
 
     /// These bytes with the head notes their envelope's walk took.
@@ -116,8 +122,11 @@ mod tests {
 
     /// The head members of `text` (an object at its start), as text.
     fn noted(text: &str) -> Option<Vec<Option<String>>> {
-        let (end, notes) = object_end_noting(text.as_bytes(), 0).expect("an object");
-        assert_eq!(end, value_end(text.as_bytes(), 0).unwrap(), "the same end");
+        // As the envelope's walk does: brackets counted when the member
+        // walk cannot read the object.
+        let bracket_end = value_end(text.as_bytes(), 0).unwrap();
+        let (end, notes) = object_end_noting(text.as_bytes(), 0).unwrap_or((bracket_end, None));
+        assert_eq!(end, bracket_end, "the same end");
         let raw = RawJson::from_bytes(text.as_bytes().to_vec()).with_head(notes);
         let members = raw.head_members()?;
         Some(
