@@ -111,8 +111,8 @@ impl RelatedTaskMetadata {
 /// is kept as its JSON text (checked when the message is decoded) and
 /// decoded into a map on the first read, so a result whose `_meta` nobody
 /// reads does not pay for building it. Any other deserializer decodes the
-/// map at once. The map
-/// itself is [`as_map`](Meta::as_map) (this was the public field `.0`).
+/// map at once. The map itself is [`as_map`](Meta::as_map) (this was the
+/// public field `.0`).
 #[derive(Clone, Default)]
 pub struct Meta(object::Object);
 

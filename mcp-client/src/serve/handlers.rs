@@ -372,8 +372,8 @@ pub(crate) type Served = Result<serde_json::Value, ErrorObject>;
 
 fn params_of<T: serde::de::DeserializeOwned>(raw: Option<&RawValue>) -> Result<T, ErrorObject> {
     let text = raw.map_or("{}", RawValue::get);
-    // Bytes, not `&str`: every other decode reads bytes, and one reader
-    // type means one copy of each type's decoder in the binary.
+    // The text reader, as every other decode (`mcp_types::raw::parse`):
+    // one reader type means one copy of each type's decoder in the binary.
     serde_json::from_str(text).map_err(|e| malformed(&e))
 }
 

@@ -161,8 +161,8 @@ impl<'de> Deserialize<'de> for Meta {
 /// [`crate::raw::parse`] uses), the one deserializer the text is taken
 /// from. Each generic `Deserialize` is compiled once per deserializer type
 /// (and per crate using it), so the text path is kept to one; the others
-/// (serde_json over bytes, its `Value`, serde's buffered content under `#[serde(flatten)]`, other
-/// formats) decode the map as before. A `Value` could not give its text
+/// (serde_json over bytes, its `Value`, serde's buffered content under
+/// `#[serde(flatten)]`, other formats) decode the map as before. A `Value` could not give its text
 /// anyway: it prints itself, and serde_json does not read every printed
 /// float back to the same `f64`. serde offers no other way to tell
 /// deserializers apart; the name is a constant (the test folds away), and a
