@@ -515,3 +515,42 @@ async fn a_known_era_learns_the_server_facts_in_the_background() {
     assert!(err.is_capability_not_offered(), "{err}");
     client.close().await;
 }
+
+/// A tool's arguments are read from a borrow or a `Serialize` struct and
+/// sent as written; `null` is no arguments; anything but an object is a
+/// usage error that sends nothing.
+#[tokio::test(start_paused = true)]
+async fn tool_arguments_are_an_object_read_from_a_borrow() {
+    #[derive(serde::Serialize)]
+    struct Echo<'a> {
+        text: &'a str,
+    }
+    for modern in [false, true] {
+        let (client, peer) = scripted_client(modern).await;
+        let args = json!({"text": "borrowed"});
+        let r = client.call_tool("echo", &args).await.expect("borrowed");
+        assert_eq!(common::text(&r.content), "borrowed");
+        let r = client.call_tool("echo", Echo { text: "typed" }).await;
+        assert_eq!(common::text(&r.expect("typed").content), "typed");
+        for bad in [json!([1]), json!("text"), json!(7)] {
+            let e = client.call_tool("echo", &bad).await.unwrap_err();
+            assert!(e.is_usage(), "{bad}: {e}");
+            assert!(
+                e.to_string()
+                    .contains("tool arguments must be a JSON object"),
+                "{e}"
+            );
+        }
+        let _ = client.call_tool("other", Value::Null).await;
+        let sent: Vec<Value> = peer
+            .sent("tools/call")
+            .iter()
+            .map(|f| f.params().clone())
+            .collect();
+        assert_eq!(sent.len(), 3, "the refused calls sent nothing");
+        assert_eq!(sent[0]["arguments"], args);
+        assert_eq!(sent[1]["arguments"], json!({"text": "typed"}));
+        assert_eq!(sent[2]["arguments"], json!({}));
+        assert!(args.is_object(), "the caller keeps its value");
+    }
+}

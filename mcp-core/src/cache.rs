@@ -59,8 +59,17 @@ impl Default for Cache {
 /// sorted at every level, whatever order the map keeps.
 pub(crate) fn params_key(params: &Params) -> String {
     let mut out = String::new();
-    let shaping = params
+    let Ok(members) = params.to_map() else {
+        // Arguments too deep to read back: their text, as written.
+        if let Params::Tool { name, arguments } = params {
+            out.push_str(&name.to_string());
+            out.push_str(arguments.as_str());
+        }
+        return out;
+    };
+    let shaping = members
         .iter()
+        .map(|(k, v)| (k.as_str(), v))
         .filter(|(k, _)| !matches!(*k, "_meta" | "inputResponses" | "requestState"));
     canonical_object(shaping, &mut out);
     out

@@ -58,6 +58,9 @@ pub enum UsageError {
     /// `params` must be a JSON object (or absent).
     #[error("params must be a JSON object")]
     ParamsNotObject,
+    /// A tool call's arguments must be a JSON object (or `null`, for none).
+    #[error("tool arguments must be a JSON object")]
+    ArgumentsNotObject,
     /// The params or a response could not be serialized.
     #[error("could not serialize: {0}")]
     Serialize(#[from] serde_json::Error),

@@ -22,20 +22,29 @@ use crate::driver::Outcome;
 use crate::driver::{CallSpec, SpecKind};
 use crate::error::{Error, ErrorKind};
 use crate::options::CallOptions;
+use mcp_core::ToolArguments;
 
 fn cursor_params(cursor: Option<&str>) -> Option<Value> {
     cursor.map(|c| json!({ "cursor": c }))
 }
 
-/// The spec of a `tools/call`: by tool name, with no params map built
-/// (`SpecKind::Tool`; the call span reads the name from there).
-fn tool_spec(name: &str, arguments: Value, opts: CallOptions) -> CallSpec {
-    CallSpec {
+/// The spec of a `tools/call`: by tool name, its arguments serialized once
+/// from the caller's borrow, with no params map built (`SpecKind::Tool`;
+/// the call span reads the name from there).
+fn tool_spec<A: Serialize + ?Sized>(
+    name: &str,
+    arguments: &A,
+    opts: CallOptions,
+) -> Result<CallSpec, Error> {
+    Ok(CallSpec {
         method: methods::CallTool::METHOD.into(),
-        params: Some(arguments),
+        params: None,
         opts,
-        kind: SpecKind::Tool(name.to_owned()),
-    }
+        kind: SpecKind::Tool {
+            name: name.to_owned(),
+            arguments: ToolArguments::new(arguments)?,
+        },
+    })
 }
 
 impl Client {
@@ -134,15 +143,33 @@ impl Client {
             .await
     }
 
-    /// Calls a tool with JSON arguments. A tool that fails reports it in
-    /// the result (`is_error`), not as an [`Error`].
+    /// Calls a tool. A tool that fails reports it in the result
+    /// (`is_error`), not as an [`Error`].
+    ///
+    /// The arguments are anything serde writes as a JSON object (or
+    /// `null`, for none): a `serde_json::Value` or `json!`, a borrow of
+    /// one (nothing is cloned: the request is written from it before the
+    /// call returns its future), or a `Serialize` struct.
+    ///
+    /// ```no_run
+    /// # async fn run(client: mcp_client::Client) -> Result<(), mcp_client::Error> {
+    /// let args = serde_json::json!({"text": "hello"});
+    /// for _ in 0..3 {
+    ///     client.call_tool("echo", &args).await?;
+    /// }
+    /// # Ok(()) }
+    /// ```
     ///
     /// # Errors
-    /// See [`Error`].
-    pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult, Error> {
+    /// See [`Error`]; a usage error when the arguments are not an object.
+    pub async fn call_tool<A: Serialize>(
+        &self,
+        name: &str,
+        arguments: A,
+    ) -> Result<CallToolResult, Error> {
         // Default options validate nothing: the call is the plain one,
         // without `call_tool_with`'s future (and its options) around it.
-        let running = self.run(tool_spec(name, arguments, CallOptions::new()));
+        let running = self.run(tool_spec(name, &arguments, CallOptions::new())?);
         decoded(methods::CallTool::METHOD, running.await)
     }
 
@@ -162,16 +189,16 @@ impl Client {
     ///
     /// # Errors
     /// See [`Error`].
-    pub async fn call_tool_with(
+    pub async fn call_tool_with<A: Serialize>(
         &self,
         name: &str,
-        arguments: Value,
+        arguments: A,
         opts: CallOptions,
     ) -> Result<CallToolResult, Error> {
         #[cfg(feature = "output-schema")]
         let validate = opts.validates_output();
         // Started at once: this future holds the wait, not the options.
-        let running = self.run(tool_spec(name, arguments, opts));
+        let running = self.run(tool_spec(name, &arguments, opts)?);
         let result: CallToolResult = decoded(methods::CallTool::METHOD, running.await)?;
         #[cfg(feature = "output-schema")]
         if validate {
@@ -203,8 +230,7 @@ impl Client {
         name: &str,
         arguments: &A,
     ) -> Result<R, Error> {
-        let args = serde_json::to_value(arguments).map_err(mcp_core::UsageError::from)?;
-        let result = self.call_tool(name, args).await?;
+        let result = self.call_tool(name, arguments).await?;
         structured(name, result)
     }
 

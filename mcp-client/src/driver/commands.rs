@@ -22,6 +22,7 @@ use crate::options::CallOptions;
 use crate::tasks::inputs::InputItem;
 #[cfg(feature = "http")]
 use crate::transport::Link;
+use mcp_core::ToolArguments;
 
 #[cfg(feature = "http")]
 const HTTP_ONLY: &str = "HTTP headers and credentials apply to HTTP connections only";
@@ -41,10 +42,13 @@ pub(crate) struct CallSpec {
 /// How the core runs the call and where its results go.
 pub(crate) enum SpecKind {
     Plain,
-    /// A `tools/call` of the tool this names, its arguments in `params`:
-    /// the core keeps the two as they are (`call_tool_owned`), with no
-    /// params map built for them.
-    Tool(String),
+    /// A `tools/call` of the tool this names, with its arguments: the
+    /// core keeps the two as they are (`call_tool_owned`), with no params
+    /// map built for them.
+    Tool {
+        name: String,
+        arguments: ToolArguments,
+    },
     ListAll,
     Listen(mpsc::UnboundedSender<crate::client::listen::ListenItem>),
     Task(crate::tasks::inputs::TaskSink),
@@ -213,11 +217,12 @@ impl Driver {
             ..
         } = opts.into_set();
         let started = match &mut kind {
-            SpecKind::Tool(name) => {
-                let arguments = params.unwrap_or_default();
-                self.conn
-                    .call_tool_owned(now, std::mem::take(name), arguments, core_opts)
-            }
+            SpecKind::Tool { name, arguments } => self.conn.call_tool_owned(
+                now,
+                std::mem::take(name),
+                std::mem::take(arguments),
+                core_opts,
+            ),
             SpecKind::ListAll => self.conn.list_all(now, &method, params, core_opts),
             SpecKind::Listen(_) => {
                 let filter = params
@@ -233,7 +238,7 @@ impl Driver {
             Ok(id) => {
                 let watch = matches!(kind, SpecKind::Watch { .. });
                 let sink = match kind {
-                    SpecKind::Plain | SpecKind::Tool(_) | SpecKind::ListAll => Sink::Plain,
+                    SpecKind::Plain | SpecKind::Tool { .. } | SpecKind::ListAll => Sink::Plain,
                     SpecKind::Listen(tx) => Sink::Listen(tx),
                     SpecKind::Task(tx) | SpecKind::Watch { sink: tx, .. } => Sink::Task(tx),
                 };

@@ -64,7 +64,8 @@ impl OutParams<'_> {
         match self.base {
             Params::Tool { name, arguments } => {
                 member(out, &mut first, br#""name":"#, name)?;
-                member(out, &mut first, br#""arguments":"#, arguments)?;
+                out.extend_from_slice(br#","arguments":"#);
+                out.extend_from_slice(arguments.as_str().as_bytes());
             }
             Params::Map(members) => {
                 for (k, v) in members {
@@ -249,7 +250,7 @@ impl Connection {
             if c.method == "tools/call" && !self.tools.is_empty() {
                 let tool = c.params.get("name").and_then(Value::as_str).unwrap_or("");
                 if let Some(b) = self.tools.get(tool) {
-                    routing.params = b.derive(c.params.get("arguments"));
+                    routing.params = b.derive(c.params.arguments().as_deref());
                 }
             }
         }
@@ -288,7 +289,8 @@ mod tests {
             by_serde(json!({"_meta": {"k": "v"}}))
         );
         let args = json!({"q\"uote": ["a\n", 1.5, null], "b": {}});
-        let tool = Params::tool("ec\"ho".into(), args.clone());
+        let arguments = crate::ToolArguments::new(&args).unwrap();
+        let tool = Params::tool("ec\"ho".into(), arguments);
         assert_eq!(
             written(&tool, &none, None),
             by_serde(json!({"name": "ec\"ho", "arguments": args}))

@@ -68,7 +68,7 @@ use crate::headers::HeaderBindings;
 use crate::lifecycle::State;
 use crate::mrtr::{InputRound, RetryExtras, RoundCounter};
 use crate::pagination::Paginator;
-use crate::params::Params;
+use crate::params::{Params, ToolArguments};
 use crate::tasks::TaskSnapshot;
 use crate::timers::{Timer, TimerTable};
 
@@ -435,12 +435,14 @@ impl Connection {
         arguments: Value,
         opts: RequestOptions,
     ) -> Result<RequestId, UsageError> {
+        let arguments = ToolArguments::new(&arguments)?;
         self.call_tool_owned(now, name.to_owned(), arguments, opts)
     }
 
     /// [`Connection::call_tool`] with the tool name already owned (it is
-    /// kept, not copied). The params are sent as `call_tool` sends them,
-    /// without a map being built for them.
+    /// kept, not copied) and the arguments already serialized (from a
+    /// borrow of the caller's value: nothing is cloned). The params are
+    /// sent as `call_tool` sends them, without a map being built for them.
     ///
     /// # Errors
     /// As [`Connection::send_request`].
@@ -448,7 +450,7 @@ impl Connection {
         &mut self,
         now: Instant,
         name: String,
-        arguments: Value,
+        arguments: ToolArguments,
         opts: RequestOptions,
     ) -> Result<RequestId, UsageError> {
         let params = Params::tool(name, arguments);

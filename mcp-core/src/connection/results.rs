@@ -215,9 +215,11 @@ impl Connection {
         let refresh_for = *refresh_for;
         match pager.on_page(next) {
             Ok(PageStep::Fetch(cursor)) => {
-                c.params
-                    .as_map()
-                    .insert("cursor".into(), Value::String(cursor));
+                // A list's params are a map already: this cannot fail.
+                match c.params.as_map() {
+                    Ok(params) => params.insert("cursor".into(), Value::String(cursor)),
+                    Err(e) => return self.fail_call(key, RequestError::Build(e)),
+                };
                 self.send_main(now, key);
             }
             Ok(PageStep::Done) => {

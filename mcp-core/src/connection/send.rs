@@ -163,7 +163,7 @@ impl Connection {
                 }
                 if let Some(ttl) = opts.task_ttl {
                     let task = ttl.map_or_else(|| json!({}), |t| json!({ "ttl": t }));
-                    params.as_map().insert("task".into(), task);
+                    params.as_map()?.insert("task".into(), task);
                     *task_augmented = true;
                 }
                 facts.and_then(|f| f.server_capability(Era::Legacy, *task_augmented))

@@ -29,7 +29,7 @@ impl Caller for SdkCaller {
     async fn call(&mut self, _i: usize) -> Result<(), String> {
         let result = self
             .client
-            .call_tool(self.tool, self.arguments.clone())
+            .call_tool(self.tool, &self.arguments)
             .await
             .map_err(|e| e.to_string())?;
         let len = result
