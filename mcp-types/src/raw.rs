@@ -18,10 +18,12 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::value::RawValue;
 
 mod head;
+mod scan;
 
 pub(crate) use head::HeadNotes;
 use head::object_end_noting;
 pub use head::{HEAD_KEYS, head_members_of};
+pub(crate) use scan::{plain_len, quote_or_backslash, skip_ws, string_end, value_end};
 
 /// A JSON value kept as text until it is decoded.
 ///
@@ -91,9 +93,30 @@ impl RawJson {
     /// # Errors
     /// When the text is not JSON or not of the shape of `T`.
     pub fn decode<T: DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
+        self.decode_with(|text| serde_json::from_str(text))
+    }
+
+    /// Decodes the value with `read`, which is handed the text once it is
+    /// checked to be UTF-8 (as [`parse`] checks it), for a reader of one
+    /// type's own: [`CallToolResult::from_json`](crate::tools::CallToolResult::from_json).
+    ///
+    /// ```
+    /// use mcp_types::raw::RawJson;
+    /// use mcp_types::tools::CallToolResult;
+    /// let raw = RawJson::from_bytes(&br#"{"content":[{"type":"text","text":"hi"}]}"#[..]);
+    /// let result = raw.decode_with(CallToolResult::from_json).unwrap();
+    /// assert_eq!(result.text(), "hi");
+    /// ```
+    ///
+    /// # Errors
+    /// When the bytes are not UTF-8, or as `read` fails.
+    pub fn decode_with<T>(
+        &self,
+        read: impl FnOnce(&str) -> Result<T, serde_json::Error>,
+    ) -> Result<T, serde_json::Error> {
         match &self.0 {
-            Repr::Checked(raw) => serde_json::from_str(raw.get()),
-            Repr::Unchecked(bytes) => parse(bytes),
+            Repr::Checked(raw) => read(raw.get()),
+            Repr::Unchecked(bytes) => read(utf8(bytes)?),
         }
     }
 
@@ -194,10 +217,12 @@ pub struct Member<'a> {
 /// When the bytes are not UTF-8 (the error names the first bad byte's
 /// offset), not JSON, or not of the shape of `T`.
 pub fn parse<'a, T: serde::Deserialize<'a>>(bytes: &'a [u8]) -> Result<T, serde_json::Error> {
-    match simdutf8::basic::from_utf8(bytes) {
-        Ok(text) => serde_json::from_str(text),
-        Err(_) => Err(not_utf8(bytes)),
-    }
+    serde_json::from_str(utf8(bytes)?)
+}
+
+/// The bytes as text, checked once with the CPU's vector instructions.
+fn utf8(bytes: &[u8]) -> Result<&str, serde_json::Error> {
+    simdutf8::basic::from_utf8(bytes).map_err(|_| not_utf8(bytes))
 }
 
 /// The error for bytes that are not UTF-8, naming where they stop being it.
@@ -393,104 +418,6 @@ fn member_at<'a>(
     })
 }
 
-fn skip_ws(s: &[u8], mut i: usize) -> usize {
-    while s
-        .get(i)
-        .is_some_and(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
-    {
-        i += 1;
-    }
-    i
-}
-
-/// How far [`quote_or_backslash`] looks eight bytes at a time before it
-/// hands the rest of a long string to a vector search.
-const SHORT: usize = 32;
-
-/// Where the first `"` or `\` of `s` is. Most strings walked here are
-/// short (keys, tags, small values): a word at a time finds their end
-/// before a vector search would have set up, and a long one goes to
-/// `memchr2`.
-pub(crate) fn quote_or_backslash(s: &[u8]) -> Option<usize> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
-    let mut at = 0;
-    while let Some(word) = s[at..].first_chunk::<8>() {
-        if at >= SHORT {
-            return memchr::memchr2(b'"', b'\\', &s[at..]).map(|k| at + k);
-        }
-        let word = u64::from_le_bytes(*word);
-        // A byte of `quote` (or `backslash`) is zero where the word has a
-        // `"` (a `\`); the lowest flagged byte is exactly the first one.
-        let quote = word ^ (ONES * u64::from(b'"'));
-        let backslash = word ^ (ONES * u64::from(b'\\'));
-        let zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGHS;
-        let hits = zero(quote) | zero(backslash);
-        if hits != 0 {
-            return Some(at + hits.trailing_zeros() as usize / 8);
-        }
-        at += 8;
-    }
-    let tail = s[at..].iter().position(|&b| b == b'"' || b == b'\\');
-    tail.map(|k| at + k)
-}
-
-/// The index just past the string starting at `s[i] == b'"'`, and
-/// whether the string has an escape.
-fn string_end(s: &[u8], i: usize) -> Option<(usize, bool)> {
-    let mut j = i + 1;
-    let mut escaped = false;
-    loop {
-        let at = j + quote_or_backslash(s.get(j..)?)?;
-        if s[at] == b'\\' {
-            escaped = true;
-            j = at + 2;
-        } else {
-            return Some((at + 1, escaped));
-        }
-    }
-}
-
-/// The index just past the value starting at `s[i]`; `None` when brackets
-/// do not balance or the text ends first.
-fn value_end(s: &[u8], i: usize) -> Option<usize> {
-    match s.get(i)? {
-        b'"' => string_end(s, i).map(|(end, _)| end),
-        b'{' | b'[' => {
-            let mut depth = 0usize;
-            let mut j = i;
-            loop {
-                match s.get(j)? {
-                    b'"' => {
-                        j = string_end(s, j)?.0;
-                        continue;
-                    }
-                    b'{' | b'[' => depth += 1,
-                    b'}' | b']' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            return Some(j + 1);
-                        }
-                    }
-                    _ => {}
-                }
-                j += 1;
-            }
-        }
-        b',' | b'}' | b']' | b':' => None,
-        _ => {
-            let mut j = i;
-            while s
-                .get(j)
-                .is_some_and(|b| !matches!(b, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r'))
-            {
-                j += 1;
-            }
-            (j > i).then_some(j)
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -585,32 +512,6 @@ mod tests {
             r#"{"a":1 "b":2}"#,
         ] {
             assert_eq!(walk(c), Err(NotPlain), "refuses {c:?}");
-        }
-    }
-
-    #[test]
-    fn quote_or_backslash_finds_the_first_one() {
-        // Near misses of both bytes (one bit off, high bit set), at every
-        // place in and around a word, in strings short and long.
-        let fillers = [b'a', 0x00, 0x01, 0x21, 0x23, 0x5b, 0x5d, 0xa2, 0xdc, 0xff];
-        for len in 0..80 {
-            for filler in fillers {
-                let mut text = vec![filler; len];
-                assert_eq!(quote_or_backslash(&text), None, "{len} {filler}");
-                for at in 0..len {
-                    for target in [b'"', b'\\'] {
-                        text[at] = target;
-                        if at + 1 < len {
-                            text[at + 1] = b'"';
-                        }
-                        assert_eq!(quote_or_backslash(&text), Some(at), "{len} {filler} {at}");
-                        text[at] = filler;
-                        if at + 1 < len {
-                            text[at + 1] = filler;
-                        }
-                    }
-                }
-            }
         }
     }
 

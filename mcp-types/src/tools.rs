@@ -14,6 +14,8 @@ use crate::macros::{list_result, open_enum};
 use crate::meta::Meta;
 use crate::results::{CacheScope, InputResponses, ResultType, complete};
 
+mod read;
+
 /// A tool the server offers.
 ///
 /// ```

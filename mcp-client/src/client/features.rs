@@ -16,7 +16,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use crate::client::request_handle::decoded;
+use crate::client::request_handle::decoded_with;
 use crate::client::{Client, unexpected};
 use crate::driver::Outcome;
 use crate::driver::{CallSpec, SpecKind};
@@ -45,6 +45,16 @@ fn tool_spec<A: Serialize + ?Sized>(
             arguments: ToolArguments::new(arguments)?,
         },
     })
+}
+
+/// A `tools/call` outcome read as its result (`CallToolResult::from_json`:
+/// serde's reading, cheaper for text blocks).
+fn tool_result(outcome: Result<Outcome, Error>) -> Result<CallToolResult, Error> {
+    decoded_with(
+        methods::CallTool::METHOD,
+        outcome,
+        CallToolResult::from_json,
+    )
 }
 
 impl Client {
@@ -170,7 +180,7 @@ impl Client {
         // Default options validate nothing: the call is the plain one,
         // without `call_tool_with`'s future (and its options) around it.
         let running = self.run(tool_spec(name, &arguments, CallOptions::new())?);
-        decoded(methods::CallTool::METHOD, running.await)
+        tool_result(running.await)
     }
 
     /// Calls a tool with per-request options (timeout, progress, `_meta`,
@@ -199,7 +209,7 @@ impl Client {
         let validate = opts.validates_output();
         // Started at once: this future holds the wait, not the options.
         let running = self.run(tool_spec(name, &arguments, opts)?);
-        let result: CallToolResult = decoded(methods::CallTool::METHOD, running.await)?;
+        let result = tool_result(running.await)?;
         #[cfg(feature = "output-schema")]
         if validate {
             self.check_output(name, &result).await?;

@@ -333,8 +333,21 @@ pub(crate) fn decoded<T: DeserializeOwned>(
     method: &str,
     outcome: Result<Outcome, Error>,
 ) -> Result<T, Error> {
+    decoded_with(method, outcome, |text| serde_json::from_str(text))
+}
+
+/// [`decoded`] by a reader of the result's own (a tool result's:
+/// `CallToolResult::from_json`).
+pub(crate) fn decoded_with<T>(
+    method: &str,
+    outcome: Result<Outcome, Error>,
+    read: impl FnOnce(&str) -> Result<T, serde_json::Error>,
+) -> Result<T, Error> {
     match outcome? {
-        Outcome::Done(c) => c.decode().map_err(|e| Error::decode(method, e)),
+        Outcome::Done(c) => c
+            .result
+            .decode_with(read)
+            .map_err(|e| Error::decode(method, e)),
         other => Err(unexpected(method, &other)),
     }
 }

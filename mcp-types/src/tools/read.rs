@@ -1,0 +1,364 @@
+//! A `tools/call` result read from its JSON text
+//! ([`CallToolResult::from_json`]).
+//!
+//! Nearly every tool result is a list of text blocks, perhaps with
+//! `isError`: `{"content":[{"type":"text","text":"..."}]}`. Such a result
+//! is read here in one pass over its text: each byte is looked at once, and
+//! a block's text becomes its `String` in one copy, without serde_json's
+//! calls per key and per value. Every other member and every other block is
+//! read by serde from its own text, and anything this reader does not take
+//! exactly as serde would (an escape or a control character in a key or a
+//! text, a repeated member, syntax it does not expect) hands the whole
+//! result to serde, so the outcome is serde's, error and all.
+//!
+//! One difference remains, as for a received `_meta` (see
+//! `meta/object.rs`): serde_json's nesting limit (128) is counted from a
+//! member's value, read from its own text, not from the top of the result,
+//! so a value nested 125 to 127 levels deep within itself may be accepted
+//! where a whole-text read refuses it.
+
+use serde::de::{DeserializeOwned, IgnoredAny};
+
+use super::CallToolResult;
+use crate::content::{ContentBlock, TextContent};
+use crate::raw::{plain_len, skip_ws, value_end};
+
+impl CallToolResult {
+    /// Reads a `tools/call` result from its JSON text: the same result, or
+    /// the same error, as `serde_json::from_str`, at a fraction of the cost
+    /// for the common shape (text blocks).
+    ///
+    /// ```
+    /// use mcp_types::tools::CallToolResult;
+    /// let r = CallToolResult::from_json(r#"{"content":[{"type":"text","text":"hi"}]}"#).unwrap();
+    /// assert_eq!(r.text(), "hi");
+    /// assert!(CallToolResult::from_json(r#"{"content":[{"type":"text"}]}"#).is_err());
+    /// ```
+    ///
+    /// # Errors
+    /// When the text is not JSON or not a `tools/call` result.
+    pub fn from_json(text: &str) -> Result<Self, serde_json::Error> {
+        match (Reader { text, at: 0 }).result() {
+            Some(result) => Ok(result),
+            None => serde_json::from_str(text),
+        }
+    }
+}
+
+/// Where the reader is in the text. Each step returns `None` for anything
+/// it does not read exactly as serde would; the caller then hands the
+/// whole text to serde.
+struct Reader<'a> {
+    text: &'a str,
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn bytes(&self) -> &'a [u8] {
+        self.text.as_bytes()
+    }
+
+    /// Skips whitespace; the byte there.
+    fn peek(&mut self) -> Option<u8> {
+        self.at = skip_ws(self.bytes(), self.at);
+        self.bytes().get(self.at).copied()
+    }
+
+    /// Skips whitespace and `byte`.
+    fn eat(&mut self, byte: u8) -> Option<()> {
+        (self.peek()? == byte).then(|| self.at += 1)
+    }
+
+    /// A string without escapes or control characters, as written.
+    fn plain_string(&mut self) -> Option<&'a str> {
+        self.eat(b'"')?;
+        let start = self.at;
+        let len = plain_len(self.bytes().get(start..)?)?;
+        self.at = start + len + 1;
+        self.text.get(start..start + len)
+    }
+
+    /// The value here, read by serde from the text on (one pass: serde
+    /// finds its end), and the reader past it.
+    fn serde_value<T: DeserializeOwned>(&mut self) -> Option<T> {
+        self.peek()?;
+        let mut values = serde_json::Deserializer::from_str(self.text.get(self.at..)?).into_iter();
+        let value = values.next()?.ok()?;
+        self.at += values.byte_offset();
+        Some(value)
+    }
+
+    /// The text of the value here, and the reader past it.
+    fn value_text(&mut self) -> Option<&'a str> {
+        self.peek()?;
+        let start = self.at;
+        self.at = value_end(self.bytes(), start)?;
+        self.text.get(start..self.at)
+    }
+
+    /// After a member or an item: `true` for `,`, `false` at `close`.
+    fn next_or(&mut self, close: u8) -> Option<bool> {
+        let byte = self.peek()?;
+        self.at += 1;
+        match byte {
+            b',' => Some(true),
+            b if b == close => Some(false),
+            _ => None,
+        }
+    }
+
+    fn result(mut self) -> Option<CallToolResult> {
+        let mut result = CallToolResult {
+            meta: Default::default(),
+            result_type: None,
+            content: Vec::new(),
+            structured_content: None,
+            is_error: None,
+        };
+        self.eat(b'{')?;
+        let mut more = self.peek()? != b'}';
+        if !more {
+            self.at += 1;
+        }
+        let mut seen = 0u8;
+        while more {
+            let key = self.plain_string()?;
+            self.eat(b':')?;
+            let bit = match key {
+                "content" => 1,
+                "isError" => 2,
+                "structuredContent" => 4,
+                "resultType" => 8,
+                "_meta" => 16,
+                _ => 0,
+            };
+            // A repeated member is serde's error to report.
+            if seen & bit != 0 {
+                return None;
+            }
+            seen |= bit;
+            match key {
+                "content" => result.content = self.blocks()?,
+                "isError" => {
+                    result.is_error = match self.value_text()? {
+                        "true" => Some(true),
+                        "false" => Some(false),
+                        "null" => None,
+                        _ => return None,
+                    }
+                }
+                "structuredContent" => result.structured_content = self.serde_value()?,
+                "resultType" => result.result_type = self.serde_value()?,
+                "_meta" => result.meta = self.serde_value()?,
+                // Ignored, as serde ignores it, once it is checked to be JSON.
+                _ => {
+                    self.serde_value::<IgnoredAny>()?;
+                }
+            }
+            more = self.next_or(b'}')?;
+        }
+        (skip_ws(self.bytes(), self.at) == self.text.len()).then_some(result)
+    }
+
+    /// A `content` array; the list grows from one slot, as serde's read of
+    /// it does (`content::blocks`).
+    fn blocks(&mut self) -> Option<Vec<ContentBlock>> {
+        self.eat(b'[')?;
+        let mut blocks = Vec::new();
+        if self.peek()? == b']' {
+            self.at += 1;
+            return Some(blocks);
+        }
+        loop {
+            let start = self.at;
+            let block = match self.plain_text_block() {
+                Some(text) => ContentBlock::Text(TextContent::new(text)),
+                None => {
+                    self.at = start;
+                    self.serde_value()?
+                }
+            };
+            if blocks.len() == blocks.capacity() {
+                blocks.reserve_exact(blocks.len().max(1));
+            }
+            blocks.push(block);
+            if !self.next_or(b']')? {
+                return Some(blocks);
+            }
+        }
+    }
+
+    /// The text of a block that is exactly `{"type":"text","text":"..."}`
+    /// (any whitespace) with a plain text; `None` leaves the block to serde.
+    fn plain_text_block(&mut self) -> Option<&'a str> {
+        self.eat(b'{')?;
+        if self.plain_string()? != "type" {
+            return None;
+        }
+        self.eat(b':')?;
+        if self.plain_string()? != "text" {
+            return None;
+        }
+        self.eat(b',')?;
+        if self.plain_string()? != "text" {
+            return None;
+        }
+        self.eat(b':')?;
+        let text = self.plain_string()?;
+        self.eat(b'}')?;
+        Some(text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The walk's reading and serde's agree: both succeed with the same
+    /// result, or both fail.
+    fn agrees(text: &str) {
+        let serde: Result<CallToolResult, _> = serde_json::from_str(text);
+        let ours = CallToolResult::from_json(text);
+        match (&serde, &ours) {
+            (Ok(a), Ok(b)) => assert_eq!(a, b, "{text}"),
+            (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{text}"),
+            _ => panic!("{text}: serde {serde:?}, walk {ours:?}"),
+        }
+    }
+
+    #[test]
+    fn reads_what_serde_reads_and_refuses_what_it_refuses() {
+        let cases = [
+            r#"{"content":[{"type":"text","text":"hello"}]}"#,
+            r#" { "content" : [ { "type" : "text" , "text" : "a b" } , {"type":"text","text":""} ] , "isError" : true } "#,
+            r#"{"content":[],"isError":false}"#,
+            r#"{"content":[],"isError":null}"#,
+            r#"{"isError":1,"content":[]}"#,
+            r#"{}"#,
+            r#"{"content":[{"type":"text","text":"é\u00e9\n"}]}"#,
+            r#"{"content":[{"type":"text","text":"tab	in"}]}"#,
+            r#"{"content":[{"text":"first","type":"text"}]}"#,
+            r#"{"content":[{"type":"text","text":"x","annotations":{"priority":1}}]}"#,
+            r#"{"content":[{"type":"image","data":"AA==","mimeType":"image/png"}]}"#,
+            r#"{"content":[{"type":"hologram","frames":3}]}"#,
+            r#"{"content":[{"type":"text"}]}"#,
+            r#"{"content":[{"type":"text","text":7}]}"#,
+            r#"{"content":[{"type":"text","text":"a","text":"b"}]}"#,
+            r#"{"content":[{"type":"text","text":"a"},]}"#,
+            r#"{"content":[{"type":"text","text":"a"}],"content":[]}"#,
+            r#"{"content":null}"#,
+            r#"{"content":{}}"#,
+            r#"{"content":[1]}"#,
+            r#"{"content":[],"structuredContent":{"n":[1,2.5,null]}}"#,
+            r#"{"content":[],"structuredContent":null}"#,
+            r#"{"content":[],"resultType":"complete","_meta":{"k":"v"}}"#,
+            r#"{"content":[],"resultType":"something_new"}"#,
+            r#"{"content":[],"_meta":[]}"#,
+            r#"{"content":[],"other":{"deep":[true,false,null]}}"#,
+            r#"{"content":[],"other":tru}"#,
+            r#"{"content":[],"other":01}"#,
+            r#"{"content":[]} x"#,
+            r#"{"content":[] "isError":true}"#,
+            r#"[]"#,
+            r#""text""#,
+            r#"{"content":[{"type":"text","text":"unterminated}]}"#,
+            r#"{"cont\u0065nt":[{"type":"text","text":"escaped key"}]}"#,
+        ];
+        for case in cases {
+            agrees(case);
+        }
+        let control = "{\"content\":[{\"type\":\"text\",\"text\":\"a\u{1}b\"}]}";
+        agrees(control);
+    }
+
+    #[test]
+    fn long_texts_are_checked_whole() {
+        let long = "x".repeat(300);
+        for bad in ["", "\\n", "\u{7}"] {
+            let text = format!(r#"{{"content":[{{"type":"text","text":"{long}{bad}{long}"}}]}}"#);
+            agrees(&text);
+        }
+    }
+
+    mod props {
+        use proptest::prelude::*;
+
+        use super::agrees;
+
+        /// A string literal: plain, or with escapes or control characters.
+        fn string() -> impl Strategy<Value = String> {
+            let piece = prop_oneof![
+                4 => "[a-z é]{0,6}",
+                1 => Just(r#"\""#.to_owned()),
+                1 => Just(r"\u00e9".to_owned()),
+                1 => Just("\u{1}".to_owned()),
+                1 => Just("\t".to_owned()),
+            ];
+            prop::collection::vec(piece, 0..4).prop_map(|p| format!("\"{}\"", p.concat()))
+        }
+
+        /// Whitespace, often none.
+        fn ws() -> impl Strategy<Value = &'static str> {
+            prop::sample::select(vec!["", "", "", " ", "\n\t "])
+        }
+
+        fn block() -> impl Strategy<Value = String> {
+            prop_oneof![
+                4 => (ws(), string()).prop_map(|(w, t)| format!(r#"{{{w}"type"{w}:{w}"text",{w}"text":{t}{w}}}"#)),
+                1 => string().prop_map(|t| format!(r#"{{"text":{t},"type":"text"}}"#)),
+                1 => string().prop_map(|t| format!(r#"{{"type":"text","text":{t},"annotations":{{"priority":0.5}}}}"#)),
+                1 => Just(r#"{"type":"image","data":"AA==","mimeType":"image/png"}"#.to_owned()),
+                1 => Just(r#"{"type":"text"}"#.to_owned()),
+                1 => Just(r#"{"type":"new","x":[1,{}]}"#.to_owned()),
+                1 => Just("7".to_owned()),
+            ]
+        }
+
+        fn member() -> impl Strategy<Value = String> {
+            let blocks = prop::collection::vec(block(), 0..4);
+            prop_oneof![
+                4 => (blocks, ws()).prop_map(|(b, w)| format!(r#""content":{w}[{w}{}{w}]"#, b.join(","))),
+                1 => prop::sample::select(vec!["true", "false", "null", "0", "\"yes\""])
+                    .prop_map(|v| format!(r#""isError":{v}"#)),
+                1 => Just(r#""structuredContent":{"a":[1,2]}"#.to_owned()),
+                1 => Just(r#""resultType":"complete""#.to_owned()),
+                1 => Just(r#""_meta":{"k":{"n":1e3}}"#.to_owned()),
+                1 => string().prop_map(|v| format!(r#""other":{v}"#)),
+            ]
+        }
+
+        /// A result, then perhaps broken by one byte removed or added.
+        fn result() -> impl Strategy<Value = String> {
+            let whole = (prop::collection::vec(member(), 0..4), ws())
+                .prop_map(|(m, w)| format!("{w}{{{}}}{w}", m.join(&format!("{w},{w}"))));
+            (
+                whole,
+                any::<prop::sample::Index>(),
+                0u8..4,
+                prop::sample::select(vec![",", "]", "}", "\"", ":", "x"]),
+            )
+                .prop_map(|(text, at, how, extra)| {
+                    let i = at.index(text.len() + 1);
+                    if !text.is_char_boundary(i) {
+                        return text;
+                    }
+                    match how {
+                        0 if i < text.len() && text.is_char_boundary(i + 1) => {
+                            format!("{}{}", &text[..i], &text[i + 1..])
+                        }
+                        1 => format!("{}{extra}{}", &text[..i], &text[i..]),
+                        _ => text,
+                    }
+                })
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(4096))]
+
+            #[test]
+            fn the_walk_reads_as_serde_reads(text in result()) {
+                agrees(&text);
+            }
+        }
+    }
+}
