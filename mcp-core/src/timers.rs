@@ -123,7 +123,14 @@ impl TimerTable {
     }
 
     /// Removes and returns every timer due at `now`, earliest first.
+    #[cfg(test)]
     pub(crate) fn expired(&mut self, now: Instant) -> Vec<Timer> {
+        self.expired_at(now).into_iter().map(|(_, t)| t).collect()
+    }
+
+    /// Removes and returns every timer due at `now` with its deadline,
+    /// earliest first.
+    pub(crate) fn expired_at(&mut self, now: Instant) -> Vec<(Instant, Timer)> {
         let mut out = Vec::new();
         while let Some((at, _, in_lane)) = self.front() {
             if at > now {
@@ -137,7 +144,7 @@ impl TimerTable {
             if let Some(t) = t {
                 self.armed.remove(&t);
                 self.drop_stale_fronts();
-                out.push(t);
+                out.push((at, t));
             }
         }
         out

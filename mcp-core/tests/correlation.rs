@@ -353,3 +353,95 @@ fn the_deadline_starts_when_the_transport_sends_the_request() {
     h.advance(Duration::from_secs(20));
     assert!(h.take_events().iter().any(|e| matches!(e, Event::RequestFailed { error: RequestError::Timeout(d), .. } if *d == Duration::from_secs(20))));
 }
+
+/// Many calls with deadlines out of order, answered, cancelled and timed
+/// out in a random mix: `poll_timeout` is always the earliest deadline of
+/// a call still waiting, and exactly the calls past their deadline time
+/// out, each at its own deadline.
+#[test]
+fn deadlines_stay_ordered_whatever_ends_the_calls() {
+    use std::collections::BTreeMap;
+    for seed in 1..=8u64 {
+        let mut rng = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let mut next = |n: u64| {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng % n
+        };
+        let mut h = legacy(config());
+        // id -> (deadline, request sent)
+        let mut waiting: BTreeMap<i64, (std::time::Instant, serde_json::Value)> = BTreeMap::new();
+        for _ in 0..400 {
+            match next(10) {
+                0..=3 => {
+                    let timeout = Duration::from_millis(1 + next(3_000));
+                    let opts = RequestOptions::default().with_timeout(Some(timeout));
+                    let id = h.conn.call_tool(h.now, "t", json!({}), opts).unwrap();
+                    let req = h.drain().remove(0);
+                    waiting.insert(id.as_number().unwrap(), (h.now + timeout, req));
+                }
+                4..=5 if !waiting.is_empty() => {
+                    let k = *waiting
+                        .keys()
+                        .nth(next(waiting.len() as u64) as usize)
+                        .unwrap();
+                    let (_, req) = waiting.remove(&k).unwrap();
+                    h.reply(&req, json!({"content": []}));
+                    let events = h.take_events();
+                    assert!(
+                        matches!(&events[..], [Event::Response(c)] if c.id == RequestId::Number(k))
+                    );
+                }
+                6 if !waiting.is_empty() => {
+                    let k = *waiting
+                        .keys()
+                        .nth(next(waiting.len() as u64) as usize)
+                        .unwrap();
+                    waiting.remove(&k);
+                    h.conn.cancel(h.now, &RequestId::Number(k)).unwrap();
+                    h.drain();
+                    h.take_events();
+                }
+                _ => {
+                    let to = h.now + Duration::from_millis(next(400));
+                    // Step from deadline to deadline, as a driver would.
+                    while let Some((at, _)) = h.conn.poll_timeout().filter(|(at, _)| *at <= to) {
+                        h.now = at;
+                        h.conn.handle_timeout(at);
+                        let mut due: Vec<i64> = waiting
+                            .iter()
+                            .filter(|(_, (d, _))| *d <= at)
+                            .map(|(k, _)| *k)
+                            .collect();
+                        due.sort_by_key(|k| (waiting[k].0, *k));
+                        let timed_out: Vec<i64> = h
+                            .take_events()
+                            .iter()
+                            .filter_map(|e| match e {
+                                Event::RequestFailed {
+                                    id,
+                                    error: RequestError::Timeout(_),
+                                    ..
+                                } => id.as_number(),
+                                _ => None,
+                            })
+                            .collect();
+                        assert_eq!(timed_out, due, "seed {seed}");
+                        for k in due {
+                            waiting.remove(&k);
+                        }
+                    }
+                    h.now = to;
+                }
+            }
+            h.drain();
+            let earliest = waiting.iter().map(|(k, (d, _))| (*d, *k)).min();
+            let polled = h.conn.poll_timeout().map(|(at, t)| match t {
+                Timer::Request(id) => (at, id.as_number().unwrap()),
+                other => panic!("only request deadlines here: {other:?}"),
+            });
+            assert_eq!(polled, earliest, "seed {seed}");
+        }
+    }
+}

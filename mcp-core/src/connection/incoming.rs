@@ -70,8 +70,8 @@ impl Connection {
                     && c.wire == Some(wire)
                 {
                     c.wire = None;
-                    self.timers
-                        .cancel(&Timer::Request(RequestId::Number(w.call)));
+                    let armed = c.armed.take();
+                    self.forget_deadline(w.call, armed);
                 }
                 Some((wire, w.call, w.role))
             }
@@ -169,7 +169,8 @@ impl Connection {
         if !*acked {
             if let ServerNotification::SubscriptionsAcknowledged(p) = n {
                 *acked = true;
-                self.timers.cancel(&Timer::Request(RequestId::Number(key)));
+                let armed = c.armed.take();
+                self.forget_deadline(key, armed);
                 self.events.push_back(Event::SubscriptionAcknowledged {
                     id,
                     params: p.into_raw(),
@@ -264,7 +265,25 @@ impl Connection {
 
     /// Call when the transport's timer (from `poll_timeout`) fires.
     pub fn handle_timeout(&mut self, now: Instant) {
-        for timer in self.timers.expired(now) {
+        // Both lists are in order; merged, a request deadline goes first of
+        // those due at the same instant (`deadlines.rs`).
+        let mut requests = self.expired_deadlines(now).into_iter().peekable();
+        let mut others = self.timers.expired_at(now).into_iter().peekable();
+        loop {
+            let request_first = match (requests.peek(), others.peek()) {
+                (Some((at, _)), Some((t_at, _))) => at <= t_at,
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+                (None, None) => break,
+            };
+            let timer = if request_first {
+                requests
+                    .next()
+                    .map(|(_, key)| Timer::Request(RequestId::Number(key)))
+            } else {
+                others.next().map(|(_, t)| t)
+            };
+            let Some(timer) = timer else { break };
             match timer {
                 Timer::Request(id) => {
                     if let Some(key) = id.as_number() {
@@ -487,7 +506,7 @@ impl Connection {
         }
         c.deadline = None;
         c.unsent = None;
-        self.timers.cancel(&Timer::Request(RequestId::Number(key)));
+        self.disarm_deadline(key);
         self.recover_session(now);
         if self.recovering {
             self.parked.push(key);

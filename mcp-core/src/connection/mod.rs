@@ -30,6 +30,7 @@
 
 mod answers;
 pub mod attach;
+mod deadlines;
 mod debounce;
 mod encode;
 mod handshake;
@@ -180,6 +181,9 @@ struct Call {
     task: Option<Box<TaskWatch>>,
     cached: bool,
     sends: u32,
+    /// The request deadline armed for this call, if any (`deadlines.rs`:
+    /// the queue there only orders these).
+    armed: Option<Instant>,
 }
 
 /// The sans-I/O MCP client engine for one server.
@@ -213,6 +217,8 @@ pub struct Connection {
     cache: Cache,
     principal: String,
     timers: TimerTable,
+    /// The calls' request deadlines, in order (`deadlines.rs`).
+    deadlines: deadlines::Deadlines,
     transmits: VecDeque<Transmit>,
     events: VecDeque<Event>,
     parked: Vec<i64>,
@@ -261,6 +267,7 @@ impl Connection {
             cache,
             principal: String::new(),
             timers: TimerTable::default(),
+            deadlines: deadlines::Deadlines::default(),
             transmits: VecDeque::new(),
             events: VecDeque::new(),
             parked: Vec::new(),
@@ -379,7 +386,7 @@ impl Connection {
     /// When to call [`Connection::handle_timeout`] next, and why.
     #[must_use]
     pub fn poll_timeout(&self) -> Option<(Instant, Timer)> {
-        self.timers.next()
+        self.next_deadline()
     }
 
     // ---- commands ----

@@ -324,10 +324,9 @@ impl Connection {
         } else {
             c.deadline
         };
-        let timer = Timer::Request(RequestId::Number(key));
         match at {
-            Some(at) => self.timers.set(timer, at),
-            None => self.timers.cancel(&timer),
+            Some(at) => self.arm_deadline(key, at),
+            None => self.disarm_deadline(key),
         }
         for r in requests {
             self.events.push_back(Event::InputRequested {
@@ -371,14 +370,15 @@ impl Connection {
             && !c.header_retried
         {
             c.header_retried = true;
-            self.timers.cancel(&Timer::Request(RequestId::Number(key)));
+            let armed = c.armed.take();
+            let mut opts = RequestOptions::default().without_cache();
+            opts.meta = crate::trace_context::trace_members(&c.opts.meta);
+            self.forget_deadline(key, armed);
             let kind = CallKind::List {
                 pager: Paginator::new(self.config.max_pages),
                 items: Vec::new(),
                 refresh_for: Some(key),
             };
-            let mut opts = RequestOptions::default().without_cache();
-            opts.meta = crate::trace_context::trace_members(&c.opts.meta);
             if self
                 .start_call(now, "tools/list", Params::default(), opts, kind)
                 .is_ok()

@@ -129,6 +129,7 @@ impl Connection {
             task: None,
             cached: false,
             sends: 0,
+            armed: None,
         })
     }
 
@@ -336,10 +337,9 @@ impl Connection {
             return self.arm_request_timer(now, key, restart);
         }
         c.unsent = Some(restart);
-        let timer = Timer::Request(RequestId::Number(key));
         match c.total_deadline {
-            Some(at) => self.timers.set(timer, at),
-            None => self.timers.cancel(&timer),
+            Some(at) => self.arm_deadline(key, at),
+            None => self.disarm_deadline(key),
         }
     }
 
@@ -490,10 +490,9 @@ impl Connection {
             return;
         };
         if !restart && let Some(at) = c.deadline {
-            self.timers.set(Timer::Request(RequestId::Number(key)), at);
+            self.arm_deadline(key, at);
             return;
         }
-        let timer = Timer::Request(RequestId::Number(key));
         // A subscription's acknowledgement is awaited within the request
         // deadline; once acknowledged, the stream has none by design (it
         // ends when the caller drops it, the server ends it or the
@@ -521,8 +520,8 @@ impl Connection {
             c.deadline = at;
         }
         match at {
-            Some(at) => self.timers.set(timer, at),
-            None => self.timers.cancel(&timer),
+            Some(at) => self.arm_deadline(key, at),
+            None => self.disarm_deadline(key),
         }
     }
 
@@ -534,7 +533,7 @@ impl Connection {
         if let Some(w) = c.wire {
             self.wires.abandon(w);
         }
-        self.timers.cancel(&Timer::Request(RequestId::Number(key)));
+        self.forget_deadline(key, c.armed);
         // Only a call with a task polls (its task is never taken away).
         if c.task.is_some() {
             self.timers.cancel(&Timer::TaskPoll(RequestId::Number(key)));
@@ -602,6 +601,7 @@ impl Connection {
         self.parked.clear();
         self.recovering = false;
         self.timers = crate::timers::TimerTable::default();
+        self.deadlines = super::deadlines::Deadlines::default();
         self.stream.close_quietly();
         self.forget_served_tasks();
         self.flush_all_notifications();
