@@ -1,8 +1,10 @@
-//! Timers: one table of deadlines keyed by [`Timer`].
+//! Timers: a table of deadlines keyed by [`Timer`], for all but the calls'
+//! request deadlines, which the connection keeps in the calls' records
+//! (`connection/deadlines.rs`: every request arms and disarms one).
 //!
-//! The driver arms a single wake-up from [`TimerTable::next`] (exposed as
-//! `Connection::poll_timeout`) and calls `handle_timeout(now)`, which pops
-//! every timer due at `now`.
+//! The driver arms a single wake-up from `Connection::poll_timeout` (the
+//! earlier of [`TimerTable::next`] and the first request deadline) and
+//! calls `handle_timeout(now)`, which pops every timer due at `now`.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
@@ -42,13 +44,13 @@ pub enum Timer {
 /// that no longer matches it is stale, dropped when it reaches the front
 /// (or in a rebuild, once stale entries outnumber live ones).
 ///
-/// Request deadlines are `now` plus one timeout, so they are mostly armed
+/// Deadlines that are `now` plus one delay (task polls) are mostly armed
 /// in order: an entry later than every entry of `lane` is appended to it
 /// (a sorted deque, O(1)); any other goes to the binary heap `queue`. The
 /// earliest timer is the earlier of the two fronts, compared as
 /// `(deadline, timer)`, so equal deadlines fire in timer order whichever
-/// queue holds them. Requests mostly end in the order they started, so the
-/// entry of a finished request is usually a front one and goes at once.
+/// queue holds them. A timer cancelled soon after it was armed is usually
+/// a front one and goes at once.
 #[derive(Debug, Default)]
 pub(crate) struct TimerTable {
     /// Out-of-order deadlines, earliest on top; the top is never stale.
