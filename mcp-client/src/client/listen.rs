@@ -134,15 +134,16 @@ impl Client {
             opts: CallOptions::new(),
             kind: SpecKind::Listen(tx),
         };
-        let token = self.token();
-        match self.run_with_token(token, spec).await? {
-            Outcome::Acknowledged(granted) => Ok(Subscription {
+        let running = self.run(spec);
+        let call = running.call_ref();
+        match (running.await?, call) {
+            (Outcome::Acknowledged(granted), Some(call)) => Ok(Subscription {
                 rx,
                 granted,
                 done: false,
-                _guard: CancelGuard::new(token, self.inner.commands.clone()),
+                _guard: CancelGuard::new(call, self.inner.commands.clone()),
             }),
-            other => Err(unexpected("subscriptions/listen", &other)),
+            (other, _) => Err(unexpected("subscriptions/listen", &other)),
         }
     }
 }

@@ -12,7 +12,6 @@ pub(crate) mod session;
 pub mod throughput;
 
 use std::borrow::Cow;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
 use mcp_core::{Connection, EraOutcome};
@@ -27,7 +26,7 @@ use tokio::sync::{mpsc, oneshot};
 use crate::client::builder::ClientBuilder;
 use crate::client::request_handle::{Running, decoded};
 use crate::driver::Outcome;
-use crate::driver::{CallSpec, Command, OutcomeRx, SpecKind, exchange};
+use crate::driver::{CallRef, CallSpec, Command, OutcomeRx, SpecKind, exchange};
 use crate::error::Error;
 use crate::handlers::Handlers;
 use crate::options::CallOptions;
@@ -114,7 +113,6 @@ impl Shared {
 pub(crate) struct Inner {
     pub(crate) commands: mpsc::UnboundedSender<Command>,
     pub(crate) shared: Arc<Shared>,
-    next_token: AtomicU64,
     /// 2026-07-28: the log level put on every request.
     log_level: Mutex<Option<LoggingLevel>>,
 }
@@ -168,15 +166,15 @@ impl std::fmt::Debug for Client {
 /// Sends `Cancel` when dropped unless disarmed: dropping a call's future
 /// cancels the request.
 pub(crate) struct CancelGuard {
-    token: u64,
+    call: CallRef,
     commands: mpsc::UnboundedSender<Command>,
     armed: bool,
 }
 
 impl CancelGuard {
-    pub(crate) fn new(token: u64, commands: mpsc::UnboundedSender<Command>) -> Self {
+    pub(crate) fn new(call: CallRef, commands: mpsc::UnboundedSender<Command>) -> Self {
         CancelGuard {
-            token,
+            call,
             commands,
             armed: true,
         }
@@ -185,12 +183,16 @@ impl CancelGuard {
     pub(crate) fn disarm(&mut self) {
         self.armed = false;
     }
+
+    /// The call this guard cancels, for commands about it.
+    pub(crate) fn call(&self) -> &CallRef {
+        &self.call
+    }
 }
 
 impl std::fmt::Debug for CancelGuard {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("CancelGuard")
-            .field("token", &self.token)
             .field("armed", &self.armed)
             .finish()
     }
@@ -199,7 +201,8 @@ impl std::fmt::Debug for CancelGuard {
 impl Drop for CancelGuard {
     fn drop(&mut self) {
         if self.armed {
-            let _ = self.commands.send(Command::Cancel { token: self.token });
+            let call = self.call.clone();
+            let _ = self.commands.send(Command::Cancel { call });
         }
     }
 }
@@ -219,7 +222,6 @@ impl Client {
             inner: Arc::new(Inner {
                 commands,
                 shared,
-                next_token: AtomicU64::new(1),
                 log_level: Mutex::new(None),
             }),
         }
@@ -300,10 +302,6 @@ impl Client {
 
     // ---- the call machinery ----
 
-    pub(crate) fn token(&self) -> u64 {
-        self.inner.next_token.fetch_add(1, Ordering::Relaxed)
-    }
-
     /// Starts a call now and returns the wait for its outcome; dropping
     /// the [`Running`] cancels.
     ///
@@ -313,32 +311,22 @@ impl Client {
     /// poll, so no caller's future holds the spec: the futures stay small
     /// and the spec is moved fewer times (every caller awaits at once, so
     /// the call starts when it did before).
-    pub(crate) fn run(&self, spec: CallSpec) -> Running {
-        let token = self.token();
-        self.run_with_token(token, spec)
-    }
-
-    /// [`Client::run`] with a token chosen by the caller.
-    #[inline]
-    pub(crate) fn run_with_token(&self, token: u64, mut spec: CallSpec) -> Running {
+    pub(crate) fn run(&self, mut spec: CallSpec) -> Running {
         self.add_log_level(&mut spec.opts);
-        Running(Some(self.start_call(token, spec)))
+        Running(Some(self.start_call(spec)))
     }
 
     /// Hands a call to the driver; returns where its outcome arrives and
     /// the guard that cancels it when dropped.
     #[inline]
-    pub(crate) fn start_call(
-        &self,
-        token: u64,
-        spec: CallSpec,
-    ) -> Result<(OutcomeRx, CancelGuard), Error> {
-        let (command, rx) = self.start_command(token, spec);
+    pub(crate) fn start_call(&self, spec: CallSpec) -> Result<(OutcomeRx, CancelGuard), Error> {
+        let (command, rx) = self.start_command(spec);
         self.inner
             .commands
             .send(command)
             .map_err(|_| Error::closed())?;
-        Ok((rx, CancelGuard::new(token, self.inner.commands.clone())))
+        let guard = CancelGuard::new(rx.call_ref(), self.inner.commands.clone());
+        Ok((rx, guard))
     }
 
     /// The command that starts a call, with the call's client span made
@@ -346,10 +334,10 @@ impl Client {
     /// call's outcome arrives (it resolves as closed when the command
     /// never reaches the driver).
     #[inline]
-    pub(crate) fn start_command(&self, token: u64, mut spec: CallSpec) -> (Command, OutcomeRx) {
+    pub(crate) fn start_command(&self, mut spec: CallSpec) -> (Command, OutcomeRx) {
         let span = crate::telemetry::call_span(self, &mut spec);
         let (call, rx) = exchange(spec);
-        (Command::Start { token, call, span }, rx)
+        (Command::Start { call, span }, rx)
     }
 
     pub(crate) fn add_log_level(&self, opts: &mut CallOptions) {

@@ -17,7 +17,7 @@ use tokio::sync::oneshot;
 
 use crate::client::{CancelGuard, Client, unexpected};
 use crate::driver::Command;
-use crate::driver::{Outcome, OutcomeRx};
+use crate::driver::{CallRef, Outcome, OutcomeRx};
 use crate::error::Error;
 use crate::options::CallOptions;
 
@@ -52,7 +52,6 @@ use crate::options::CallOptions;
 #[must_use = "dropping a RequestHandle cancels the request"]
 pub struct RequestHandle<T = Value> {
     method: Cow<'static, str>,
-    token: u64,
     commands: tokio::sync::mpsc::UnboundedSender<Command>,
     reply: OutcomeRx,
     guard: CancelGuard,
@@ -81,7 +80,7 @@ impl<T> RequestHandle<T> {
     pub async fn id(&self) -> Option<RequestId> {
         let (reply, rx) = oneshot::channel();
         let ask = Command::IdOf {
-            token: self.token,
+            call: self.reply.call_ref(),
             reply,
         };
         self.commands.send(ask).ok()?;
@@ -110,7 +109,6 @@ impl<T> RequestHandle<T> {
     pub async fn result_as<U: DeserializeOwned>(self) -> Result<U, Error> {
         let RequestHandle {
             method,
-            token: _,
             commands: _,
             reply,
             mut guard,
@@ -136,7 +134,6 @@ impl<T> RequestHandle<T> {
     fn retyped<U>(self) -> RequestHandle<U> {
         RequestHandle {
             method: self.method,
-            token: self.token,
             commands: self.commands,
             reply: self.reply,
             guard: self.guard,
@@ -250,19 +247,17 @@ impl Client {
         params: Option<Value>,
         opts: CallOptions,
     ) -> RequestHandle {
-        let token = self.token();
         let mut spec = Client::spec(method.clone(), params, opts);
         self.add_log_level(&mut spec.opts);
-        let (command, reply) = self.start_command(token, spec);
+        let (command, reply) = self.start_command(spec);
         // When the driver is gone, the command is dropped and the handle
         // resolves to a closed error.
         let _ = self.inner.commands.send(command);
         RequestHandle {
             method,
-            token,
             commands: self.inner.commands.clone(),
+            guard: CancelGuard::new(reply.call_ref(), self.inner.commands.clone()),
             reply,
-            guard: CancelGuard::new(token, self.inner.commands.clone()),
             timeout: None,
             result: PhantomData,
         }
@@ -306,6 +301,16 @@ impl Client {
 /// futures that hold it stay small; the call's spec is already in the
 /// call's shared allocation.
 pub(crate) struct Running(pub(super) Option<Result<(OutcomeRx, CancelGuard), Error>>);
+
+impl Running {
+    /// The call, while it runs (`None` when it did not start).
+    pub(crate) fn call_ref(&self) -> Option<CallRef> {
+        match &self.0 {
+            Some(Ok((rx, _))) => Some(rx.call_ref()),
+            _ => None,
+        }
+    }
+}
 
 impl Future for Running {
     type Output = Result<Outcome, Error>;

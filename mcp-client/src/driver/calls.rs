@@ -38,7 +38,6 @@ pub(super) enum Sink {
 
 /// A call the driver tracks for its caller.
 pub(super) struct Pending {
-    pub(super) token: u64,
     pub(super) reply: Option<CallTx>,
     pub(super) progress: Option<ProgressCallback>,
     /// The call's extra HTTP headers (unused without the `http` feature).
@@ -64,7 +63,6 @@ pub(super) struct Pending {
 
 impl Pending {
     pub(super) fn new(
-        token: u64,
         span: tracing::Span,
         reply: CallTx,
         progress: Option<ProgressCallback>,
@@ -72,7 +70,6 @@ impl Pending {
         sink: Sink,
     ) -> Self {
         Pending {
-            token,
             reply: Some(reply),
             progress,
             headers,
@@ -97,7 +94,6 @@ impl Pending {
 impl Driver {
     pub(super) fn finish(&mut self, id: &RequestId, r: Result<Outcome, Error>) {
         if let Some(mut p) = self.pending.remove(id) {
-            self.tokens.remove(&p.token);
             // A handler that outlives its call (a deadline, a cancellation)
             // is cancelled: nobody can use its answer.
             for input in p.inputs.drain(..) {

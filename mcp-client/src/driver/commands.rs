@@ -16,7 +16,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::Driver;
 use super::calls::{Pending, Sink};
-use super::exchange::CallTx;
+use super::exchange::{CallRef, CallTx};
 use crate::error::{Error, ErrorKind};
 use crate::options::CallOptions;
 use crate::tasks::inputs::InputItem;
@@ -62,7 +62,6 @@ pub(crate) enum SpecKind {
 /// A command from a handle.
 pub(crate) enum Command {
     Start {
-        token: u64,
         /// The call's spec, and where its outcome goes (one allocation,
         /// `exchange.rs`).
         call: CallTx,
@@ -72,30 +71,30 @@ pub(crate) enum Command {
     },
     /// The handle is gone: cancels the call (a watch stops watching).
     Cancel {
-        token: u64,
+        call: CallRef,
     },
     /// Cancels the task behind a call (`tasks/cancel`), a watched one too.
     CancelTask {
-        token: u64,
+        call: CallRef,
     },
     /// Cancels a call by its JSON-RPC id.
     CancelId {
         id: RequestId,
         reply: oneshot::Sender<Result<(), Error>>,
     },
-    /// The id of the call a token started, while it is in flight.
+    /// The id of a call, while it is in flight.
     IdOf {
-        token: u64,
+        call: CallRef,
         reply: oneshot::Sender<Option<RequestId>>,
     },
     /// A task handle waits for its task (`task_waits.rs`).
     TaskWait {
-        token: u64,
+        call: CallRef,
         wait: mcp_core::TaskWait,
         reply: oneshot::Sender<mcp_core::TaskWaitEnd>,
     },
     TaskInput {
-        token: u64,
+        call: CallRef,
         responses: serde_json::Map<String, Value>,
         reply: oneshot::Sender<Result<(), Error>>,
     },
@@ -146,9 +145,9 @@ impl Driver {
                 let _ = reply.send(Err(Error::new(ErrorKind::NotInitialized)));
             }
             Command::Session(c) => self.on_session_command(now, c),
-            Command::Start { token, call, span } => self.start(now, token, call, span),
-            Command::Cancel { token } => {
-                if let Some(id) = self.tokens.remove(&token) {
+            Command::Start { call, span } => self.start(now, call, span),
+            Command::Cancel { call } => {
+                if let Some(id) = self.in_flight(&call) {
                     if let Some(p) = self.pending.get_mut(&id) {
                         p.cancelled_by_drop = true;
                     }
@@ -157,9 +156,9 @@ impl Driver {
                     }
                 }
             }
-            Command::CancelTask { token } => {
-                if let Some(id) = self.tokens.get(&token)
-                    && let Err(e) = self.conn.cancel(now, id)
+            Command::CancelTask { call } => {
+                if let Some(id) = self.in_flight(&call)
+                    && let Err(e) = self.conn.cancel(now, &id)
                 {
                     tracing::debug!(error = %e, "cancel of a finished task");
                 }
@@ -167,21 +166,21 @@ impl Driver {
             Command::CancelId { id, reply } => {
                 let _ = reply.send(self.conn.cancel(now, &id).map_err(Error::from));
             }
-            Command::IdOf { token, reply } => {
-                let _ = reply.send(self.tokens.get(&token).cloned());
+            Command::IdOf { call, reply } => {
+                let _ = reply.send(self.in_flight(&call));
             }
-            Command::TaskWait { token, wait, reply } => {
-                self.wait_for_task(now, token, wait, reply);
+            Command::TaskWait { call, wait, reply } => {
+                self.wait_for_task(now, &call, wait, reply);
             }
             Command::TaskInput {
-                token,
+                call,
                 responses,
                 reply,
             } => {
-                let r = match self.tokens.get(&token) {
+                let r = match self.in_flight(&call) {
                     Some(id) => self
                         .conn
-                        .answer_task_input(now, id, responses)
+                        .answer_task_input(now, &id, responses)
                         .map_err(Error::from),
                     None => Err(Error::new(ErrorKind::NotInProgress(
                         "the task's call is over",
@@ -199,7 +198,14 @@ impl Driver {
         }
     }
 
-    fn start(&mut self, now: Instant, token: u64, call: CallTx, span: tracing::Span) {
+    /// The id of a handle's call while the driver tracks it (started, and
+    /// not ended or cancelled since).
+    pub(super) fn in_flight(&self, call: &CallRef) -> Option<RequestId> {
+        call.id()
+            .filter(|id| self.pending.get(id).is_some_and(|p| !p.cancelled_by_drop))
+    }
+
+    fn start(&mut self, now: Instant, call: CallTx, span: tracing::Span) {
         // Taken once, here: a started call's `CallTx` holds its spec.
         let Some(spec) = call.take_spec() else {
             return;
@@ -242,9 +248,9 @@ impl Driver {
                     SpecKind::Listen(tx) => Sink::Listen(tx),
                     SpecKind::Task(tx) | SpecKind::Watch { sink: tx, .. } => Sink::Task(tx),
                 };
-                self.tokens.insert(token, id.clone());
+                call.set_id(id.clone());
                 crate::telemetry::record_started(&span, &id, self.link.as_ref());
-                let mut pending = Pending::new(token, span, call, progress, headers, sink);
+                let mut pending = Pending::new(span, call, progress, headers, sink);
                 pending.watch = watch;
                 self.pending.insert(id, pending);
             }

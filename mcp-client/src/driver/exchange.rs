@@ -9,11 +9,18 @@
 //! call's `Pending` and answers through it. Dropping the `CallTx` unanswered
 //! (the command never delivered, the driver gone) ends the wait as closed,
 //! as a dropped oneshot sender does.
+//!
+//! The allocation also names the call to the driver: the driver writes the
+//! call's id into it when the call starts, and a handle's later commands
+//! (cancel, its id, a task's wait and input) carry a [`CallRef`] to it, so
+//! the driver keeps no table from handles to ids.
 
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::{Context, Poll, Waker};
+
+use mcp_types::RequestId;
 
 use super::CallSpec;
 use super::calls::Outcome;
@@ -33,6 +40,8 @@ struct Slot {
     waker: Option<Waker>,
     /// The [`CallTx`] is gone: no outcome comes after the one held.
     ended: bool,
+    /// The call's id, once the driver started it.
+    id: Option<RequestId>,
 }
 
 type Shared = Arc<Mutex<Slot>>;
@@ -56,6 +65,7 @@ pub(crate) fn exchange(spec: CallSpec) -> (CallTx, OutcomeRx) {
         outcome: None,
         waker: None,
         ended: false,
+        id: None,
     }));
     (CallTx(Arc::clone(&shared)), OutcomeRx(shared))
 }
@@ -64,6 +74,11 @@ impl CallTx {
     /// Takes the call's spec out (once; `None` afterwards).
     pub(crate) fn take_spec(&self) -> Option<CallSpec> {
         lock(&self.0).spec.take()
+    }
+
+    /// Names the started call (read back through a [`CallRef`]).
+    pub(crate) fn set_id(&self, id: RequestId) {
+        lock(&self.0).id = Some(id);
     }
 
     /// Hands the caller its outcome.
@@ -104,6 +119,32 @@ impl Future for OutcomeRx {
             none => *none = Some(cx.waker().clone()),
         }
         Poll::Pending
+    }
+}
+
+impl OutcomeRx {
+    /// A reference to the call, for commands about it.
+    pub(crate) fn call_ref(&self) -> CallRef {
+        CallRef(Arc::clone(&self.0))
+    }
+}
+
+/// A handle's reference to its call, in commands about it: the driver reads
+/// the call's id from it (`None` before the call started).
+#[derive(Clone)]
+pub(crate) struct CallRef(Shared);
+
+impl CallRef {
+    /// The call's id, once started (it stays after the call ended: the
+    /// driver checks the call is still in flight).
+    pub(crate) fn id(&self) -> Option<RequestId> {
+        lock(&self.0).id.clone()
+    }
+}
+
+impl std::fmt::Debug for CallRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CallRef").finish_non_exhaustive()
     }
 }
 

@@ -62,7 +62,7 @@ pub(crate) use calls::Outcome;
 #[cfg(feature = "http")]
 pub(crate) use commands::HttpChange;
 pub(crate) use commands::{CallSpec, Command, Reply, SessionCommand, SpecKind};
-pub(crate) use exchange::{OutcomeRx, exchange};
+pub(crate) use exchange::{CallRef, OutcomeRx, exchange};
 
 use crate::client::Shared;
 use crate::client::throughput::ThroughputConfig;
@@ -132,7 +132,6 @@ struct Driver {
     // own tables (`serving` above is keyed by the server's ids and keeps
     // SipHash).
     pending: IdMap<RequestId, Pending>,
-    tokens: IdMap<u64, RequestId>,
     shared: Arc<Shared>,
     connect_reply: Option<oneshot::Sender<Result<(), Error>>>,
     era_cache: Option<(EraCache, String)>,
@@ -206,7 +205,6 @@ pub(crate) fn start(
         handler_io: FuturesUnordered::new(),
         serving: HashMap::new(),
         pending: IdMap::default(),
-        tokens: IdMap::default(),
         shared,
         connect_reply: setup.connect_reply,
         era_cache: setup.era_cache,

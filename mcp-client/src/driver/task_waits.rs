@@ -9,6 +9,7 @@ use mcp_types::RequestId;
 use tokio::sync::oneshot;
 
 use super::Driver;
+use super::exchange::CallRef;
 
 impl Driver {
     /// A handle waits for its task: the answer goes to `reply`, replacing
@@ -18,11 +19,11 @@ impl Driver {
     pub(super) fn wait_for_task(
         &mut self,
         now: Instant,
-        token: u64,
+        call: &CallRef,
         wait: TaskWait,
         reply: oneshot::Sender<TaskWaitEnd>,
     ) {
-        let Some(id) = self.tokens.get(&token).cloned() else {
+        let Some(id) = self.in_flight(call) else {
             return;
         };
         let Some(p) = self.pending.get_mut(&id) else {

@@ -36,7 +36,7 @@ use tokio::sync::{mpsc, oneshot, watch};
 
 use crate::client::{CancelGuard, Client, unexpected};
 use crate::driver::Outcome;
-use crate::driver::{CallSpec, Command, OutcomeRx, SpecKind};
+use crate::driver::{CallRef, CallSpec, Command, OutcomeRx, SpecKind};
 use crate::error::{Error, ErrorKind};
 use crate::options::CallOptions;
 use crate::tasks::inputs::{InputItem, InputsFirst, StatusObserver, TaskEnds, TaskSink};
@@ -85,7 +85,6 @@ pub struct TaskHandle {
 pub(crate) enum Source {
     /// A call in the driver.
     Call {
-        token: u64,
         outcome: Option<OutcomeRx>,
         /// Dropping it cancels the call (for a watch: stops watching).
         guard: CancelGuard,
@@ -115,9 +114,10 @@ impl Source {
         guard.disarm();
     }
 
-    fn token(&self) -> u64 {
-        let Source::Call { token, .. } = self;
-        *token
+    /// The call, for commands about it.
+    fn call(&self) -> CallRef {
+        let Source::Call { guard, .. } = self;
+        guard.call().clone()
     }
 }
 
@@ -193,10 +193,8 @@ impl Client {
         ends: TaskEnds,
         attached: Option<String>,
     ) -> Result<TaskHandle, Error> {
-        let token = self.token();
-        let (outcome, guard) = self.start_call(token, spec)?;
+        let (outcome, guard) = self.start_call(spec)?;
         let source = Source::Call {
-            token,
             outcome: Some(outcome),
             guard,
             attached,
@@ -297,8 +295,8 @@ impl TaskHandle {
             return;
         }
         let (reply, rx) = oneshot::channel();
-        let token = self.source.token();
-        let command = Command::TaskWait { token, wait, reply };
+        let call = self.source.call();
+        let command = Command::TaskWait { call, wait, reply };
         if self.client.inner.commands.send(command).is_ok() {
             self.wait = Some(rx);
         }
@@ -500,13 +498,13 @@ impl TaskHandle {
     /// # Errors
     /// See [`Error`]; a usage error in the legacy era.
     pub async fn update(&self, responses: Map<String, Value>) -> Result<(), Error> {
-        let token = self.source.token();
+        let call = self.source.call();
         let (reply, rx) = oneshot::channel();
         self.client
             .inner
             .commands
             .send(Command::TaskInput {
-                token,
+                call,
                 responses,
                 reply,
             })
@@ -523,10 +521,10 @@ impl TaskHandle {
         if !self.is_finished() {
             // A watched task is cancelled on the wire too (dropping its
             // handle only stops watching).
-            let token = self.source.token();
+            let call = self.source.call();
             let command = match &self.source {
-                Source::Call { attached: None, .. } => Command::Cancel { token },
-                Source::Call { .. } => Command::CancelTask { token },
+                Source::Call { attached: None, .. } => Command::Cancel { call },
+                Source::Call { .. } => Command::CancelTask { call },
             };
             let _ = self.client.inner.commands.send(command);
         }
