@@ -48,7 +48,9 @@ pub(super) struct Pending {
     pub(super) override_error: Option<Error>,
     /// The HTTP failure that ended this call, attached to its error.
     pub(super) cause: Option<crate::http_parts::HttpError>,
-    pub(super) cancelled_by_drop: bool,
+    /// Its handle cancelled it (dropped, or cancelled it by hand): the
+    /// handle's later commands find it no longer in flight.
+    pub(super) cancelled: bool,
     /// The core's watch of a task this client did not start: stopping it
     /// stops watching, it does not cancel the task.
     pub(super) watch: bool,
@@ -76,7 +78,7 @@ impl Pending {
             sink,
             override_error: None,
             cause: None,
-            cancelled_by_drop: false,
+            cancelled: false,
             watch: false,
             task_wait: None,
             inputs: Vec::new(),

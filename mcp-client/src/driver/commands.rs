@@ -149,7 +149,7 @@ impl Driver {
             Command::Cancel { call } => {
                 if let Some(id) = self.in_flight(&call) {
                     if let Some(p) = self.pending.get_mut(&id) {
-                        p.cancelled_by_drop = true;
+                        p.cancelled = true;
                     }
                     if let Err(e) = self.stop_call(now, &id) {
                         tracing::debug!(error = %e, "cancel of a finished call");
@@ -202,7 +202,7 @@ impl Driver {
     /// not ended or cancelled since).
     pub(super) fn in_flight(&self, call: &CallRef) -> Option<RequestId> {
         call.id()
-            .filter(|id| self.pending.get(id).is_some_and(|p| !p.cancelled_by_drop))
+            .filter(|id| self.pending.get(id).is_some_and(|p| !p.cancelled))
     }
 
     fn start(&mut self, now: Instant, call: CallTx, span: tracing::Span) {
