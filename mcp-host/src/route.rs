@@ -11,7 +11,7 @@ use mcp_client::mcp_types::resources::ReadResourceResult;
 use mcp_client::mcp_types::tools::CallToolResult;
 use mcp_client::skills::SkillError;
 use mcp_client::{CallOptions, Client};
-use serde_json::Value;
+use serde::Serialize;
 use tracing::Instrument;
 
 use crate::connect::{StderrTail, with_tail};
@@ -21,17 +21,18 @@ use crate::supervisor::Control;
 
 impl Host {
     /// Calls the tool with this qualified name on its server, with that
-    /// server's deadlines.
+    /// server's deadlines. The arguments are anything serde writes as a
+    /// JSON object, as for [`Client::call_tool`](mcp_client::Client::call_tool).
     ///
     /// # Errors
     /// [`HostError::UnknownTool`] (also for a tool the filters hide),
     /// [`HostError::NotReady`], [`HostError::ServerDied`] when the
     /// connection ended during the call (it is not replayed),
     /// [`HostError::Call`].
-    pub async fn call_tool(
+    pub async fn call_tool<A: Serialize>(
         &self,
         name: &str,
-        arguments: Value,
+        arguments: A,
     ) -> Result<CallToolResult, HostError> {
         self.call_tool_with(name, arguments, CallOptions::new())
             .await
@@ -41,10 +42,10 @@ impl Host {
     ///
     /// # Errors
     /// As [`Host::call_tool`].
-    pub async fn call_tool_with(
+    pub async fn call_tool_with<A: Serialize>(
         &self,
         name: &str,
-        arguments: Value,
+        arguments: A,
         options: CallOptions,
     ) -> Result<CallToolResult, HostError> {
         let (origin, tool) = {
