@@ -6,13 +6,15 @@
 //! earlier of [`TimerTable::next`] and the first request deadline) and
 //! calls `handle_timeout(now)`, which pops every timer due at `now`.
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
 use std::time::Instant;
 
 use mcp_types::RequestId;
 
 use crate::correlation::IdMap;
+
+pub(crate) mod ordered;
+
+use ordered::Ordered;
 
 /// Why the core wants to wake up.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -37,34 +39,14 @@ pub enum Timer {
     NotificationFlush,
 }
 
-/// The timer table.
-///
-/// Deadlines sit in two queues with lazy deletion: cancelling or re-arming
-/// a timer only updates `armed`, the source of truth, and a queued entry
-/// that no longer matches it is stale, dropped when it reaches the front
-/// (or in a rebuild, once stale entries outnumber live ones).
-///
-/// Deadlines that are `now` plus one delay (task polls) are mostly armed
-/// in order: an entry later than every entry of `lane` is appended to it
-/// (a sorted deque, O(1)); any other goes to the binary heap `queue`. The
-/// earliest timer is the earlier of the two fronts, compared as
-/// `(deadline, timer)`, so equal deadlines fire in timer order whichever
-/// queue holds them. A timer cancelled soon after it was armed is usually
-/// a front one and goes at once.
+/// The timer table: deadlines in an [`Ordered`] queue, the armed timers in
+/// `armed`, the source of truth (see [`ordered`] for the lazy deletion).
 #[derive(Debug, Default)]
 pub(crate) struct TimerTable {
-    /// Out-of-order deadlines, earliest on top; the top is never stale.
-    queue: BinaryHeap<Reverse<(Instant, Timer)>>,
-    /// In-order deadlines, strictly increasing by `(deadline, timer)`; the
-    /// front is never stale.
-    lane: VecDeque<(Instant, Timer)>,
+    queue: Ordered<Timer>,
     /// The armed timers and their deadlines.
     armed: IdMap<Timer, Instant>,
 }
-
-/// Stale queued entries tolerated beyond the live ones before a rebuild
-/// (the bound [`TimerTable::queued`] documents).
-const STALE_SLACK: usize = 32;
 
 impl TimerTable {
     /// Arms (or re-arms) a timer.
@@ -72,15 +54,7 @@ impl TimerTable {
         // Re-arming at the same instant keeps the queued entry it has.
         let before = self.armed.insert(timer.clone(), at);
         if before != Some(at) {
-            let in_order = self
-                .lane
-                .back()
-                .is_none_or(|(last, t)| (*last, t) < (at, &timer));
-            if in_order {
-                self.lane.push_back((at, timer));
-            } else {
-                self.queue.push(Reverse((at, timer)));
-            }
+            self.queue.push(at, timer);
             // Only a re-armed timer leaves a stale entry behind; a new one
             // behind live entries changes neither invariant.
             if before.is_some() {
@@ -92,14 +66,7 @@ impl TimerTable {
     /// Disarms a timer.
     pub(crate) fn cancel(&mut self, timer: &Timer) {
         if let Some(at) = self.armed.remove(timer) {
-            // Usually the earliest timer goes (requests end in the order
-            // they started): its entry is dropped here, without a lookup.
-            let is = |e_at: &Instant, e: &Timer| *e_at == at && e == timer;
-            if self.lane.front().is_some_and(|(a, t)| is(a, t)) {
-                self.lane.pop_front();
-            } else if self.queue.peek().is_some_and(|Reverse((a, t))| is(a, t)) {
-                self.queue.pop();
-            }
+            self.queue.remove_at_front(at, timer);
             self.settle();
         }
     }
@@ -111,17 +78,7 @@ impl TimerTable {
 
     /// The earliest armed timer.
     pub(crate) fn next(&self) -> Option<(Instant, Timer)> {
-        self.front().map(|(at, t, _)| (at, t.clone()))
-    }
-
-    /// The earliest queued entry, and whether it is the lane's.
-    fn front(&self) -> Option<(Instant, &Timer, bool)> {
-        let lane = self.lane.front().map(|(at, t)| (*at, t, true));
-        let heap = self.queue.peek().map(|Reverse((at, t))| (*at, t, false));
-        match (lane, heap) {
-            (Some(l), Some(h)) => Some(if (l.0, l.1) < (h.0, h.1) { l } else { h }),
-            (l, h) => l.or(h),
-        }
+        self.queue.front().map(|(at, t)| (at, t.clone()))
     }
 
     /// Removes and returns every timer due at `now`, earliest first.
@@ -134,18 +91,12 @@ impl TimerTable {
     /// earliest first.
     pub(crate) fn expired_at(&mut self, now: Instant) -> Vec<(Instant, Timer)> {
         let mut out = Vec::new();
-        while let Some((at, _, in_lane)) = self.front() {
-            if at > now {
-                break;
-            }
-            let t = if in_lane {
-                self.lane.pop_front().map(|(_, t)| t)
-            } else {
-                self.queue.pop().map(|Reverse((_, t))| t)
-            };
-            if let Some(t) = t {
+        while self.queue.front().is_some_and(|(at, _)| at <= now) {
+            if let Some((at, t)) = self.queue.pop_front() {
                 self.armed.remove(&t);
-                self.drop_stale_fronts();
+                let armed = &self.armed;
+                self.queue
+                    .drop_stale_fronts(|at, t| armed.get(t) == Some(&at));
                 out.push((at, t));
             }
         }
@@ -164,43 +115,20 @@ impl TimerTable {
         self.armed.is_empty()
     }
 
-    /// Deadlines held in the queues, live and stale: never more than
+    /// Deadlines held in the queue, live and stale: never more than
     /// `2 * len() + 32`, however timers are cancelled or re-armed.
     #[cfg(test)]
     pub(crate) fn queued(&self) -> usize {
-        self.queue.len() + self.lane.len()
+        self.queue.len()
     }
 
-    /// Restores the invariants after a change: no stale entry at either
-    /// front, and stale entries bounded by the live ones (a rebuild is
-    /// linear, and follows at least as many changes as there are live
-    /// timers).
     fn settle(&mut self) {
-        if self.queue.len() + self.lane.len() > 2 * self.armed.len() + STALE_SLACK {
-            self.lane.clear();
-            self.queue = self
-                .armed
-                .iter()
-                .map(|(t, at)| Reverse((*at, t.clone())))
-                .collect();
-        } else {
-            self.drop_stale_fronts();
-        }
-    }
-
-    fn drop_stale_fronts(&mut self) {
-        while let Some((at, t)) = self.lane.front() {
-            if self.armed.get(t) == Some(at) {
-                break;
-            }
-            self.lane.pop_front();
-        }
-        while let Some(Reverse((at, t))) = self.queue.peek() {
-            if self.armed.get(t) == Some(at) {
-                break;
-            }
-            self.queue.pop();
-        }
+        let armed = &self.armed;
+        self.queue.settle(
+            armed.len(),
+            |at, t| armed.get(t) == Some(&at),
+            || armed.iter().map(|(t, at)| (*at, t.clone())),
+        );
     }
 }
 

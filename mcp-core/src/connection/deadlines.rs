@@ -2,85 +2,43 @@
 //!
 //! Every call arms one and disarms it when its answer arrives, so this is
 //! on the path of every request. The deadline a call has armed is a field
-//! of its record (`Call::armed`), the source of truth; the queue here only
-//! orders them, and holds `(deadline, call)` pairs that may have gone
-//! stale (the call ended, or re-armed its deadline). Arming is a push and
+//! of its record (`Call::armed`), the source of truth; an [`Ordered`]
+//! queue of `(deadline, call)` pairs orders them, with lazy deletion: a
+//! pair goes stale when its call ends or re-arms. Arming is a push and
 //! disarming a field write, where a timer table keyed by [`Timer`] hashed
-//! the timer twice per request. A stale pair is dropped when it reaches
-//! the front (one lookup of its call), or in a rebuild once stale pairs
-//! outnumber live ones.
+//! the timer twice per request; a stale pair costs one lookup of its call
+//! when it reaches a front.
 //!
-//! Deadlines are mostly armed in order (now plus one timeout): a pair
-//! later than every pair of `lane` is appended to it (a sorted deque);
-//! any other goes to the binary heap. The earliest deadline is the
-//! earlier front, compared as `(deadline, call)`. Together with the
-//! other timers ([`TimerTable`](crate::timers::TimerTable)) they make
-//! `poll_timeout`; a request deadline goes first of timers due at the
-//! same instant, as [`Timer::Request`] sorts first.
+//! Together with the other timers ([`TimerTable`](crate::timers::TimerTable))
+//! they make `poll_timeout`; a request deadline goes first of timers due at
+//! the same instant, as [`Timer::Request`] sorts first.
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
 use std::time::Instant;
 
 use mcp_types::RequestId;
 
 use super::Connection;
 use crate::timers::Timer;
+use crate::timers::ordered::Ordered;
 
-/// Stale pairs tolerated beyond the live ones before a rebuild.
-const STALE_SLACK: usize = 32;
-
-/// The queue of armed request deadlines (see the module docs).
+/// The calls' armed request deadlines, in order.
 #[derive(Debug, Default)]
 pub(super) struct Deadlines {
-    /// In-order pairs, strictly increasing; the front is never stale.
-    lane: VecDeque<(Instant, i64)>,
-    /// Out-of-order pairs, earliest on top; the top is never stale.
-    heap: BinaryHeap<Reverse<(Instant, i64)>>,
+    queue: Ordered<i64>,
     /// Calls with a deadline armed.
     live: usize,
 }
 
 impl Deadlines {
-    fn push(&mut self, at: Instant, key: i64) {
-        if self.lane.back().is_none_or(|last| *last < (at, key)) {
-            self.lane.push_back((at, key));
-        } else {
-            self.heap.push(Reverse((at, key)));
-        }
-    }
-
-    /// The earliest pair, and whether it is the lane's.
-    fn front_of(&self) -> Option<((Instant, i64), bool)> {
-        let lane = self.lane.front().map(|p| (*p, true));
-        let heap = self.heap.peek().map(|Reverse(p)| (*p, false));
-        match (lane, heap) {
-            (Some(l), Some(h)) => Some(if l.0 < h.0 { l } else { h }),
-            (l, h) => l.or(h),
-        }
-    }
-
     /// The earliest armed deadline and its call.
     pub(super) fn front(&self) -> Option<(Instant, i64)> {
-        self.front_of().map(|(p, _)| p)
-    }
-
-    fn pop_front(&mut self) {
-        match self.front_of() {
-            Some((_, true)) => {
-                self.lane.pop_front();
-            }
-            Some((_, false)) => {
-                self.heap.pop();
-            }
-            None => {}
-        }
+        self.queue.front().map(|(at, key)| (at, *key))
     }
 
     /// Pairs queued, live and stale: never more than `2 * live + 32`.
     #[cfg(test)]
     pub(super) fn queued(&self) -> usize {
-        self.lane.len() + self.heap.len()
+        self.queue.len()
     }
 }
 
@@ -94,7 +52,7 @@ impl Connection {
         if before == Some(at) {
             return;
         }
-        self.deadlines.push(at, key);
+        self.deadlines.queue.push(at, key);
         match before {
             None => self.deadlines.live += 1,
             // The pair of the old deadline is stale now.
@@ -115,44 +73,33 @@ impl Connection {
             return;
         };
         self.deadlines.live -= 1;
-        // Usually the earliest goes (calls end in the order they started):
-        // its pair is dropped here, without a lookup.
-        if self.deadlines.front() == Some((at, key)) {
-            self.deadlines.pop_front();
-        }
+        self.deadlines.queue.remove_at_front(at, &key);
         self.settle_deadlines();
     }
 
-    /// Restores the queue's invariants: no stale pair at either front, and
-    /// stale pairs bounded by the live ones.
+    /// Restores the queue's invariants (no stale pair at a front, stale
+    /// pairs bounded by live ones).
     fn settle_deadlines(&mut self) {
-        let d = &mut self.deadlines;
-        if d.lane.len() + d.heap.len() > 2 * d.live + STALE_SLACK {
-            d.lane.clear();
-            d.heap = self
-                .calls
-                .iter()
-                .filter_map(|(key, c)| c.armed.map(|at| Reverse((at, *key))))
-                .collect();
-            return;
-        }
-        while let Some((at, key)) = d.front() {
-            if self.calls.get(&key).and_then(|c| c.armed) == Some(at) {
-                break;
-            }
-            d.pop_front();
-        }
+        let calls = &self.calls;
+        self.deadlines.queue.settle(
+            self.deadlines.live,
+            |at, key| calls.get(key).and_then(|c| c.armed) == Some(at),
+            || {
+                calls
+                    .iter()
+                    .filter_map(|(key, c)| c.armed.map(|at| (at, *key)))
+            },
+        );
     }
 
     /// Disarms and returns, earliest first, every request deadline due at
     /// `now`, as `(deadline, call)`.
     pub(super) fn expired_deadlines(&mut self, now: Instant) -> Vec<(Instant, i64)> {
         let mut out = Vec::new();
-        while let Some((at, key)) = self.deadlines.front() {
-            if at > now {
+        while self.deadlines.front().is_some_and(|(at, _)| at <= now) {
+            let Some((at, key)) = self.deadlines.queue.pop_front() else {
                 break;
-            }
-            self.deadlines.pop_front();
+            };
             if let Some(c) = self.calls.get_mut(&key) {
                 c.armed = None;
                 self.deadlines.live -= 1;
@@ -186,6 +133,7 @@ mod tests {
 
     use super::*;
     use crate::test_clock::origin;
+    use crate::timers::ordered::STALE_SLACK;
     use crate::{Config, EraPreference, RequestOptions};
 
     /// A 2025-11-25 connection, ready.
