@@ -21,7 +21,7 @@ use serde::de::{DeserializeOwned, IgnoredAny};
 
 use super::CallToolResult;
 use crate::content::{ContentBlock, TextContent};
-use crate::raw::{plain_len, skip_ws, value_end};
+use crate::raw::{plain_len, skip_ws};
 
 impl CallToolResult {
     /// Reads a `tools/call` result from its JSON text: the same result, or
@@ -88,14 +88,6 @@ impl<'a> Reader<'a> {
         Some(value)
     }
 
-    /// The text of the value here, and the reader past it.
-    fn value_text(&mut self) -> Option<&'a str> {
-        self.peek()?;
-        let start = self.at;
-        self.at = value_end(self.bytes(), start)?;
-        self.text.get(start..self.at)
-    }
-
     /// After a member or an item: `true` for `,`, `false` at `close`.
     fn next_or(&mut self, close: u8) -> Option<bool> {
         let byte = self.peek()?;
@@ -139,14 +131,7 @@ impl<'a> Reader<'a> {
             seen |= bit;
             match key {
                 "content" => result.content = self.blocks()?,
-                "isError" => {
-                    result.is_error = match self.value_text()? {
-                        "true" => Some(true),
-                        "false" => Some(false),
-                        "null" => None,
-                        _ => return None,
-                    }
-                }
+                "isError" => result.is_error = self.serde_value()?,
                 "structuredContent" => result.structured_content = self.serde_value()?,
                 "resultType" => result.result_type = self.serde_value()?,
                 "_meta" => result.meta = self.serde_value()?,
