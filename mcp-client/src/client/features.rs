@@ -158,8 +158,8 @@ impl Client {
     ///
     /// The arguments are anything serde writes as a JSON object (or
     /// `null`, for none): a `serde_json::Value` or `json!`, a borrow of
-    /// one (nothing is cloned: the request is written from it before the
-    /// call returns its future), or a `Serialize` struct.
+    /// one (serialized once when the call starts: nothing is cloned or
+    /// kept), or a `Serialize` struct.
     ///
     /// ```no_run
     /// # async fn run(client: mcp_client::Client) -> Result<(), mcp_client::Error> {
