@@ -43,17 +43,14 @@ impl ToolArguments {
     /// [`UsageError::ArgumentsNotObject`] when it is not a JSON object
     /// (nor `null`).
     pub fn new<T: Serialize + ?Sized>(arguments: &T) -> Result<Self, UsageError> {
-        let mut text = Vec::with_capacity(64);
-        serde_json::to_writer(&mut text, arguments)?;
-        match text.first() {
-            Some(b'{') => {}
-            Some(b'n') => return Ok(ToolArguments::empty()),
-            _ => return Err(UsageError::ArgumentsNotObject),
+        // serde_json's own string: it writes UTF-8 only, so the text is
+        // not checked again.
+        let text = serde_json::to_string(arguments)?;
+        match text.as_bytes().first() {
+            Some(b'{') => Ok(ToolArguments(text)),
+            Some(b'n') => Ok(ToolArguments::empty()),
+            _ => Err(UsageError::ArgumentsNotObject),
         }
-        // serde_json writes UTF-8 only.
-        String::from_utf8(text)
-            .map(ToolArguments)
-            .map_err(|_| UsageError::ArgumentsNotObject)
     }
 
     /// No arguments: `{}`.

@@ -223,13 +223,13 @@ impl Connection {
                 (!meta.is_empty()).then_some(OutMeta::Parts(meta))
             }
         };
-        let has_params = !c.params.is_empty() || meta.is_some() || c.extras.is_retry();
+        let has_params = !c.params.is_empty() || meta.is_some() || c.extras().is_retry();
         let out = OutRequest {
             id,
             method: &c.method,
             params: has_params.then_some(OutParams {
                 base: &c.params,
-                extras: &c.extras,
+                extras: c.extras(),
                 meta,
             }),
         };

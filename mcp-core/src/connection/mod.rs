@@ -30,6 +30,7 @@
 
 mod answers;
 pub mod attach;
+mod call;
 mod deadlines;
 mod debounce;
 mod encode;
@@ -50,7 +51,7 @@ pub use restore::RestoreFailure;
 pub use server_stream::{ServerStreamChange, ServerStreamOutcome, ServerStreamState};
 pub use strict::ResponseTarget;
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, VecDeque};
 use std::time::Instant;
 
 use mcp_types::capabilities::ServerCapabilities;
@@ -67,11 +68,11 @@ use crate::error::UsageError;
 use crate::event::{Event, Transmit};
 use crate::headers::HeaderBindings;
 use crate::lifecycle::State;
-use crate::mrtr::{InputRound, RetryExtras, RoundCounter};
 use crate::pagination::Paginator;
 use crate::params::{Params, ToolArguments};
-use crate::tasks::TaskSnapshot;
 use crate::timers::{Timer, TimerTable};
+
+use call::{Call, CallKind, TaskWatch};
 
 /// Why the transport closed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -111,79 +112,6 @@ enum Role {
 struct Wire {
     call: i64,
     role: Role,
-}
-
-#[derive(Debug)]
-enum CallKind {
-    User,
-    List {
-        pager: Paginator,
-        items: Vec<Box<RawValue>>,
-        refresh_for: Option<i64>,
-    },
-    Probe,
-    Initialize,
-    Listen {
-        acked: bool,
-    },
-    /// A task the client did not start, watched by id (attach.rs).
-    Watch,
-    /// State put back into a recovered session (restore.rs): no event
-    /// unless it fails.
-    Restore,
-}
-
-/// A call's task (task_drive.rs, task_wait.rs).
-#[derive(Debug)]
-struct TaskWatch {
-    /// The task as last polled: it drives the poll schedule.
-    snapshot: TaskSnapshot,
-    /// What was reported of it: polls and pushes merged, terminal kept.
-    record: crate::tasks::TaskRecord,
-    surfaced: HashSet<String>,
-    legacy: bool,
-    /// The handle's wait in progress (`Connection::wait_task`).
-    wait: Option<crate::tasks::TaskWait>,
-    /// A poll cap stopped polling; the next wait resumes it.
-    capped: bool,
-}
-
-#[derive(Debug)]
-struct Call {
-    method: crate::event::MethodName,
-    /// The method's row of the method table, looked up once per call.
-    facts: Option<&'static mcp_types::methods::facts::MethodFacts>,
-    params: Params,
-    /// `params` has a `task` member (2025-11-25 task augmentation); its
-    /// members other than `cursor` do not change once the call started.
-    task_augmented: bool,
-    opts: RequestOptions,
-    kind: CallKind,
-    wire: Option<i64>,
-    started: Instant,
-    total_deadline: Option<Instant>,
-    /// The running per-request deadline of the call's main request: set
-    /// when it is first sent and kept across multi round-trip rounds (see
-    /// `Config::request_timeout`).
-    deadline: Option<Instant>,
-    /// The current request waits for the transport to report it sent
-    /// (`Config::reports_sends`); its deadline is armed then, restarting it
-    /// when this says so.
-    unsent: Option<bool>,
-    rounds: RoundCounter,
-    /// Boxed, like `task`: rare, and a call is moved into its box whole.
-    input: Option<Box<InputRound>>,
-    extras: RetryExtras,
-    version_retried: bool,
-    header_retried: bool,
-    /// Boxed: few calls have one, and an unboxed one would take a
-    /// quarter of every call's allocation.
-    task: Option<Box<TaskWatch>>,
-    cached: bool,
-    sends: u32,
-    /// The request deadline armed for this call, if any (`deadlines.rs`:
-    /// the queue there only orders these).
-    armed: Option<Instant>,
 }
 
 /// The sans-I/O MCP client engine for one server.
@@ -478,11 +406,7 @@ impl Connection {
         opts: RequestOptions,
     ) -> Result<RequestId, UsageError> {
         let params = into_object(params)?;
-        let kind = CallKind::List {
-            pager: Paginator::new(self.config.max_pages),
-            items: Vec::new(),
-            refresh_for: None,
-        };
+        let kind = CallKind::list(Paginator::new(self.config.max_pages), None);
         self.start_call(now, method, params.into(), opts, kind)
     }
 
@@ -534,7 +458,7 @@ impl Connection {
         }
         if round.is_complete() {
             if let Some(round) = c.input.take() {
-                c.extras = round.into_retry();
+                c.set_extras(round.into_retry());
             }
             self.send_main(now, k);
         }

@@ -138,7 +138,7 @@ impl Connection {
         let is_list = matches!(c.kind, CallKind::List { .. });
         let cacheable = self.era == Some(Era::Modern)
             && !c.cached
-            && !c.extras.is_retry()
+            && !c.extras().is_retry()
             && self.config.cache_entries > 0
             && c.facts.is_some_and(|f| f.cacheable);
         let tools = c.method == "tools/list" && !c.cached;
@@ -203,17 +203,12 @@ impl Connection {
             Ok(i) => i,
             Err(e) => return self.fail_call(key, invalid(&method, e)),
         };
-        let CallKind::List {
-            pager,
-            items: all,
-            refresh_for,
-        } = &mut c.kind
-        else {
+        let CallKind::List(listing) = &mut c.kind else {
             return;
         };
-        all.extend(items);
-        let refresh_for = *refresh_for;
-        match pager.on_page(next) {
+        listing.items.extend(items);
+        let refresh_for = listing.refresh_for;
+        match listing.pager.on_page(next) {
             Ok(PageStep::Fetch(cursor)) => {
                 // A list's params are a map already: this cannot fail.
                 match c.params.as_map() {
@@ -226,9 +221,10 @@ impl Connection {
                 let Some(c) = self.remove_call(key) else {
                     return;
                 };
-                let CallKind::List { pager, items, .. } = c.kind else {
+                let CallKind::List(listing) = c.kind else {
                     return;
                 };
+                let super::call::Listing { pager, items, .. } = *listing;
                 match refresh_for {
                     Some(original) => self.send_main(now, original),
                     None => self.events.push_back(Event::ListComplete {
@@ -310,9 +306,9 @@ impl Connection {
             Ok(r) => r,
             Err(e) => return self.fail_call(key, invalid(&method, e)),
         };
-        c.extras = crate::mrtr::RetryExtras::default();
+        c.extras = None;
         if requests.is_empty() {
-            c.extras = round.into_retry();
+            c.set_extras(round.into_retry());
             return self.send_main(now, key);
         }
         c.input = Some(Box::new(round));
@@ -374,11 +370,7 @@ impl Connection {
             let mut opts = RequestOptions::default().without_cache();
             opts.meta = crate::trace_context::trace_members(&c.opts.meta);
             self.forget_deadline(key, armed);
-            let kind = CallKind::List {
-                pager: Paginator::new(self.config.max_pages),
-                items: Vec::new(),
-                refresh_for: Some(key),
-            };
+            let kind = CallKind::list(Paginator::new(self.config.max_pages), Some(key));
             if self
                 .start_call(now, "tools/list", Params::default(), opts, kind)
                 .is_ok()

@@ -82,7 +82,7 @@ impl Connection {
         }
         let key = self.wires.reserve();
         let mut call = self.new_call(now, method, facts, params, opts, kind);
-        call.extras = extras;
+        call.set_extras(extras);
         call.task_augmented = task_augmented;
         self.calls.insert(key, call);
         if park {
@@ -114,7 +114,7 @@ impl Connection {
             facts,
             params,
             task_augmented: false,
-            opts,
+            opts: opts.into(),
             kind,
             wire: None,
             started: now,
@@ -123,7 +123,7 @@ impl Connection {
             unsent: None,
             rounds: RoundCounter::new(self.config.max_rounds),
             input: None,
-            extras: RetryExtras::default(),
+            extras: None,
             version_retried: false,
             header_retried: false,
             task: None,
@@ -240,7 +240,7 @@ impl Connection {
         let c = self.calls.get(&key)?;
         let usable = self.era == Some(Era::Modern)
             && !c.opts.no_cache
-            && !c.extras.is_retry()
+            && !c.extras().is_retry()
             && c.facts.is_some_and(|f| f.cacheable);
         if !usable {
             return None;
@@ -552,6 +552,12 @@ impl Connection {
             return;
         };
         let id = RequestId::Number(key);
+        // A listing that refreshes another call's tool list fails that call.
+        if let CallKind::List(listing) = &c.kind
+            && let Some(original) = listing.refresh_for
+        {
+            return self.fail_call(original, error);
+        }
         match c.kind {
             CallKind::Listen { .. } => self.events.push_back(Event::SubscriptionEnded {
                 id,
@@ -560,10 +566,6 @@ impl Connection {
             CallKind::Probe | CallKind::Initialize => {
                 self.connect_failed(crate::error::ConnectError::Request(error));
             }
-            CallKind::List {
-                refresh_for: Some(original),
-                ..
-            } => self.fail_call(original, error),
             CallKind::Restore => self.events.push_back(Event::SessionRestoreFailed {
                 method: c.method,
                 error: super::RestoreFailure::Failed(error),
