@@ -17,9 +17,11 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::value::RawValue;
 
+mod checked;
 mod head;
 mod scan;
 
+pub(crate) use checked::plain_value_end;
 pub(crate) use head::HeadNotes;
 use head::object_end_noting;
 pub use head::{HEAD_KEYS, head_members_of};

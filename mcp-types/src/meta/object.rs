@@ -176,6 +176,24 @@ fn text_reader<D>() -> bool {
 }
 
 impl Meta {
+    /// The `_meta` object at `text[at]` and where it ends, when it is plain
+    /// JSON that a map decode surely reads (checked in one pass,
+    /// `raw::plain_value_end`, with the limits of [`scan`]): kept as text,
+    /// as [`Meta::received`] keeps it. `None`: read it with serde (this
+    /// type's `Deserialize`), which gives the reading or the error.
+    pub(crate) fn read_plain(text: &str, at: usize) -> Option<(Meta, usize)> {
+        if text.as_bytes().get(at) != Some(&b'{') {
+            return None;
+        }
+        let digits = scan::MAX_MAGNITUDE as usize;
+        let end = crate::raw::plain_value_end(text.as_bytes(), at, scan::MAX_DEPTH, digits)?;
+        let meta = Meta(Object {
+            raw: Some(text.get(at..end)?.into()),
+            map: OnceLock::new(),
+        });
+        Some((meta, end))
+    }
+
     /// A `_meta` text from serde_json (a JSON value, its syntax already
     /// checked by the message's decode). Kept as text when [`scan`] shows
     /// it decodes into a map, which covers every `_meta` but rare corner

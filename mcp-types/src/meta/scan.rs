@@ -14,11 +14,11 @@
 
 /// The nesting a decode into a map accepts, counting the object itself
 /// (serde_json's recursion limit of 128, of which the 128th level fails).
-const MAX_DEPTH: usize = 127;
+pub(super) const MAX_DEPTH: usize = 127;
 
 /// The largest power of ten a number may reach for the scan to call it in
 /// range without computing it (an `f64` reaches 1.8e308).
-const MAX_MAGNITUDE: i64 = 300;
+pub(super) const MAX_MAGNITUDE: i64 = 300;
 
 /// Whether the text (a JSON value, syntax checked) surely decodes into a
 /// map with serde_json. `false` means "decode it to find out".

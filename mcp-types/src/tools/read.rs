@@ -21,7 +21,9 @@ use serde::de::{DeserializeOwned, IgnoredAny};
 
 use super::CallToolResult;
 use crate::content::{ContentBlock, TextContent};
+use crate::meta::Meta;
 use crate::raw::{plain_len, skip_ws};
+use crate::results::ResultType;
 
 impl CallToolResult {
     /// Reads a `tools/call` result from its JSON text: the same result, or
@@ -88,6 +90,31 @@ impl<'a> Reader<'a> {
         Some(value)
     }
 
+    /// A `resultType`: a plain string read here, anything else by serde.
+    fn result_type(&mut self) -> Option<Option<ResultType>> {
+        let start = self.at;
+        match self.plain_string() {
+            Some(s) => Some(Some(ResultType::parse(s))),
+            None => {
+                self.at = start;
+                self.serde_value()
+            }
+        }
+    }
+
+    /// A `_meta`: checked and kept as text here when it is plain JSON
+    /// (`Meta::read_plain`), anything else read by serde.
+    fn meta(&mut self) -> Option<Meta> {
+        self.peek()?;
+        match Meta::read_plain(self.text, self.at) {
+            Some((meta, end)) => {
+                self.at = end;
+                Some(meta)
+            }
+            None => self.serde_value(),
+        }
+    }
+
     /// After a member or an item: `true` for `,`, `false` at `close`.
     fn next_or(&mut self, close: u8) -> Option<bool> {
         let byte = self.peek()?;
@@ -133,8 +160,8 @@ impl<'a> Reader<'a> {
                 "content" => result.content = self.blocks()?,
                 "isError" => result.is_error = self.serde_value()?,
                 "structuredContent" => result.structured_content = self.serde_value()?,
-                "resultType" => result.result_type = self.serde_value()?,
-                "_meta" => result.meta = self.serde_value()?,
+                "resultType" => result.result_type = self.result_type()?,
+                "_meta" => result.meta = self.meta()?,
                 // Ignored, as serde ignores it, once it is checked to be JSON.
                 _ => {
                     self.serde_value::<IgnoredAny>()?;
@@ -239,6 +266,12 @@ mod tests {
             r#"{"content":[],"resultType":"complete","_meta":{"k":"v"}}"#,
             r#"{"content":[],"resultType":"something_new"}"#,
             r#"{"content":[],"_meta":[]}"#,
+            r#"{"content":[],"_meta":null}"#,
+            r#"{"content":[],"_meta":{"a":{"b":[1,-2.5,"c",false]}},"resultType":null}"#,
+            r#"{"content":[],"_meta":{"a":1,}}"#,
+            r#"{"content":[],"_meta":{"a":01}}"#,
+            r#"{"content":[],"resultType":7}"#,
+            r#"{"content":[],"resultType":"input_required","_meta":{"deep":[[[[[]]]]]}}"#,
             r#"{"content":[],"other":{"deep":[true,false,null]}}"#,
             r#"{"content":[],"other":tru}"#,
             r#"{"content":[],"other":01}"#,
@@ -307,7 +340,11 @@ mod tests {
                     .prop_map(|v| format!(r#""isError":{v}"#)),
                 1 => Just(r#""structuredContent":{"a":[1,2]}"#.to_owned()),
                 1 => Just(r#""resultType":"complete""#.to_owned()),
+                1 => string().prop_map(|v| format!(r#""resultType":{v}"#)),
                 1 => Just(r#""_meta":{"k":{"n":1e3}}"#.to_owned()),
+                1 => (string(), ws()).prop_map(|(v, w)| {
+                    format!(r#""_meta":{w}{{{w}"k":{w}[{v},{w}-0.5,true,null,{{}}]{w},"n":{{"v":{v}}}}}"#)
+                }),
                 1 => string().prop_map(|v| format!(r#""other":{v}"#)),
             ]
         }
