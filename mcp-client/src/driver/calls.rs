@@ -33,34 +33,43 @@ pub(crate) enum Outcome {
 pub(super) enum Sink {
     Plain,
     Listen(mpsc::UnboundedSender<ListenItem>),
-    Task(TaskSink),
+    /// Boxed: few calls are tasks.
+    Task(Box<TaskSink>),
 }
 
-/// A call the driver tracks for its caller.
+/// A call the driver tracks for its caller. Every call has one, moved into
+/// and out of the driver's table, so what few calls use is boxed
+/// ([`Rare`]).
 pub(super) struct Pending {
     pub(super) reply: Option<CallTx>,
     pub(super) progress: Option<ProgressCallback>,
-    /// The call's extra HTTP headers (unused without the `http` feature).
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
-    pub(super) headers: http::HeaderMap,
     pub(super) sink: Sink,
-    /// Replaces the core's `Cancelled` (an input no handler could answer).
-    pub(super) override_error: Option<Error>,
-    /// The HTTP failure that ended this call, attached to its error.
-    pub(super) cause: Option<crate::http_parts::HttpError>,
     /// Its handle cancelled it (dropped, or cancelled it by hand): the
     /// handle's later commands find it no longer in flight.
     pub(super) cancelled: bool,
     /// The core's watch of a task this client did not start: stopping it
     /// stops watching, it does not cancel the task.
     pub(super) watch: bool,
+    pub(super) span: tracing::Span,
+    rare: Option<Box<Rare>>,
+}
+
+/// The parts of a [`Pending`] few calls have.
+#[derive(Default)]
+pub(super) struct Rare {
+    /// The call's extra HTTP headers (unused without the `http` feature).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(super) headers: http::HeaderMap,
+    /// Replaces the core's `Cancelled` (an input no handler could answer).
+    pub(super) override_error: Option<Error>,
+    /// The HTTP failure that ended this call, attached to its error.
+    pub(super) cause: Option<crate::http_parts::HttpError>,
     /// Where the core's answer to the handle's task wait goes
     /// (`task_waits.rs`); dropped with the call.
     pub(super) task_wait: Option<oneshot::Sender<mcp_core::TaskWaitEnd>>,
     /// Stops the input handlers still answering this call's rounds: they
     /// are cancelled (their futures dropped) when the call ends.
     pub(super) inputs: Vec<futures::future::AbortHandle>,
-    pub(super) span: tracing::Span,
 }
 
 impl Pending {
@@ -74,16 +83,37 @@ impl Pending {
         Pending {
             reply: Some(reply),
             progress,
-            headers,
             sink,
-            override_error: None,
-            cause: None,
             cancelled: false,
             watch: false,
-            task_wait: None,
-            inputs: Vec::new(),
             span,
+            rare: (!headers.is_empty()).then(|| {
+                Box::new(Rare {
+                    headers,
+                    ..Rare::default()
+                })
+            }),
         }
+    }
+
+    /// The rare parts, to read (`None` when the call has none).
+    pub(super) fn rare(&self) -> Option<&Rare> {
+        self.rare.as_deref()
+    }
+
+    /// The rare parts, to change (made on first use).
+    pub(super) fn rare_mut(&mut self) -> &mut Rare {
+        self.rare.get_or_insert_with(Box::default)
+    }
+
+    /// The handle's task wait, taken out.
+    pub(super) fn take_task_wait(&mut self) -> Option<oneshot::Sender<mcp_core::TaskWaitEnd>> {
+        self.rare.as_mut()?.task_wait.take()
+    }
+
+    /// Whether the driver ends this call with an error of its own.
+    pub(super) fn overridden(&self) -> bool {
+        self.rare().is_some_and(|r| r.override_error.is_some())
     }
 
     pub(super) fn reply(&mut self, r: Result<Outcome, Error>) {
@@ -98,7 +128,8 @@ impl Driver {
         if let Some(mut p) = self.pending.remove(id) {
             // A handler that outlives its call (a deadline, a cancellation)
             // is cancelled: nobody can use its answer.
-            for input in p.inputs.drain(..) {
+            let rare = p.rare.take().map(|r| *r).unwrap_or_default();
+            for input in rare.inputs {
                 input.abort();
             }
             let _enter = p.span.clone().entered();
@@ -106,9 +137,9 @@ impl Driver {
                 Ok(_) => tracing::debug!("request completed"),
                 Err(e) => tracing::debug!(error = %e, "request failed"),
             }
-            let r = match (r, p.override_error.take()) {
+            let r = match (r, rare.override_error) {
                 (Err(_), Some(e)) => Err(e),
-                (Err(e), None) => Err(self.with_server_exit(e.with_cause(p.cause.take()))),
+                (Err(e), None) => Err(self.with_server_exit(e.with_cause(rare.cause))),
                 (r, _) => r,
             };
             crate::telemetry::record_end(&p.span, &r);
@@ -137,5 +168,17 @@ impl Driver {
             return Ok(());
         }
         self.conn.cancel(now, id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// Every call's record is moved into and out of the driver's table: a
+    /// regression here is paid on every call (it was 336 bytes before its
+    /// rare parts were boxed).
+    #[test]
+    fn a_pending_call_stays_small() {
+        let size = std::mem::size_of::<super::Pending>();
+        assert!(size <= 128, "a pending call is {size} bytes");
     }
 }

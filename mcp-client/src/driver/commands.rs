@@ -246,7 +246,9 @@ impl Driver {
                 let sink = match kind {
                     SpecKind::Plain | SpecKind::Tool { .. } | SpecKind::ListAll => Sink::Plain,
                     SpecKind::Listen(tx) => Sink::Listen(tx),
-                    SpecKind::Task(tx) | SpecKind::Watch { sink: tx, .. } => Sink::Task(tx),
+                    SpecKind::Task(tx) | SpecKind::Watch { sink: tx, .. } => {
+                        Sink::Task(Box::new(tx))
+                    }
                 };
                 call.set_id(id.clone());
                 crate::telemetry::record_started(&span, &id, self.link.as_ref());

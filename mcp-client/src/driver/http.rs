@@ -158,7 +158,7 @@ impl Driver {
     /// pending call: `connect`'s requests) of the next connect failure.
     fn keep_cause(&mut self, id: Option<&RequestId>, e: HttpError) {
         match id.and_then(|id| self.pending.get_mut(id)) {
-            Some(p) => p.cause = Some(e),
+            Some(p) => p.rare_mut().cause = Some(e),
             None => self.last_http_error = Some(e),
         }
     }

@@ -302,8 +302,10 @@ impl Driver {
             Wake::CustomFailed(e) => {
                 #[cfg(feature = "http")]
                 for p in self.pending.values_mut() {
-                    if p.cause.is_none() {
-                        p.cause = crate::legacy_sse::pending_cause(&e);
+                    if p.rare().is_none_or(|r| r.cause.is_none())
+                        && let Some(cause) = crate::legacy_sse::pending_cause(&e)
+                    {
+                        p.rare_mut().cause = Some(cause);
                     }
                 }
                 self.transport_ended(now, Some(e.to_string()));

@@ -92,7 +92,7 @@ impl Driver {
             Some(fut) => self.serve(target, fut),
             None => {
                 if let Some(p) = self.pending.get_mut(&call) {
-                    p.override_error = Some(Error::new(ErrorKind::InputUnanswered {
+                    p.rare_mut().override_error = Some(Error::new(ErrorKind::InputUnanswered {
                         method: request.method().to_owned(),
                     }));
                 }
@@ -148,7 +148,7 @@ impl Driver {
                 if self.pending.contains_key(call) =>
             {
                 if let Some(p) = self.pending.get_mut(call) {
-                    p.inputs.push(abort);
+                    p.rare_mut().inputs.push(abort);
                 }
             }
             _ => {
@@ -216,7 +216,7 @@ impl Driver {
         e: ErrorObject,
     ) -> Result<(), mcp_core::UsageError> {
         if let Some(p) = self.pending.get_mut(call) {
-            p.override_error = Some(Error::new(ErrorKind::Handler {
+            p.rare_mut().override_error = Some(Error::new(ErrorKind::Handler {
                 method: method.to_owned(),
                 error: e,
             }));

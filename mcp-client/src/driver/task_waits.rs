@@ -29,11 +29,11 @@ impl Driver {
         let Some(p) = self.pending.get_mut(&id) else {
             return;
         };
-        p.task_wait = Some(reply);
+        p.rare_mut().task_wait = Some(reply);
         if let Err(e) = self.conn.wait_task(now, &id, wait) {
             tracing::debug!(error = %e, "a task wait without a task");
             if let Some(p) = self.pending.get_mut(&id) {
-                p.task_wait = None;
+                p.take_task_wait();
             }
         }
     }
@@ -46,8 +46,10 @@ impl Driver {
         let Some(p) = self.pending.get_mut(id) else {
             return;
         };
-        let reply = p.task_wait.take();
-        if let (Some(reply), None) = (reply, &p.override_error) {
+        let overridden = p.overridden();
+        if let Some(reply) = p.take_task_wait()
+            && !overridden
+        {
             let _ = reply.send(end);
         }
     }

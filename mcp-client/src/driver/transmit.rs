@@ -77,7 +77,8 @@ impl Driver {
                 let headers = call
                     .as_ref()
                     .and_then(|id| self.pending.get(id))
-                    .map(|p| p.headers.clone())
+                    .and_then(|p| p.rare())
+                    .map(|r| r.headers.clone())
                     .unwrap_or_default();
                 self.post(now, http.clone(), bytes, routing, headers);
             }
