@@ -97,7 +97,7 @@ pub(crate) fn call_span(client: &Client, spec: &mut CallSpec) -> Span {
     if !span.is_disabled() {
         // A call by tool name carries the name beside its arguments.
         let tool = match &spec.kind {
-            crate::driver::SpecKind::Tool { name, .. } => Some(name.as_str()),
+            crate::driver::SpecKind::Tool(call) => Some(call.name()),
             _ => None,
         };
         record_request(client, &span, method, spec.params.as_ref(), tool);

@@ -61,9 +61,9 @@ pub(crate) fn params_key(params: &Params) -> String {
     let mut out = String::new();
     let Ok(members) = params.to_map() else {
         // Arguments too deep to read back: their text, as written.
-        if let Params::Tool { name, arguments } = params {
-            out.push_str(&name.to_string());
-            out.push_str(arguments.as_str());
+        if let Params::Tool(call) = params {
+            out.push_str(&Value::from(call.name()).to_string());
+            out.push_str(call.arguments());
         }
         return out;
     };
@@ -188,7 +188,7 @@ impl Cache {
         let expires = now
             .checked_add(Duration::from_millis(ttl.unsigned_abs()))
             .unwrap_or(now);
-        let uri = params.get("uri").and_then(Value::as_str).map(str::to_owned);
+        let uri = params.get_str("uri").map(str::to_owned);
         self.entries.insert(
             key,
             Entry {

@@ -42,7 +42,7 @@ pub(crate) fn encode_header_value(value: &str) -> String {
 /// `resources/directory/read`), or the task id.
 pub(crate) fn mcp_name(method: &str, params: &crate::params::Params) -> Option<String> {
     let key = mcp_types::methods::facts::mcp_name_param(method)?;
-    params.get(key)?.as_str().map(encode_header_value)
+    params.get_str(key).map(encode_header_value)
 }
 
 /// Why a tool's `x-mcp-header` annotations were rejected.

@@ -154,7 +154,7 @@ pub use lifecycle::State;
 pub use mcp_types::meta::TASKS_EXTENSION;
 pub use mrtr::{DEFAULT_MAX_ROUNDS, InputRequest, RetryExtras};
 pub use pagination::{DEFAULT_MAX_PAGES, PaginationError};
-pub use params::ToolArguments;
+pub use params::ToolCall;
 pub use served_tasks::{Served, ServedTaskError, ServedTaskOptions};
 pub use tasks::{
     MAX_TASK_ID, POLL_FLOOR, TaskSnapshot, TaskStates, TaskWait, TaskWaitEnd, related_task_id,

@@ -10,57 +10,65 @@ use serde_json::{Map, Value};
 
 use crate::error::UsageError;
 
-/// A tool call's arguments, serialized once when the call is made: the
-/// text of a JSON object.
+/// A tool call: the tool's name and its arguments, serialized once when
+/// the call is made, kept together in one buffer (one allocation per call).
 ///
-/// No arguments (`{}`, the default) take no allocation.
-///
-/// The caller's value is read once, from a borrow: it is neither cloned
-/// nor kept, and every send of the call (a resend with a fresh id, a multi
-/// round-trip retry) copies this text. `null` stands for no arguments
-/// (`{}`); anything else but an object is refused.
+/// The caller's arguments are read once, from a borrow: they are neither
+/// cloned nor kept, and every send of the call (a resend with a fresh id,
+/// a multi round-trip retry) copies their text. `null` stands for no
+/// arguments (`{}`); anything else but an object is refused.
 ///
 /// ```
-/// use mcp_core::ToolArguments;
+/// use mcp_core::ToolCall;
 /// #[derive(serde::Serialize)]
 /// struct Add { a: i64, b: i64 }
-/// assert_eq!(ToolArguments::new(&Add { a: 1, b: 2 })?.as_str(), r#"{"a":1,"b":2}"#);
-/// assert_eq!(ToolArguments::new(&serde_json::Value::Null)?.as_str(), "{}");
-/// assert!(ToolArguments::new(&[1, 2]).is_err());
+/// let call = ToolCall::new("add", &Add { a: 1, b: 2 })?;
+/// assert_eq!((call.name(), call.arguments()), ("add", r#"{"a":1,"b":2}"#));
+/// assert_eq!(ToolCall::new("now", &serde_json::Value::Null)?.arguments(), "{}");
+/// assert!(ToolCall::new("add", &[1, 2]).is_err());
 /// # Ok::<(), mcp_core::UsageError>(())
 /// ```
-#[derive(Clone, Default)]
-pub struct ToolArguments(
-    /// The object's text; empty for `{}`.
-    String,
-);
+#[derive(Clone)]
+pub struct ToolCall {
+    /// The arguments' JSON text (empty for `{}`), then the name.
+    text: String,
+    /// Where the name starts in `text`.
+    name_at: usize,
+}
 
-impl ToolArguments {
-    /// Serializes `arguments`.
+impl ToolCall {
+    /// Serializes `arguments` for the tool `name`.
     ///
     /// # Errors
-    /// [`UsageError::Serialize`] when serde cannot write it;
-    /// [`UsageError::ArgumentsNotObject`] when it is not a JSON object
+    /// [`UsageError::Serialize`] when serde cannot write the arguments;
+    /// [`UsageError::ArgumentsNotObject`] when they are not a JSON object
     /// (nor `null`).
-    pub fn new<T: Serialize + ?Sized>(arguments: &T) -> Result<Self, UsageError> {
+    pub fn new<T: Serialize + ?Sized>(name: &str, arguments: &T) -> Result<Self, UsageError> {
         // serde_json's own string: it writes UTF-8 only, so the text is
-        // not checked again.
-        let text = serde_json::to_string(arguments)?;
+        // not checked again; the name goes after it, mostly into the room
+        // the writer left.
+        let mut text = serde_json::to_string(arguments)?;
         match text.as_bytes().first() {
-            Some(b'{') => Ok(ToolArguments(text)),
-            Some(b'n') => Ok(ToolArguments::empty()),
-            _ => Err(UsageError::ArgumentsNotObject),
+            Some(b'{') => {}
+            Some(b'n') => text.clear(),
+            _ => return Err(UsageError::ArgumentsNotObject),
         }
+        let name_at = text.len();
+        text.push_str(name);
+        Ok(ToolCall { text, name_at })
     }
 
-    /// No arguments: `{}`.
-    pub fn empty() -> Self {
-        ToolArguments(String::new())
+    /// The tool's name.
+    pub fn name(&self) -> &str {
+        &self.text[self.name_at..]
     }
 
-    /// The JSON text.
-    pub fn as_str(&self) -> &str {
-        if self.0.is_empty() { "{}" } else { &self.0 }
+    /// The arguments' JSON text (`{}` for none).
+    pub fn arguments(&self) -> &str {
+        match &self.text[..self.name_at] {
+            "" => "{}",
+            text => text,
+        }
     }
 
     /// The arguments as a JSON value (parsed again: for the rare path
@@ -69,32 +77,30 @@ impl ToolArguments {
     /// # Errors
     /// Only when the object nests deeper than `serde_json`'s parser goes
     /// (128 levels; its writer has no such limit).
-    pub fn to_value(&self) -> Result<Value, serde_json::Error> {
-        serde_json::from_str(self.as_str())
+    pub fn arguments_value(&self) -> Result<Value, serde_json::Error> {
+        serde_json::from_str(self.arguments())
     }
 }
 
-impl TryFrom<Value> for ToolArguments {
-    type Error = UsageError;
-
-    fn try_from(arguments: Value) -> Result<Self, UsageError> {
-        ToolArguments::new(&arguments)
-    }
-}
-
-/// The same text (`{}` however it was made).
-impl PartialEq for ToolArguments {
+/// The same tool and the same arguments' text (`{}` however it was made).
+impl PartialEq for ToolCall {
     fn eq(&self, other: &Self) -> bool {
-        self.as_str() == other.as_str()
+        self.name() == other.name() && self.arguments() == other.arguments()
     }
 }
 
-impl Eq for ToolArguments {}
+impl Eq for ToolCall {}
 
-/// The length only: arguments may carry secrets.
-impl fmt::Debug for ToolArguments {
+/// The name, and the arguments' length only: arguments may carry secrets.
+impl fmt::Debug for ToolCall {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "ToolArguments({} bytes)", self.as_str().len())
+        f.debug_struct("ToolCall")
+            .field("name", &self.name())
+            .field(
+                "arguments",
+                &format_args!("{} bytes", self.arguments().len()),
+            )
+            .finish()
     }
 }
 
@@ -108,11 +114,8 @@ impl fmt::Debug for ToolArguments {
 /// map first ([`Params::as_map`]).
 #[derive(Clone, Debug)]
 pub(crate) enum Params {
-    /// `{"name": name, "arguments": arguments}`; `name` is a string.
-    Tool {
-        name: Value,
-        arguments: ToolArguments,
-    },
+    /// `{"name": name, "arguments": arguments}`.
+    Tool(ToolCall),
     /// Any members.
     Map(Map<String, Value>),
 }
@@ -130,20 +133,20 @@ impl From<Map<String, Value>> for Params {
 }
 
 impl Params {
-    /// A tool call's params.
-    pub(crate) fn tool(name: String, arguments: ToolArguments) -> Self {
-        Params::Tool {
-            name: Value::String(name),
-            arguments,
+    /// The member `key`; a tool call's members are text, read with
+    /// [`Params::get_str`] and [`Params::arguments`].
+    pub(crate) fn get(&self, key: &str) -> Option<&Value> {
+        match self {
+            Params::Tool(_) => None,
+            Params::Map(m) => m.get(key),
         }
     }
 
-    /// The member `key`; a tool call's `arguments` are text, read with
-    /// [`Params::arguments`].
-    pub(crate) fn get(&self, key: &str) -> Option<&Value> {
+    /// The member `key` when it is a string (a tool call's `name`).
+    pub(crate) fn get_str(&self, key: &str) -> Option<&str> {
         match self {
-            Params::Tool { name, .. } => (key == "name").then_some(name),
-            Params::Map(m) => m.get(key),
+            Params::Tool(call) => (key == "name").then(|| call.name()),
+            Params::Map(m) => m.get(key)?.as_str(),
         }
     }
 
@@ -152,7 +155,7 @@ impl Params {
     /// them).
     pub(crate) fn arguments(&self) -> Option<Cow<'_, Value>> {
         match self {
-            Params::Tool { arguments, .. } => arguments.to_value().ok().map(Cow::Owned),
+            Params::Tool(call) => call.arguments_value().ok().map(Cow::Owned),
             Params::Map(m) => m.get("arguments").map(Cow::Borrowed),
         }
     }
@@ -160,7 +163,7 @@ impl Params {
     /// Whether there is a member `key`.
     pub(crate) fn contains_key(&self, key: &str) -> bool {
         match self {
-            Params::Tool { .. } => matches!(key, "name" | "arguments"),
+            Params::Tool(_) => matches!(key, "name" | "arguments"),
             Params::Map(m) => m.contains_key(key),
         }
     }
@@ -175,15 +178,14 @@ impl Params {
     ///
     /// # Errors
     /// When a tool call's arguments nest too deeply to be read back
-    /// ([`ToolArguments::to_value`]); the params are left as they were.
+    /// ([`ToolCall::arguments_value`]); the params are left as they were.
     pub(crate) fn as_map(&mut self) -> Result<&mut Map<String, Value>, serde_json::Error> {
-        if let Params::Tool { name, arguments } = self {
-            let arguments = arguments.to_value()?;
-            *self = Params::Map(tool_map(name.take(), arguments));
+        if let Params::Tool(call) = self {
+            *self = Params::Map(tool_map(call)?);
         }
         match self {
             Params::Map(map) => Ok(map),
-            Params::Tool { .. } => unreachable!("a tool call's params were made a map above"),
+            Params::Tool(_) => unreachable!("a tool call's params were made a map above"),
         }
     }
 
@@ -192,19 +194,17 @@ impl Params {
     pub(crate) fn to_map(&self) -> Result<Cow<'_, Map<String, Value>>, serde_json::Error> {
         match self {
             Params::Map(m) => Ok(Cow::Borrowed(m)),
-            Params::Tool { name, arguments } => {
-                Ok(Cow::Owned(tool_map(name.clone(), arguments.to_value()?)))
-            }
+            Params::Tool(call) => Ok(Cow::Owned(tool_map(call)?)),
         }
     }
 }
 
 /// A tool call's params as the map they stand for.
-fn tool_map(name: Value, arguments: Value) -> Map<String, Value> {
+fn tool_map(call: &ToolCall) -> Result<Map<String, Value>, serde_json::Error> {
     let mut map = Map::with_capacity(3);
-    map.insert("name".to_owned(), name);
-    map.insert("arguments".to_owned(), arguments);
-    map
+    map.insert("name".to_owned(), Value::String(call.name().to_owned()));
+    map.insert("arguments".to_owned(), call.arguments_value()?);
+    Ok(map)
 }
 
 #[cfg(test)]
@@ -215,44 +215,46 @@ mod tests {
 
     #[test]
     fn a_tool_call_reads_and_becomes_the_map_it_stands_for() {
-        let args = ToolArguments::new(&json!({"a": 1})).unwrap();
-        let mut p = Params::tool("add".to_owned(), args);
+        let mut p = Params::Tool(ToolCall::new("add", &json!({"a": 1})).unwrap());
         let map = crate::call_tool_params("add", json!({"a": 1}));
-        assert_eq!(p.get("name"), Some(&json!("add")));
+        assert_eq!(p.get_str("name"), Some("add"));
+        assert_eq!(p.get("name"), None, "text, not a value");
         assert_eq!(p.arguments().as_deref(), map.get("arguments"));
-        assert_eq!(p.get("task"), None);
+        assert_eq!(p.get_str("task"), None);
         assert!(!p.is_empty() && p.contains_key("name") && p.contains_key("arguments"));
         assert_eq!(*p.to_map().unwrap(), map);
         p.as_map().unwrap().insert("task".into(), json!({}));
         let keys: Vec<_> = p.to_map().unwrap().keys().cloned().collect();
         assert_eq!(keys, ["name", "arguments", "task"]);
+        assert_eq!(p.get_str("name"), Some("add"));
         assert_eq!(p.arguments().as_deref(), map.get("arguments"));
         assert!(Params::default().is_empty());
     }
 
     #[test]
     fn arguments_are_an_object_or_nothing() {
-        assert_eq!(
-            ToolArguments::new(&json!(null)).unwrap(),
-            ToolArguments::empty()
-        );
-        assert_eq!(
-            ToolArguments::new(&json!({})).unwrap(),
-            ToolArguments::default()
-        );
-        assert_eq!(ToolArguments::empty().as_str(), "{}");
+        let none = ToolCall::new("t", &json!(null)).unwrap();
+        assert_eq!((none.name(), none.arguments()), ("t", "{}"));
+        assert_eq!(none, ToolCall::new("t", &json!({})).unwrap());
+        assert_ne!(none, ToolCall::new("u", &json!({})).unwrap());
+        let named = ToolCall::new("é {}", &json!({"k": "v"})).unwrap();
+        assert_eq!((named.name(), named.arguments()), ("é {}", r#"{"k":"v"}"#));
+        assert_eq!(ToolCall::new("", &json!({})).unwrap().name(), "");
         for bad in [json!([1]), json!("x"), json!(1), json!(true)] {
-            let e = ToolArguments::new(&bad).unwrap_err();
+            let e = ToolCall::new("t", &bad).unwrap_err();
             assert!(matches!(e, UsageError::ArgumentsNotObject), "{bad}");
         }
         // A map with a key serde cannot write as a JSON key.
         let bad = std::collections::BTreeMap::from([((1, 2), 3)]);
         assert!(matches!(
-            ToolArguments::new(&bad),
+            ToolCall::new("t", &bad),
             Err(UsageError::Serialize(_))
         ));
-        let secret = ToolArguments::new(&json!({"token": "s3cret"})).unwrap();
-        assert_eq!(format!("{secret:?}"), "ToolArguments(18 bytes)");
+        let secret = ToolCall::new("login", &json!({"token": "s3cret"})).unwrap();
+        assert_eq!(
+            format!("{secret:?}"),
+            r#"ToolCall { name: "login", arguments: 18 bytes }"#
+        );
     }
 
     #[test]
@@ -261,9 +263,9 @@ mod tests {
         for _ in 0..200 {
             deep = json!({ "a": deep });
         }
-        let mut p = Params::tool("t".to_owned(), ToolArguments::new(&deep).unwrap());
+        let mut p = Params::Tool(ToolCall::new("t", &deep).unwrap());
         assert!(p.as_map().is_err());
-        assert!(matches!(p, Params::Tool { .. }));
+        assert!(matches!(p, Params::Tool(_)));
         assert!(p.arguments().is_none());
     }
 }

@@ -22,7 +22,7 @@ use crate::driver::Outcome;
 use crate::driver::{CallSpec, SpecKind};
 use crate::error::{Error, ErrorKind};
 use crate::options::CallOptions;
-use mcp_core::ToolArguments;
+use mcp_core::ToolCall;
 
 fn cursor_params(cursor: Option<&str>) -> Option<Value> {
     cursor.map(|c| json!({ "cursor": c }))
@@ -40,10 +40,7 @@ fn tool_spec<A: Serialize + ?Sized>(
         method: methods::CallTool::METHOD.into(),
         params: None,
         opts,
-        kind: SpecKind::Tool {
-            name: name.to_owned(),
-            arguments: ToolArguments::new(arguments)?,
-        },
+        kind: SpecKind::Tool(ToolCall::new(name, arguments)?),
     })
 }
 

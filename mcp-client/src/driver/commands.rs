@@ -22,7 +22,7 @@ use crate::options::CallOptions;
 use crate::tasks::inputs::InputItem;
 #[cfg(feature = "http")]
 use crate::transport::Link;
-use mcp_core::ToolArguments;
+use mcp_core::ToolCall;
 
 #[cfg(feature = "http")]
 const HTTP_ONLY: &str = "HTTP headers and credentials apply to HTTP connections only";
@@ -45,10 +45,7 @@ pub(crate) enum SpecKind {
     /// A `tools/call` of the tool this names, with its arguments: the
     /// core keeps the two as they are (`call_tool_owned`), with no params
     /// map built for them.
-    Tool {
-        name: String,
-        arguments: ToolArguments,
-    },
+    Tool(ToolCall),
     ListAll,
     Listen(mpsc::UnboundedSender<crate::client::listen::ListenItem>),
     Task(crate::tasks::inputs::TaskSink),
@@ -214,7 +211,7 @@ impl Driver {
             method,
             params,
             opts,
-            mut kind,
+            kind,
         } = spec;
         let crate::options::Set {
             core: core_opts,
@@ -222,34 +219,40 @@ impl Driver {
             headers,
             ..
         } = opts.into_set();
-        let started = match &mut kind {
-            SpecKind::Tool { name, arguments } => self.conn.call_tool_owned(
-                now,
-                std::mem::take(name),
-                std::mem::take(arguments),
-                core_opts,
+        let conn = &mut self.conn;
+        let (started, sink, watch) = match kind {
+            SpecKind::Tool(tool) => (
+                conn.call_tool_owned(now, tool, core_opts),
+                Sink::Plain,
+                false,
             ),
-            SpecKind::ListAll => self.conn.list_all(now, &method, params, core_opts),
-            SpecKind::Listen(_) => {
+            SpecKind::ListAll => (
+                conn.list_all(now, &method, params, core_opts),
+                Sink::Plain,
+                false,
+            ),
+            SpecKind::Listen(tx) => {
                 let filter = params
                     .and_then(|mut p| p.get_mut("notifications").map(Value::take))
                     .unwrap_or_else(|| serde_json::json!({}));
-                self.conn.listen(now, filter, core_opts)
+                (conn.listen(now, filter, core_opts), Sink::Listen(tx), false)
             }
-            SpecKind::Watch { task_id, .. } => self.conn.watch_task(now, task_id, core_opts),
-            SpecKind::Task(_) => self.conn.start_task(now, &method, params, core_opts),
-            _ => self.conn.send_request(now, &method, params, core_opts),
+            SpecKind::Watch { task_id, sink } => {
+                let started = conn.watch_task(now, &task_id, core_opts);
+                (started, Sink::Task(Box::new(sink)), true)
+            }
+            SpecKind::Task(tx) => {
+                let started = conn.start_task(now, &method, params, core_opts);
+                (started, Sink::Task(Box::new(tx)), false)
+            }
+            SpecKind::Plain => (
+                conn.send_request(now, &method, params, core_opts),
+                Sink::Plain,
+                false,
+            ),
         };
         match started {
             Ok(id) => {
-                let watch = matches!(kind, SpecKind::Watch { .. });
-                let sink = match kind {
-                    SpecKind::Plain | SpecKind::Tool { .. } | SpecKind::ListAll => Sink::Plain,
-                    SpecKind::Listen(tx) => Sink::Listen(tx),
-                    SpecKind::Task(tx) | SpecKind::Watch { sink: tx, .. } => {
-                        Sink::Task(Box::new(tx))
-                    }
-                };
                 call.set_id(id.clone());
                 crate::telemetry::record_started(&span, &id, self.link.as_ref());
                 let mut pending = Pending::new(span, call, progress, headers, sink);

@@ -5,8 +5,8 @@ use mcp_types::ProtocolVersion;
 use mcp_types::routing::HttpRouting;
 use mcp_types::{Era, RequestId};
 use serde::Serialize;
+use serde_json::Map;
 use serde_json::value::RawValue;
-use serde_json::{Map, Value};
 
 use super::{CallKind, Connection};
 use crate::config::TransportKind;
@@ -62,10 +62,10 @@ impl OutParams<'_> {
     fn write(&self, out: &mut Vec<u8>) -> Result<(), serde_json::Error> {
         let mut first = true;
         match self.base {
-            Params::Tool { name, arguments } => {
-                member(out, &mut first, br#""name":"#, name)?;
+            Params::Tool(call) => {
+                member(out, &mut first, br#""name":"#, call.name())?;
                 out.extend_from_slice(br#","arguments":"#);
-                out.extend_from_slice(arguments.as_str().as_bytes());
+                out.extend_from_slice(call.arguments().as_bytes());
             }
             Params::Map(members) => {
                 for (k, v) in members {
@@ -248,7 +248,7 @@ impl Connection {
                 routing = routing.with_name(name);
             }
             if c.method == "tools/call" && !self.tools.is_empty() {
-                let tool = c.params.get("name").and_then(Value::as_str).unwrap_or("");
+                let tool = c.params.get_str("name").unwrap_or("");
                 if let Some(b) = self.tools.get(tool) {
                     routing.params = b.derive(c.params.arguments().as_deref());
                 }
@@ -263,7 +263,7 @@ impl Connection {
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     use super::*;
 
@@ -289,8 +289,7 @@ mod tests {
             by_serde(json!({"_meta": {"k": "v"}}))
         );
         let args = json!({"q\"uote": ["a\n", 1.5, null], "b": {}});
-        let arguments = crate::ToolArguments::new(&args).unwrap();
-        let tool = Params::tool("ec\"ho".into(), arguments);
+        let tool = Params::Tool(crate::ToolCall::new("ec\"ho", &args).unwrap());
         assert_eq!(
             written(&tool, &none, None),
             by_serde(json!({"name": "ec\"ho", "arguments": args}))

@@ -69,7 +69,7 @@ use crate::event::{Event, Transmit};
 use crate::headers::HeaderBindings;
 use crate::lifecycle::State;
 use crate::pagination::Paginator;
-use crate::params::{Params, ToolArguments};
+use crate::params::{Params, ToolCall};
 use crate::timers::{Timer, TimerTable};
 
 use call::{Call, CallKind, TaskWatch};
@@ -370,25 +370,24 @@ impl Connection {
         arguments: Value,
         opts: RequestOptions,
     ) -> Result<RequestId, UsageError> {
-        let arguments = ToolArguments::new(&arguments)?;
-        self.call_tool_owned(now, name.to_owned(), arguments, opts)
+        let call = ToolCall::new(name, &arguments)?;
+        self.call_tool_owned(now, call, opts)
     }
 
-    /// [`Connection::call_tool`] with the tool name already owned (it is
-    /// kept, not copied) and the arguments already serialized (from a
-    /// borrow of the caller's value: nothing is cloned). The params are
-    /// sent as `call_tool` sends them, without a map being built for them.
+    /// [`Connection::call_tool`] with the call already made: its arguments
+    /// serialized from a borrow of the caller's value, nothing cloned
+    /// ([`ToolCall`]). The params are sent as `call_tool` sends them,
+    /// without a map being built for them.
     ///
     /// # Errors
     /// As [`Connection::send_request`].
     pub fn call_tool_owned(
         &mut self,
         now: Instant,
-        name: String,
-        arguments: ToolArguments,
+        call: ToolCall,
         opts: RequestOptions,
     ) -> Result<RequestId, UsageError> {
-        let params = Params::tool(name, arguments);
+        let params = Params::Tool(call);
         self.start_call(now, "tools/call", params, opts, CallKind::User)
     }
 

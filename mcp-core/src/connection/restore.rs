@@ -56,12 +56,12 @@ impl Connection {
         let state = &mut self.session_state;
         match &*call.method {
             "resources/subscribe" => {
-                if let Some(Value::String(uri)) = call.params.get("uri") {
-                    state.subscriptions.insert(uri.clone());
+                if let Some(uri) = call.params.get_str("uri") {
+                    state.subscriptions.insert(uri.to_owned());
                 }
             }
             "resources/unsubscribe" => {
-                if let Some(Value::String(uri)) = call.params.get("uri") {
+                if let Some(uri) = call.params.get_str("uri") {
                     state.subscriptions.remove(uri);
                 }
             }
