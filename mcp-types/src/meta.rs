@@ -117,6 +117,7 @@ impl RelatedTaskMetadata {
 pub struct Meta(object::Object);
 
 mod object;
+pub(crate) use object::plain_end;
 #[cfg(test)]
 mod props;
 mod scan;

@@ -98,6 +98,12 @@ impl RawJson {
         self.decode_with(|text| serde_json::from_str(text))
     }
 
+    /// Where the result's `_meta` is in these bytes, when the walk of the
+    /// envelope they came in checked it (`meta::plain_end`).
+    pub(crate) fn checked_meta(&self) -> Option<Range<usize>> {
+        self.1.and_then(HeadNotes::checked_meta)
+    }
+
     /// Decodes the value with `read`, which is handed the text once it is
     /// checked to be UTF-8 (as [`parse`] checks it), for a reader of one
     /// type's own: [`CallToolResult::from_json`](crate::tools::CallToolResult::from_json).
@@ -267,6 +273,7 @@ pub fn object_members(text: &[u8]) -> ObjectMembers<'_> {
         state: State::Start,
         walk: Walk::Whole,
         result_head: None,
+        checked_meta: None,
     }
 }
 
@@ -289,6 +296,9 @@ pub struct ObjectMembers<'a> {
     walk: Walk,
     /// An envelope's walk: the head notes of its `result` object.
     result_head: Option<HeadNotes>,
+    /// A result's walk ([`Walk::Inner`]): where its `_meta` is, when the
+    /// walk found its end by checking it (`meta::plain_end`).
+    checked_meta: Option<Range<usize>>,
 }
 
 /// What an [`ObjectMembers`] walks.
@@ -298,8 +308,10 @@ enum Walk {
     Whole,
     /// The same, a JSON-RPC envelope: its `result` object's head is noted.
     Envelope,
-    /// An object inside a text (from [`ObjectMembers::at`]): the walk
-    /// ends at its closing brace, whatever follows.
+    /// An object inside a text (from [`ObjectMembers::at`]: an envelope's
+    /// result): the walk ends at its closing brace, whatever follows, and
+    /// a `_meta` member's end is found by checking it (`meta::plain_end`),
+    /// so the result's reader need not check it again.
     Inner,
 }
 
@@ -374,7 +386,8 @@ impl<'a> ObjectMembers<'a> {
             _ => return Some(Err(NotPlain)),
         }
         let result_head = (self.walk == Walk::Envelope).then_some(&mut self.result_head);
-        let member = member_at(s, i, result_head).ok_or(NotPlain);
+        let checked_meta = (self.walk == Walk::Inner).then_some(&mut self.checked_meta);
+        let member = member_at(s, i, result_head, checked_meta).ok_or(NotPlain);
         if let Ok(m) = &member {
             self.at = m.value.end;
             self.state = State::Next;
@@ -384,11 +397,13 @@ impl<'a> ObjectMembers<'a> {
 }
 
 /// The member whose key starts at `s[i]`; with `result_head`, a `result`
-/// object's head members are noted there.
+/// object's head members are noted there; with `checked_meta`, where a
+/// `_meta` member is when checking it found its end.
 fn member_at<'a>(
     s: &'a [u8],
     i: usize,
     result_head: Option<&mut Option<HeadNotes>>,
+    checked_meta: Option<&mut Option<Range<usize>>>,
 ) -> Option<Member<'a>> {
     if s.get(i) != Some(&b'"') {
         return None;
@@ -410,7 +425,13 @@ fn member_at<'a>(
         }),
         _ => None,
     };
-    let end = match noted {
+    let checked = match checked_meta {
+        Some(slot) if noted.is_none() && key == b"_meta" => {
+            crate::meta::plain_end(s, start).inspect(|&end| *slot = Some(start..end))
+        }
+        _ => None,
+    };
+    let end = match noted.or(checked) {
         Some(end) => end,
         None => value_end(s, start)?,
     };

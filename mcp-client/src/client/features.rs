@@ -44,14 +44,10 @@ fn tool_spec<A: Serialize + ?Sized>(
     })
 }
 
-/// A `tools/call` outcome read as its result (`CallToolResult::from_json`:
+/// A `tools/call` outcome read as its result (`CallToolResult::from_raw`:
 /// serde's reading, cheaper for text blocks).
 fn tool_result(outcome: Result<Outcome, Error>) -> Result<CallToolResult, Error> {
-    decoded_with(
-        methods::CallTool::METHOD,
-        outcome,
-        CallToolResult::from_json,
-    )
+    decoded_with(methods::CallTool::METHOD, outcome, CallToolResult::from_raw)
 }
 
 impl Client {

@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use mcp_core::RequestError;
 use mcp_types::RequestId;
+use mcp_types::raw::RawJson;
 use mcp_types::tools::CallToolResult;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -338,21 +339,18 @@ pub(crate) fn decoded<T: DeserializeOwned>(
     method: &str,
     outcome: Result<Outcome, Error>,
 ) -> Result<T, Error> {
-    decoded_with(method, outcome, |text| serde_json::from_str(text))
+    decoded_with(method, outcome, RawJson::decode)
 }
 
 /// [`decoded`] by a reader of the result's own (a tool result's:
-/// `CallToolResult::from_json`).
+/// `CallToolResult::from_raw`).
 pub(crate) fn decoded_with<T>(
     method: &str,
     outcome: Result<Outcome, Error>,
-    read: impl FnOnce(&str) -> Result<T, serde_json::Error>,
+    read: impl FnOnce(&RawJson) -> Result<T, serde_json::Error>,
 ) -> Result<T, Error> {
     match outcome? {
-        Outcome::Done(c) => c
-            .result
-            .decode_with(read)
-            .map_err(|e| Error::decode(method, e)),
+        Outcome::Done(c) => read(&c.result).map_err(|e| Error::decode(method, e)),
         other => Err(unexpected(method, &other)),
     }
 }

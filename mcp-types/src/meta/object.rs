@@ -157,6 +157,17 @@ impl<'de> Deserialize<'de> for Meta {
     }
 }
 
+/// The end of the `_meta` object at `text[at]`, when it is plain JSON that a
+/// map decode surely reads: checked in one pass (`raw::plain_value_end`)
+/// with the limits of [`scan`].
+pub(crate) fn plain_end(text: &[u8], at: usize) -> Option<usize> {
+    if text.get(at) != Some(&b'{') {
+        return None;
+    }
+    let digits = scan::MAX_MAGNITUDE as usize;
+    crate::raw::plain_value_end(text, at, scan::MAX_DEPTH, digits)
+}
+
 /// Whether `D` is serde_json's deserializer over text (`from_str`, which
 /// [`crate::raw::parse`] uses), the one deserializer the text is taken
 /// from. Each generic `Deserialize` is compiled once per deserializer type
@@ -182,16 +193,17 @@ impl Meta {
     /// as [`Meta::received`] keeps it. `None`: read it with serde (this
     /// type's `Deserialize`), which gives the reading or the error.
     pub(crate) fn read_plain(text: &str, at: usize) -> Option<(Meta, usize)> {
-        if text.as_bytes().get(at) != Some(&b'{') {
-            return None;
-        }
-        let digits = scan::MAX_MAGNITUDE as usize;
-        let end = crate::raw::plain_value_end(text.as_bytes(), at, scan::MAX_DEPTH, digits)?;
-        let meta = Meta(Object {
-            raw: Some(text.get(at..end)?.into()),
+        let end = plain_end(text.as_bytes(), at)?;
+        Some((Meta::checked(text.get(at..end)?), end))
+    }
+
+    /// A `_meta` text already checked by [`plain_end`] (by the walk of the
+    /// envelope it came in), kept as text.
+    pub(crate) fn checked(text: &str) -> Meta {
+        Meta(Object {
+            raw: Some(text.into()),
             map: OnceLock::new(),
-        });
-        Some((meta, end))
+        })
     }
 
     /// A `_meta` text from serde_json (a JSON value, its syntax already

@@ -17,9 +17,19 @@ use super::{ObjectMembers, RawJson, object_members, value_end};
 pub const HEAD_KEYS: [&str; 4] = ["resultType", "nextCursor", "ttlMs", "cacheScope"];
 
 /// Where the head members' values start in a result's text; 0 for an
-/// absent member (no value starts at 0, where the object's `{` is).
+/// absent member (no value starts at 0, where the object's `{` is). And
+/// where its `_meta` is, when the walk checked it (`meta::plain_end`):
+/// `[0, 0]` when not.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct HeadNotes([u32; 4]);
+pub(crate) struct HeadNotes([u32; 4], [u32; 2]);
+
+impl HeadNotes {
+    /// Where the checked `_meta` is, if the walk checked one.
+    pub(crate) fn checked_meta(self) -> Option<std::ops::Range<usize>> {
+        let [start, end] = self.1;
+        (end != 0).then_some(start as usize..end as usize)
+    }
+}
 
 /// The end of the object at `s[i]` (just past its `}`) and its head
 /// notes, relative to `i` (see [`note`]). `None` when `s[i]` does not
@@ -39,7 +49,7 @@ pub(crate) fn object_end_noting(s: &[u8], i: usize) -> Option<(usize, Option<Hea
 fn note(members: &mut ObjectMembers<'_>, base: usize) -> Option<Option<HeadNotes>> {
     let mut notes = [0u32; 4];
     let mut sure = true;
-    for member in members {
+    for member in members.by_ref() {
         let member = member.ok()?;
         // Most keys are none of the four, told apart by length alone.
         if !matches!(member.key.len(), 5 | 10) {
@@ -53,7 +63,12 @@ fn note(members: &mut ObjectMembers<'_>, base: usize) -> Option<Option<HeadNotes
             _ => sure = false,
         }
     }
-    Some(sure.then_some(HeadNotes(notes)))
+    let at = |i: usize| u32::try_from(i - base).ok();
+    let meta = match &members.checked_meta {
+        Some(m) => at(m.start).zip(at(m.end)).map_or([0, 0], |(s, e)| [s, e]),
+        None => [0, 0],
+    };
+    Some(sure.then_some(HeadNotes(notes, meta)))
 }
 
 /// The value texts of the head members ([`HEAD_KEYS`], in that order;
@@ -75,7 +90,7 @@ pub fn head_members_of(text: &[u8]) -> Option<[Option<&[u8]>; 4]> {
 }
 
 /// The value texts the notes point at in `text`.
-fn values(text: &[u8], HeadNotes(starts): HeadNotes) -> Option<[Option<&[u8]>; 4]> {
+fn values(text: &[u8], HeadNotes(starts, _): HeadNotes) -> Option<[Option<&[u8]>; 4]> {
     let mut members = [None; 4];
     for (member, start) in members.iter_mut().zip(starts) {
         if start != 0 {
@@ -161,6 +176,41 @@ mod tests {
         assert!(object_end_noting(b"{1}", 0).is_none());
         assert!(object_end_noting(b"[]", 0).is_none());
         assert!(object_end_noting(br#"{"a" 1}"#, 0).is_none());
+    }
+
+    #[test]
+    fn a_plain_meta_is_noted_where_it_is() {
+        let meta_of = |result: &str| {
+            let line = format!(r#"{{"jsonrpc":"2.0","id":1,"result":{result}}}"#);
+            let Ok(crate::Message::Response(r)) = crate::Message::from_slice(line.as_bytes())
+            else {
+                panic!("{line}");
+            };
+            r.result
+                .checked_meta()
+                .map(|m| String::from_utf8_lossy(&r.result.as_bytes()[m]).into_owned())
+        };
+        let meta = r#"{"k": ["v", -1.5, true, null, {}]}"#;
+        assert_eq!(
+            meta_of(&format!(r#"{{"content":[],"_meta": {meta} }}"#)).as_deref(),
+            Some(meta)
+        );
+        assert_eq!(
+            meta_of(&format!(r#"{{"_meta":{meta},"ttlMs":5}}"#)).as_deref(),
+            Some(meta)
+        );
+        // Not plain: left to the reader, which hands it to serde.
+        for result in [
+            r#"{"_meta":{"n":1e3}}"#,
+            r#"{"_meta":{"s":"a
+b"}}"#,
+            r#"{"_meta":[]}"#,
+            r#"{"_meta":null}"#,
+            r#"{"content":[]}"#,
+            r#"{"other":{"_meta":{}}}"#,
+        ] {
+            assert_eq!(meta_of(result), None, "{result}");
+        }
     }
 
     #[test]

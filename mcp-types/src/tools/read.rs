@@ -17,11 +17,14 @@
 //! so a value nested 125 to 127 levels deep within itself may be accepted
 //! where a whole-text read refuses it.
 
+use std::ops::Range;
+
 use serde::de::{DeserializeOwned, IgnoredAny};
 
 use super::CallToolResult;
 use crate::content::{ContentBlock, TextContent};
 use crate::meta::Meta;
+use crate::raw::RawJson;
 use crate::raw::{plain_len, skip_ws};
 use crate::results::ResultType;
 
@@ -40,10 +43,43 @@ impl CallToolResult {
     /// # Errors
     /// When the text is not JSON or not a `tools/call` result.
     pub fn from_json(text: &str) -> Result<Self, serde_json::Error> {
-        match (Reader { text, at: 0 }).result() {
-            Some(result) => Ok(result),
-            None => serde_json::from_str(text),
-        }
+        read(text, None)
+    }
+
+    /// [`CallToolResult::from_json`] on a result as it came in its
+    /// envelope: a `_meta` the envelope's walk already checked is not
+    /// checked again.
+    ///
+    /// ```
+    /// use mcp_types::Message;
+    /// use mcp_types::tools::CallToolResult;
+    /// let line = br#"{"jsonrpc":"2.0","id":1,"result":{"content":[],"_meta":{"k":"v"}}}"#;
+    /// let Ok(Message::Response(r)) = Message::from_slice(line) else { panic!() };
+    /// let result = CallToolResult::from_raw(&r.result).unwrap();
+    /// assert_eq!(result.meta.get("k"), Some(&serde_json::json!("v")));
+    /// ```
+    ///
+    /// # Errors
+    /// As [`CallToolResult::from_json`], and when the bytes are not UTF-8.
+    pub fn from_raw(raw: &RawJson) -> Result<Self, serde_json::Error> {
+        raw.decode_with(|text| read(text, raw.checked_meta()))
+    }
+}
+
+/// Reads the result in `text`, taking a `_meta` at `checked_meta` as
+/// checked; hands serde anything the reader does not read as it would.
+fn read(
+    text: &str,
+    checked_meta: Option<Range<usize>>,
+) -> Result<CallToolResult, serde_json::Error> {
+    let reader = Reader {
+        text,
+        at: 0,
+        checked_meta,
+    };
+    match reader.result() {
+        Some(result) => Ok(result),
+        None => serde_json::from_str(text),
     }
 }
 
@@ -53,6 +89,8 @@ impl CallToolResult {
 struct Reader<'a> {
     text: &'a str,
     at: usize,
+    /// Where a `_meta` already checked is (by the envelope's walk).
+    checked_meta: Option<Range<usize>>,
 }
 
 impl<'a> Reader<'a> {
@@ -102,11 +140,18 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// A `_meta`: checked and kept as text here when it is plain JSON
-    /// (`Meta::read_plain`), anything else read by serde.
+    /// A `_meta`: kept as text when it is plain JSON, checked here
+    /// (`Meta::read_plain`) unless the envelope's walk checked it already;
+    /// anything else read by serde.
     fn meta(&mut self) -> Option<Meta> {
         self.peek()?;
-        match Meta::read_plain(self.text, self.at) {
+        let checked = match &self.checked_meta {
+            Some(m) if m.start == self.at => {
+                Some((Meta::checked(self.text.get(m.clone())?), m.end))
+            }
+            _ => Meta::read_plain(self.text, self.at),
+        };
+        match checked {
             Some((meta, end)) => {
                 self.at = end;
                 Some(meta)
@@ -229,8 +274,19 @@ mod tests {
     /// The walk's reading and serde's agree: both succeed with the same
     /// result, or both fail.
     fn agrees(text: &str) {
+        same(text, CallToolResult::from_json(text));
+        // As it comes in an envelope (its text trimmed there), its `_meta`
+        // perhaps checked there.
+        let line = format!(r#"{{"jsonrpc":"2.0","id":1,"result":{text}}}"#);
+        if let Ok(crate::Message::Response(r)) = crate::Message::from_slice(line.as_bytes()) {
+            let raw = std::str::from_utf8(r.result.as_bytes()).unwrap();
+            same(raw, CallToolResult::from_raw(&r.result));
+        }
+    }
+
+    /// `ours` is serde's reading of `text`, or its error.
+    fn same(text: &str, ours: Result<CallToolResult, serde_json::Error>) {
         let serde: Result<CallToolResult, _> = serde_json::from_str(text);
-        let ours = CallToolResult::from_json(text);
         match (&serde, &ours) {
             (Ok(a), Ok(b)) => assert_eq!(a, b, "{text}"),
             (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{text}"),
