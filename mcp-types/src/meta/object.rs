@@ -42,7 +42,9 @@ pub(super) struct Object {
     raw: Option<Box<str>>,
     /// The map: decoded from `raw` once something reads it; the object
     /// itself when it was built or changed here (unset means empty).
-    map: OnceLock<Map<String, Value>>,
+    /// Boxed: most `_meta`s are never decoded, and every result and
+    /// content block carries one (a map is 72 bytes, its box 8).
+    map: OnceLock<Box<Map<String, Value>>>,
 }
 
 impl Object {
@@ -89,11 +91,11 @@ impl Object {
 /// decode of `raw`, else to an empty map. One function for every way a
 /// slot is set, so its initialization is compiled once.
 fn fill<'a>(
-    slot: &'a OnceLock<Map<String, Value>>,
+    slot: &'a OnceLock<Box<Map<String, Value>>>,
     raw: Option<&str>,
     given: Option<Map<String, Value>>,
 ) -> &'a Map<String, Value> {
-    slot.get_or_init(|| given.or_else(|| raw.map(decode)).unwrap_or_default())
+    slot.get_or_init(|| Box::new(given.or_else(|| raw.map(decode)).unwrap_or_default()))
 }
 
 /// Decodes a checked `_meta` text. Cannot fail: the text passed
@@ -113,7 +115,7 @@ impl Clone for Object {
     fn clone(&self) -> Self {
         let map = OnceLock::new();
         if let Some(given) = self.map.get() {
-            fill(&map, None, Some(given.clone()));
+            fill(&map, None, Some(Map::clone(given)));
         }
         Object {
             raw: self.raw.clone(),
