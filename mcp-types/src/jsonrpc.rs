@@ -31,7 +31,7 @@ use serde_json::value::RawValue;
 
 use crate::error::ErrorCode;
 use crate::method::{NotificationMethod, RequestMethod};
-use crate::raw::{HeadNotes, RawJson, envelope_members};
+use crate::raw::{HeadNotes, RawJson, canonical_response, envelope_members};
 
 mod strict;
 
@@ -382,6 +382,11 @@ const SHARE_FROM: usize = 16 * 1024;
 /// ([`RawJson::head_members`]). Anything else is `None` and goes to
 /// `serde_json`, which gives the same reading (or the error) for it.
 fn plain_response(bytes: &[u8]) -> Option<(RequestId, std::ops::Range<usize>, Option<HeadNotes>)> {
+    if let Some((id, result, head)) = canonical_response(bytes)
+        && bytes[result.clone()] != *b"null"
+    {
+        return Some((plain_id(id)?, result, head));
+    }
     let (mut version, mut id, mut result) = (false, None, None);
     let mut members = envelope_members(bytes);
     for member in members.by_ref() {
@@ -537,6 +542,52 @@ mod tests {
             parse(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"p"}}"#),
             Message::Error(ErrorResponse { id: None, .. })
         ));
+    }
+
+    /// A response in the canonical shape (read by position) reads as the
+    /// same response with a space after `"id":` (read by the member walk).
+    #[test]
+    fn canonical_responses_read_as_the_walk_reads_them() {
+        let reading = |line: &str| match Message::from_slice(line.as_bytes()) {
+            Ok(Message::Response(r)) => Some((
+                r.id,
+                r.result.as_bytes().to_vec(),
+                r.result
+                    .head_members()
+                    .map(|h| h.map(|m| m.map(<[u8]>::to_vec))),
+                r.result.checked_meta(),
+            )),
+            _ => None,
+        };
+        for (id, result) in [
+            ("1", r#"{"content":[{"type":"text","text":"hi"}]}"#),
+            (
+                "42",
+                r#"{"content":[],"resultType":"complete","ttlMs":5,"_meta":{"k":[1]}}"#,
+            ),
+            ("7", r#"{"nextCursor":"c","tools":[]} "#),
+            ("0", "[1,2]"),
+            ("3", r#""text""#),
+            ("5", "17"),
+            ("5", "null"),
+            ("01", "{}"),
+            ("123456789012345678901", "{}"),
+            ("9", r#"{"a":tru}"#),
+            ("9", r#"{"a\u0062":1}"#),
+            ("9", r#"{"_meta":{"n":1e3},"_meta":{}}"#),
+            ("9", "{}}"),
+            ("9", "{} x"),
+        ] {
+            let canonical = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#);
+            let walked = format!(r#"{{"jsonrpc":"2.0","id": {id},"result":{result}}}"#);
+            assert!(canonical_response(walked.as_bytes()).is_none());
+            assert_eq!(reading(&canonical), reading(&walked), "{canonical}");
+        }
+        let line = r#"{"jsonrpc":"2.0","id":1,"result":{"ttlMs":5}}"#;
+        assert!(
+            reading(line).and_then(|r| r.2).is_some(),
+            "read, head noted"
+        );
     }
 
     #[test]

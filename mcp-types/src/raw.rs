@@ -277,6 +277,37 @@ pub fn object_members(text: &[u8]) -> ObjectMembers<'_> {
     }
 }
 
+/// The end of an envelope's `result` value at `s[start]` and, for an
+/// object the member walk reads, its head notes; any other value by
+/// bracket counting.
+fn result_end(s: &[u8], start: usize) -> Option<(usize, Option<HeadNotes>)> {
+    match object_end_noting(s, start) {
+        Some(noted) => Some(noted),
+        None => Some((value_end(s, start)?, None)),
+    }
+}
+
+/// A response in the shape nearly every server writes, read by position:
+/// `{"jsonrpc":"2.0","id":<digits>,"result":<value>}`, nothing between the
+/// members (whitespace after the result only). The id's digits, where the
+/// result is and its head notes (as [`envelope_members`] notes them);
+/// `None` for any other shape, which that walk reads instead, to the same
+/// reading (it skips the walk of the envelope's three members).
+pub(crate) fn canonical_response(s: &[u8]) -> Option<(&[u8], Range<usize>, Option<HeadNotes>)> {
+    const HEAD: &[u8] = br#"{"jsonrpc":"2.0","id":"#;
+    const RESULT: &[u8] = br#","result":"#;
+    let rest = s.strip_prefix(HEAD)?;
+    let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+    if digits == 0 || !rest[digits..].starts_with(RESULT) {
+        return None;
+    }
+    let start = HEAD.len() + digits + RESULT.len();
+    let (end, notes) = result_end(s, start)?;
+    let close = skip_ws(s, end);
+    let whole = s.get(close) == Some(&b'}') && skip_ws(s, close + 1) == s.len();
+    whole.then(|| (&rest[..digits], start..end, notes))
+}
+
 /// [`object_members`] over a JSON-RPC envelope: the head members of a
 /// `result` object are noted as it is walked ([`ObjectMembers::result_head`]).
 pub(crate) fn envelope_members(text: &[u8]) -> ObjectMembers<'_> {
@@ -419,10 +450,11 @@ fn member_at<'a>(
     }
     let start = skip_ws(s, colon + 1);
     let noted = match result_head {
-        Some(head) if key == b"result" => object_end_noting(s, start).map(|(end, notes)| {
+        Some(head) if key == b"result" => {
+            let (end, notes) = result_end(s, start)?;
             *head = notes;
-            end
-        }),
+            Some(end)
+        }
         _ => None,
     };
     let checked = match checked_meta {

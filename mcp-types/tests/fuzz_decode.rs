@@ -201,6 +201,11 @@ fn response_fast_path_defers_to_serde_on_odd_envelopes() {
         ),
         (r#"{"jsonrpc":"2.0","id":1,"res\u0075lt":{}}"#, true),
         (r#"{"jsonrpc":"2.0","id":1,"result":{}} trailing"#, false),
+        (r#"{"jsonrpc":"2.0","id":1,"result":{}} "#, true),
+        (r#"{"jsonrpc":"2.0","id":1,"result":{} }"#, true),
+        (r#"{"jsonrpc":"2.0","id":01,"result":{}}"#, false),
+        (r#"{"jsonrpc":"2.0","id":1,"result":{}}}"#, false),
+        (r#"{"jsonrpc":"2.0","id":1,"result":{},"result":{}}"#, false),
     ] {
         assert_eq!(Message::from_slice(text.as_bytes()).is_ok(), ok, "{text}");
         assert_eq!(serde_reading(text).is_ok(), ok, "serde agrees on {text}");
