@@ -228,17 +228,18 @@ impl<'a> Reader<'a> {
         }
         loop {
             let start = self.at;
-            let block = match self.plain_text_block() {
-                Some(text) => ContentBlock::Text(TextContent::new(text)),
-                None => {
-                    self.at = start;
-                    self.serde_value()?
-                }
-            };
             if blocks.len() == blocks.capacity() {
                 blocks.reserve_exact(blocks.len().max(1));
             }
-            blocks.push(block);
+            // Each block made where it is pushed (a text block is written
+            // into the list, not moved there).
+            match self.plain_text_block() {
+                Some(text) => blocks.push(ContentBlock::Text(TextContent::new(text))),
+                None => {
+                    self.at = start;
+                    blocks.push(self.serde_value()?);
+                }
+            }
             if !self.next_or(b']')? {
                 return Some(blocks);
             }
