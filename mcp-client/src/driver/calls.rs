@@ -4,6 +4,7 @@
 
 use std::time::Instant;
 
+use futures::future::AbortHandle;
 use mcp_core::{Completed, RequestError, UsageError};
 use mcp_types::RequestId;
 use serde_json::value::RawValue;
@@ -69,7 +70,7 @@ pub(super) struct Rare {
     pub(super) task_wait: Option<oneshot::Sender<mcp_core::TaskWaitEnd>>,
     /// Stops the input handlers still answering this call's rounds: they
     /// are cancelled (their futures dropped) when the call ends.
-    pub(super) inputs: Vec<futures::future::AbortHandle>,
+    pub(super) inputs: Vec<AbortHandle>,
 }
 
 impl Pending {
@@ -127,19 +128,23 @@ impl Driver {
     pub(super) fn finish(&mut self, id: &RequestId, r: Result<Outcome, Error>) {
         if let Some(mut p) = self.pending.remove(id) {
             // A handler that outlives its call (a deadline, a cancellation)
-            // is cancelled: nobody can use its answer.
-            let rare = p.rare.take().map(|r| *r).unwrap_or_default();
-            for input in rare.inputs {
-                input.abort();
-            }
+            // is cancelled: nobody can use its answer. Most calls have no
+            // rare parts: nothing is made for them here.
+            let (override_error, cause) = match p.rare.take() {
+                Some(rare) => {
+                    rare.inputs.iter().for_each(AbortHandle::abort);
+                    (rare.override_error, rare.cause)
+                }
+                None => (None, None),
+            };
             let _enter = p.span.clone().entered();
             match &r {
                 Ok(_) => tracing::debug!("request completed"),
                 Err(e) => tracing::debug!(error = %e, "request failed"),
             }
-            let r = match (r, rare.override_error) {
+            let r = match (r, override_error) {
                 (Err(_), Some(e)) => Err(e),
-                (Err(e), None) => Err(self.with_server_exit(e.with_cause(rare.cause))),
+                (Err(e), None) => Err(self.with_server_exit(e.with_cause(cause))),
                 (r, _) => r,
             };
             crate::telemetry::record_end(&p.span, &r);
