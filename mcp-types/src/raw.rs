@@ -449,23 +449,20 @@ fn member_at<'a>(
         return None;
     }
     let start = skip_ws(s, colon + 1);
-    let noted = match result_head {
-        Some(head) if key == b"result" => {
+    let end = match (result_head, checked_meta) {
+        (Some(head), _) if key == b"result" => {
             let (end, notes) = result_end(s, start)?;
             *head = notes;
-            Some(end)
+            end
         }
-        _ => None,
-    };
-    let checked = match checked_meta {
-        Some(slot) if noted.is_none() && key == b"_meta" => {
-            crate::meta::plain_end(s, start).inspect(|&end| *slot = Some(start..end))
-        }
-        _ => None,
-    };
-    let end = match noted.or(checked) {
-        Some(end) => end,
-        None => value_end(s, start)?,
+        (_, Some(slot)) if key == b"_meta" => match crate::meta::plain_end(s, start) {
+            Some(end) => {
+                *slot = Some(start..end);
+                end
+            }
+            None => value_end(s, start)?,
+        },
+        _ => value_end(s, start)?,
     };
     Some(Member {
         key,

@@ -189,18 +189,8 @@ fn text_reader<D>() -> bool {
 }
 
 impl Meta {
-    /// The `_meta` object at `text[at]` and where it ends, when it is plain
-    /// JSON that a map decode surely reads (checked in one pass,
-    /// `raw::plain_value_end`, with the limits of [`scan`]): kept as text,
-    /// as [`Meta::received`] keeps it. `None`: read it with serde (this
-    /// type's `Deserialize`), which gives the reading or the error.
-    pub(crate) fn read_plain(text: &str, at: usize) -> Option<(Meta, usize)> {
-        let end = plain_end(text.as_bytes(), at)?;
-        Some((Meta::checked(text.get(at..end)?), end))
-    }
-
-    /// A `_meta` text already checked by [`plain_end`] (by the walk of the
-    /// envelope it came in), kept as text.
+    /// A `_meta` text checked by [`plain_end`], kept as text, as
+    /// [`Meta::received`] keeps it.
     pub(crate) fn checked(text: &str) -> Meta {
         Meta(Object {
             raw: Some(text.into()),

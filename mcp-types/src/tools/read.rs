@@ -23,7 +23,7 @@ use serde::de::{DeserializeOwned, IgnoredAny};
 
 use super::CallToolResult;
 use crate::content::{ContentBlock, TextContent};
-use crate::meta::Meta;
+use crate::meta::{Meta, plain_end};
 use crate::raw::RawJson;
 use crate::raw::{plain_len, skip_ws};
 use crate::results::ResultType;
@@ -141,18 +141,17 @@ impl<'a> Reader<'a> {
     }
 
     /// A `_meta`: kept as text when it is plain JSON, checked here
-    /// (`Meta::read_plain`) unless the envelope's walk checked it already;
+    /// (`meta::plain_end`) unless the envelope's walk checked it already;
     /// anything else read by serde.
     fn meta(&mut self) -> Option<Meta> {
         self.peek()?;
-        let checked = match &self.checked_meta {
-            Some(m) if m.start == self.at => {
-                Some((Meta::checked(self.text.get(m.clone())?), m.end))
-            }
-            _ => Meta::read_plain(self.text, self.at),
-        };
-        match checked {
-            Some((meta, end)) => {
+        let noted = self.checked_meta.as_ref().filter(|m| m.start == self.at);
+        match noted
+            .map(|m| m.end)
+            .or_else(|| plain_end(self.bytes(), self.at))
+        {
+            Some(end) => {
+                let meta = Meta::checked(self.text.get(self.at..end)?);
                 self.at = end;
                 Some(meta)
             }
