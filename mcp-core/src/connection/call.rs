@@ -4,7 +4,7 @@
 //! kept small: what few calls have (a listing's pages, a task, a
 //! multi-round-trip retry's answers, an input round) is boxed, and of the
 //! caller's [`RequestOptions`] only what is read after the start is kept
-//! ([`CallOptions`]).
+//! ([`KeptOptions`]).
 
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
@@ -76,7 +76,7 @@ pub(super) struct TaskWatch {
 /// the total deadline, `trace` is merged into `meta`, `retry` becomes the
 /// call's extras, `task_ttl` its `task` member).
 #[derive(Debug)]
-pub(super) struct CallOptions {
+pub(super) struct KeptOptions {
     pub(super) timeout: Option<Option<Duration>>,
     pub(super) poll_interval: Option<Duration>,
     pub(super) meta: Map<String, Value>,
@@ -85,9 +85,9 @@ pub(super) struct CallOptions {
     pub(super) pause_for_input: bool,
 }
 
-impl From<RequestOptions> for CallOptions {
+impl From<RequestOptions> for KeptOptions {
     fn from(o: RequestOptions) -> Self {
-        CallOptions {
+        KeptOptions {
             timeout: o.timeout,
             poll_interval: o.poll_interval,
             meta: o.meta,
@@ -114,7 +114,7 @@ pub(super) struct Call {
     /// `params` has a `task` member (2025-11-25 task augmentation); its
     /// members other than `cursor` do not change once the call started.
     pub(super) task_augmented: bool,
-    pub(super) opts: CallOptions,
+    pub(super) opts: KeptOptions,
     pub(super) kind: CallKind,
     pub(super) wire: Option<i64>,
     pub(super) started: Instant,
