@@ -375,14 +375,12 @@ impl Response {
 /// [`Message::from_bytes`]; shorter ones are copied.
 const SHARE_FROM: usize = 16 * 1024;
 
-/// The id and the result's place in a plain response envelope: an object
-/// with an `id` (string or integer), a `result` other than `null` and at
-/// most a `jsonrpc` of exactly `"2.0"`, each once, keys unescaped. The
-/// result is not parsed; its head members are noted on the way
-/// ([`RawJson::head_members`]). The shape nearly every server writes is
-/// matched by position first (`raw::canonical_response`); the member walk
-/// reads any other. Anything else is `None` and goes to `serde_json`,
-/// which gives the same reading (or the error) for it.
+/// The id and the result's place in a plain response envelope (the usual
+/// shape matched by position, `raw::canonical_response`): an object with an
+/// `id` (string or integer), a `result` other than `null` and at most a
+/// `jsonrpc` of exactly `"2.0"`, each once, keys unescaped. The result is
+/// not parsed; its head members are noted on the way ([`RawJson::head_members`]).
+/// Anything else is `None`: serde_json gives the same reading (or the error).
 fn plain_response(bytes: &[u8]) -> Option<(RequestId, std::ops::Range<usize>, Option<HeadNotes>)> {
     if let Some((id, result, head)) = canonical_response(bytes)
         && bytes[result.clone()] != *b"null"
