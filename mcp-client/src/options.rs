@@ -108,9 +108,10 @@ impl CallOptions {
         set.core = f(std::mem::take(&mut set.core));
     }
 
-    /// The options, taken apart (the defaults when none were set).
-    pub(crate) fn into_set(self) -> Set {
-        self.set.map(|s| *s).unwrap_or_default()
+    /// The options set, if any (`None`: all the defaults, which the
+    /// caller makes where it needs them instead of moving a default `Set`).
+    pub(crate) fn into_set(self) -> Option<Box<Set>> {
+        self.set
     }
 
     /// Fails the request with a timeout error after `timeout` without a

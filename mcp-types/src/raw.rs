@@ -20,12 +20,14 @@ use serde_json::value::RawValue;
 mod checked;
 mod head;
 mod scan;
+mod text_blocks;
 
 pub(crate) use checked::plain_value_end;
 pub(crate) use head::HeadNotes;
 use head::object_end_noting;
 pub use head::{HEAD_KEYS, head_members_of};
 pub(crate) use scan::{plain_len, quote_or_backslash, skip_ws, string_end, value_end};
+pub(crate) use text_blocks::text_blocks;
 
 /// A JSON value kept as text until it is decoded.
 ///
@@ -281,6 +283,10 @@ pub fn object_members(text: &[u8]) -> ObjectMembers<'_> {
 /// object the member walk reads, its head notes; any other value by
 /// bracket counting.
 fn result_end(s: &[u8], start: usize) -> Option<(usize, Option<HeadNotes>)> {
+    // A tool's text blocks in their canonical form have no head member.
+    if let Some(blocks) = text_blocks(s, start, |_| {}) {
+        return Some((blocks.end, Some(HeadNotes::default())));
+    }
     match object_end_noting(s, start) {
         Some(noted) => Some(noted),
         None => Some((value_end(s, start)?, None)),

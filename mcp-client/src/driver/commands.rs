@@ -22,7 +22,7 @@ use crate::options::CallOptions;
 use crate::tasks::inputs::InputItem;
 #[cfg(feature = "http")]
 use crate::transport::Link;
-use mcp_core::ToolCall;
+use mcp_core::{RequestOptions, ToolCall};
 
 #[cfg(feature = "http")]
 const HTTP_ONLY: &str = "HTTP headers and credentials apply to HTTP connections only";
@@ -213,12 +213,18 @@ impl Driver {
             opts,
             kind,
         } = spec;
-        let crate::options::Set {
-            core: core_opts,
-            progress,
-            headers,
-            ..
-        } = opts.into_set();
+        let (core_opts, progress, headers) = match opts.into_set() {
+            Some(set) => {
+                let crate::options::Set {
+                    core,
+                    progress,
+                    headers,
+                    ..
+                } = *set;
+                (core, progress, headers)
+            }
+            None => (RequestOptions::default(), None, http::HeaderMap::new()),
+        };
         let conn = &mut self.conn;
         let (started, sink, watch) = match kind {
             SpecKind::Tool(tool) => (

@@ -85,12 +85,14 @@ pub(super) struct KeptOptions {
     pub(super) pause_for_input: bool,
 }
 
-impl From<RequestOptions> for KeptOptions {
-    fn from(o: RequestOptions) -> Self {
+impl KeptOptions {
+    /// What a call keeps of its options, taken from them (their `_meta`
+    /// left empty).
+    pub(super) fn take_from(o: &mut RequestOptions) -> Self {
         KeptOptions {
             timeout: o.timeout,
             poll_interval: o.poll_interval,
-            meta: o.meta,
+            meta: std::mem::take(&mut o.meta),
             progress: o.progress,
             no_cache: o.no_cache,
             pause_for_input: o.pause_for_input,

@@ -10,6 +10,7 @@ use mcp_types::routing::HttpRouting;
 use mcp_types::{Era, RequestId};
 use serde_json::{Map, Value, json};
 
+use super::call::KeptOptions;
 use super::encode::{OutMeta, OutParams, OutRequest};
 use super::{Call, CallKind, Connection, Role, Wire};
 use crate::config::TransportKind;
@@ -27,7 +28,7 @@ impl Connection {
         now: Instant,
         method: &str,
         mut params: Params,
-        opts: crate::config::RequestOptions,
+        mut opts: crate::config::RequestOptions,
         kind: CallKind,
     ) -> Result<RequestId, UsageError> {
         let handshake = matches!(kind, CallKind::Probe | CallKind::Initialize);
@@ -40,7 +41,6 @@ impl Connection {
             _ if handshake || park => {}
             _ => return Err(UsageError::NotReady),
         }
-        let mut opts = opts;
         let mut extras = opts.retry.take().unwrap_or_default();
         // One scan of the few keys costs less than hashed lookups, and
         // almost no request carries any of these members (a tool call's
@@ -81,7 +81,7 @@ impl Connection {
             self.check_method(method, facts, &mut params, &opts, &mut task_augmented)?;
         }
         let key = self.wires.reserve();
-        let mut call = self.new_call(now, method, facts, params, opts, kind);
+        let mut call = self.new_call(now, method, facts, params, &mut opts, kind);
         call.set_extras(extras);
         call.task_augmented = task_augmented;
         self.calls.insert(key, call);
@@ -94,13 +94,15 @@ impl Connection {
     }
 
     /// A call that has sent nothing yet; its total deadline starts `now`.
+    /// It keeps what it reads of `opts` later (taken from them, so that
+    /// the options are not moved whole: they are some 300 bytes).
     pub(super) fn new_call(
         &self,
         now: Instant,
         method: &str,
         facts: Option<&'static MethodFacts>,
         params: Params,
-        opts: crate::config::RequestOptions,
+        opts: &mut crate::config::RequestOptions,
         kind: CallKind,
     ) -> Box<Call> {
         let total = opts.max_total.or(self.config.max_total);
@@ -114,7 +116,7 @@ impl Connection {
             facts,
             params,
             task_augmented: false,
-            opts: opts.into(),
+            opts: KeptOptions::take_from(opts),
             kind,
             wire: None,
             started: now,

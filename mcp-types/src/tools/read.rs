@@ -9,7 +9,10 @@
 //! read by serde from its own text, and anything this reader does not take
 //! exactly as serde would (an escape or a control character in a key or a
 //! text, a repeated member, syntax it does not expect) hands the whole
-//! result to serde, so the outcome is serde's, error and all.
+//! result to serde, so the outcome is serde's, error and all. The
+//! canonical text of such a result (no whitespace, the members in the
+//! usual order, as the official SDKs write it) is matched by its bytes
+//! before any walk.
 //!
 //! One difference remains, as for a received `_meta` (see
 //! `meta/object.rs`): serde_json's nesting limit (128) is counted from a
@@ -25,7 +28,7 @@ use super::CallToolResult;
 use crate::content::{ContentBlock, TextContent};
 use crate::meta::{Meta, plain_end};
 use crate::raw::RawJson;
-use crate::raw::{plain_len, skip_ws};
+use crate::raw::{plain_len, skip_ws, text_blocks};
 use crate::results::ResultType;
 
 impl CallToolResult {
@@ -72,6 +75,9 @@ fn read(
     text: &str,
     checked_meta: Option<Range<usize>>,
 ) -> Result<CallToolResult, serde_json::Error> {
+    if let Some(result) = canonical(text) {
+        return Ok(result);
+    }
     let reader = Reader {
         text,
         at: 0,
@@ -81,6 +87,30 @@ fn read(
         Some(result) => Ok(result),
         None => serde_json::from_str(text),
     }
+}
+
+/// The commonest result in its canonical form (`raw::text_blocks`),
+/// read from its bytes; `None` for any other text.
+fn canonical(text: &str) -> Option<CallToolResult> {
+    let mut content = Vec::new();
+    let mut broken = false;
+    let blocks = text_blocks(text.as_bytes(), 0, |at| {
+        if content.len() == content.capacity() {
+            content.reserve_exact(content.len().max(1));
+        }
+        // Its quotes are ASCII: the text between is whole characters.
+        match text.get(at) {
+            Some(t) => content.push(ContentBlock::Text(TextContent::new(t))),
+            None => broken = true,
+        }
+    })?;
+    (blocks.end == text.len() && !broken).then_some(CallToolResult {
+        meta: Meta::default(),
+        result_type: None,
+        content,
+        structured_content: None,
+        is_error: blocks.is_error,
+    })
 }
 
 /// Where the reader is in the text. Each step returns `None` for anything
@@ -343,6 +373,38 @@ mod tests {
         }
         let control = "{\"content\":[{\"type\":\"text\",\"text\":\"a\u{1}b\"}]}";
         agrees(control);
+    }
+
+    #[test]
+    fn canonical_texts_are_matched_by_their_bytes_and_read_as_serde_reads() {
+        let canonical_texts = [
+            r#"{"content":[]}"#,
+            r#"{"content":[{"type":"text","text":"hello"}]}"#,
+            r#"{"content":[{"type":"text","text":""},{"type":"text","text":"é ü"}]}"#,
+            r#"{"content":[{"type":"text","text":"x"}],"isError":false}"#,
+            r#"{"content":[],"isError":true}"#,
+        ];
+        for text in canonical_texts {
+            assert!(canonical(text).is_some(), "{text}");
+            agrees(text);
+        }
+        let others = [
+            r#"{"content":[{"type":"text","text":"a"}]} "#,
+            r#"{"content":[{"type":"text","text":"a"}]}}"#,
+            r#"{"content":[{"type":"text","text":"a"}]"#,
+            r#"{"content":[{"type":"text","text":"a"},]}"#,
+            r#"{"content":[{"type":"text","text":"a"}],"isError":null}"#,
+            r#"{"content":[{"type":"text","text":"a"}],"isError":false,"x":1}"#,
+            r#"{"content":[{"type":"text","text":"a\nb"}]}"#,
+            r#"{"content":[{"type":"text","text":"a"}{"type":"text","text":"b"}]}"#,
+            r#"{"content":[{"type":"text","text":"a","_meta":{}}]}"#,
+            r#"{"content":[{"type":"text","text":"unterminated}]}"#,
+            r#"{"content":[{"type":"image","data":"AA==","mimeType":"image/png"}]}"#,
+        ];
+        for text in others {
+            assert!(canonical(text).is_none(), "{text}");
+            agrees(text);
+        }
     }
 
     #[test]
