@@ -49,6 +49,12 @@ impl Connection {
             return;
         };
         let before = c.armed.replace(at);
+        self.queue_deadline(key, before, at);
+    }
+
+    /// Queues call `key`'s deadline `at`, just set in its record in place
+    /// of `before` (by the caller, which holds the record already).
+    pub(super) fn queue_deadline(&mut self, key: i64, before: Option<Instant>, at: Instant) {
         if before == Some(at) {
             return;
         }

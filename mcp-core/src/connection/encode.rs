@@ -238,7 +238,8 @@ impl Connection {
             (Some(v), false) => HttpRouting::new(v.clone()),
             _ => HttpRouting::default(),
         };
-        routing = routing.with_request_id(RequestId::Number(id));
+        // Set in place: the builder would move the whole routing twice.
+        routing.request_id = Some(RequestId::Number(id));
         // The 2026-07-28 headers travel over HTTP only: a byte stream
         // ignores them, so it does not pay for them on every request.
         let http = self.config.transport == TransportKind::Http;

@@ -239,11 +239,13 @@ impl Connection {
     }
 
     fn cache_hit(&self, now: Instant, key: i64) -> Option<mcp_types::raw::RawJson> {
+        // Only 2026-07-28 caches (no lookup of the call before that).
+        if self.era != Some(Era::Modern) {
+            return None;
+        }
         let c = self.calls.get(&key)?;
-        let usable = self.era == Some(Era::Modern)
-            && !c.opts.no_cache
-            && !c.extras().is_retry()
-            && c.facts.is_some_and(|f| f.cacheable);
+        let usable =
+            !c.opts.no_cache && !c.extras().is_retry() && c.facts.is_some_and(|f| f.cacheable);
         if !usable {
             return None;
         }
@@ -488,11 +490,14 @@ impl Connection {
     /// without, the call's running deadline is armed again (a resend within
     /// the call, such as a multi round-trip round).
     pub(super) fn arm_request_timer(&mut self, now: Instant, key: i64, restart: bool) {
-        let Some(c) = self.calls.get(&key) else {
+        // One lookup of the record for the common case, where it is read
+        // and its deadline set in place.
+        let Some(c) = self.calls.get_mut(&key) else {
             return;
         };
         if !restart && let Some(at) = c.deadline {
-            self.arm_deadline(key, at);
+            let before = c.armed.replace(at);
+            self.queue_deadline(key, before, at);
             return;
         }
         // A subscription's acknowledgement is awaited within the request
@@ -504,26 +509,37 @@ impl Connection {
         }
         // Silence decides "legacy" only when a legacy version is acceptable;
         // otherwise the probe waits for its answer like any request.
-        if matches!(c.kind, CallKind::Probe)
-            && self.config.transport == TransportKind::Stdio
-            && self.accepts_legacy()
-        {
-            self.timers
-                .set(Timer::Probe, now + self.config.probe_timeout);
-            return;
-        }
+        let probe =
+            matches!(c.kind, CallKind::Probe) && self.config.transport == TransportKind::Stdio;
+        let c = if probe {
+            if self.accepts_legacy() {
+                self.timers
+                    .set(Timer::Probe, now + self.config.probe_timeout);
+                return;
+            }
+            match self.calls.get_mut(&key) {
+                Some(c) => c,
+                None => return,
+            }
+        } else {
+            c
+        };
         let timeout = c.opts.timeout.unwrap_or(self.config.request_timeout);
         let at = timeout.and_then(|t| now.checked_add(t));
         let at = match (at, c.total_deadline) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
-        if let Some(c) = self.calls.get_mut(&key) {
-            c.deadline = at;
-        }
+        c.deadline = at;
         match at {
-            Some(at) => self.arm_deadline(key, at),
-            None => self.disarm_deadline(key),
+            Some(at) => {
+                let before = c.armed.replace(at);
+                self.queue_deadline(key, before, at);
+            }
+            None => {
+                let armed = c.armed.take();
+                self.forget_deadline(key, armed);
+            }
         }
     }
 

@@ -65,6 +65,12 @@ impl CallToolResult {
     /// # Errors
     /// As [`CallToolResult::from_json`], and when the bytes are not UTF-8.
     pub fn from_raw(raw: &RawJson) -> Result<Self, serde_json::Error> {
+        // The canonical form's fixed bytes are ASCII: only its texts need
+        // the UTF-8 check that the whole text needs otherwise.
+        let bytes = raw.as_bytes();
+        if let Some(result) = canonical(bytes, |at| std::str::from_utf8(&bytes[at]).ok()) {
+            return Ok(result);
+        }
         raw.decode_with(|text| read(text, raw.checked_meta()))
     }
 }
@@ -75,7 +81,7 @@ fn read(
     text: &str,
     checked_meta: Option<Range<usize>>,
 ) -> Result<CallToolResult, serde_json::Error> {
-    if let Some(result) = canonical(text) {
+    if let Some(result) = canonical(text.as_bytes(), |at| text.get(at)) {
         return Ok(result);
     }
     let reader = Reader {
@@ -90,21 +96,24 @@ fn read(
 }
 
 /// The commonest result in its canonical form (`raw::text_blocks`),
-/// read from its bytes; `None` for any other text.
-fn canonical(text: &str) -> Option<CallToolResult> {
+/// read from its bytes, each block's text by `text` (`None`: not UTF-8);
+/// `None` for any other text.
+fn canonical<'a>(
+    bytes: &'a [u8],
+    text: impl Fn(Range<usize>) -> Option<&'a str>,
+) -> Option<CallToolResult> {
     let mut content = Vec::new();
     let mut broken = false;
-    let blocks = text_blocks(text.as_bytes(), 0, |at| {
+    let blocks = text_blocks(bytes, 0, |at| {
         if content.len() == content.capacity() {
             content.reserve_exact(content.len().max(1));
         }
-        // Its quotes are ASCII: the text between is whole characters.
-        match text.get(at) {
+        match text(at) {
             Some(t) => content.push(ContentBlock::Text(TextContent::new(t))),
             None => broken = true,
         }
     })?;
-    (blocks.end == text.len() && !broken).then_some(CallToolResult {
+    (blocks.end == bytes.len() && !broken).then_some(CallToolResult {
         meta: Meta::default(),
         result_type: None,
         content,
@@ -385,7 +394,10 @@ mod tests {
             r#"{"content":[],"isError":true}"#,
         ];
         for text in canonical_texts {
-            assert!(canonical(text).is_some(), "{text}");
+            assert!(
+                canonical(text.as_bytes(), |at| text.get(at)).is_some(),
+                "{text}"
+            );
             agrees(text);
         }
         let others = [
@@ -402,9 +414,22 @@ mod tests {
             r#"{"content":[{"type":"image","data":"AA==","mimeType":"image/png"}]}"#,
         ];
         for text in others {
-            assert!(canonical(text).is_none(), "{text}");
+            assert!(
+                canonical(text.as_bytes(), |at| text.get(at)).is_none(),
+                "{text}"
+            );
             agrees(text);
         }
+    }
+
+    #[test]
+    fn a_canonical_text_that_is_not_utf8_is_refused() {
+        let mut bytes =
+            br#"{"content":[{"type":"text","text":"ok"},{"type":"text","text":"x"}]}"#.to_vec();
+        let at = bytes.iter().rposition(|&b| b == b'x').unwrap();
+        bytes[at] = 0xff;
+        let raw = RawJson::from_bytes(bytes::Bytes::from(bytes));
+        assert!(CallToolResult::from_raw(&raw).is_err());
     }
 
     #[test]
