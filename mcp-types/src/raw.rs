@@ -283,9 +283,11 @@ pub fn object_members(text: &[u8]) -> ObjectMembers<'_> {
 /// object the member walk reads, its head notes; any other value by
 /// bracket counting.
 fn result_end(s: &[u8], start: usize) -> Option<(usize, Option<HeadNotes>)> {
-    // A tool's text blocks in their canonical form have no head member.
-    if let Some(blocks) = text_blocks(s, start, |_| {}) {
-        return Some((blocks.end, Some(HeadNotes::default())));
+    // A tool's text blocks in their canonical form: the head is what the
+    // match found after the list.
+    if let Some(b) = text_blocks(s, start, None, |_| {}) {
+        let notes = HeadNotes::of(start, b.result_type.map(|r| r.start), b.meta);
+        return Some((b.end, notes));
     }
     match object_end_noting(s, start) {
         Some(noted) => Some(noted),

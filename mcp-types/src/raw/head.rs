@@ -24,6 +24,26 @@ pub const HEAD_KEYS: [&str; 4] = ["resultType", "nextCursor", "ttlMs", "cacheSco
 pub(crate) struct HeadNotes([u32; 4], [u32; 2]);
 
 impl HeadNotes {
+    /// The notes of a result at `base` whose only head member is perhaps
+    /// a `resultType` whose value is at `result_type`, with perhaps a
+    /// checked `_meta` at `meta` (a canonical text-blocks result,
+    /// `raw::text_blocks`). `None` when an offset passes `u32::MAX`.
+    pub(crate) fn of(
+        base: usize,
+        result_type: Option<usize>,
+        meta: Option<std::ops::Range<usize>>,
+    ) -> Option<HeadNotes> {
+        let at = |i: usize| u32::try_from(i - base).ok();
+        let mut notes = HeadNotes::default();
+        if let Some(value) = result_type {
+            notes.0[0] = at(value)?;
+        }
+        if let Some(m) = meta {
+            notes.1 = [at(m.start)?, at(m.end)?];
+        }
+        Some(notes)
+    }
+
     /// Where the checked `_meta` is, if the walk checked one.
     pub(crate) fn checked_meta(self) -> Option<std::ops::Range<usize>> {
         let [start, end] = self.1;

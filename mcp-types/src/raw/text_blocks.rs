@@ -1,15 +1,17 @@
 //! The canonical text of the commonest result there is, a tool's text
 //! blocks, as the official SDKs and rmcp write it:
-//! `{"content":[{"type":"text","text":"..."},...]}`, perhaps with
-//! `,"isError":true` or `false` after the list, no whitespace anywhere, and
-//! texts without escapes or control characters.
+//! `{"content":[{"type":"text","text":"..."},...]}`, no whitespace
+//! anywhere, texts without escapes or control characters, and after the
+//! list, each perhaps absent, in this order: `"isError":true` or `false`,
+//! 2026-07-28's `"resultType":"..."` (a plain string) and a `_meta` object
+//! of plain JSON (`meta::plain_end`, the server's `serverInfo`).
 //!
 //! Such a text is matched here by its fixed bytes, with no walk token by
-//! token: the envelope's read finds where such a result ends (it has no
-//! head member to note), and the tool result's reader builds its blocks
-//! from it. Anything else (whitespace, members in another order, another
-//! member or block, an escape) is not matched, and is read by the walks as
-//! before, to the same reading.
+//! token: the envelope's read finds where such a result ends and notes its
+//! head (`resultType`, the checked `_meta`), and the tool result's reader
+//! builds the result from it. Anything else (whitespace, members in
+//! another order, another member or block, an escape) is not matched, and
+//! is read by the walks as before, to the same reading.
 
 use std::ops::Range;
 
@@ -21,15 +23,22 @@ pub(crate) struct TextBlocks {
     pub(crate) end: usize,
     /// `isError`, when the result has it.
     pub(crate) is_error: Option<bool>,
+    /// `resultType`'s value, quotes included, when the result has it.
+    pub(crate) result_type: Option<Range<usize>>,
+    /// `_meta`'s value, checked, when the result has it.
+    pub(crate) meta: Option<Range<usize>>,
 }
 
 /// Matches the canonical text-blocks result at `s[start]`, calling
 /// `on_text` with where each block's text is (inside its quotes), in
-/// order. `None` when the text there is not in that form (whatever
-/// `on_text` was called with before is then to be discarded).
+/// order. A `_meta` at `checked_meta` was checked already (by the
+/// envelope's read) and is not checked again. `None` when the text there
+/// is not in that form (whatever `on_text` was called with before is then
+/// to be discarded).
 pub(crate) fn text_blocks(
     s: &[u8],
     start: usize,
+    checked_meta: Option<Range<usize>>,
     mut on_text: impl FnMut(Range<usize>),
 ) -> Option<TextBlocks> {
     const HEAD: &[u8] = br#"{"content":["#;
@@ -60,51 +69,149 @@ pub(crate) fn text_blocks(
             }
         }
     }
-    const NOT_ERROR: &[u8] = br#","isError":false}"#;
-    const ERROR: &[u8] = br#","isError":true}"#;
-    let rest = s.get(at..)?;
-    let (is_error, len) = if rest.first() == Some(&b'}') {
-        (None, 1)
-    } else if rest.starts_with(NOT_ERROR) {
-        (Some(false), NOT_ERROR.len())
-    } else if rest.starts_with(ERROR) {
-        (Some(true), ERROR.len())
+    // Most results end with their list.
+    if s.get(at) == Some(&b'}') {
+        return Some(TextBlocks {
+            end: at + 1,
+            is_error: None,
+            result_type: None,
+            meta: None,
+        });
+    }
+    let mut tail = Tail { s, at };
+    let is_error = if tail.eat(br#","isError":false"#) {
+        Some(false)
+    } else if tail.eat(br#","isError":true"#) {
+        Some(true)
     } else {
-        return None;
+        None
     };
+    let result_type = if tail.eat(br#","resultType":""#) {
+        let opening = tail.at - 1;
+        let len = plain_len(s.get(tail.at..)?)?;
+        tail.at += len + 1;
+        Some(opening..tail.at)
+    } else {
+        None
+    };
+    let meta = if tail.eat(br#","_meta":"#) {
+        let from = tail.at;
+        let end = match checked_meta {
+            Some(m) if m.start == from => m.end,
+            _ => crate::meta::plain_end(s, from)?,
+        };
+        tail.at = end;
+        Some(from..end)
+    } else {
+        None
+    };
+    if !tail.eat(b"}") {
+        return None;
+    }
     Some(TextBlocks {
-        end: at + len,
+        end: tail.at,
         is_error,
+        result_type,
+        meta,
     })
+}
+
+/// The members after the list, read in their order.
+struct Tail<'a> {
+    s: &'a [u8],
+    at: usize,
+}
+
+impl Tail<'_> {
+    /// Steps over `bytes` when they come next.
+    fn eat(&mut self, bytes: &[u8]) -> bool {
+        let here = self.s.get(self.at..).is_some_and(|r| r.starts_with(bytes));
+        if here {
+            self.at += bytes.len();
+        }
+        here
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn texts(s: &str, start: usize) -> Option<(Vec<&str>, usize, Option<bool>)> {
+    type Found<'a> = (
+        Vec<&'a str>,
+        usize,
+        Option<bool>,
+        Option<&'a str>,
+        Option<&'a str>,
+    );
+
+    fn texts(s: &str, start: usize) -> Option<Found<'_>> {
         let mut found = Vec::new();
-        let m = text_blocks(s.as_bytes(), start, |r| found.push(&s[r]))?;
-        Some((found, m.end, m.is_error))
+        let m = text_blocks(s.as_bytes(), start, None, |r| found.push(&s[r]))?;
+        let part = |r: Option<Range<usize>>| r.map(|r| &s[r]);
+        Some((found, m.end, m.is_error, part(m.result_type), part(m.meta)))
     }
 
     #[test]
     fn the_canonical_form_is_matched_wherever_it_starts_and_ends() {
         let r =
             r#"{"content":[{"type":"text","text":"a"},{"type":"text","text":"é"}],"isError":true}"#;
-        assert_eq!(texts(r, 0), Some((vec!["a", "é"], r.len(), Some(true))));
+        assert_eq!(
+            texts(r, 0),
+            Some((vec!["a", "é"], r.len(), Some(true), None, None))
+        );
         let line = format!(r#"{{"jsonrpc":"2.0","id":1,"result":{r}}}"#);
         let start = line.find(r#"{"content""#).unwrap();
         assert_eq!(
             texts(&line, start),
-            Some((vec!["a", "é"], start + r.len(), Some(true)))
+            Some((vec!["a", "é"], start + r.len(), Some(true), None, None))
         );
-        assert_eq!(texts(r#"{"content":[]}"#, 0), Some((vec![], 14, None)));
+        assert_eq!(
+            texts(r#"{"content":[]}"#, 0),
+            Some((vec![], 14, None, None, None))
+        );
         let no_error = r#"{"content":[],"isError":false}"#;
         assert_eq!(
             texts(no_error, 0),
-            Some((vec![], no_error.len(), Some(false)))
+            Some((vec![], no_error.len(), Some(false), None, None))
         );
+    }
+
+    #[test]
+    fn a_2026_result_type_and_a_plain_meta_are_matched_after_the_list() {
+        let meta = r#"{"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"}}"#;
+        let r = format!(
+            r#"{{"content":[{{"type":"text","text":"hi"}}],"resultType":"complete","_meta":{meta}}}"#
+        );
+        assert_eq!(
+            texts(&r, 0),
+            Some((vec!["hi"], r.len(), None, Some(r#""complete""#), Some(meta)))
+        );
+        let r = format!(r#"{{"content":[],"isError":true,"_meta":{meta}}}"#);
+        assert_eq!(
+            texts(&r, 0),
+            Some((vec![], r.len(), Some(true), None, Some(meta)))
+        );
+        // A `_meta` noted as checked is taken as it is noted.
+        let m = r.find(meta).unwrap()..r.len() - 1;
+        let found = text_blocks(r.as_bytes(), 0, Some(m.clone()), |_| {}).unwrap();
+        assert_eq!(found.meta, Some(m));
+    }
+
+    #[test]
+    fn the_notes_are_those_the_member_walk_takes() {
+        for r in [
+            r#"{"content":[{"type":"text","text":"a"}]}"#,
+            r#"{"content":[],"isError":true,"resultType":"complete"}"#,
+            r#"{"content":[{"type":"text","text":"b"}],"resultType":"input_required","_meta":{"k":{"n":[1,-2.5,"s"]}}}"#,
+            r#"{"content":[],"_meta":{}}"#,
+        ] {
+            let found = text_blocks(r.as_bytes(), 0, None, |_| {}).expect(r);
+            let notes =
+                super::super::HeadNotes::of(0, found.result_type.map(|t| t.start), found.meta);
+            let walked = super::super::head::object_end_noting(r.as_bytes(), 0).expect(r);
+            assert_eq!((found.end, notes), walked, "{r}");
+        }
     }
 
     #[test]
@@ -121,6 +228,13 @@ mod tests {
             r#"{"content":[],"structuredContent":{}}"#,
             r#"{"content":[{"type":"text","text":"unterminated}]}"#,
             r#"{"content":["#,
+            r#"{"content":[],"resultType":"complete","isError":true}"#,
+            r#"{"content":[],"_meta":{},"resultType":"complete"}"#,
+            r#"{"content":[],"resultType":"a\u0062"}"#,
+            r#"{"content":[],"resultType":7}"#,
+            r#"{"content":[],"_meta":{"n":1e3}}"#,
+            r#"{"content":[],"_meta":[]}"#,
+            r#"{"content":[],"_meta":{}"#,
         ] {
             assert!(texts(s, 0).is_none(), "{s}");
         }

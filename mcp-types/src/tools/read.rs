@@ -68,7 +68,8 @@ impl CallToolResult {
         // The canonical form's fixed bytes are ASCII: only its texts need
         // the UTF-8 check that the whole text needs otherwise.
         let bytes = raw.as_bytes();
-        if let Some(result) = canonical(bytes, |at| std::str::from_utf8(&bytes[at]).ok()) {
+        let text = |at: Range<usize>| std::str::from_utf8(&bytes[at]).ok();
+        if let Some(result) = canonical(bytes, raw.checked_meta(), text) {
             return Ok(result);
         }
         raw.decode_with(|text| read(text, raw.checked_meta()))
@@ -81,7 +82,7 @@ fn read(
     text: &str,
     checked_meta: Option<Range<usize>>,
 ) -> Result<CallToolResult, serde_json::Error> {
-    if let Some(result) = canonical(text.as_bytes(), |at| text.get(at)) {
+    if let Some(result) = canonical(text.as_bytes(), None, |at| text.get(at)) {
         return Ok(result);
     }
     let reader = Reader {
@@ -96,15 +97,17 @@ fn read(
 }
 
 /// The commonest result in its canonical form (`raw::text_blocks`),
-/// read from its bytes, each block's text by `text` (`None`: not UTF-8);
-/// `None` for any other text.
+/// read from its bytes, each text of it by `text` (`None`: not UTF-8);
+/// `None` for any other text. A `_meta` at `checked_meta` is taken as
+/// checked.
 fn canonical<'a>(
     bytes: &'a [u8],
+    checked_meta: Option<Range<usize>>,
     text: impl Fn(Range<usize>) -> Option<&'a str>,
 ) -> Option<CallToolResult> {
     let mut content = Vec::new();
     let mut broken = false;
-    let blocks = text_blocks(bytes, 0, |at| {
+    let found = text_blocks(bytes, 0, checked_meta, |at| {
         if content.len() == content.capacity() {
             content.reserve_exact(content.len().max(1));
         }
@@ -113,12 +116,24 @@ fn canonical<'a>(
             None => broken = true,
         }
     })?;
-    (blocks.end == bytes.len() && !broken).then_some(CallToolResult {
-        meta: Meta::default(),
-        result_type: None,
+    if found.end != bytes.len() || broken {
+        return None;
+    }
+    // Inside its quotes: a plain string is its own text.
+    let result_type = match found.result_type {
+        Some(r) => Some(ResultType::parse(text(r.start + 1..r.end - 1)?)),
+        None => None,
+    };
+    let meta = match found.meta {
+        Some(m) => Meta::checked(text(m)?),
+        None => Meta::default(),
+    };
+    Some(CallToolResult {
+        meta,
+        result_type,
         content,
         structured_content: None,
-        is_error: blocks.is_error,
+        is_error: found.is_error,
     })
 }
 
@@ -392,10 +407,13 @@ mod tests {
             r#"{"content":[{"type":"text","text":""},{"type":"text","text":"é ü"}]}"#,
             r#"{"content":[{"type":"text","text":"x"}],"isError":false}"#,
             r#"{"content":[],"isError":true}"#,
+            r#"{"content":[{"type":"text","text":"x"}],"resultType":"complete","_meta":{"k":["v",1,null]}}"#,
+            r#"{"content":[],"isError":false,"resultType":"input_required"}"#,
+            r#"{"content":[],"_meta":{}}"#,
         ];
         for text in canonical_texts {
             assert!(
-                canonical(text.as_bytes(), |at| text.get(at)).is_some(),
+                canonical(text.as_bytes(), None, |at| text.get(at)).is_some(),
                 "{text}"
             );
             agrees(text);
@@ -407,6 +425,8 @@ mod tests {
             r#"{"content":[{"type":"text","text":"a"},]}"#,
             r#"{"content":[{"type":"text","text":"a"}],"isError":null}"#,
             r#"{"content":[{"type":"text","text":"a"}],"isError":false,"x":1}"#,
+            r#"{"content":[],"resultType":"complete","_meta":{"n":1e3}}"#,
+            r#"{"content":[],"_meta":{"a":1},"_meta":{}}"#,
             r#"{"content":[{"type":"text","text":"a\nb"}]}"#,
             r#"{"content":[{"type":"text","text":"a"}{"type":"text","text":"b"}]}"#,
             r#"{"content":[{"type":"text","text":"a","_meta":{}}]}"#,
@@ -415,7 +435,7 @@ mod tests {
         ];
         for text in others {
             assert!(
-                canonical(text.as_bytes(), |at| text.get(at)).is_none(),
+                canonical(text.as_bytes(), None, |at| text.get(at)).is_none(),
                 "{text}"
             );
             agrees(text);
