@@ -27,7 +27,7 @@ pub(crate) use head::HeadNotes;
 use head::object_end_noting;
 pub use head::{HEAD_KEYS, head_members_of};
 pub(crate) use scan::{plain_len, quote_or_backslash, skip_ws, string_end, value_end};
-pub(crate) use text_blocks::text_blocks;
+pub(crate) use text_blocks::{Texts, text_blocks};
 
 /// A JSON value kept as text until it is decoded.
 ///
@@ -285,7 +285,7 @@ pub fn object_members(text: &[u8]) -> ObjectMembers<'_> {
 fn result_end(s: &[u8], start: usize) -> Option<(usize, Option<HeadNotes>)> {
     // A tool's text blocks in their canonical form: the head is what the
     // match found after the list.
-    if let Some(b) = text_blocks(s, start, None, |_| {}) {
+    if let Some(b) = text_blocks(s, start, Texts::Ends, None, |_| {}) {
         let notes = HeadNotes::of(start, b.result_type.map(|r| r.start), b.meta);
         return Some((b.end, notes));
     }

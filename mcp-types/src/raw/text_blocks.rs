@@ -15,7 +15,19 @@
 
 use std::ops::Range;
 
-use super::scan::plain_len;
+use super::scan::{plain_len, string_end};
+
+/// How a block's text is scanned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Texts {
+    /// It must be plain (no escape, no control character): the reader
+    /// takes it as it is.
+    Plain,
+    /// Any string: only its end is wanted (the envelope's read, which
+    /// steps over a string as its walk does, leaving its check to the
+    /// reader, so that a long text is not checked twice).
+    Ends,
+}
 
 /// Where a canonical result's parts are.
 pub(crate) struct TextBlocks {
@@ -29,15 +41,16 @@ pub(crate) struct TextBlocks {
     pub(crate) meta: Option<Range<usize>>,
 }
 
-/// Matches the canonical text-blocks result at `s[start]`, calling
-/// `on_text` with where each block's text is (inside its quotes), in
-/// order. A `_meta` at `checked_meta` was checked already (by the
+/// Matches the canonical text-blocks result at `s[start]`, its texts
+/// scanned as `texts` says, calling `on_text` with where each block's text
+/// is (inside its quotes), in order. A `_meta` at `checked_meta` was checked already (by the
 /// envelope's read) and is not checked again. `None` when the text there
 /// is not in that form (whatever `on_text` was called with before is then
 /// to be discarded).
 pub(crate) fn text_blocks(
     s: &[u8],
     start: usize,
+    texts: Texts,
     checked_meta: Option<Range<usize>>,
     mut on_text: impl FnMut(Range<usize>),
 ) -> Option<TextBlocks> {
@@ -55,7 +68,11 @@ pub(crate) fn text_blocks(
                 return None;
             }
             at += BLOCK.len();
-            let len = plain_len(s.get(at..)?)?;
+            let len = match texts {
+                Texts::Plain => plain_len(s.get(at..)?)?,
+                // Past the opening quote, to the closing one.
+                Texts::Ends => string_end(s, at - 1)?.0 - 1 - at,
+            };
             // Past the closing quote: the block's end, then the list's next
             // block or its end.
             let next = s.get(at + len + 1..at + len + 3)?;
@@ -147,7 +164,9 @@ mod tests {
 
     fn texts(s: &str, start: usize) -> Option<Found<'_>> {
         let mut found = Vec::new();
-        let m = text_blocks(s.as_bytes(), start, None, |r| found.push(&s[r]))?;
+        let m = text_blocks(s.as_bytes(), start, Texts::Plain, None, |r| {
+            found.push(&s[r])
+        })?;
         let part = |r: Option<Range<usize>>| r.map(|r| &s[r]);
         Some((found, m.end, m.is_error, part(m.result_type), part(m.meta)))
     }
@@ -194,7 +213,7 @@ mod tests {
         );
         // A `_meta` noted as checked is taken as it is noted.
         let m = r.find(meta).unwrap()..r.len() - 1;
-        let found = text_blocks(r.as_bytes(), 0, Some(m.clone()), |_| {}).unwrap();
+        let found = text_blocks(r.as_bytes(), 0, Texts::Plain, Some(m.clone()), |_| {}).unwrap();
         assert_eq!(found.meta, Some(m));
     }
 
@@ -205,8 +224,10 @@ mod tests {
             r#"{"content":[],"isError":true,"resultType":"complete"}"#,
             r#"{"content":[{"type":"text","text":"b"}],"resultType":"input_required","_meta":{"k":{"n":[1,-2.5,"s"]}}}"#,
             r#"{"content":[],"_meta":{}}"#,
+            // Escapes do not stop the envelope's scan (only the reader's).
+            r#"{"content":[{"type":"text","text":"q\"}],\\"}],"resultType":"complete"}"#,
         ] {
-            let found = text_blocks(r.as_bytes(), 0, None, |_| {}).expect(r);
+            let found = text_blocks(r.as_bytes(), 0, Texts::Ends, None, |_| {}).expect(r);
             let notes =
                 super::super::HeadNotes::of(0, found.result_type.map(|t| t.start), found.meta);
             let walked = super::super::head::object_end_noting(r.as_bytes(), 0).expect(r);

@@ -28,7 +28,7 @@ use super::CallToolResult;
 use crate::content::{ContentBlock, TextContent};
 use crate::meta::{Meta, plain_end};
 use crate::raw::RawJson;
-use crate::raw::{plain_len, skip_ws, text_blocks};
+use crate::raw::{Texts, plain_len, skip_ws, text_blocks};
 use crate::results::ResultType;
 
 impl CallToolResult {
@@ -66,9 +66,10 @@ impl CallToolResult {
     /// As [`CallToolResult::from_json`], and when the bytes are not UTF-8.
     pub fn from_raw(raw: &RawJson) -> Result<Self, serde_json::Error> {
         // The canonical form's fixed bytes are ASCII: only its texts need
-        // the UTF-8 check that the whole text needs otherwise.
+        // the UTF-8 check that the whole text needs otherwise (the same
+        // vector check as `RawJson::decode_with`'s).
         let bytes = raw.as_bytes();
-        let text = |at: Range<usize>| std::str::from_utf8(&bytes[at]).ok();
+        let text = |at: Range<usize>| simdutf8::basic::from_utf8(&bytes[at]).ok();
         if let Some(result) = canonical(bytes, raw.checked_meta(), text) {
             return Ok(result);
         }
@@ -107,7 +108,7 @@ fn canonical<'a>(
 ) -> Option<CallToolResult> {
     let mut content = Vec::new();
     let mut broken = false;
-    let found = text_blocks(bytes, 0, checked_meta, |at| {
+    let found = text_blocks(bytes, 0, Texts::Plain, checked_meta, |at| {
         if content.len() == content.capacity() {
             content.reserve_exact(content.len().max(1));
         }
