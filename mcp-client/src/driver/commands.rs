@@ -213,27 +213,21 @@ impl Driver {
             opts,
             kind,
         } = spec;
-        let (core_opts, progress, headers) = match opts.into_set() {
-            Some(set) => {
-                let crate::options::Set {
-                    core,
-                    progress,
-                    headers,
-                    ..
-                } = *set;
-                (core, progress, headers)
-            }
-            None => (RequestOptions::default(), None, http::HeaderMap::new()),
-        };
+        // The core's options are made where the core takes them, in the
+        // argument itself: no default set of some 400 bytes built, and no
+        // 300 bytes of options moved, when none was set.
+        let mut set = opts.into_set();
         let conn = &mut self.conn;
         let (started, sink, watch) = match kind {
-            SpecKind::Tool(tool) => (
-                conn.call_tool_owned(now, tool, core_opts),
-                Sink::Plain,
-                false,
-            ),
+            SpecKind::Tool(tool) => {
+                let started = match set.as_deref_mut() {
+                    None => conn.call_tool_owned(now, tool, RequestOptions::default()),
+                    Some(s) => conn.call_tool_owned(now, tool, std::mem::take(&mut s.core)),
+                };
+                (started, Sink::Plain, false)
+            }
             SpecKind::ListAll => (
-                conn.list_all(now, &method, params, core_opts),
+                conn.list_all(now, &method, params, core_options(&mut set)),
                 Sink::Plain,
                 false,
             ),
@@ -241,21 +235,26 @@ impl Driver {
                 let filter = params
                     .and_then(|mut p| p.get_mut("notifications").map(Value::take))
                     .unwrap_or_else(|| serde_json::json!({}));
-                (conn.listen(now, filter, core_opts), Sink::Listen(tx), false)
+                let started = conn.listen(now, filter, core_options(&mut set));
+                (started, Sink::Listen(tx), false)
             }
             SpecKind::Watch { task_id, sink } => {
-                let started = conn.watch_task(now, &task_id, core_opts);
+                let started = conn.watch_task(now, &task_id, core_options(&mut set));
                 (started, Sink::Task(Box::new(sink)), true)
             }
             SpecKind::Task(tx) => {
-                let started = conn.start_task(now, &method, params, core_opts);
+                let started = conn.start_task(now, &method, params, core_options(&mut set));
                 (started, Sink::Task(Box::new(tx)), false)
             }
             SpecKind::Plain => (
-                conn.send_request(now, &method, params, core_opts),
+                conn.send_request(now, &method, params, core_options(&mut set)),
                 Sink::Plain,
                 false,
             ),
+        };
+        let (progress, headers) = match set {
+            Some(set) => (set.progress, set.headers),
+            None => (None, http::HeaderMap::new()),
         };
         match started {
             Ok(id) => {
@@ -327,4 +326,11 @@ impl Driver {
             }
         }
     }
+}
+
+/// The core's options of a call: those set, taken out of the set, or the
+/// defaults.
+fn core_options(set: &mut Option<Box<crate::options::Set>>) -> RequestOptions {
+    set.as_deref_mut()
+        .map_or_else(RequestOptions::default, |s| std::mem::take(&mut s.core))
 }
