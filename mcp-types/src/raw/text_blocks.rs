@@ -1,10 +1,11 @@
 //! The canonical text of the commonest result there is, a tool's text
-//! blocks, as the official SDKs and rmcp write it:
-//! `{"content":[{"type":"text","text":"..."},...]}`, no whitespace
-//! anywhere, texts without escapes or control characters, and after the
-//! list, each perhaps absent, in this order: `"isError":true` or `false`,
-//! 2026-07-28's `"resultType":"..."` (a plain string) and a `_meta` object
-//! of plain JSON (`meta::plain_end`, the server's `serverInfo`).
+//! blocks, as servers write it: `{"content":[{"type":"text","text":"..."},...]}`,
+//! no whitespace anywhere, texts without escapes or control characters,
+//! and after the list, each perhaps absent, in this order: `"isError":true`
+//! or `false`, 2026-07-28's `"resultType":"..."` (a plain string) and a
+//! `_meta` object of plain JSON (`meta::plain_end`, the server's
+//! `serverInfo`). The `resultType` may come first instead, before
+//! `content` (rmcp writes it there).
 //!
 //! Such a text is matched here by its fixed bytes, with no walk token by
 //! token: the envelope's read finds where such a result ends and notes its
@@ -55,11 +56,23 @@ pub(crate) fn text_blocks(
     mut on_text: impl FnMut(Range<usize>),
 ) -> Option<TextBlocks> {
     const HEAD: &[u8] = br#"{"content":["#;
+    const TYPE_FIRST: &[u8] = br#"{"resultType":""#;
+    const THEN_CONTENT: &[u8] = br#","content":["#;
     const BLOCK: &[u8] = br#"{"type":"text","text":""#;
-    if !s.get(start..)?.starts_with(HEAD) {
+    let mut result_type = None;
+    let mut at = if s.get(start..)?.starts_with(HEAD) {
+        start + HEAD.len()
+    } else if s.get(start..)?.starts_with(TYPE_FIRST) {
+        let opening = start + TYPE_FIRST.len() - 1;
+        let after = opening + plain_len(s.get(opening + 1..)?)? + 2;
+        result_type = Some(opening..after);
+        if !s.get(after..)?.starts_with(THEN_CONTENT) {
+            return None;
+        }
+        after + THEN_CONTENT.len()
+    } else {
         return None;
-    }
-    let mut at = start + HEAD.len();
+    };
     if s.get(at) == Some(&b']') {
         at += 1;
     } else {
@@ -91,7 +104,7 @@ pub(crate) fn text_blocks(
         return Some(TextBlocks {
             end: at + 1,
             is_error: None,
-            result_type: None,
+            result_type,
             meta: None,
         });
     }
@@ -103,14 +116,13 @@ pub(crate) fn text_blocks(
     } else {
         None
     };
-    let result_type = if tail.eat(br#","resultType":""#) {
+    // A second `resultType` is left to the walks (serde's error).
+    if result_type.is_none() && tail.eat(br#","resultType":""#) {
         let opening = tail.at - 1;
         let len = plain_len(s.get(tail.at..)?)?;
         tail.at += len + 1;
-        Some(opening..tail.at)
-    } else {
-        None
-    };
+        result_type = Some(opening..tail.at);
+    }
     let meta = if tail.eat(br#","_meta":"#) {
         let from = tail.at;
         let end = match checked_meta {
@@ -224,6 +236,8 @@ mod tests {
             r#"{"content":[],"isError":true,"resultType":"complete"}"#,
             r#"{"content":[{"type":"text","text":"b"}],"resultType":"input_required","_meta":{"k":{"n":[1,-2.5,"s"]}}}"#,
             r#"{"content":[],"_meta":{}}"#,
+            r#"{"resultType":"complete","content":[{"type":"text","text":"c"}],"isError":false,"_meta":{"k":1}}"#,
+            r#"{"resultType":"complete","content":[]}"#,
             // Escapes do not stop the envelope's scan (only the reader's).
             r#"{"content":[{"type":"text","text":"q\"}],\\"}],"resultType":"complete"}"#,
         ] {
@@ -256,6 +270,9 @@ mod tests {
             r#"{"content":[],"_meta":{"n":1e3}}"#,
             r#"{"content":[],"_meta":[]}"#,
             r#"{"content":[],"_meta":{}"#,
+            r#"{"resultType":"complete","content":[],"resultType":"complete"}"#,
+            r#"{"resultType":"complete","isError":true,"content":[]}"#,
+            r#"{"resultType":"a\nb","content":[]}"#,
         ] {
             assert!(texts(s, 0).is_none(), "{s}");
         }

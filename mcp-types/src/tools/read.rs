@@ -411,6 +411,7 @@ mod tests {
             r#"{"content":[{"type":"text","text":"x"}],"resultType":"complete","_meta":{"k":["v",1,null]}}"#,
             r#"{"content":[],"isError":false,"resultType":"input_required"}"#,
             r#"{"content":[],"_meta":{}}"#,
+            r#"{"resultType":"complete","content":[{"type":"text","text":"r"}],"isError":true,"_meta":{"a":1}}"#,
         ];
         for text in canonical_texts {
             assert!(
@@ -428,6 +429,7 @@ mod tests {
             r#"{"content":[{"type":"text","text":"a"}],"isError":false,"x":1}"#,
             r#"{"content":[],"resultType":"complete","_meta":{"n":1e3}}"#,
             r#"{"content":[],"_meta":{"a":1},"_meta":{}}"#,
+            r#"{"resultType":"complete","content":[],"resultType":"input_required"}"#,
             r#"{"content":[{"type":"text","text":"a\nb"}]}"#,
             r#"{"content":[{"type":"text","text":"a"}{"type":"text","text":"b"}]}"#,
             r#"{"content":[{"type":"text","text":"a","_meta":{}}]}"#,
