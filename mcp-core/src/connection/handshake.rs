@@ -8,7 +8,7 @@ use mcp_types::{Era, ErrorCode, ProtocolVersion};
 use serde_json::value::RawValue;
 
 use super::{CallKind, Connection};
-use crate::config::{RequestOptions, TransportKind};
+use crate::config::{Config, RequestOptions, TransportKind};
 use crate::era::{self, EraDecision, EraOutcome, EraPreference, ProbeVerdict};
 use crate::error::{ConnectError, PeerMisbehaved, RequestError, UsageError};
 use crate::event::Event;
@@ -252,21 +252,12 @@ impl Connection {
         }
     }
 
-    /// Whether the preferences hold any legacy (2025-11-25 era) version.
-    pub(super) fn accepts_legacy(&self) -> bool {
-        self.config
-            .era
-            .versions()
-            .iter()
-            .any(|v| v.era() == Some(Era::Legacy))
-    }
-
     /// The stdio probe got no answer in time: a legacy server (one
     /// that ignores an unknown method without an answer). Only
     /// armed when a legacy version is acceptable; without one, silence
     /// decides nothing and the probe runs to the request timeout.
     pub(super) fn on_probe_silence(&mut self, now: Instant) {
-        if !self.accepts_legacy() {
+        if !accepts_legacy(&self.config) {
             return;
         }
         let probe = self
@@ -439,4 +430,15 @@ impl Connection {
     pub(super) fn is_http(&self) -> bool {
         self.config.transport == TransportKind::Http
     }
+}
+
+/// Whether the preferences hold any legacy (2025-11-25 era) version. A
+/// function of the configuration alone, so that it can be asked while a
+/// call's record is borrowed.
+pub(super) fn accepts_legacy(config: &Config) -> bool {
+    config
+        .era
+        .versions()
+        .iter()
+        .any(|v| v.era() == Some(Era::Legacy))
 }

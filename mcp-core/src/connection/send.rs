@@ -490,47 +490,40 @@ impl Connection {
     /// without, the call's running deadline is armed again (a resend within
     /// the call, such as a multi round-trip round).
     pub(super) fn arm_request_timer(&mut self, now: Instant, key: i64, restart: bool) {
-        // One lookup of the record for the common case, where it is read
-        // and its deadline set in place.
+        // The record is looked up once, read and its deadline set in place.
         let Some(c) = self.calls.get_mut(&key) else {
             return;
         };
-        if !restart && let Some(at) = c.deadline {
-            let before = c.armed.replace(at);
-            self.queue_deadline(key, before, at);
-            return;
-        }
-        // A subscription's acknowledgement is awaited within the request
-        // deadline; once acknowledged, the stream has none by design (it
-        // ends when the caller drops it, the server ends it or the
-        // transport closes).
-        if matches!(c.kind, CallKind::Listen { acked: true }) {
-            return;
-        }
-        // Silence decides "legacy" only when a legacy version is acceptable;
-        // otherwise the probe waits for its answer like any request.
-        let probe =
-            matches!(c.kind, CallKind::Probe) && self.config.transport == TransportKind::Stdio;
-        let c = if probe {
-            if self.accepts_legacy() {
-                self.timers
-                    .set(Timer::Probe, now + self.config.probe_timeout);
-                return;
+        let at = match c.deadline {
+            Some(running) if !restart => Some(running),
+            _ => {
+                // A subscription's acknowledgement is awaited within the
+                // request deadline; once acknowledged, the stream has none by
+                // design (it ends when the caller drops it, the server ends it
+                // or the transport closes).
+                if matches!(c.kind, CallKind::Listen { acked: true }) {
+                    return;
+                }
+                // Silence decides "legacy" only when a legacy version is
+                // acceptable; otherwise the probe waits for its answer like
+                // any request.
+                if matches!(c.kind, CallKind::Probe)
+                    && self.config.transport == TransportKind::Stdio
+                    && super::handshake::accepts_legacy(&self.config)
+                {
+                    self.timers
+                        .set(Timer::Probe, now + self.config.probe_timeout);
+                    return;
+                }
+                let timeout = c.opts.timeout.unwrap_or(self.config.request_timeout);
+                let at = timeout.and_then(|t| now.checked_add(t));
+                c.deadline = match (at, c.total_deadline) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                };
+                c.deadline
             }
-            match self.calls.get_mut(&key) {
-                Some(c) => c,
-                None => return,
-            }
-        } else {
-            c
         };
-        let timeout = c.opts.timeout.unwrap_or(self.config.request_timeout);
-        let at = timeout.and_then(|t| now.checked_add(t));
-        let at = match (at, c.total_deadline) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
-        c.deadline = at;
         match at {
             Some(at) => {
                 let before = c.armed.replace(at);
