@@ -146,6 +146,15 @@ impl<'de> Deserialize<'de> for Kind {
     }
 }
 
+/// Makes room for one more block in a list that grows from one slot and
+/// then doubles (see [`blocks`]): every reader of a content list grows it
+/// by this rule.
+pub(crate) fn room_for_one(blocks: &mut Vec<ContentBlock>) {
+    if blocks.len() == blocks.capacity() {
+        blocks.reserve_exact(blocks.len().max(1));
+    }
+}
+
 /// Reads a list of blocks into a vector that grows from one slot, where
 /// serde's starts at four: a block is a few hundred bytes and most lists
 /// hold one, and four of them are too large for the allocator's fast path.
@@ -184,9 +193,7 @@ pub(crate) fn blocks<'de, D: Deserializer<'de>>(
         }
         fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<(), A::Error> {
             let blocks = self.0;
-            if blocks.len() == blocks.capacity() {
-                blocks.reserve_exact(blocks.len().max(1));
-            }
+            room_for_one(blocks);
             read_block(map, |block| blocks.push(block))
         }
     }

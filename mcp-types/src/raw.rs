@@ -231,7 +231,7 @@ pub fn parse<'a, T: serde::Deserialize<'a>>(bytes: &'a [u8]) -> Result<T, serde_
 }
 
 /// The bytes as text, checked once with the CPU's vector instructions.
-fn utf8(bytes: &[u8]) -> Result<&str, serde_json::Error> {
+pub(crate) fn utf8(bytes: &[u8]) -> Result<&str, serde_json::Error> {
     simdutf8::basic::from_utf8(bytes).map_err(|_| not_utf8(bytes))
 }
 

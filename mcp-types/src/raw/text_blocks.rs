@@ -59,20 +59,18 @@ pub(crate) fn text_blocks(
     const TYPE_FIRST: &[u8] = br#"{"resultType":""#;
     const THEN_CONTENT: &[u8] = br#","content":["#;
     const BLOCK: &[u8] = br#"{"type":"text","text":""#;
+    let mut head = Cursor { s, at: start };
     let mut result_type = None;
-    let mut at = if s.get(start..)?.starts_with(HEAD) {
-        start + HEAD.len()
-    } else if s.get(start..)?.starts_with(TYPE_FIRST) {
-        let opening = start + TYPE_FIRST.len() - 1;
-        let after = opening + plain_len(s.get(opening + 1..)?)? + 2;
-        result_type = Some(opening..after);
-        if !s.get(after..)?.starts_with(THEN_CONTENT) {
+    if !head.eat(HEAD) {
+        if !head.eat(TYPE_FIRST) {
             return None;
         }
-        after + THEN_CONTENT.len()
-    } else {
-        return None;
-    };
+        result_type = Some(head.plain_string()?);
+        if !head.eat(THEN_CONTENT) {
+            return None;
+        }
+    }
+    let mut at = head.at;
     if s.get(at) == Some(&b']') {
         at += 1;
     } else {
@@ -108,7 +106,7 @@ pub(crate) fn text_blocks(
             meta: None,
         });
     }
-    let mut tail = Tail { s, at };
+    let mut tail = Cursor { s, at };
     let is_error = if tail.eat(br#","isError":false"#) {
         Some(false)
     } else if tail.eat(br#","isError":true"#) {
@@ -118,10 +116,7 @@ pub(crate) fn text_blocks(
     };
     // A second `resultType` is left to the walks (serde's error).
     if result_type.is_none() && tail.eat(br#","resultType":""#) {
-        let opening = tail.at - 1;
-        let len = plain_len(s.get(tail.at..)?)?;
-        tail.at += len + 1;
-        result_type = Some(opening..tail.at);
+        result_type = Some(tail.plain_string()?);
     }
     let meta = if tail.eat(br#","_meta":"#) {
         let from = tail.at;
@@ -145,13 +140,13 @@ pub(crate) fn text_blocks(
     })
 }
 
-/// The members after the list, read in their order.
-struct Tail<'a> {
+/// Where the match is in the members around the list, read in their order.
+struct Cursor<'a> {
     s: &'a [u8],
     at: usize,
 }
 
-impl Tail<'_> {
+impl Cursor<'_> {
     /// Steps over `bytes` when they come next.
     fn eat(&mut self, bytes: &[u8]) -> bool {
         let here = self.s.get(self.at..).is_some_and(|r| r.starts_with(bytes));
@@ -159,6 +154,14 @@ impl Tail<'_> {
             self.at += bytes.len();
         }
         here
+    }
+
+    /// Steps over the rest of a plain string whose opening quote was just
+    /// eaten; where the string is, quotes included.
+    fn plain_string(&mut self) -> Option<Range<usize>> {
+        let opening = self.at - 1;
+        self.at += plain_len(self.s.get(self.at..)?)? + 1;
+        Some(opening..self.at)
     }
 }
 

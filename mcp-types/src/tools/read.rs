@@ -25,10 +25,10 @@ use std::ops::Range;
 use serde::de::{DeserializeOwned, IgnoredAny};
 
 use super::CallToolResult;
-use crate::content::{ContentBlock, TextContent};
+use crate::content::{ContentBlock, TextContent, room_for_one};
 use crate::meta::{Meta, plain_end};
 use crate::raw::RawJson;
-use crate::raw::{Texts, plain_len, skip_ws, text_blocks};
+use crate::raw::{Texts, plain_len, skip_ws, text_blocks, utf8};
 use crate::results::ResultType;
 
 impl CallToolResult {
@@ -46,6 +46,9 @@ impl CallToolResult {
     /// # Errors
     /// When the text is not JSON or not a `tools/call` result.
     pub fn from_json(text: &str) -> Result<Self, serde_json::Error> {
+        if let Some(result) = canonical(text.as_bytes(), None, |at| text.get(at)) {
+            return Ok(result);
+        }
         read(text, None)
     }
 
@@ -66,10 +69,9 @@ impl CallToolResult {
     /// As [`CallToolResult::from_json`], and when the bytes are not UTF-8.
     pub fn from_raw(raw: &RawJson) -> Result<Self, serde_json::Error> {
         // The canonical form's fixed bytes are ASCII: only its texts need
-        // the UTF-8 check that the whole text needs otherwise (the same
-        // vector check as `RawJson::decode_with`'s).
+        // the UTF-8 check that the whole text needs otherwise.
         let bytes = raw.as_bytes();
-        let text = |at: Range<usize>| simdutf8::basic::from_utf8(&bytes[at]).ok();
+        let text = |at: Range<usize>| utf8(&bytes[at]).ok();
         if let Some(result) = canonical(bytes, raw.checked_meta(), text) {
             return Ok(result);
         }
@@ -77,15 +79,13 @@ impl CallToolResult {
     }
 }
 
-/// Reads the result in `text`, taking a `_meta` at `checked_meta` as
-/// checked; hands serde anything the reader does not read as it would.
+/// Reads the result in `text` (not in its canonical form: the callers
+/// tried that first), taking a `_meta` at `checked_meta` as checked; hands
+/// serde anything the reader does not read as it would.
 fn read(
     text: &str,
     checked_meta: Option<Range<usize>>,
 ) -> Result<CallToolResult, serde_json::Error> {
-    if let Some(result) = canonical(text.as_bytes(), None, |at| text.get(at)) {
-        return Ok(result);
-    }
     let reader = Reader {
         text,
         at: 0,
@@ -109,9 +109,7 @@ fn canonical<'a>(
     let mut content = Vec::new();
     let mut broken = false;
     let found = text_blocks(bytes, 0, Texts::Plain, checked_meta, |at| {
-        if content.len() == content.capacity() {
-            content.reserve_exact(content.len().max(1));
-        }
+        room_for_one(&mut content);
         match text(at) {
             Some(t) => content.push(ContentBlock::Text(TextContent::new(t))),
             None => broken = true,
@@ -271,8 +269,8 @@ impl<'a> Reader<'a> {
         (skip_ws(self.bytes(), self.at) == self.text.len()).then_some(result)
     }
 
-    /// A `content` array; the list grows from one slot, as serde's read of
-    /// it does (`content::blocks`).
+    /// A `content` array; the list grows as serde's read of it does
+    /// (`content::room_for_one`).
     fn blocks(&mut self) -> Option<Vec<ContentBlock>> {
         self.eat(b'[')?;
         let mut blocks = Vec::new();
@@ -282,9 +280,7 @@ impl<'a> Reader<'a> {
         }
         loop {
             let start = self.at;
-            if blocks.len() == blocks.capacity() {
-                blocks.reserve_exact(blocks.len().max(1));
-            }
+            room_for_one(&mut blocks);
             // Each block made where it is pushed (a text block is written
             // into the list, not moved there).
             match self.plain_text_block() {
