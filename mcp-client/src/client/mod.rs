@@ -12,6 +12,7 @@ pub(crate) mod session;
 pub mod throughput;
 
 use std::borrow::Cow;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
 use mcp_core::{Connection, EraOutcome};
@@ -115,6 +116,9 @@ pub(crate) struct Inner {
     pub(crate) shared: Arc<Shared>,
     /// 2026-07-28: the log level put on every request.
     log_level: Mutex<Option<LoggingLevel>>,
+    /// A log level was set: until then a call reads no lock (a plain
+    /// load, where the lock is two atomic writes per call).
+    log_level_set: AtomicBool,
 }
 
 /// A connected MCP client.
@@ -223,6 +227,7 @@ impl Client {
                 commands,
                 shared,
                 log_level: Mutex::new(None),
+                log_level_set: AtomicBool::new(false),
             }),
         }
     }
@@ -311,9 +316,17 @@ impl Client {
     /// poll, so no caller's future holds the spec: the futures stay small
     /// and the spec is moved fewer times (every caller awaits at once, so
     /// the call starts when it did before).
-    pub(crate) fn run(&self, mut spec: CallSpec) -> Running {
+    pub(crate) fn run(&self, mut spec: CallSpec) -> Running<'_> {
         self.add_log_level(&mut spec.opts);
-        Running(Some(self.start_call(spec)))
+        let (command, rx) = self.start_command(spec);
+        let state = match self.inner.commands.send(command) {
+            Ok(()) => Ok(rx),
+            Err(_) => Err(Error::closed()),
+        };
+        Running {
+            client: self,
+            state: Some(state),
+        }
     }
 
     /// Hands a call to the driver; returns where its outcome arrives and
@@ -341,6 +354,9 @@ impl Client {
     }
 
     pub(crate) fn add_log_level(&self, opts: &mut CallOptions) {
+        if !self.inner.log_level_set.load(Ordering::Acquire) {
+            return;
+        }
         let level = self
             .inner
             .log_level
@@ -422,7 +438,7 @@ impl Client {
         &self,
         params: Option<Value>,
         opts: CallOptions,
-    ) -> impl Future<Output = Result<M::Result, Error>> + use<M> {
+    ) -> impl Future<Output = Result<M::Result, Error>> + use<'_, M> {
         let running = self.run(Client::spec(M::METHOD, params, opts));
         async move { decoded(M::METHOD, running.await) }
     }
@@ -479,6 +495,7 @@ impl Client {
                 .log_level
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner) = Some(level);
+            self.inner.log_level_set.store(true, Ordering::Release);
             return Ok(());
         }
         let params = serde_json::json!({ "level": level });

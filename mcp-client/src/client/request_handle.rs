@@ -297,40 +297,56 @@ impl Client {
 }
 
 /// A call handed to the driver, awaited at once by the facade's own
-/// methods ([`Client::run`]): its outcome, and the guard that cancels the
-/// call when this is dropped first. Small (two handles), so the callers'
-/// futures that hold it stay small; the call's spec is already in the
-/// call's shared allocation.
-pub(crate) struct Running(pub(super) Option<Result<(OutcomeRx, CancelGuard), Error>>);
+/// methods ([`Client::run`]): its outcome, and the client it was started
+/// on, through which dropping this first cancels the call. It borrows the
+/// client instead of holding a [`CancelGuard`]: the guard's handles (a
+/// sender and a reference to the call) cost four atomic reference counts a
+/// call, this nothing until a cancel is needed. Small (two pointers and a
+/// tag), so the callers' futures that hold it stay small; the call's spec
+/// is already in the call's shared allocation.
+pub(crate) struct Running<'a> {
+    pub(super) client: &'a Client,
+    /// The wait (`None` once it ended: nothing is left to cancel), or why
+    /// the call did not start.
+    pub(super) state: Option<Result<OutcomeRx, Error>>,
+}
 
-impl Running {
+impl Running<'_> {
     /// The call, while it runs (`None` when it did not start).
     pub(crate) fn call_ref(&self) -> Option<CallRef> {
-        match &self.0 {
-            Some(Ok((rx, _))) => Some(rx.call_ref()),
+        match &self.state {
+            Some(Ok(rx)) => Some(rx.call_ref()),
             _ => None,
         }
     }
 }
 
-impl Future for Running {
+impl Future for Running<'_> {
     type Output = Result<Outcome, Error>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.get_mut();
-        let Some(Ok((rx, _))) = &mut this.0 else {
+        let Some(Ok(rx)) = &mut this.state else {
             // Not started (the driver is gone), or polled after its end.
-            return Poll::Ready(match this.0.take() {
+            return Poll::Ready(match this.state.take() {
                 Some(Err(e)) => Err(e),
                 _ => Err(Error::closed()),
             });
         };
         let r = ready!(Pin::new(rx).poll(cx));
-        if let Some(Ok((_, mut guard))) = this.0.take() {
-            // The call ended: nothing to cancel.
-            guard.disarm();
-        }
+        // The call ended: nothing to cancel.
+        this.state = None;
         Poll::Ready(r.unwrap_or_else(|_| Err(Error::closed())))
+    }
+}
+
+impl Drop for Running<'_> {
+    /// Dropped before its end: the call is cancelled.
+    fn drop(&mut self) {
+        if let Some(Ok(rx)) = &self.state {
+            let call = rx.call_ref();
+            let _ = self.client.inner.commands.send(Command::Cancel { call });
+        }
     }
 }
 

@@ -256,7 +256,7 @@ impl Driver {
         };
         match started {
             Ok(id) => {
-                call.set_id(id.clone());
+                call.set_id(&id);
                 crate::telemetry::record_started(&span, &id, self.link.as_ref());
                 let mut pending = Pending::new(span, call, progress, headers, sink);
                 pending.watch = watch;

@@ -17,6 +17,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::{Context, Poll, Waker};
 
@@ -40,18 +41,33 @@ struct Slot {
     waker: Option<Waker>,
     /// The [`CallTx`] is gone: no outcome comes after the one held.
     ended: bool,
-    /// The call's id, once the driver started it.
-    id: Option<RequestId>,
 }
 
-type Shared = Arc<Mutex<Slot>>;
+/// The allocation: the slot both ends lock, and the call's id, which only
+/// the driver writes and reads (it is outside the lock: writing and reading
+/// it costs no atomic read-modify-write).
+struct Exchange {
+    slot: Mutex<Slot>,
+    /// The call's id once the driver started it ([`UNSTARTED`] before).
+    /// The core numbers every call (`RequestId::Number`).
+    id: AtomicI64,
+}
+
+/// [`Exchange::id`] before the call started.
+const UNSTARTED: i64 = i64::MIN;
+
+type Shared = Arc<Exchange>;
 
 fn lock(shared: &Shared) -> MutexGuard<'_, Slot> {
-    shared.lock().unwrap_or_else(PoisonError::into_inner)
+    shared.slot.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// The driver's end: the spec to start, and where the outcome goes.
-pub(crate) struct CallTx(Shared);
+pub(crate) struct CallTx {
+    shared: Shared,
+    /// [`CallTx::send`] ended the wait: dropping this has nothing left to do.
+    sent: bool,
+}
 
 /// The caller's end: a future of the call's outcome.
 pub(crate) struct OutcomeRx(Shared);
@@ -60,45 +76,68 @@ pub(crate) struct OutcomeRx(Shared);
 /// written into the allocation, not copied through one more frame).
 #[inline]
 pub(crate) fn exchange(spec: CallSpec) -> (CallTx, OutcomeRx) {
-    let shared = Arc::new(Mutex::new(Slot {
-        spec: Some(spec),
-        outcome: None,
-        waker: None,
-        ended: false,
-        id: None,
-    }));
-    (CallTx(Arc::clone(&shared)), OutcomeRx(shared))
+    let shared = Arc::new(Exchange {
+        slot: Mutex::new(Slot {
+            spec: Some(spec),
+            outcome: None,
+            waker: None,
+            ended: false,
+        }),
+        id: AtomicI64::new(UNSTARTED),
+    });
+    let tx = CallTx {
+        shared: Arc::clone(&shared),
+        sent: false,
+    };
+    (tx, OutcomeRx(shared))
 }
 
 impl CallTx {
     /// Takes the call's spec out (once; `None` afterwards).
     pub(crate) fn take_spec(&self) -> Option<CallSpec> {
-        lock(&self.0).spec.take()
+        lock(&self.shared).spec.take()
     }
 
-    /// Names the started call (read back through a [`CallRef`]).
-    pub(crate) fn set_id(&self, id: RequestId) {
-        lock(&self.0).id = Some(id);
+    /// Names the started call (read back through a [`CallRef`]). The core
+    /// numbers every call; an id of another kind (or `i64::MIN`) would not
+    /// be kept, and the call would then never be found in flight.
+    pub(crate) fn set_id(&self, id: &RequestId) {
+        if let RequestId::Number(n) = id {
+            // Only the driver reads it (`CallRef::id`): no order to keep.
+            self.shared.id.store(*n, Ordering::Relaxed);
+        }
     }
 
-    /// Hands the caller its outcome.
-    pub(crate) fn send(self, outcome: CallResult) {
-        lock(&self.0).outcome = Some(outcome);
-        // Dropping `self` wakes the caller.
+    /// Hands the caller its outcome and ends the wait, in one lock:
+    /// dropping the sent `CallTx` has nothing more to do.
+    pub(crate) fn send(mut self, outcome: CallResult) {
+        self.sent = true;
+        end(&self.shared, Some(outcome));
+    }
+}
+
+/// Ends the wait, with an outcome or without one (closed), and wakes the
+/// caller.
+fn end(shared: &Shared, outcome: Option<CallResult>) {
+    let waker = {
+        let mut slot = lock(shared);
+        if outcome.is_some() {
+            slot.outcome = outcome;
+        }
+        slot.ended = true;
+        // An unstarted spec is dropped with the call.
+        slot.spec = None;
+        slot.waker.take()
+    };
+    if let Some(w) = waker {
+        w.wake();
     }
 }
 
 impl Drop for CallTx {
     fn drop(&mut self) {
-        let waker = {
-            let mut slot = lock(&self.0);
-            slot.ended = true;
-            // An unstarted spec is dropped with the call.
-            slot.spec = None;
-            slot.waker.take()
-        };
-        if let Some(w) = waker {
-            w.wake();
+        if !self.sent {
+            end(&self.shared, None);
         }
     }
 }
@@ -138,7 +177,10 @@ impl CallRef {
     /// The call's id, once started (it stays after the call ended: the
     /// driver checks the call is still in flight).
     pub(crate) fn id(&self) -> Option<RequestId> {
-        lock(&self.0).id.clone()
+        match self.0.id.load(Ordering::Relaxed) {
+            UNSTARTED => None,
+            n => Some(RequestId::Number(n)),
+        }
     }
 }
 
