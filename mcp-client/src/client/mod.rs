@@ -22,12 +22,12 @@ use mcp_types::logging::LoggingLevel;
 use mcp_types::methods::v2025_11_25;
 use mcp_types::{Era, ProtocolVersion};
 use serde_json::Value;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 
 use crate::client::builder::ClientBuilder;
 use crate::client::request_handle::{Running, decoded};
 use crate::driver::Outcome;
-use crate::driver::{CallRef, CallSpec, Command, OutcomeRx, SpecKind, exchange};
+use crate::driver::{CallRef, CallSpec, Command, CommandTx, OutcomeRx, SpecKind, exchange};
 use crate::error::Error;
 use crate::handlers::Handlers;
 use crate::options::CallOptions;
@@ -112,7 +112,7 @@ impl Shared {
 }
 
 pub(crate) struct Inner {
-    pub(crate) commands: mpsc::UnboundedSender<Command>,
+    pub(crate) commands: CommandTx,
     pub(crate) shared: Arc<Shared>,
     /// 2026-07-28: the log level put on every request.
     log_level: Mutex<Option<LoggingLevel>>,
@@ -171,12 +171,12 @@ impl std::fmt::Debug for Client {
 /// cancels the request.
 pub(crate) struct CancelGuard {
     call: CallRef,
-    commands: mpsc::UnboundedSender<Command>,
+    commands: CommandTx,
     armed: bool,
 }
 
 impl CancelGuard {
-    pub(crate) fn new(call: CallRef, commands: mpsc::UnboundedSender<Command>) -> Self {
+    pub(crate) fn new(call: CallRef, commands: CommandTx) -> Self {
         CancelGuard {
             call,
             commands,
@@ -218,10 +218,7 @@ impl Client {
         ClientBuilder::new()
     }
 
-    pub(crate) fn from_parts(
-        commands: mpsc::UnboundedSender<Command>,
-        shared: Arc<Shared>,
-    ) -> Self {
+    pub(crate) fn from_parts(commands: CommandTx, shared: Arc<Shared>) -> Self {
         Client {
             inner: Arc::new(Inner {
                 commands,

@@ -17,8 +17,8 @@ use serde_json::Value;
 use tokio::sync::oneshot;
 
 use crate::client::{CancelGuard, Client, unexpected};
-use crate::driver::Command;
 use crate::driver::{CallRef, Outcome, OutcomeRx};
+use crate::driver::{Command, CommandTx};
 use crate::error::Error;
 use crate::options::CallOptions;
 
@@ -53,7 +53,7 @@ use crate::options::CallOptions;
 #[must_use = "dropping a RequestHandle cancels the request"]
 pub struct RequestHandle<T = Value> {
     method: Cow<'static, str>,
-    commands: tokio::sync::mpsc::UnboundedSender<Command>,
+    commands: CommandTx,
     reply: OutcomeRx,
     guard: CancelGuard,
     timeout: Option<Duration>,

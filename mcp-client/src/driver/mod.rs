@@ -31,6 +31,7 @@
 
 mod callback_tasks;
 mod calls;
+mod command_queue;
 mod commands;
 mod events;
 pub(crate) mod exchange;
@@ -56,9 +57,10 @@ use futures::stream::FuturesUnordered;
 use mcp_core::{CloseReason, Connection};
 use mcp_transport_stdio::Inbound;
 use mcp_types::{Message, RequestId};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 
 pub(crate) use calls::Outcome;
+pub(crate) use command_queue::CommandTx;
 #[cfg(feature = "http")]
 pub(crate) use commands::HttpChange;
 pub(crate) use commands::{CallSpec, Command, Reply, SessionCommand, SpecKind};
@@ -184,7 +186,7 @@ pub(crate) fn start(
     link: Link,
     shared: Arc<Shared>,
     setup: Setup,
-) -> Result<mpsc::UnboundedSender<Command>, Error> {
+) -> Result<CommandTx, Error> {
     let initialize = setup.connect_reply.is_some();
     let now = clock();
     // The one wall-clock fact the core needs (served tasks' timestamps).
@@ -220,7 +222,7 @@ pub(crate) fn start(
         sources: Sources::new(),
         next_branch: 0,
     };
-    let (tx, rx) = mpsc::unbounded_channel();
+    let (tx, rx) = command_queue::channel();
     tokio::spawn(driver.run(rx));
     Ok(tx)
 }
@@ -242,7 +244,7 @@ const READY_BATCH: usize = 64;
 
 impl Driver {
     /// Runs until the client is closed or every handle is gone.
-    async fn run(mut self, mut commands: mpsc::UnboundedReceiver<Command>) {
+    async fn run(mut self, mut commands: command_queue::CommandRx) {
         if let Some(Link::Stream { sender, .. }) = &self.link {
             // A fresh sender: nothing else holds its writer.
             self.line_writer = Some(sender.exclusive().await);
@@ -362,12 +364,12 @@ impl Driver {
     fn take_ready(
         &mut self,
         now: Instant,
-        commands: &mut mpsc::UnboundedReceiver<Command>,
+        commands: &mut command_queue::CommandRx,
     ) -> Result<(), Option<oneshot::Sender<()>>> {
         for _ in 0..READY_BATCH {
             let mut more = false;
             if self.sources.may_hold(Source::Commands)
-                && let Ok(c) = commands.try_recv()
+                && let Some(c) = commands.try_recv()
             {
                 more = true;
                 self.drain_queues(now);

@@ -11,12 +11,11 @@ use std::future::{Future, poll_fn};
 use std::pin::pin;
 use std::task::Poll;
 
-use futures::{FutureExt, StreamExt};
-use tokio::sync::mpsc;
-
+use super::command_queue::CommandRx;
 use super::sources::Source;
-use super::{Command, Driver, Wake, stream_wake};
+use super::{Driver, Wake, stream_wake};
 use crate::transport::Link;
+use futures::{FutureExt, StreamExt};
 
 /// The branches of the wait: commands, input, the write, HTTP exchanges,
 /// handlers, the timer.
@@ -48,7 +47,7 @@ impl Driver {
     /// Waits for the next source that is ready, polling them in turn from
     /// the one after the last ready (no branch is starved) and skipping
     /// those that cannot be ready (`sources.rs`).
-    pub(super) async fn wait(&mut self, commands: &mut mpsc::UnboundedReceiver<Command>) -> Wake {
+    pub(super) async fn wait(&mut self, commands: &mut CommandRx) -> Wake {
         // Queued lines are written at once: the pipe nearly always takes
         // them, and a write completed in the wait would cost a whole second
         // turn. Only a write that would block is left to the wait (this

@@ -398,7 +398,7 @@ impl TaskHandle {
             return;
         }
         let items = self.held.drain(..).collect();
-        if let Err(mpsc::error::SendError(Command::ServeHeld(items))) =
+        if let Err(Command::ServeHeld(items)) =
             self.client.inner.commands.send(Command::ServeHeld(items))
         {
             for item in items {
