@@ -78,7 +78,7 @@ impl Pending {
         span: tracing::Span,
         reply: CallTx,
         progress: Option<ProgressCallback>,
-        headers: http::HeaderMap,
+        headers: Option<http::HeaderMap>,
         sink: Sink,
     ) -> Self {
         Pending {
@@ -88,7 +88,7 @@ impl Pending {
             cancelled: false,
             watch: false,
             span,
-            rare: (!headers.is_empty()).then(|| {
+            rare: headers.filter(|h| !h.is_empty()).map(|headers| {
                 Box::new(Rare {
                     headers,
                     ..Rare::default()

@@ -250,9 +250,10 @@ impl Driver {
                 false,
             ),
         };
+        // No header map is made (and dropped) for a call without options.
         let (progress, headers) = match set {
-            Some(set) => (set.progress, set.headers),
-            None => (None, http::HeaderMap::new()),
+            Some(set) => (set.progress, Some(set.headers)),
+            None => (None, None),
         };
         match started {
             Ok(id) => {
