@@ -172,8 +172,9 @@ impl Client {
     ) -> Result<CallToolResult, Error> {
         // Default options validate nothing: the call is the plain one,
         // without `call_tool_with`'s future (and its options) around it.
-        let running = self.run(tool_spec(name, &arguments, CallOptions::new())?);
-        tool_result(running.await)
+        // Its spec is made by the first poll, which starts it.
+        let made = self.run_made(|| tool_spec(name, &arguments, CallOptions::new()));
+        tool_result(made.await)
     }
 
     /// Calls a tool with per-request options (timeout, progress, `_meta`,

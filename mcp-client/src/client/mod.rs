@@ -14,6 +14,7 @@ pub mod throughput;
 use std::borrow::Cow;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::task::Waker;
 
 use mcp_core::{Connection, EraOutcome};
 use mcp_types::capabilities::ServerCapabilities;
@@ -315,14 +316,31 @@ impl Client {
     /// the call starts when it did before).
     pub(crate) fn run(&self, mut spec: CallSpec) -> Running<'_> {
         self.add_log_level(&mut spec.opts);
-        let (command, rx) = self.start_command(spec);
-        let state = match self.inner.commands.send(command) {
+        Running::sent(self, self.send_start(spec, None))
+    }
+
+    /// [`Client::run`] for a call awaited at once whose spec `make` makes
+    /// when the returned future is first polled: the call starts then, and
+    /// its wait takes no lock in that poll (`exchange`).
+    pub(crate) fn run_made<F>(&self, make: F) -> Running<'_, F>
+    where
+        F: FnOnce() -> Result<CallSpec, Error> + Unpin,
+    {
+        Running::unsent(self, make)
+    }
+
+    /// Sends the command that starts a call; where its outcome arrives
+    /// (`waiting`: the caller's waker, when it starts the call from a
+    /// poll), or a closed error when the driver is gone.
+    pub(crate) fn send_start(
+        &self,
+        spec: CallSpec,
+        waiting: Option<&Waker>,
+    ) -> Result<OutcomeRx, Error> {
+        let (command, rx) = self.start_command(spec, waiting);
+        match self.inner.commands.send(command) {
             Ok(()) => Ok(rx),
             Err(_) => Err(Error::closed()),
-        };
-        Running {
-            client: self,
-            state: Some(state),
         }
     }
 
@@ -330,7 +348,7 @@ impl Client {
     /// the guard that cancels it when dropped.
     #[inline]
     pub(crate) fn start_call(&self, spec: CallSpec) -> Result<(OutcomeRx, CancelGuard), Error> {
-        let (command, rx) = self.start_command(spec);
+        let (command, rx) = self.start_command(spec, None);
         self.inner
             .commands
             .send(command)
@@ -342,11 +360,16 @@ impl Client {
     /// The command that starts a call, with the call's client span made
     /// now, in the caller's context (`crate::telemetry`), and where the
     /// call's outcome arrives (it resolves as closed when the command
-    /// never reaches the driver).
+    /// never reaches the driver). `waiting` is the caller's waker when it
+    /// starts the call from a poll (`exchange`).
     #[inline]
-    pub(crate) fn start_command(&self, mut spec: CallSpec) -> (Command, OutcomeRx) {
+    pub(crate) fn start_command(
+        &self,
+        mut spec: CallSpec,
+        waiting: Option<&Waker>,
+    ) -> (Command, OutcomeRx) {
         let span = crate::telemetry::call_span(self, &mut spec);
-        let (call, rx) = exchange(spec);
+        let (call, rx) = exchange(spec, waiting);
         (Command::Start { call, span }, rx)
     }
 

@@ -18,7 +18,7 @@ use tokio::sync::oneshot;
 
 use crate::client::{CancelGuard, Client, unexpected};
 use crate::driver::{CallRef, Outcome, OutcomeRx};
-use crate::driver::{Command, CommandTx};
+use crate::driver::{CallSpec, Command, CommandTx};
 use crate::error::Error;
 use crate::options::CallOptions;
 
@@ -250,7 +250,7 @@ impl Client {
     ) -> RequestHandle {
         let mut spec = Client::spec(method.clone(), params, opts);
         self.add_log_level(&mut spec.opts);
-        let (command, reply) = self.start_command(spec);
+        let (command, reply) = self.start_command(spec, None);
         // When the driver is gone, the command is dropped and the handle
         // resolves to a closed error.
         let _ = self.inner.commands.send(command);
@@ -296,54 +296,110 @@ impl Client {
     }
 }
 
-/// A call handed to the driver, awaited at once by the facade's own
-/// methods ([`Client::run`]): its outcome, and the client it was started
-/// on, through which dropping this first cancels the call. It borrows the
+/// A call awaited at once by the facade's own methods ([`Client::run`],
+/// [`Client::run_made`]): its wait, and the client it runs on, through
+/// which dropping this before the end cancels the call. It borrows the
 /// client instead of holding a [`CancelGuard`]: the guard's handles (a
 /// sender and a reference to the call) cost four atomic reference counts a
-/// call, this nothing until a cancel is needed. Small (two pointers and a
-/// tag), so the callers' futures that hold it stay small; the call's spec
-/// is already in the call's shared allocation.
-pub(crate) struct Running<'a> {
-    pub(super) client: &'a Client,
-    /// The wait (`None` once it ended: nothing is left to cancel), or why
-    /// the call did not start.
-    pub(super) state: Option<Result<OutcomeRx, Error>>,
+/// call, this nothing until a cancel is needed.
+///
+/// `F` makes the call's spec when the first poll starts the call
+/// ([`Client::run_made`]): the spec is made where it is moved into the
+/// call's shared allocation (this future holds what makes it, not the
+/// spec), and that allocation holds the caller's waker from the start, so
+/// the first poll takes no lock.
+pub(crate) struct Running<'a, F = NoSpec> {
+    client: &'a Client,
+    state: RunState<F>,
 }
 
-impl Running<'_> {
-    /// The call, while it runs (`None` when it did not start).
+/// The spec maker of a [`Running`] started at once ([`Client::run`]).
+pub(crate) type NoSpec = fn() -> Result<CallSpec, Error>;
+
+/// Where a [`Running`] call stands.
+enum RunState<F> {
+    /// Not sent yet: the first poll makes its spec and sends it.
+    Unsent(F),
+    /// Sent: its outcome is awaited.
+    Waiting(OutcomeRx),
+    /// It could not be made or sent (the driver is gone).
+    Failed(Error),
+    /// Its outcome was handed out: nothing is left to cancel.
+    Ended,
+}
+
+impl<'a> Running<'a> {
+    /// A call sent already (`Err`: it could not be).
+    pub(super) fn sent(client: &'a Client, sent: Result<OutcomeRx, Error>) -> Self {
+        let state = match sent {
+            Ok(rx) => RunState::Waiting(rx),
+            Err(e) => RunState::Failed(e),
+        };
+        Running { client, state }
+    }
+}
+
+impl<'a, F: FnOnce() -> Result<CallSpec, Error>> Running<'a, F> {
+    /// A call the first poll makes with `make` and sends.
+    pub(super) fn unsent(client: &'a Client, make: F) -> Self {
+        Running {
+            client,
+            state: RunState::Unsent(make),
+        }
+    }
+}
+
+impl<F> Running<'_, F> {
+    /// The call, while it runs (`None` before it is sent).
     pub(crate) fn call_ref(&self) -> Option<CallRef> {
         match &self.state {
-            Some(Ok(rx)) => Some(rx.call_ref()),
+            RunState::Waiting(rx) => Some(rx.call_ref()),
             _ => None,
         }
     }
 }
 
-impl Future for Running<'_> {
+impl<F: FnOnce() -> Result<CallSpec, Error> + Unpin> Future for Running<'_, F> {
     type Output = Result<Outcome, Error>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.get_mut();
-        let Some(Ok(rx)) = &mut this.state else {
-            // Not started (the driver is gone), or polled after its end.
-            return Poll::Ready(match this.state.take() {
-                Some(Err(e)) => Err(e),
+        if let RunState::Unsent(_) = &this.state
+            && let RunState::Unsent(make) = std::mem::replace(&mut this.state, RunState::Ended)
+        {
+            let sent = make().and_then(|mut spec| {
+                this.client.add_log_level(&mut spec.opts);
+                // The outcome wakes this caller, whose waker the call's
+                // allocation holds from the start: the call may even end
+                // before this returns.
+                this.client.send_start(spec, Some(cx.waker()))
+            });
+            return match sent {
+                Ok(rx) => {
+                    this.state = RunState::Waiting(rx);
+                    Poll::Pending
+                }
+                Err(e) => Poll::Ready(Err(e)),
+            };
+        }
+        let RunState::Waiting(rx) = &mut this.state else {
+            // Not sent (the driver is gone), or polled after its end.
+            return Poll::Ready(match std::mem::replace(&mut this.state, RunState::Ended) {
+                RunState::Failed(e) => Err(e),
                 _ => Err(Error::closed()),
             });
         };
         let r = ready!(Pin::new(rx).poll(cx));
         // The call ended: nothing to cancel.
-        this.state = None;
+        this.state = RunState::Ended;
         Poll::Ready(r.unwrap_or_else(|_| Err(Error::closed())))
     }
 }
 
-impl Drop for Running<'_> {
+impl<F> Drop for Running<'_, F> {
     /// Dropped before its end: the call is cancelled.
     fn drop(&mut self) {
-        if let Some(Ok(rx)) = &self.state {
+        if let RunState::Waiting(rx) = &self.state {
             let call = rx.call_ref();
             let _ = self.client.inner.commands.send(Command::Cancel { call });
         }

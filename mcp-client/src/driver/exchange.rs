@@ -74,13 +74,16 @@ pub(crate) struct OutcomeRx(Shared);
 
 /// A new exchange carrying `spec` to the driver (inlined: the spec is
 /// written into the allocation, not copied through one more frame).
+/// `waiting` is the caller's waker when it already waits (it starts the
+/// call from a poll): the outcome wakes it without a first poll having
+/// left it under the lock.
 #[inline]
-pub(crate) fn exchange(spec: CallSpec) -> (CallTx, OutcomeRx) {
+pub(crate) fn exchange(spec: CallSpec, waiting: Option<&Waker>) -> (CallTx, OutcomeRx) {
     let shared = Arc::new(Exchange {
         slot: Mutex::new(Slot {
             spec: Some(spec),
             outcome: None,
-            waker: None,
+            waker: waiting.cloned(),
             ended: false,
         }),
         id: AtomicI64::new(UNSTARTED),
@@ -215,7 +218,7 @@ mod tests {
 
     #[tokio::test]
     async fn the_outcome_reaches_a_waiting_caller() {
-        let (tx, mut rx) = exchange(spec());
+        let (tx, mut rx) = exchange(spec(), None);
         assert_eq!(tx.take_spec().map(|s| s.method), Some("ping".into()));
         assert!(tx.take_spec().is_none());
         let pending = poll_fn(|cx| Poll::Ready(Pin::new(&mut rx).poll(cx).is_pending())).await;
@@ -227,14 +230,14 @@ mod tests {
 
     #[tokio::test]
     async fn a_dropped_call_ends_the_wait_as_closed() {
-        let (tx, rx) = exchange(spec());
+        let (tx, rx) = exchange(spec(), None);
         drop(tx);
         assert!(rx.await.is_err());
     }
 
     #[tokio::test]
     async fn after_the_outcome_the_wait_is_closed() {
-        let (tx, mut rx) = exchange(spec());
+        let (tx, mut rx) = exchange(spec(), None);
         tx.send(Ok(Outcome::Acknowledged(None)));
         assert!(matches!((&mut rx).await, Ok(Ok(_))));
         assert!((&mut rx).await.is_err());
