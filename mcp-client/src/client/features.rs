@@ -201,9 +201,10 @@ impl Client {
     ) -> Result<CallToolResult, Error> {
         #[cfg(feature = "output-schema")]
         let validate = opts.validates_output();
-        // Started at once: this future holds the wait, not the options.
-        let running = self.run(tool_spec(name, &arguments, opts)?);
-        let result = tool_result(running.await)?;
+        // Started by its first poll, like `call_tool`'s: this future holds
+        // the wait, and the options until then.
+        let made = self.run_made(|| tool_spec(name, &arguments, opts));
+        let result = tool_result(made.await)?;
         #[cfg(feature = "output-schema")]
         if validate {
             self.check_output(name, &result).await?;
