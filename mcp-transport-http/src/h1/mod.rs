@@ -213,7 +213,7 @@ pub(crate) fn send(
         let head = poll_fn(|cx| h1.poll_head(cx, response_fields))
             .await
             .map_err(SendError::Failed)?;
-        Ok(ResponseBody::h1(head, h1, &pool))
+        Ok(ResponseBody::h1(head, h1, pool))
     })
 }
 
@@ -269,8 +269,9 @@ impl ResponseBody {
     }
 
     /// The body after `head` on `conn`. A response without a body gives
-    /// the connection back at once.
-    fn h1(head: wire::Head, conn: Box<H1>, pool: &Arc<Pool>) -> InResponse {
+    /// the connection back at once. `pool` is the exchange's own reference,
+    /// moved into the body (no reference count taken for it).
+    fn h1(head: wire::Head, conn: Box<H1>, pool: Arc<Pool>) -> InResponse {
         let response = |kind| InResponse {
             status: head.status,
             headers: head.headers,
@@ -278,7 +279,7 @@ impl ResponseBody {
         };
         let reading = match head.framing {
             Framing::Empty => {
-                finish(conn, pool, head.keep_alive);
+                finish(conn, &pool, head.keep_alive);
                 return response(Kind::Done);
             }
             Framing::Length(n) => Reading::Length(n),
@@ -287,7 +288,7 @@ impl ResponseBody {
         };
         let body = H1Body {
             conn,
-            pool: pool.clone(),
+            pool,
             reading,
             keep_alive: head.keep_alive,
         };
