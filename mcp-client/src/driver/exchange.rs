@@ -36,11 +36,20 @@ pub(crate) type CallResult = Result<Outcome, Error>;
 pub(crate) struct Closed;
 
 struct Slot {
-    spec: Option<CallSpec>,
-    outcome: Option<CallResult>,
+    /// The spec until the driver takes it, then the outcome: never both,
+    /// so they share their room (the allocation is some 100 bytes
+    /// smaller, and a call touches fewer cache lines).
+    held: Held,
     waker: Option<Waker>,
     /// The [`CallTx`] is gone: no outcome comes after the one held.
     ended: bool,
+}
+
+/// What a [`Slot`] holds.
+enum Held {
+    Spec(CallSpec),
+    Outcome(CallResult),
+    Nothing,
 }
 
 /// The allocation: the slot both ends lock, and the call's id, which only
@@ -81,8 +90,7 @@ pub(crate) struct OutcomeRx(Shared);
 pub(crate) fn exchange(spec: CallSpec, waiting: Option<&Waker>) -> (CallTx, OutcomeRx) {
     let shared = Arc::new(Exchange {
         slot: Mutex::new(Slot {
-            spec: Some(spec),
-            outcome: None,
+            held: Held::Spec(spec),
             waker: waiting.cloned(),
             ended: false,
         }),
@@ -98,7 +106,14 @@ pub(crate) fn exchange(spec: CallSpec, waiting: Option<&Waker>) -> (CallTx, Outc
 impl CallTx {
     /// Takes the call's spec out (once; `None` afterwards).
     pub(crate) fn take_spec(&self) -> Option<CallSpec> {
-        lock(&self.shared).spec.take()
+        let mut slot = lock(&self.shared);
+        match std::mem::replace(&mut slot.held, Held::Nothing) {
+            Held::Spec(spec) => Some(spec),
+            other => {
+                slot.held = other;
+                None
+            }
+        }
     }
 
     /// Names the started call (read back through a [`CallRef`]). The core
@@ -124,12 +139,12 @@ impl CallTx {
 fn end(shared: &Shared, outcome: Option<CallResult>) {
     let waker = {
         let mut slot = lock(shared);
-        if outcome.is_some() {
-            slot.outcome = outcome;
-        }
-        slot.ended = true;
         // An unstarted spec is dropped with the call.
-        slot.spec = None;
+        slot.held = match outcome {
+            Some(outcome) => Held::Outcome(outcome),
+            None => Held::Nothing,
+        };
+        slot.ended = true;
         slot.waker.take()
     };
     if let Some(w) = waker {
@@ -150,7 +165,9 @@ impl Future for OutcomeRx {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let mut slot = lock(&self.0);
-        if let Some(outcome) = slot.outcome.take() {
+        if let Held::Outcome(_) = &slot.held
+            && let Held::Outcome(outcome) = std::mem::replace(&mut slot.held, Held::Nothing)
+        {
             return Poll::Ready(Ok(outcome));
         }
         if slot.ended {
