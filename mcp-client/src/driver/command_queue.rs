@@ -195,10 +195,9 @@ impl Drop for CommandRx {
 #[cfg(test)]
 mod tests {
     use std::future::poll_fn;
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    use std::task::Wake;
 
     use super::*;
+    use crate::driver::counting_waker::{counting_waker, wakes};
 
     fn notify() -> Command {
         let (reply, _) = tokio::sync::oneshot::channel();
@@ -210,15 +209,6 @@ mod tests {
 
     fn is_notify(c: &Command) -> bool {
         matches!(c, Command::Notify { .. })
-    }
-
-    /// A waker that counts its wakes.
-    struct Count(AtomicUsize);
-
-    impl Wake for Count {
-        fn wake(self: Arc<Self>) {
-            self.0.fetch_add(1, Ordering::SeqCst);
-        }
     }
 
     #[test]
@@ -240,13 +230,12 @@ mod tests {
     #[test]
     fn the_waiting_receiver_is_woken_once_per_burst() {
         let (tx, mut rx) = channel();
-        let count = Arc::new(Count(AtomicUsize::new(0)));
-        let waker = Waker::from(Arc::clone(&count));
+        let (count, waker) = counting_waker();
         let mut cx = Context::from_waker(&waker);
         assert!(rx.poll_recv(&mut cx).is_pending());
         tx.send(notify()).ok().expect("open");
         tx.send(notify()).ok().expect("open");
-        assert_eq!(count.0.load(Ordering::SeqCst), 1);
+        assert_eq!(wakes(&count), 1);
         assert!(matches!(rx.poll_recv(&mut cx), Poll::Ready(Some(_))));
         assert!(matches!(rx.poll_recv(&mut cx), Poll::Ready(Some(_))));
         assert!(rx.poll_recv(&mut cx).is_pending());
@@ -270,15 +259,14 @@ mod tests {
     #[test]
     fn the_last_sender_gone_wakes_the_waiting_receiver() {
         let (tx, mut rx) = channel();
-        let count = Arc::new(Count(AtomicUsize::new(0)));
-        let waker = Waker::from(Arc::clone(&count));
+        let (count, waker) = counting_waker();
         let mut cx = Context::from_waker(&waker);
         let other = tx.clone();
         assert!(rx.poll_recv(&mut cx).is_pending());
         drop(other);
-        assert_eq!(count.0.load(Ordering::SeqCst), 0);
+        assert_eq!(wakes(&count), 0);
         drop(tx);
-        assert_eq!(count.0.load(Ordering::SeqCst), 1);
+        assert_eq!(wakes(&count), 1);
         assert!(matches!(rx.poll_recv(&mut cx), Poll::Ready(None)));
     }
 

@@ -222,6 +222,7 @@ mod tests {
 
     use super::*;
     use crate::driver::SpecKind;
+    use crate::driver::counting_waker::{counting_waker, wakes};
     use crate::options::CallOptions;
 
     fn spec() -> CallSpec {
@@ -243,6 +244,29 @@ mod tests {
         tx.send(Err(Error::closed()));
         let r = rx.await;
         assert!(matches!(r, Ok(Err(e)) if e.is_closed()));
+    }
+
+    #[test]
+    fn a_caller_waiting_from_the_start_is_woken_by_the_outcome() {
+        let (count, waker) = counting_waker();
+        let (tx, mut rx) = exchange(spec(), Some(&waker));
+        assert_eq!(wakes(&count), 0);
+        tx.send(Ok(Outcome::Acknowledged(None)));
+        assert_eq!(wakes(&count), 1);
+        let mut cx = Context::from_waker(&waker);
+        assert!(matches!(
+            Pin::new(&mut rx).poll(&mut cx),
+            Poll::Ready(Ok(Ok(_)))
+        ));
+    }
+
+    #[test]
+    fn the_call_id_is_read_back_once_set() {
+        let (tx, rx) = exchange(spec(), None);
+        let call = rx.call_ref();
+        assert_eq!(call.id(), None);
+        tx.set_id(&RequestId::Number(7));
+        assert_eq!(call.id(), Some(RequestId::Number(7)));
     }
 
     #[tokio::test]

@@ -33,6 +33,8 @@ mod callback_tasks;
 mod calls;
 mod command_queue;
 mod commands;
+#[cfg(test)]
+mod counting_waker;
 mod events;
 pub(crate) mod exchange;
 mod get_stream;
