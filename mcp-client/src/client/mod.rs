@@ -348,11 +348,7 @@ impl Client {
     /// the guard that cancels it when dropped.
     #[inline]
     pub(crate) fn start_call(&self, spec: CallSpec) -> Result<(OutcomeRx, CancelGuard), Error> {
-        let (command, rx) = self.start_command(spec, None);
-        self.inner
-            .commands
-            .send(command)
-            .map_err(|_| Error::closed())?;
+        let rx = self.send_start(spec, None)?;
         let guard = CancelGuard::new(rx.call_ref(), self.inner.commands.clone());
         Ok((rx, guard))
     }
