@@ -13,10 +13,14 @@
 //! CPU ratios. Under valgrind every thread runs in turn, so only the
 //! current-thread SDK client is counted. Needs `valgrind` (Debian's package
 //! of that name).
+//!
+//! The same runs count each client's atomic read-modify-writes per call
+//! (`bench_atomics.rs`; needs `objdump`), printed as a second table.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
 
+use crate::bench_atomics::AtomicSites;
 use crate::bench_table::{HttpServer, Programs, ROWS};
 
 /// Calls of the shorter and the longer run of a row (results of 256 KiB:
@@ -45,6 +49,10 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     }
     let p = crate::bench_table::build(args.iter().any(|a| a == "--no-build"))?;
     let http = HttpServer::start(&p.server)?;
+    let sites: Vec<Option<AtomicSites>> = CLIENTS
+        .iter()
+        .map(|(_, program)| AtomicSites::of(programs_path(&p, program)))
+        .collect();
     for era in ["legacy", "modern"] {
         let revision = if era == "modern" {
             "2026-07-28"
@@ -59,11 +67,14 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
             rule.push_str(" --- |");
         }
         println!("{head}\n{rule}");
+        let mut atomics_table = format!("{head}\n{rule}\n");
         for row in ROWS {
             let (label, via, bytes, workers, _) = row;
             let mut line = format!("| {label} |");
+            let mut atomics_line = format!("| {label} |");
             let mut floor = None;
-            for (_, program) in CLIENTS {
+            for ((_, program), sites) in CLIENTS.iter().zip(&sites) {
+                let program = *program;
                 // rmcp over HTTP is counted with its pooled client (the
                 // fairer of its two).
                 let pooled = program == "rmcp" && via == "http";
@@ -77,9 +88,14 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
                     pooled,
                     url: &http.url,
                     server: &p.server,
+                    sites: sites.as_ref(),
                 };
                 let cell = match per_call(&run) {
-                    Ok(n) => {
+                    Ok((n, atomics)) => {
+                        atomics_line.push_str(&match atomics {
+                            Some(a) => format!(" {a:.1} |"),
+                            None => " — |".to_owned(),
+                        });
                         let ratio =
                             floor.map_or(String::new(), |f: f64| format!(" ({:.1}x)", n / f));
                         if program == "floor" {
@@ -89,13 +105,20 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
                     }
                     Err(e) => {
                         eprintln!("bench --icount: {e}");
+                        atomics_line.push_str(" — |");
                         " — |".to_owned()
                     }
                 };
                 line.push_str(&cell);
             }
             println!("{line}");
+            atomics_table.push_str(&atomics_line);
+            atomics_table.push('\n');
         }
+        println!(
+            "\n### Atomic read-modify-writes per call (lock-prefixed and xchg instructions \
+             in the client's executable), {revision}\n\n{atomics_table}"
+        );
     }
     Ok(())
 }
@@ -118,31 +141,39 @@ struct Run<'a> {
     pooled: bool,
     url: &'a str,
     server: &'a Path,
+    /// The client's atomic instructions, when objdump found them.
+    sites: Option<&'a AtomicSites>,
 }
 
-/// Instructions one more call costs: two runs, the difference.
-fn per_call(run: &Run<'_>) -> Result<f64, String> {
+/// Instructions one more call costs, and atomic writes when counted: two
+/// runs, the difference.
+fn per_call(run: &Run<'_>) -> Result<(f64, Option<f64>), String> {
     let (short, long) = if run.bytes > 0 {
         (SHORT_BIG, LONG_BIG)
     } else {
         (SHORT, LONG)
     };
-    let a = instructions(run, short)?;
-    let b = instructions(run, long)?;
+    let (a, atomics_a) = instructions(run, short)?;
+    let (b, atomics_b) = instructions(run, long)?;
     // Every client warms up with `measure.rs`'s rule before its measured
     // calls, and the warm-up is in the count.
     let total = |calls: usize| calls + (calls / 4).clamp(run.workers, 500);
-    let calls = total(long).saturating_sub(total(short)).max(1);
-    Ok(b.saturating_sub(a) as f64 / calls as f64)
+    let calls = total(long).saturating_sub(total(short)).max(1) as f64;
+    let atomics = atomics_a
+        .zip(atomics_b)
+        .map(|(a, b)| b.saturating_sub(a) as f64 / calls);
+    Ok((b.saturating_sub(a) as f64 / calls, atomics))
 }
 
-/// Total instructions of one client process making `calls` calls.
-fn instructions(run: &Run<'_>, calls: usize) -> Result<u64, String> {
+/// Total instructions of one client process making `calls` calls, and its
+/// atomic writes when they are counted.
+fn instructions(run: &Run<'_>, calls: usize) -> Result<(u64, Option<u64>), String> {
     let out_file = std::env::temp_dir().join(format!("mcp-icount-{}.out", std::process::id()));
     let mut cmd = Command::new("valgrind");
     let mut out_flag = std::ffi::OsString::from("--callgrind-out-file=");
     out_flag.push(&out_file);
     cmd.arg("--tool=callgrind")
+        .arg("--dump-instr=yes")
         .arg(out_flag)
         .arg(run.exe)
         .args(["--via", run.via, "--era", run.era, "--runtime", "ct"])
@@ -159,6 +190,16 @@ fn instructions(run: &Run<'_>, calls: usize) -> Result<u64, String> {
         .stderr(Stdio::piped())
         .output()
         .map_err(|e| format!("start valgrind: {e}"))?;
+    let exe_name = run
+        .exe
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned());
+    let atomics = match (run.sites, exe_name) {
+        (Some(sites), Some(name)) => std::fs::read_to_string(&out_file)
+            .ok()
+            .map(|profile| crate::bench_atomics::executed(&profile, sites, &name)),
+        _ => None,
+    };
     let _ = std::fs::remove_file(&out_file);
     let stderr = String::from_utf8_lossy(&out.stderr);
     if !out.status.success() {
@@ -178,5 +219,6 @@ fn instructions(run: &Run<'_>, calls: usize) -> Result<u64, String> {
                 .map(|(_, n)| n.trim().to_owned())
         })
         .and_then(|n| n.parse().ok())
+        .map(|n| (n, atomics))
         .ok_or_else(|| format!("no instruction count in valgrind's output: {stderr}"))
 }

@@ -18,6 +18,7 @@
 
 mod baseline;
 mod bench;
+mod bench_atomics;
 mod bench_cli;
 mod bench_host;
 mod bench_icount;

@@ -1,0 +1,161 @@
+//! The atomic read-modify-writes a client makes per call, for
+//! `cargo xtask bench --icount`: counted from the same callgrind runs as
+//! the instructions (`--dump-instr=yes`), by matching each executed
+//! instruction's address against the client's `lock`-prefixed and `xchg`
+//! (with a memory operand) instructions, found with `objdump -d`.
+//!
+//! An atomic write costs some 20 cycles where most instructions cost a
+//! fraction of one, so two clients with the same instruction count can
+//! differ in CPU by what they lock and count (the README's Performance
+//! section). Only the client's own executable is counted (Rust's std,
+//! tokio and every crate are linked into it); the C library's allocator
+//! takes no lock in a single-threaded process.
+
+use std::collections::HashSet;
+use std::path::Path;
+use std::process::Command;
+
+/// The addresses of a program's atomic read-modify-write instructions.
+pub(crate) struct AtomicSites(HashSet<u64>);
+
+impl AtomicSites {
+    /// Disassembles `exe` with `objdump`; `None` when objdump is missing
+    /// or fails (the count is then left out).
+    pub(crate) fn of(exe: &Path) -> Option<AtomicSites> {
+        let out = Command::new("objdump")
+            .args(["-d", "--no-show-raw-insn"])
+            .arg(exe)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        Some(AtomicSites(text.lines().filter_map(atomic_site).collect()))
+    }
+}
+
+/// The address of one disassembled line when its instruction is atomic: a
+/// `lock` prefix, or an `xchg` with memory (implicitly locked; `xchg
+/// %ax,%ax` is a no-op used as padding).
+fn atomic_site(line: &str) -> Option<u64> {
+    let (address, rest) = line.trim_start().split_once(":\t")?;
+    let rest = rest.trim_start();
+    let atomic = rest.starts_with("lock ") || (rest.starts_with("xchg") && rest.contains('('));
+    atomic
+        .then(|| u64::from_str_radix(address, 16).ok())
+        .flatten()
+}
+
+/// Executions of `sites` in a callgrind profile made with
+/// `--dump-instr=yes`, in the object whose file name ends with `exe_name`.
+pub(crate) fn executed(profile: &str, sites: &AtomicSites, exe_name: &str) -> u64 {
+    let mut objects = std::collections::HashMap::new();
+    let (mut in_exe, mut address, mut call_cost_next) = (false, 0u64, false);
+    let mut total = 0;
+    for line in profile.lines() {
+        if let Some(ob) = line.strip_prefix("ob=") {
+            in_exe = object_name(&mut objects, ob).ends_with(exe_name);
+            continue;
+        }
+        if let Some(cob) = line.strip_prefix("cob=") {
+            object_name(&mut objects, cob);
+            continue;
+        }
+        if line.starts_with("calls=") {
+            call_cost_next = true;
+            continue;
+        }
+        let Some(first) = line.split_ascii_whitespace().next() else {
+            continue;
+        };
+        // A cost line starts with the instruction's address: absolute in
+        // hex, or relative to the last one (in decimal), or `*` (the same).
+        let moved = if let Some(hex) = first.strip_prefix("0x") {
+            u64::from_str_radix(hex, 16).ok()
+        } else if let Some(n) = first.strip_prefix('+') {
+            n.parse::<u64>().ok().map(|n| address.wrapping_add(n))
+        } else if let Some(n) = first.strip_prefix('-') {
+            n.parse::<u64>().ok().map(|n| address.wrapping_sub(n))
+        } else if first == "*" {
+            Some(address)
+        } else {
+            None
+        };
+        let Some(at) = moved else {
+            continue;
+        };
+        address = at;
+        // The line after `calls=` is the call's inclusive cost, not the
+        // instruction's own.
+        if std::mem::take(&mut call_cost_next) {
+            continue;
+        }
+        if in_exe && sites.0.contains(&address) {
+            let cost = line.split_ascii_whitespace().nth(2);
+            total += cost.and_then(|c| c.parse::<u64>().ok()).unwrap_or(0);
+        }
+    }
+    total
+}
+
+/// An object's name from a `(id) name` or `(id)` reference, remembered by
+/// its id.
+fn object_name<'a>(
+    objects: &mut std::collections::HashMap<&'a str, &'a str>,
+    r: &'a str,
+) -> &'a str {
+    match r.split_once(") ") {
+        Some((id, name)) => {
+            objects.insert(id, name);
+            name
+        }
+        None => objects.get(r.trim_end_matches(')')).copied().unwrap_or(r),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lock_prefixes_and_memory_exchanges_are_atomic_padding_is_not() {
+        assert_eq!(
+            atomic_site("  37a44f:\tlock cmpxchg %ecx,0x10(%r15)"),
+            Some(0x37a44f)
+        );
+        assert_eq!(
+            atomic_site("  37a5c6:\txchg   %eax,0x0(%r13)"),
+            Some(0x37a5c6)
+        );
+        assert_eq!(
+            atomic_site("  2b8a80:\tlock incq 0x547fe0(%rip)"),
+            Some(0x2b8a80)
+        );
+        assert_eq!(atomic_site("  40cc60:\txchg   %ax,%ax"), None);
+        assert_eq!(atomic_site("  40cc66:\tmov    %rax,(%rbx)"), None);
+        assert_eq!(atomic_site("0000000000284aa0 <main>:"), None);
+    }
+
+    #[test]
+    fn counts_executions_in_the_executable_only_and_skips_call_costs() {
+        let sites = AtomicSites([0x1004, 0x2000].into_iter().collect());
+        let profile = "positions: instr line\n\
+                       ob=(1) /tmp/client\n\
+                       fn=(1) a\n\
+                       0x1000 3 5\n\
+                       +4 * 5\n\
+                       cob=(2) /lib/libc.so.6\n\
+                       cfn=(2) b\n\
+                       calls=5 0x2000 1\n\
+                       -4 * 900\n\
+                       +4 * 7\n\
+                       ob=(2)\n\
+                       fn=(2)\n\
+                       0x2000 0 11\n\
+                       ob=(1)\n\
+                       fn=(3) c\n\
+                       0x2000 0 2\n";
+        // 0x1004 five times and seven more, 0x2000 twice in the client;
+        // libc's 0x2000 and the call's inclusive cost are not counted.
+        assert_eq!(executed(profile, &sites, "client"), 14);
+    }
+}
