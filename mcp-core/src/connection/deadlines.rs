@@ -52,9 +52,24 @@ impl Connection {
         self.queue_deadline(key, before, at);
     }
 
-    /// Queues call `key`'s deadline `at`, just set in its record in place
-    /// of `before` (by the caller, which holds the record already).
-    pub(super) fn queue_deadline(&mut self, key: i64, before: Option<Instant>, at: Instant) {
+    /// Brings the queue in line with call `key`'s armed deadline, just set
+    /// in its record from `before` to `after` by the caller (which held the
+    /// record already): queued when armed, forgotten when disarmed.
+    pub(super) fn deadline_changed(
+        &mut self,
+        key: i64,
+        before: Option<Instant>,
+        after: Option<Instant>,
+    ) {
+        match after {
+            Some(at) => self.queue_deadline(key, before, at),
+            None => self.forget_deadline(key, before),
+        }
+    }
+
+    /// Queues call `key`'s deadline `at`, set in its record in place of
+    /// `before`.
+    fn queue_deadline(&mut self, key: i64, before: Option<Instant>, at: Instant) {
         if before == Some(at) {
             return;
         }

@@ -524,16 +524,8 @@ impl Connection {
                 c.deadline
             }
         };
-        match at {
-            Some(at) => {
-                let before = c.armed.replace(at);
-                self.queue_deadline(key, before, at);
-            }
-            None => {
-                let armed = c.armed.take();
-                self.forget_deadline(key, armed);
-            }
-        }
+        let before = std::mem::replace(&mut c.armed, at);
+        self.deadline_changed(key, before, at);
     }
 
     /// Removes a call and its timers, abandoning its in-flight request.
