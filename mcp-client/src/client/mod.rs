@@ -193,6 +193,11 @@ impl CancelGuard {
     pub(crate) fn call(&self) -> &CallRef {
         &self.call
     }
+
+    /// The driver's command channel, for other commands about the call.
+    pub(crate) fn commands(&self) -> &CommandTx {
+        &self.commands
+    }
 }
 
 impl std::fmt::Debug for CancelGuard {
@@ -206,8 +211,7 @@ impl std::fmt::Debug for CancelGuard {
 impl Drop for CancelGuard {
     fn drop(&mut self) {
         if self.armed {
-            let call = self.call.clone();
-            let _ = self.commands.send(Command::Cancel { call });
+            self.commands.cancel(self.call.clone());
         }
     }
 }

@@ -18,7 +18,7 @@ use tokio::sync::oneshot;
 
 use crate::client::{CancelGuard, Client, unexpected};
 use crate::driver::{CallRef, Outcome, OutcomeRx};
-use crate::driver::{CallSpec, Command, CommandTx};
+use crate::driver::{CallSpec, Command};
 use crate::error::Error;
 use crate::options::CallOptions;
 
@@ -53,7 +53,6 @@ use crate::options::CallOptions;
 #[must_use = "dropping a RequestHandle cancels the request"]
 pub struct RequestHandle<T = Value> {
     method: Cow<'static, str>,
-    commands: CommandTx,
     reply: OutcomeRx,
     guard: CancelGuard,
     timeout: Option<Duration>,
@@ -81,10 +80,10 @@ impl<T> RequestHandle<T> {
     pub async fn id(&self) -> Option<RequestId> {
         let (reply, rx) = oneshot::channel();
         let ask = Command::IdOf {
-            call: self.reply.call_ref(),
+            call: self.guard.call().clone(),
             reply,
         };
-        self.commands.send(ask).ok()?;
+        self.guard.commands().send(ask).ok()?;
         rx.await.ok().flatten()
     }
 
@@ -110,7 +109,6 @@ impl<T> RequestHandle<T> {
     pub async fn result_as<U: DeserializeOwned>(self) -> Result<U, Error> {
         let RequestHandle {
             method,
-            commands: _,
             reply,
             mut guard,
             timeout,
@@ -135,7 +133,6 @@ impl<T> RequestHandle<T> {
     fn retyped<U>(self) -> RequestHandle<U> {
         RequestHandle {
             method: self.method,
-            commands: self.commands,
             reply: self.reply,
             guard: self.guard,
             timeout: self.timeout,
@@ -256,7 +253,6 @@ impl Client {
         let _ = self.inner.commands.send(command);
         RequestHandle {
             method,
-            commands: self.inner.commands.clone(),
             guard: CancelGuard::new(reply.call_ref(), self.inner.commands.clone()),
             reply,
             timeout: None,
@@ -400,8 +396,7 @@ impl<F> Drop for Running<'_, F> {
     /// Dropped before its end: the call is cancelled.
     fn drop(&mut self) {
         if let RunState::Waiting(rx) = &self.state {
-            let call = rx.call_ref();
-            let _ = self.client.inner.commands.send(Command::Cancel { call });
+            self.client.inner.commands.cancel(rx.call_ref());
         }
     }
 }

@@ -90,6 +90,12 @@ impl CommandTx {
         Ok(())
     }
 
+    /// Asks the driver to cancel `call` (nothing when the driver is gone:
+    /// its calls ended with it).
+    pub(crate) fn cancel(&self, call: super::CallRef) {
+        let _ = self.send(Command::Cancel { call });
+    }
+
     /// Whether the driver is gone (sends fail).
     pub(crate) fn is_closed(&self) -> bool {
         self.queue.lock().closed
