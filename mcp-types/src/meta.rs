@@ -116,6 +116,7 @@ impl RelatedTaskMetadata {
 #[derive(Clone, Default)]
 pub struct Meta(object::Object);
 
+mod known;
 mod object;
 pub(crate) use object::plain_end;
 #[cfg(test)]

@@ -24,22 +24,23 @@
 //! the scan and the decode are compiled once.
 
 use std::fmt;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use serde::de::{self, Deserializer};
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::{Meta, scan};
+use super::{Meta, known, scan};
 
 /// The state of a [`Meta`]: the text as received (while not changed) and
 /// the map, decoded from that text on the first read, or built here.
 #[derive(Default)]
 pub(super) struct Object {
     /// The object as received, while it is not changed (checked to decode
-    /// into a map).
-    raw: Option<Box<str>>,
+    /// into a map); shared with this thread's kept texts (`known.rs`) when
+    /// the same text came before.
+    raw: Option<Arc<str>>,
     /// The map: decoded from `raw` once something reads it; the object
     /// itself when it was built or changed here (unset means empty).
     /// Boxed: most `_meta`s are never decoded, and every result and
@@ -84,6 +85,14 @@ impl Object {
     #[cfg(test)]
     fn decoded(&self) -> bool {
         self.raw.is_some() && self.map.get().is_some()
+    }
+}
+
+impl Meta {
+    /// Whether both hold the same received text, shared (tests).
+    #[cfg(test)]
+    pub(crate) fn shares_text_with(&self, other: &Meta) -> bool {
+        matches!((&self.0.raw, &other.0.raw), (Some(a), Some(b)) if Arc::ptr_eq(a, b))
     }
 }
 
@@ -161,10 +170,14 @@ impl<'de> Deserialize<'de> for Meta {
 
 /// The end of the `_meta` object at `text[at]`, when it is plain JSON that a
 /// map decode surely reads: checked in one pass (`raw::plain_value_end`)
-/// with the limits of [`scan`].
+/// with the limits of [`scan`], unless it is a text this thread kept
+/// (`known.rs`), known to decode already.
 pub(crate) fn plain_end(text: &[u8], at: usize) -> Option<usize> {
     if text.get(at) != Some(&b'{') {
         return None;
+    }
+    if let Some(len) = known::prefix_len(&text[at..]) {
+        return Some(at + len);
     }
     let digits = scan::MAX_MAGNITUDE as usize;
     crate::raw::plain_value_end(text, at, scan::MAX_DEPTH, digits)
@@ -192,8 +205,22 @@ impl Meta {
     /// A `_meta` text checked by [`plain_end`], kept as text, as
     /// [`Meta::received`] keeps it.
     pub(crate) fn checked(text: &str) -> Meta {
+        Meta::kept(known::share(text))
+    }
+
+    /// [`Meta::checked`] from bytes: `None` when they are not UTF-8 (not
+    /// checked again when they are a kept text).
+    pub(crate) fn checked_bytes(text: &[u8]) -> Option<Meta> {
+        match known::shared(text) {
+            Some(kept) => Some(Meta::kept(kept)),
+            None => std::str::from_utf8(text).ok().map(Meta::checked),
+        }
+    }
+
+    /// A text known to decode into a map, kept as it is.
+    fn kept(text: Arc<str>) -> Meta {
         Meta(Object {
-            raw: Some(text.into()),
+            raw: Some(text),
             map: OnceLock::new(),
         })
     }
@@ -204,11 +231,11 @@ impl Meta {
     /// cases; those (and every text that does not decode, to report the
     /// error a map decode reports) are decoded now.
     fn received(text: &str) -> Result<Meta, String> {
+        if let Some(kept) = known::shared(text.as_bytes()) {
+            return Ok(Meta::kept(kept));
+        }
         if scan::decodes_as_map(text.as_bytes()) {
-            return Ok(Meta(Object {
-                raw: Some(text.into()),
-                map: OnceLock::new(),
-            }));
+            return Ok(Meta::checked(text));
         }
         decode_map(text).map(Meta::from).map_err(|e| {
             // Without its position in the text alone: the outer

@@ -124,7 +124,7 @@ fn canonical<'a>(
         None => None,
     };
     let meta = match found.meta {
-        Some(m) => Meta::checked(text(m)?),
+        Some(m) => Meta::checked_bytes(&bytes[m])?,
         None => Meta::default(),
     };
     Some(CallToolResult {
@@ -439,6 +439,39 @@ mod tests {
             );
             agrees(text);
         }
+    }
+
+    #[test]
+    fn a_meta_seen_before_is_read_as_it_was_read_the_first_time() {
+        // Plain (kept by the first read of a canonical result), escaped
+        // and with an exponent (not plain: kept by serde's reading), and
+        // one serde refuses (never kept).
+        let metas = [
+            r#"{"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"}}"#,
+            r#"{"k":"a\"b","n":1e3}"#,
+            r#"{"n":1e999}"#,
+        ];
+        for meta in metas {
+            let text = format!(r#"{{"content":[{{"type":"text","text":"x"}}],"_meta":{meta}}}"#);
+            for _ in 0..2 {
+                agrees(&text);
+            }
+        }
+        // The second time, the result's `_meta` shares the first's text.
+        let line = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"result":{{"content":[],"_meta":{}}}}}"#,
+            metas[0]
+        );
+        let read = || {
+            let Ok(crate::Message::Response(r)) = crate::Message::from_slice(line.as_bytes())
+            else {
+                panic!("{line}")
+            };
+            CallToolResult::from_raw(&r.result).unwrap()
+        };
+        let (first, second) = (read(), read());
+        assert_eq!(first, second);
+        assert!(first.meta.shares_text_with(&second.meta));
     }
 
     #[test]
