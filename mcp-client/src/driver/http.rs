@@ -247,7 +247,7 @@ fn send_in(a: Admitted) -> BoxFuture<'static, HttpIo> {
     } = a;
     let body = Bytes::from(bytes);
     let extra = (!headers.is_empty()).then(|| Box::new(headers));
-    Box::pin(async move {
+    boxed_in_place(Box::new_uninit(), async move {
         let headers = extra.as_deref().unwrap_or(&NO_HEADERS);
         let result = http.send_in(slot, body, &routing, headers).await;
         HttpIo::Posted {
@@ -255,6 +255,22 @@ fn send_in(a: Admitted) -> BoxFuture<'static, HttpIo> {
             result,
         }
     })
+}
+
+/// `future` written into `room`, allocated before the future was made:
+/// a POST's future is about a kilobyte (its largest state), of which
+/// only the captured parts are set when it is made; made into its box,
+/// it is not made on the stack and then copied whole.
+#[inline(always)]
+fn boxed_in_place<F>(
+    room: Box<std::mem::MaybeUninit<F>>,
+    future: F,
+) -> BoxFuture<'static, F::Output>
+where
+    F: std::future::Future + Send + 'static,
+{
+    let boxed: Box<F> = Box::write(room, future);
+    Box::into_pin(boxed)
 }
 
 fn read_next(id: Option<RequestId>, mut stream: ResponseStream) -> BoxFuture<'static, HttpIo> {

@@ -22,6 +22,8 @@
 //!   the server makes in `serving.rs` and `callback_tasks.rs`).
 //! * `receive.rs`: every server message into the core (strict checks first).
 //! * `http.rs`, `get_stream.rs`: HTTP exchanges and the 2025-11-25 GET stream.
+//! * `future_set.rs`: the set those futures (and handlers' replies) are
+//!   polled in, each only when woken.
 //! * `notifications.rs`, `notify_queue.rs`: the bounded queue to the
 //!   notification handler and its worker thread.
 //! * `server_exit.rs`: a stdio server's exit, attached to the errors.
@@ -37,6 +39,7 @@ mod commands;
 mod counting_waker;
 mod events;
 pub(crate) mod exchange;
+mod future_set;
 mod get_stream;
 #[cfg(feature = "http")]
 mod http;
@@ -55,7 +58,6 @@ use std::sync::Arc;
 use std::task::Poll;
 use std::time::{Duration, Instant};
 
-use futures::stream::FuturesUnordered;
 use mcp_core::{CloseReason, Connection};
 use mcp_transport_stdio::Inbound;
 use mcp_types::{Message, RequestId};
@@ -76,6 +78,7 @@ use crate::handlers::{BoxFuture, Served};
 use crate::http_parts::HttpError;
 use crate::transport::Link;
 use calls::Pending;
+use future_set::FutureSet;
 #[cfg(feature = "http")]
 use http::HttpIo;
 /// No HTTP transport in this build: no HTTP exchange is ever in flight.
@@ -127,8 +130,8 @@ struct Driver {
     /// progress.
     outbox: VecDeque<Vec<u8>>,
     writing: Option<BoxFuture<'static, Result<(), String>>>,
-    http_io: FuturesUnordered<BoxFuture<'static, HttpIo>>,
-    handler_io: FuturesUnordered<BoxFuture<'static, (Target, Served)>>,
+    http_io: FutureSet<HttpIo>,
+    handler_io: FutureSet<(Target, Served)>,
     /// Stops the handler of each server request still being served, for
     /// `notifications/cancelled`.
     serving: HashMap<RequestId, futures::future::AbortHandle>,
@@ -205,8 +208,8 @@ pub(crate) fn start(
         inbound_more: false,
         outbox: VecDeque::new(),
         writing: None,
-        http_io: FuturesUnordered::new(),
-        handler_io: FuturesUnordered::new(),
+        http_io: FutureSet::new(),
+        handler_io: FutureSet::new(),
         serving: HashMap::new(),
         pending: IdMap::default(),
         shared,

@@ -15,7 +15,7 @@ use super::command_queue::CommandRx;
 use super::sources::Source;
 use super::{Driver, Wake, stream_wake};
 use crate::transport::Link;
-use futures::{FutureExt, StreamExt};
+use futures::FutureExt;
 
 /// The branches of the wait: commands, input, the write, HTTP exchanges,
 /// handlers, the timer.
@@ -120,11 +120,11 @@ impl Driver {
                         (_, Some(w)) => w.poll_unpin(cx).map(Wake::Wrote),
                         _ => Poll::Pending,
                     },
-                    3 if !http_io.is_empty() => match http_io.poll_next_unpin(cx) {
+                    3 if !http_io.is_empty() => match http_io.poll_next(cx) {
                         Poll::Ready(Some(io)) => Poll::Ready(Wake::Http(io)),
                         _ => Poll::Pending,
                     },
-                    4 if !handler_io.is_empty() => match handler_io.poll_next_unpin(cx) {
+                    4 if !handler_io.is_empty() => match handler_io.poll_next(cx) {
                         Poll::Ready(Some((t, s))) => Poll::Ready(Wake::Handler(t, s)),
                         _ => Poll::Pending,
                     },

@@ -1,0 +1,286 @@
+//! The driver's futures in flight (HTTP exchanges, handlers' replies):
+//! `FuturesUnordered`'s job, polled only when woken, without its
+//! allocation and its two dozen atomic operations per future.
+//!
+//! A future goes into a slot; slots are kept and reused, and each keeps
+//! the waker its futures are polled with (made once per slot). A wake puts
+//! the slot's index in a shared queue (once until it is polled: a flag)
+//! and wakes the driver; the driver takes the whole queue in one lock and
+//! polls those slots. A wake that outlives its future (a connection
+//! keeps the waker of the last exchange it served) at worst makes the
+//! slot's next future be polled once for nothing, which a future allows.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll, Wake, Waker};
+
+use futures::future::BoxFuture;
+use futures::task::AtomicWaker;
+
+/// The queue of woken slots, and the driver's waker.
+#[derive(Default)]
+struct Shared {
+    woken: Mutex<Vec<usize>>,
+    driver: AtomicWaker,
+}
+
+impl Shared {
+    /// Takes the woken slots into `into` (emptied by the caller), leaving
+    /// the queue its buffer back.
+    fn take(&self, into: &mut Vec<usize>) {
+        let mut woken = self.woken.lock().unwrap_or_else(PoisonError::into_inner);
+        std::mem::swap(&mut *woken, into);
+    }
+}
+
+/// One slot's waker.
+struct SlotWake {
+    index: usize,
+    /// In the queue (or about to be polled) already.
+    queued: AtomicBool,
+    shared: Arc<Shared>,
+}
+
+impl Wake for SlotWake {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        if !self.queued.swap(true, Ordering::AcqRel) {
+            let mut woken = self
+                .shared
+                .woken
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            woken.push(self.index);
+            drop(woken);
+            self.shared.driver.wake();
+        }
+    }
+}
+
+/// A slot: its future, when it holds one, and its waker.
+struct Slot<T> {
+    future: Option<BoxFuture<'static, T>>,
+    wake: Arc<SlotWake>,
+    waker: Waker,
+}
+
+/// A set of futures, each polled when its waker was woken; their outputs
+/// come out in the order they finish.
+pub(super) struct FutureSet<T> {
+    slots: Vec<Slot<T>>,
+    /// Slots without a future.
+    free: Vec<usize>,
+    /// Slots to poll (new futures, and the woken ones taken from the
+    /// queue), from `next` on.
+    due: Vec<usize>,
+    next: usize,
+    len: usize,
+    shared: Arc<Shared>,
+}
+
+impl<T> FutureSet<T> {
+    /// An empty set.
+    pub(super) fn new() -> Self {
+        FutureSet {
+            slots: Vec::new(),
+            free: Vec::new(),
+            due: Vec::new(),
+            next: 0,
+            len: 0,
+            shared: Arc::default(),
+        }
+    }
+
+    /// Whether no future is in the set.
+    pub(super) fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Adds a future, to be polled by the next [`FutureSet::poll_next`].
+    pub(super) fn push(&mut self, future: BoxFuture<'static, T>) {
+        let index = self.free.pop().unwrap_or_else(|| {
+            let wake = Arc::new(SlotWake {
+                index: self.slots.len(),
+                queued: AtomicBool::new(false),
+                shared: Arc::clone(&self.shared),
+            });
+            self.slots.push(Slot {
+                future: None,
+                waker: Waker::from(Arc::clone(&wake)),
+                wake,
+            });
+            self.slots.len() - 1
+        });
+        let slot = &mut self.slots[index];
+        slot.future = Some(future);
+        // A wake before its first poll adds nothing: it is due already.
+        slot.wake.queued.store(true, Ordering::Release);
+        self.due.push(index);
+        self.len += 1;
+    }
+
+    /// Drops every future.
+    pub(super) fn clear(&mut self) {
+        for (index, slot) in self.slots.iter_mut().enumerate() {
+            if slot.future.take().is_some() {
+                self.free.push(index);
+            }
+        }
+        self.due.clear();
+        self.next = 0;
+        self.len = 0;
+    }
+
+    /// The output of the next future to finish among the woken ones;
+    /// `Ready(None)` when the set is empty. Polls at most as many futures
+    /// as there are slots before yielding (a future that always wakes
+    /// itself starves nothing).
+    pub(super) fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
+        if self.len == 0 {
+            return Poll::Ready(None);
+        }
+        let mut budget = self.slots.len();
+        let mut registered = false;
+        loop {
+            while let Some(&index) = self.due.get(self.next) {
+                let slot = &mut self.slots[index];
+                let Some(future) = slot.future.as_mut() else {
+                    self.next += 1;
+                    continue;
+                };
+                if budget == 0 {
+                    cx.waker().wake_by_ref();
+                    return Poll::Pending;
+                }
+                budget -= 1;
+                self.next += 1;
+                // Cleared first: a wake while it is polled queues it again.
+                slot.wake.queued.store(false, Ordering::Release);
+                let polled = future.as_mut().poll(&mut Context::from_waker(&slot.waker));
+                if let Poll::Ready(out) = polled {
+                    slot.future = None;
+                    self.free.push(index);
+                    self.len -= 1;
+                    return Poll::Ready(Some(out));
+                }
+            }
+            self.due.clear();
+            self.next = 0;
+            self.shared.take(&mut self.due);
+            if !self.due.is_empty() {
+                continue;
+            }
+            if registered {
+                return Poll::Pending;
+            }
+            // Nothing woken: wait, and look once more (a wake between the
+            // look and the registration would be missed otherwise).
+            self.shared.driver.register(cx.waker());
+            registered = true;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::driver::counting_waker::{counting_waker, wakes};
+    use std::sync::Mutex as StdMutex;
+
+    /// A future that finishes once told to, keeping the waker it was
+    /// polled with.
+    #[derive(Clone, Default)]
+    struct Gate(Arc<StdMutex<(bool, Option<Waker>, usize)>>);
+
+    impl Gate {
+        fn future(&self, out: u32) -> BoxFuture<'static, u32> {
+            let gate = self.clone();
+            Box::pin(std::future::poll_fn(move |cx| {
+                let mut g = gate.0.lock().unwrap();
+                g.2 += 1;
+                if g.0 {
+                    Poll::Ready(out)
+                } else {
+                    g.1 = Some(cx.waker().clone());
+                    Poll::Pending
+                }
+            }))
+        }
+
+        fn open(&self) {
+            let mut g = self.0.lock().unwrap();
+            g.0 = true;
+            if let Some(w) = g.1.take() {
+                w.wake();
+            }
+        }
+
+        fn polls(&self) -> usize {
+            self.0.lock().unwrap().2
+        }
+    }
+
+    #[test]
+    fn futures_are_polled_when_woken_and_finish_in_their_order() {
+        let (driver, waker) = counting_waker();
+        let mut cx = Context::from_waker(&waker);
+        let mut set = FutureSet::new();
+        let (a, b) = (Gate::default(), Gate::default());
+        set.push(a.future(1));
+        set.push(b.future(2));
+        assert!(set.poll_next(&mut cx).is_pending());
+        assert_eq!((a.polls(), b.polls()), (1, 1));
+        // Not woken: not polled again.
+        assert!(set.poll_next(&mut cx).is_pending());
+        assert_eq!((a.polls(), b.polls()), (1, 1));
+        b.open();
+        assert_eq!(wakes(&driver), 1, "the driver is woken");
+        assert_eq!(set.poll_next(&mut cx), Poll::Ready(Some(2)));
+        assert_eq!(a.polls(), 1);
+        a.open();
+        assert_eq!(set.poll_next(&mut cx), Poll::Ready(Some(1)));
+        assert!(set.is_empty());
+        assert_eq!(set.poll_next(&mut cx), Poll::Ready(None));
+    }
+
+    #[test]
+    fn slots_are_reused_and_a_stale_wake_only_polls_once_more() {
+        let waker = Waker::noop();
+        let mut cx = Context::from_waker(waker);
+        let mut set = FutureSet::new();
+        let first = Gate::default();
+        set.push(first.future(1));
+        assert!(set.poll_next(&mut cx).is_pending());
+        let stale = first.0.lock().unwrap().1.clone().unwrap();
+        first.open();
+        assert_eq!(set.poll_next(&mut cx), Poll::Ready(Some(1)));
+        let second = Gate::default();
+        set.push(second.future(2));
+        assert_eq!(set.slots.len(), 1, "the slot is reused");
+        assert!(set.poll_next(&mut cx).is_pending());
+        stale.wake();
+        assert!(set.poll_next(&mut cx).is_pending());
+        assert_eq!(second.polls(), 2, "polled again, for nothing");
+        second.open();
+        assert_eq!(set.poll_next(&mut cx), Poll::Ready(Some(2)));
+    }
+
+    #[test]
+    fn a_future_that_always_wakes_itself_yields_to_the_driver() {
+        let (driver, waker) = counting_waker();
+        let mut cx = Context::from_waker(&waker);
+        let mut set: FutureSet<()> = FutureSet::new();
+        set.push(Box::pin(std::future::poll_fn(|cx| {
+            cx.waker().wake_by_ref();
+            Poll::Pending
+        })));
+        assert!(set.poll_next(&mut cx).is_pending());
+        assert_eq!(wakes(&driver), 1, "yielded, with a wake to come back");
+        set.clear();
+        assert!(set.is_empty());
+        assert_eq!(set.poll_next(&mut cx), Poll::Ready(None));
+    }
+}
