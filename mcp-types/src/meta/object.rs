@@ -6,7 +6,9 @@
 //! `io.modelcontextprotocol/serverInfo` at least) that most callers never
 //! look at; decoding it into a map of owned strings and values for every
 //! result cost a dozen allocations per call. Now a received `_meta` costs
-//! one copy of its text when the result is decoded. serde_json hands the
+//! one copy of its text when the result is decoded, and none when the
+//! same text came before on this thread (`known.rs`: it is shared, not
+//! checked or copied again). serde_json hands the
 //! text over as its `RawValue` (syntax checked); a scan of it checks what
 //! a decode into a map checks beyond syntax (an object, numbers in range,
 //! paired surrogate escapes, the nesting limit), so a `_meta` the old decode
