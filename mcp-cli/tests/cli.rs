@@ -175,11 +175,14 @@ fn transport_failures_exit_4() {
     assert_eq!(out.status.code(), Some(4));
     assert!(text(&out.stderr).contains("/nonexistent/mcp-server"));
 
-    // A loopback port nothing listens on.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port();
+    // A loopback port nothing listens on: bound, not listening, and held
+    // (a port bound and released could be handed to a server another
+    // test starts meanwhile).
+    let socket = tokio::net::TcpSocket::new_v4().expect("socket");
+    socket
+        .bind("127.0.0.1:0".parse().expect("addr"))
+        .expect("bind");
+    let port = socket.local_addr().expect("addr").port();
     let out = mcp(&["ping", "--url", &format!("http://127.0.0.1:{port}/mcp")]);
     assert_eq!(out.status.code(), Some(4), "{}", text(&out.stderr));
 }

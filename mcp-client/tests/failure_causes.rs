@@ -13,11 +13,15 @@ use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_refused_connection_is_named_first() {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
+    // A port bound but not listening, held for the whole test: a
+    // connection to it is refused, and no server started meanwhile (by a
+    // test running beside this one) can be given it, as it could be a
+    // port bound and released.
+    let socket = tokio::net::TcpSocket::new_v4().expect("socket");
+    socket
+        .bind("127.0.0.1:0".parse().expect("addr"))
         .expect("bind");
-    let port = listener.local_addr().expect("addr").port();
-    drop(listener);
+    let port = socket.local_addr().expect("addr").port();
     let err = Client::builder()
         .http(&format!("http://127.0.0.1:{port}/mcp"))
         .connect()
@@ -30,6 +34,7 @@ async fn a_refused_connection_is_named_first() {
             "connection refused: nothing listens at http://127.0.0.1:{port} (connecting failed)"
         )
     );
+    drop(socket);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -24,9 +24,11 @@ async fn fail(config: HttpConfig) -> String {
 
 #[tokio::test]
 async fn refused_connections_and_dns_failures_say_so_first() {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let port = listener.local_addr().unwrap().port();
-    drop(listener);
+    // Bound, not listening, and held: refused, and never handed to a
+    // server another test starts meanwhile.
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind("127.0.0.1:0".parse().unwrap()).unwrap();
+    let port = socket.local_addr().unwrap().port();
     let text = fail(config(&format!("http://127.0.0.1:{port}/mcp?key=s3cret"))).await;
     assert_eq!(
         text,

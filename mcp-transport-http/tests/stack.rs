@@ -568,9 +568,11 @@ async fn no_proxy_bypasses_the_proxy() {
 
 #[tokio::test]
 async fn connection_refused_is_a_network_error() {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap();
-    drop(listener);
+    // Bound, not listening, and held: refused, and never handed to a
+    // server another test starts meanwhile.
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind("127.0.0.1:0".parse().unwrap()).unwrap();
+    let addr = socket.local_addr().unwrap();
     let t = HttpTransport::new(config(&format!("http://{addr}/mcp"))).unwrap();
     let err = t.send(request(1, "x"), &modern(1, "x")).await.unwrap_err();
     assert_eq!(err.fault(), Fault::Network);

@@ -158,7 +158,10 @@ impl<T> FutureSet<T> {
                 budget -= 1;
                 self.next += 1;
                 // Cleared first: a wake while it is polled queues it again.
-                slot.wake.queued.store(false, Ordering::Release);
+                // A swap, not a store: a wake that found the flag set (and
+                // queued nothing) is then ordered before this poll, which
+                // sees what that wake's waker saw.
+                slot.wake.queued.swap(false, Ordering::AcqRel);
                 let polled = future.as_mut().poll(&mut Context::from_waker(&slot.waker));
                 if let Poll::Ready(out) = polled {
                     slot.future = None;
@@ -266,6 +269,48 @@ mod tests {
         assert_eq!(second.polls(), 2, "polled again, for nothing");
         second.open();
         assert_eq!(set.poll_next(&mut cx), Poll::Ready(Some(2)));
+    }
+
+    /// Unparks the thread that polls.
+    struct Unpark(std::thread::Thread);
+
+    impl Wake for Unpark {
+        fn wake(self: Arc<Self>) {
+            self.0.unpark();
+        }
+    }
+
+    #[test]
+    fn wakes_from_other_threads_are_not_lost() {
+        let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+        let mut cx = Context::from_waker(&waker);
+        let mut set = FutureSet::new();
+        let gates: Vec<Gate> = (0..64).map(|_| Gate::default()).collect();
+        for (i, gate) in gates.iter().enumerate() {
+            set.push(gate.future(i as u32));
+        }
+        assert!(set.poll_next(&mut cx).is_pending());
+        let openers: Vec<_> = gates
+            .chunks(16)
+            .map(|chunk| {
+                let chunk = chunk.to_vec();
+                std::thread::spawn(move || chunk.iter().for_each(Gate::open))
+            })
+            .collect();
+        let mut done = Vec::new();
+        while done.len() < gates.len() {
+            match set.poll_next(&mut cx) {
+                Poll::Ready(Some(i)) => done.push(i),
+                Poll::Ready(None) => panic!("empty before every output came"),
+                // Woken (unparked) by the next wake; an unpark that came
+                // first makes this return at once.
+                Poll::Pending => std::thread::park(),
+            }
+        }
+        openers.into_iter().for_each(|t| t.join().unwrap());
+        done.sort_unstable();
+        assert_eq!(done, (0..64).collect::<Vec<u32>>());
+        assert!(set.is_empty());
     }
 
     #[test]
