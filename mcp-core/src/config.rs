@@ -208,7 +208,9 @@ pub struct Config {
     pub input_mode: InputMode,
     /// The cache size cap (0 disables the cache).
     pub cache_entries: usize,
-    /// `io.modelcontextprotocol/logLevel` put on every modern request.
+    /// `io.modelcontextprotocol/logLevel` put on every modern request that
+    /// names none of its own (changed later by
+    /// [`crate::Connection::set_log_level`]).
     pub log_level: Option<String>,
     /// The transport reports when each request actually leaves the client
     /// ([`crate::Connection::handle_request_sent`]): a request's deadline

@@ -386,6 +386,32 @@ fn honest_capabilities_in_both_eras() {
 }
 
 #[test]
+fn the_log_level_is_set_for_later_requests_and_a_requests_own_wins() {
+    let mut h = modern(config());
+    let level_of = |h: &mut Harness, opts: RequestOptions| {
+        h.conn
+            .send_request(h.now, "tools/list", None, opts)
+            .unwrap();
+        let sent = h.drain().remove(0);
+        sent["params"]["_meta"]["io.modelcontextprotocol/logLevel"].clone()
+    };
+    assert_eq!(
+        level_of(&mut h, RequestOptions::default()),
+        serde_json::Value::Null
+    );
+    h.conn.set_log_level(Some("info".into()));
+    assert_eq!(level_of(&mut h, RequestOptions::default()), "info");
+    let own =
+        RequestOptions::default().with_meta("io.modelcontextprotocol/logLevel", json!("debug"));
+    assert_eq!(level_of(&mut h, own), "debug");
+    h.conn.set_log_level(None);
+    assert_eq!(
+        level_of(&mut h, RequestOptions::default()),
+        serde_json::Value::Null
+    );
+}
+
+#[test]
 fn modern_meta_on_every_request_and_retired_methods_fail_locally() {
     let mut h = modern(config().with_log_level("info"));
     let opts = RequestOptions::default().with_meta(

@@ -12,7 +12,6 @@ pub(crate) mod session;
 pub mod throughput;
 
 use std::borrow::Cow;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::task::Waker;
 
@@ -115,11 +114,6 @@ impl Shared {
 pub(crate) struct Inner {
     pub(crate) commands: CommandTx,
     pub(crate) shared: Arc<Shared>,
-    /// 2026-07-28: the log level put on every request.
-    log_level: Mutex<Option<LoggingLevel>>,
-    /// A log level was set: until then a call reads no lock (a plain
-    /// load, where the lock is two atomic writes per call).
-    log_level_set: AtomicBool,
 }
 
 /// A connected MCP client.
@@ -225,12 +219,7 @@ impl Client {
 
     pub(crate) fn from_parts(commands: CommandTx, shared: Arc<Shared>) -> Self {
         Client {
-            inner: Arc::new(Inner {
-                commands,
-                shared,
-                log_level: Mutex::new(None),
-                log_level_set: AtomicBool::new(false),
-            }),
+            inner: Arc::new(Inner { commands, shared }),
         }
     }
 
@@ -318,8 +307,7 @@ impl Client {
     /// poll, so no caller's future holds the spec: the futures stay small
     /// and the spec is moved fewer times (every caller awaits at once, so
     /// the call starts when it did before).
-    pub(crate) fn run(&self, mut spec: CallSpec) -> Running<'_> {
-        self.add_log_level(&mut spec.opts);
+    pub(crate) fn run(&self, spec: CallSpec) -> Running<'_> {
         Running::sent(self, self.send_start(spec, None))
     }
 
@@ -371,30 +359,6 @@ impl Client {
         let span = crate::telemetry::call_span(self, &mut spec);
         let (call, rx) = exchange(spec, waiting);
         (Command::Start { call, span }, rx)
-    }
-
-    pub(crate) fn add_log_level(&self, opts: &mut CallOptions) {
-        if !self.inner.log_level_set.load(Ordering::Acquire) {
-            return;
-        }
-        let level = self
-            .inner
-            .log_level
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone();
-        if let Some(level) = level
-            && self.era() == Some(Era::Modern)
-            && !opts
-                .core()
-                .is_some_and(|c| c.meta.contains_key(mcp_types::meta::keys::LOG_LEVEL))
-        {
-            let v = serde_json::to_value(level).unwrap_or(Value::Null);
-            opts.set_mut()
-                .core
-                .meta
-                .insert(mcp_types::meta::keys::LOG_LEVEL.into(), v);
-        }
     }
 
     pub(crate) fn spec(
@@ -510,12 +474,10 @@ impl Client {
     /// when the server has no `logging` capability.
     pub async fn set_log_level(&self, level: LoggingLevel) -> Result<(), Error> {
         if self.era() == Some(Era::Modern) {
-            *self
-                .inner
-                .log_level
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner) = Some(level);
-            self.inner.log_level_set.store(true, Ordering::Release);
+            // The core puts it on every later request (the commands are
+            // carried out in order); a closed client has none to carry it.
+            let level = Command::SetLogLevel(level.as_str().to_owned());
+            let _ = self.inner.commands.send(level);
             return Ok(());
         }
         let params = serde_json::json!({ "level": level });

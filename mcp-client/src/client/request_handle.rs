@@ -245,8 +245,7 @@ impl Client {
         params: Option<Value>,
         opts: CallOptions,
     ) -> RequestHandle {
-        let mut spec = Client::spec(method.clone(), params, opts);
-        self.add_log_level(&mut spec.opts);
+        let spec = Client::spec(method.clone(), params, opts);
         let (command, reply) = self.start_command(spec, None);
         // When the driver is gone, the command is dropped and the handle
         // resolves to a closed error.
@@ -363,13 +362,10 @@ impl<F: FnOnce() -> Result<CallSpec, Error> + Unpin> Future for Running<'_, F> {
         if let RunState::Unsent(_) = &this.state
             && let RunState::Unsent(make) = std::mem::replace(&mut this.state, RunState::Ended)
         {
-            let sent = make().and_then(|mut spec| {
-                this.client.add_log_level(&mut spec.opts);
-                // The outcome wakes this caller, whose waker the call's
-                // allocation holds from the start: the call may even end
-                // before this returns.
-                this.client.send_start(spec, Some(cx.waker()))
-            });
+            // The outcome wakes this caller, whose waker the call's
+            // allocation holds from the start: the call may even end
+            // before this returns.
+            let sent = make().and_then(|spec| this.client.send_start(spec, Some(cx.waker())));
             return match sent {
                 Ok(rx) => {
                     this.state = RunState::Waiting(rx);

@@ -99,6 +99,9 @@ pub(crate) enum Command {
         method: &'static str,
         reply: oneshot::Sender<Result<(), Error>>,
     },
+    /// 2026-07-28: the log level every later request asks for (the core
+    /// puts it in each request's `_meta`).
+    SetLogLevel(String),
     Close {
         done: oneshot::Sender<()>,
     },
@@ -191,6 +194,7 @@ impl Driver {
                 let _ = reply.send(r);
             }
             Command::ServeHeld(items) => self.serve_held(items),
+            Command::SetLogLevel(level) => self.conn.set_log_level(Some(level)),
             Command::Close { .. } => {}
         }
     }

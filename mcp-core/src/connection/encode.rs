@@ -159,6 +159,18 @@ impl Connection {
             .map(|raw| (version.clone(), raw));
     }
 
+    /// Sets the log level every later 2026-07-28 request asks for
+    /// (`io.modelcontextprotocol/logLevel`; `None`: none), as
+    /// [`Config::with_log_level`](crate::Config::with_log_level) does at the
+    /// start. A request whose own `_meta` names a level keeps its own.
+    pub fn set_log_level(&mut self, level: Option<String>) {
+        if self.config.log_level != level {
+            self.config.log_level = level;
+            // Rendered again, with the new level, by the next request.
+            self.plain_meta = None;
+        }
+    }
+
     pub(super) fn modern_meta<'a>(
         &'a self,
         version: &'a ProtocolVersion,

@@ -41,7 +41,8 @@ pub(crate) struct ModernMeta<'a> {
 
 /// A request's `_meta`, serialized straight from borrowed parts (no copy):
 /// the caller's members, the progress token, and in 2026-07-28 the
-/// required members, which win over caller members of the same name.
+/// required members, which win over caller members of the same name. The
+/// connection's log level is a default: a caller's own level wins.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct RequestMeta<'a> {
     /// The caller's members (custom keys, `traceparent`, ...).
@@ -70,7 +71,6 @@ impl Serialize for RequestMeta<'_> {
                         k,
                         META_PROTOCOL_VERSION | META_CLIENT_CAPABILITIES | META_CLIENT_INFO
                     ))
-                || (self.modern.is_some_and(|m| m.log_level.is_some()) && k == META_LOG_LEVEL)
         };
         for (k, v) in self.user {
             if !reserved(k) {
@@ -84,7 +84,9 @@ impl Serialize for RequestMeta<'_> {
             map.serialize_entry(META_PROTOCOL_VERSION, m.version)?;
             map.serialize_entry(META_CLIENT_CAPABILITIES, m.capabilities)?;
             map.serialize_entry(META_CLIENT_INFO, m.client_info)?;
-            if let Some(level) = m.log_level {
+            if let Some(level) = m.log_level
+                && !self.user.contains_key(META_LOG_LEVEL)
+            {
                 map.serialize_entry(META_LOG_LEVEL, level)?;
             }
         }
