@@ -70,12 +70,9 @@ pub(super) fn shared(text: &[u8]) -> Option<Arc<str>> {
     })
 }
 
-/// `text` (known to decode into a map) as a shared text: the kept one
-/// when it is kept, else a new one, kept when it is short enough.
-pub(super) fn share(text: &str) -> Arc<str> {
-    if let Some(kept) = shared(text.as_bytes()) {
-        return kept;
-    }
+/// `text` (known to decode into a map, and not kept: see [`shared`]) as
+/// a shared text, kept when it is short enough.
+pub(super) fn keep(text: &str) -> Arc<str> {
     let new: Arc<str> = Arc::from(text);
     if text.len() <= LONGEST {
         with(|k| {
@@ -91,6 +88,11 @@ pub(super) fn share(text: &str) -> Arc<str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// As the readers do: the kept text, else the text kept now.
+    fn share(text: &str) -> Arc<str> {
+        shared(text.as_bytes()).unwrap_or_else(|| keep(text))
+    }
 
     #[test]
     fn a_kept_text_is_shared_and_found_as_a_prefix() {

@@ -204,19 +204,16 @@ fn text_reader<D>() -> bool {
 }
 
 impl Meta {
-    /// A `_meta` text checked by [`plain_end`], kept as text, as
-    /// [`Meta::received`] keeps it.
-    pub(crate) fn checked(text: &str) -> Meta {
-        Meta::kept(known::share(text))
+    /// The `_meta` of these bytes when this thread keeps their text
+    /// (`known.rs`): shared, neither checked nor copied.
+    pub(crate) fn known(text: &[u8]) -> Option<Meta> {
+        known::shared(text).map(Meta::kept)
     }
 
-    /// [`Meta::checked`] from bytes: `None` when they are not UTF-8 (not
-    /// checked again when they are a kept text).
-    pub(crate) fn checked_bytes(text: &[u8]) -> Option<Meta> {
-        match known::shared(text) {
-            Some(kept) => Some(Meta::kept(kept)),
-            None => std::str::from_utf8(text).ok().map(Meta::checked),
-        }
+    /// A `_meta` text checked by [`plain_end`] and not kept yet (after
+    /// [`Meta::known`]), kept as text, as [`Meta::received`] keeps it.
+    pub(crate) fn checked(text: &str) -> Meta {
+        Meta::kept(known::keep(text))
     }
 
     /// A text known to decode into a map, kept as it is.
@@ -233,8 +230,8 @@ impl Meta {
     /// cases; those (and every text that does not decode, to report the
     /// error a map decode reports) are decoded now.
     fn received(text: &str) -> Result<Meta, String> {
-        if let Some(kept) = known::shared(text.as_bytes()) {
-            return Ok(Meta::kept(kept));
+        if let Some(kept) = Meta::known(text.as_bytes()) {
+            return Ok(kept);
         }
         if scan::decodes_as_map(text.as_bytes()) {
             return Ok(Meta::checked(text));

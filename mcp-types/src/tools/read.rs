@@ -124,7 +124,7 @@ fn canonical<'a>(
         None => None,
     };
     let meta = match found.meta {
-        Some(m) => Meta::checked_bytes(&bytes[m])?,
+        Some(m) => Meta::known(&bytes[m.clone()]).or_else(|| text(m).map(Meta::checked))?,
         None => Meta::default(),
     };
     Some(CallToolResult {
@@ -204,7 +204,8 @@ impl<'a> Reader<'a> {
             .or_else(|| plain_end(self.bytes(), self.at))
         {
             Some(end) => {
-                let meta = Meta::checked(self.text.get(self.at..end)?);
+                let text = self.text.get(self.at..end)?;
+                let meta = Meta::known(text.as_bytes()).unwrap_or_else(|| Meta::checked(text));
                 self.at = end;
                 Some(meta)
             }
