@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use std::future::{Future, IntoFuture};
 use std::marker::PhantomData;
 use std::pin::Pin;
-use std::task::{Context, Poll, ready};
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use mcp_core::RequestError;
@@ -359,32 +359,32 @@ impl<F: FnOnce() -> Result<CallSpec, Error> + Unpin> Future for Running<'_, F> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.get_mut();
-        if let RunState::Unsent(_) = &this.state
-            && let RunState::Unsent(make) = std::mem::replace(&mut this.state, RunState::Ended)
-        {
-            // The outcome wakes this caller, whose waker the call's
-            // allocation holds from the start: the call may even end
-            // before this returns.
-            let sent = make().and_then(|spec| this.client.send_start(spec, Some(cx.waker())));
-            return match sent {
-                Ok(rx) => {
+        // Taken out for the look, and put back while the call waits: ended
+        // otherwise, with nothing left to cancel.
+        match std::mem::replace(&mut this.state, RunState::Ended) {
+            RunState::Unsent(make) => {
+                // The outcome wakes this caller, whose waker the call's
+                // allocation holds from the start: the call may even end
+                // before this returns.
+                match make().and_then(|spec| this.client.send_start(spec, Some(cx.waker()))) {
+                    Ok(rx) => {
+                        this.state = RunState::Waiting(rx);
+                        Poll::Pending
+                    }
+                    Err(e) => Poll::Ready(Err(e)),
+                }
+            }
+            RunState::Waiting(mut rx) => match Pin::new(&mut rx).poll(cx) {
+                Poll::Pending => {
                     this.state = RunState::Waiting(rx);
                     Poll::Pending
                 }
-                Err(e) => Poll::Ready(Err(e)),
-            };
-        }
-        let RunState::Waiting(rx) = &mut this.state else {
+                Poll::Ready(r) => Poll::Ready(r.unwrap_or_else(|_| Err(Error::closed()))),
+            },
             // Not sent (the driver is gone), or polled after its end.
-            return Poll::Ready(match std::mem::replace(&mut this.state, RunState::Ended) {
-                RunState::Failed(e) => Err(e),
-                _ => Err(Error::closed()),
-            });
-        };
-        let r = ready!(Pin::new(rx).poll(cx));
-        // The call ended: nothing to cancel.
-        this.state = RunState::Ended;
-        Poll::Ready(r.unwrap_or_else(|_| Err(Error::closed())))
+            RunState::Failed(e) => Poll::Ready(Err(e)),
+            RunState::Ended => Poll::Ready(Err(Error::closed())),
+        }
     }
 }
 

@@ -237,20 +237,11 @@ fn send_in(a: Admitted) -> BoxFuture<'static, HttpIo> {
     boxed_in_place(Box::new_uninit(), posting(a))
 }
 
-/// The largest POST future that stays in glibc's per-thread cache of
-/// freed blocks (`tcache`: blocks of up to 1,032 bytes): past it, every
-/// POST's allocation and free take the allocator's slow path (~550
-/// instructions more per call, measured when a 24-byte field pushed the
-/// future from 1,000 bytes past it). `tests::a_post_future_stays_small`
-/// keeps it there.
-#[cfg(test)]
-const POST_FUTURE_MAX: usize = 1024;
-
 /// A POST's future, to be boxed. The `Admitted` is taken apart before the
 /// future is made: it then holds each part once (not the whole `Admitted`
 /// beside the parts it was split into). A call's extra headers are boxed
 /// when it has any: the future stays small enough for the allocator's
-/// quick sizes ([`POST_FUTURE_MAX`]).
+/// quick sizes (`tests::POST_FUTURE_MAX`).
 #[inline(always)]
 fn posting(a: Admitted) -> impl Future<Output = HttpIo> + Send + 'static {
     let Admitted {
@@ -299,6 +290,13 @@ fn read_next(id: Option<RequestId>, mut stream: ResponseStream) -> BoxFuture<'st
 mod tests {
     use super::*;
     use mcp_transport_http::HttpConfig;
+
+    /// The largest POST future that stays in glibc's per-thread cache of
+    /// freed blocks (`tcache`: blocks of up to 1,032 bytes): past it, every
+    /// POST's allocation and free take the allocator's slow path (~550
+    /// instructions more per call, measured when a 24-byte field pushed the
+    /// future from 1,000 bytes past it).
+    const POST_FUTURE_MAX: usize = 1024;
 
     #[test]
     fn a_post_future_stays_small() {
