@@ -13,6 +13,8 @@ use std::collections::{HashMap, VecDeque};
 
 use mcp_types::RequestId;
 
+use crate::IdTable;
+
 /// A table keyed by ids this client assigns itself (call keys, wire ids,
 /// timers): hashed with foldhash instead of SipHash, which costs several
 /// times more per lookup and buys nothing here, since the server chooses
@@ -46,7 +48,7 @@ pub(crate) enum Lookup<T> {
 #[derive(Debug)]
 pub(crate) struct Correlation<T> {
     next_id: i64,
-    in_flight: IdMap<i64, T>,
+    in_flight: IdTable<T>,
     /// The most recently finished ids, oldest first.
     finished: VecDeque<(i64, Ended)>,
 }
@@ -55,7 +57,7 @@ impl<T> Default for Correlation<T> {
     fn default() -> Self {
         Correlation {
             next_id: 1,
-            in_flight: IdMap::default(),
+            in_flight: IdTable::default(),
             finished: VecDeque::new(),
         }
     }
@@ -94,13 +96,13 @@ impl<T> Correlation<T> {
 
     /// The entry of an in-flight id.
     pub(crate) fn get(&self, id: i64) -> Option<&T> {
-        self.in_flight.get(&id)
+        self.in_flight.get(id)
     }
 
     /// Resolves a wire id (integer, or string spelling an integer) to an
     /// in-flight id without removing it.
     pub(crate) fn resolve(&self, id: &RequestId) -> Option<i64> {
-        id.as_number().filter(|n| self.in_flight.contains_key(n))
+        id.as_number().filter(|n| self.in_flight.contains_key(*n))
     }
 
     /// Matches a response id and removes the entry.
@@ -108,7 +110,7 @@ impl<T> Correlation<T> {
         let Some(n) = id.as_number() else {
             return Lookup::Unknown;
         };
-        if let Some(entry) = self.in_flight.remove(&n) {
+        if let Some(entry) = self.in_flight.remove(n) {
             self.remember(n, Ended::Answered);
             return Lookup::Found(n, entry);
         }
@@ -124,14 +126,14 @@ impl<T> Correlation<T> {
     /// Removes an entry the client gave up on (cancel, timeout, retry);
     /// its late reply will be absorbed.
     pub(crate) fn abandon(&mut self, id: i64) -> Option<T> {
-        let entry = self.in_flight.remove(&id)?;
+        let entry = self.in_flight.remove(id)?;
         self.remember(id, Ended::Abandoned);
         Some(entry)
     }
 
     /// Removes every entry (connection closed), remembering them as abandoned.
     pub(crate) fn drain(&mut self) -> Vec<(i64, T)> {
-        let all: Vec<(i64, T)> = self.in_flight.drain().collect();
+        let all = self.in_flight.drain();
         for (id, _) in &all {
             self.remember(*id, Ended::Abandoned);
         }

@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use futures::future::AbortHandle;
-use mcp_core::{Completed, RequestError, UsageError};
+use mcp_core::{Completed, IdTable, RequestError, UsageError};
 use mcp_types::RequestId;
 use serde_json::value::RawValue;
 use tokio::sync::{mpsc, oneshot};
@@ -121,6 +121,62 @@ impl Pending {
         if let Some(tx) = self.reply.take() {
             tx.send(r);
         }
+    }
+}
+
+/// The driver's calls by id. The core numbers every call
+/// (`RequestId::Number`), so they are kept in its [`IdTable`], found by
+/// position instead of by hash; an id of another kind names no call.
+#[derive(Default)]
+pub(super) struct PendingCalls(IdTable<Pending>);
+
+/// The table's key of a call's id.
+fn key(id: &RequestId) -> Option<i64> {
+    match id {
+        RequestId::Number(n) => Some(*n),
+        RequestId::String(_) => None,
+    }
+}
+
+impl PendingCalls {
+    /// Records a started call under the number the core gave it.
+    pub(super) fn insert(&mut self, key: i64, call: Pending) {
+        self.0.insert(key, call);
+    }
+
+    /// The call of `id`.
+    pub(super) fn get(&self, id: &RequestId) -> Option<&Pending> {
+        self.0.get(key(id)?)
+    }
+
+    /// The call of `id`, to change.
+    pub(super) fn get_mut(&mut self, id: &RequestId) -> Option<&mut Pending> {
+        self.0.get_mut(key(id)?)
+    }
+
+    /// Whether `id` is a call in flight.
+    pub(super) fn contains_key(&self, id: &RequestId) -> bool {
+        self.get(id).is_some()
+    }
+
+    /// Removes and returns the call of `id`.
+    pub(super) fn remove(&mut self, id: &RequestId) -> Option<Pending> {
+        self.0.remove(key(id)?)
+    }
+
+    /// Every call's id.
+    pub(super) fn ids(&self) -> Vec<RequestId> {
+        self.0.keys().map(RequestId::Number).collect()
+    }
+
+    /// Every call.
+    pub(super) fn values(&self) -> impl Iterator<Item = &Pending> {
+        self.0.values()
+    }
+
+    /// Every call, to change.
+    pub(super) fn values_mut(&mut self) -> impl Iterator<Item = &mut Pending> {
+        self.0.values_mut()
     }
 }
 

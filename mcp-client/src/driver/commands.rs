@@ -260,12 +260,18 @@ impl Driver {
             None => (None, None),
         };
         match started {
-            Ok(id) => {
+            Ok(id @ RequestId::Number(key)) => {
                 call.set_id(&id);
                 crate::telemetry::record_started(&span, &id, self.link.as_ref());
                 let mut pending = Pending::new(span, call, progress, headers, sink);
                 pending.watch = watch;
-                self.pending.insert(id, pending);
+                self.pending.insert(key, pending);
+            }
+            Ok(id) => {
+                // The core numbers every call: a call it named otherwise
+                // could never be found again, so it ends here.
+                tracing::error!(%id, "the core named a call by a string id");
+                call.send(Err(mcp_core::RequestError::Closed.into()));
             }
             Err(e) => {
                 let r = Err(e.into());

@@ -6,7 +6,6 @@ use std::time::Instant;
 
 use mcp_core::SubscriptionEnd;
 use mcp_core::{ConnectError, Event, RequestError};
-use mcp_types::RequestId;
 use mcp_types::incoming::ServerNotification;
 
 use super::Driver;
@@ -134,7 +133,7 @@ impl Driver {
     fn closed(&mut self) {
         self.closed = true;
         self.shared.set_closed();
-        let ids: Vec<RequestId> = self.pending.keys().cloned().collect();
+        let ids = self.pending.ids();
         for id in ids {
             self.finish(&id, Err(RequestError::Closed.into()));
         }

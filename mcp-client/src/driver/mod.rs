@@ -77,7 +77,6 @@ use crate::error::Error;
 use crate::handlers::{BoxFuture, Served};
 use crate::http_parts::HttpError;
 use crate::transport::Link;
-use calls::Pending;
 use future_set::FutureSet;
 #[cfg(feature = "http")]
 use http::HttpIo;
@@ -86,11 +85,6 @@ use http::HttpIo;
 type HttpIo = std::convert::Infallible;
 use serving::Target;
 use sources::{Source, Sources};
-
-/// A table keyed by ids this client assigns itself: foldhash, cheaper per
-/// lookup than SipHash, which buys nothing when the server chooses none of
-/// the keys.
-type IdMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
 enum Wake {
     Command(Option<Command>),
@@ -135,10 +129,8 @@ struct Driver {
     /// Stops the handler of each server request still being served, for
     /// `notifications/cancelled`.
     serving: HashMap<RequestId, futures::future::AbortHandle>,
-    // Keyed by ids this client assigns: foldhash (`IdMap`), as the core's
-    // own tables (`serving` above is keyed by the server's ids and keeps
-    // SipHash).
-    pending: IdMap<RequestId, Pending>,
+    /// The calls of handles, by the ids the core gave them (`calls.rs`).
+    pending: calls::PendingCalls,
     shared: Arc<Shared>,
     connect_reply: Option<oneshot::Sender<Result<(), Error>>>,
     era_cache: Option<(EraCache, String)>,
@@ -211,7 +203,7 @@ pub(crate) fn start(
         http_io: FutureSet::new(),
         handler_io: FutureSet::new(),
         serving: HashMap::new(),
-        pending: IdMap::default(),
+        pending: calls::PendingCalls::default(),
         shared,
         connect_reply: setup.connect_reply,
         era_cache: setup.era_cache,

@@ -110,7 +110,7 @@ impl Connection {
     pub fn unwatch_task(&mut self, now: Instant, call: &RequestId) -> Result<(), UsageError> {
         let _ = now;
         let key = self.call_key(call)?;
-        if !matches!(self.calls.get(&key).map(|c| &c.kind), Some(CallKind::Watch)) {
+        if !matches!(self.calls.get(key).map(|c| &c.kind), Some(CallKind::Watch)) {
             return Err(UsageError::UnknownCall(call.clone()));
         }
         self.remove_call(key);

@@ -45,7 +45,7 @@ impl Deadlines {
 impl Connection {
     /// Arms (or re-arms) call `key`'s request deadline.
     pub(super) fn arm_deadline(&mut self, key: i64, at: Instant) {
-        let Some(c) = self.calls.get_mut(&key) else {
+        let Some(c) = self.calls.get_mut(key) else {
             return;
         };
         let before = c.armed.replace(at);
@@ -83,7 +83,7 @@ impl Connection {
 
     /// Disarms call `key`'s request deadline.
     pub(super) fn disarm_deadline(&mut self, key: i64) {
-        let armed = self.calls.get_mut(&key).and_then(|c| c.armed.take());
+        let armed = self.calls.get_mut(key).and_then(|c| c.armed.take());
         self.forget_deadline(key, armed);
     }
 
@@ -104,11 +104,11 @@ impl Connection {
         let calls = &self.calls;
         self.deadlines.queue.settle(
             self.deadlines.live,
-            |at, key| calls.get(key).and_then(|c| c.armed) == Some(at),
+            |at, key| calls.get(*key).and_then(|c| c.armed) == Some(at),
             || {
                 calls
                     .iter()
-                    .filter_map(|(key, c)| c.armed.map(|at| (at, *key)))
+                    .filter_map(|(key, c)| c.armed.map(|at| (at, key)))
             },
         );
     }
@@ -121,7 +121,7 @@ impl Connection {
             let Some((at, key)) = self.deadlines.queue.pop_front() else {
                 break;
             };
-            if let Some(c) = self.calls.get_mut(&key) {
+            if let Some(c) = self.calls.get_mut(key) {
                 c.armed = None;
                 self.deadlines.live -= 1;
             }
@@ -208,11 +208,15 @@ mod tests {
             );
             most_queued = most_queued.max(d.queued());
             let (at, key) = d.front().unwrap();
-            assert_eq!(conn.calls[&key].armed, Some(at), "the front is live");
+            assert_eq!(
+                conn.calls.get(key).and_then(|c| c.armed),
+                Some(at),
+                "the front is live"
+            );
             let earliest = conn
                 .calls
                 .iter()
-                .filter_map(|(k, c)| c.armed.map(|a| (a, *k)))
+                .filter_map(|(k, c)| c.armed.map(|a| (a, k)))
                 .min();
             assert_eq!(Some((at, key)), earliest);
         }

@@ -215,7 +215,7 @@ impl Connection {
     ) -> Result<(Vec<u8>, HttpRouting), serde_json::Error> {
         let c = self
             .calls
-            .get(&key)
+            .get(key)
             .ok_or_else(|| serde::ser::Error::custom("call vanished while encoding"))?;
         let modern = self.era == Some(Era::Modern) || matches!(c.kind, CallKind::Probe);
         let version = self.version.as_ref();

@@ -205,7 +205,7 @@ impl Connection {
     }
 
     pub(super) fn on_probe_error(&mut self, now: Instant, key: i64, error: &ErrorObject) {
-        let retried = self.calls.get(&key).is_some_and(|c| c.version_retried);
+        let retried = self.calls.get(key).is_some_and(|c| c.version_retried);
         let verdict = era::classify_probe_error(error);
         self.decide_after_probe(now, key, verdict, retried, EraDecision::FallbackOnError);
     }
@@ -228,7 +228,7 @@ impl Connection {
             ProbeVerdict::Modern { supported } => match era::best_mutual(&prefs, &supported) {
                 Some(v) if v.era() == Some(Era::Modern) && !retried => {
                     self.version = Some(v);
-                    if let Some(c) = self.calls.get_mut(&key) {
+                    if let Some(c) = self.calls.get_mut(key) {
                         c.version_retried = true;
                     }
                     self.send_main(now, key);
@@ -264,7 +264,7 @@ impl Connection {
             .calls
             .iter()
             .find(|(_, c)| matches!(c.kind, CallKind::Probe))
-            .map(|(k, _)| *k);
+            .map(|(k, _)| k);
         if let Some(key) = probe {
             self.decide_after_probe(
                 now,
@@ -320,7 +320,7 @@ impl Connection {
     }
 
     pub(super) fn on_initialize_error(&mut self, now: Instant, key: i64, error: ErrorObject) {
-        let retried = self.calls.get(&key).is_some_and(|c| c.version_retried);
+        let retried = self.calls.get(key).is_some_and(|c| c.version_retried);
         let supported = era::supported_versions(&error);
         let prefs: Vec<ProtocolVersion> = self
             .config
@@ -339,7 +339,7 @@ impl Connection {
                 let params =
                     legacy::initialize_params(&v, &self.config.features, &self.client_info);
                 self.version = Some(v);
-                if let Some(c) = self.calls.get_mut(&key) {
+                if let Some(c) = self.calls.get_mut(key) {
                     c.version_retried = true;
                     c.params = params.into();
                 }

@@ -66,7 +66,7 @@ impl Connection {
     pub(super) fn take_wire(&mut self, id: &RequestId) -> Option<(i64, i64, Role)> {
         match self.wires.take(id) {
             Lookup::Found(wire, w) => {
-                if let Some(c) = self.calls.get_mut(&w.call)
+                if let Some(c) = self.calls.get_mut(w.call)
                     && c.wire == Some(wire)
                 {
                     c.wire = None;
@@ -155,11 +155,11 @@ impl Connection {
         let holder: wire::NotificationMetaHolder = wire::parse(params).ok()?;
         let id = holder.meta?.subscription_id?;
         let key = id.as_number()?;
-        matches!(self.calls.get(&key)?.kind, CallKind::Listen { .. }).then_some(key)
+        matches!(self.calls.get(key)?.kind, CallKind::Listen { .. }).then_some(key)
     }
 
     fn on_subscription_notification(&mut self, now: Instant, key: i64, n: ServerNotification) {
-        let Some(c) = self.calls.get_mut(&key) else {
+        let Some(c) = self.calls.get_mut(key) else {
             return;
         };
         let CallKind::Listen { acked } = &mut c.kind else {
@@ -219,7 +219,7 @@ impl Connection {
         let Some(key) = key else {
             return;
         };
-        let Some(c) = self.calls.get(&key) else {
+        let Some(c) = self.calls.get(key) else {
             return;
         };
         if !c.opts.progress {
@@ -255,7 +255,7 @@ impl Connection {
         // A server may end a subscription with notifications/cancelled.
         if let Some(key) = id.as_number()
             && matches!(
-                self.calls.get(&key).map(|c| &c.kind),
+                self.calls.get(key).map(|c| &c.kind),
                 Some(CallKind::Listen { .. })
             )
         {
@@ -315,7 +315,7 @@ impl Connection {
     }
 
     fn on_call_timeout(&mut self, now: Instant, key: i64) {
-        let Some(c) = self.calls.get(&key) else {
+        let Some(c) = self.calls.get(key) else {
             return;
         };
         let elapsed = now.saturating_duration_since(c.started);
@@ -365,7 +365,7 @@ impl Connection {
         let Some(key) = self.wires.get(wire).map(|w| w.call) else {
             return;
         };
-        let is_probe = matches!(self.calls.get(&key).map(|c| &c.kind), Some(CallKind::Probe));
+        let is_probe = matches!(self.calls.get(key).map(|c| &c.kind), Some(CallKind::Probe));
         if matches!(status, 401 | 403) {
             let _ = self.take_wire(id);
             if is_probe {
@@ -385,7 +385,7 @@ impl Connection {
             };
             if let Some(verdict) = classify_http_answer(&answer) {
                 let _ = self.take_wire(id);
-                let retried = self.calls.get(&key).is_some_and(|c| c.version_retried);
+                let retried = self.calls.get(key).is_some_and(|c| c.version_retried);
                 return self.decide_after_probe(
                     now,
                     key,
@@ -460,7 +460,7 @@ impl Connection {
         let Some(key) = self.wires.get(wire).map(|w| w.call) else {
             return;
         };
-        let Some(c) = self.calls.get_mut(&key) else {
+        let Some(c) = self.calls.get_mut(key) else {
             return;
         };
         if c.wire != Some(wire) {
@@ -487,7 +487,7 @@ impl Connection {
             return;
         };
         self.wires.abandon(wire);
-        let Some(c) = self.calls.get_mut(&key) else {
+        let Some(c) = self.calls.get_mut(key) else {
             return;
         };
         let current = c.wire == Some(wire);
@@ -593,7 +593,7 @@ impl Connection {
             return;
         };
         self.wires.abandon(wire);
-        if let Some(c) = self.calls.get_mut(&key)
+        if let Some(c) = self.calls.get_mut(key)
             && c.wire == Some(wire)
         {
             c.wire = None;

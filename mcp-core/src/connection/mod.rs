@@ -60,9 +60,10 @@ use mcp_types::{Era, ProtocolVersion, RequestId, RequestMethod};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use crate::IdTable;
 use crate::cache::Cache;
 use crate::config::{Config, RequestOptions};
-use crate::correlation::{Correlation, IdMap};
+use crate::correlation::Correlation;
 use crate::era::EraOutcome;
 use crate::error::UsageError;
 use crate::event::{Event, Transmit};
@@ -139,7 +140,7 @@ pub struct Connection {
     wires: Correlation<Wire>,
     /// Boxed: a call is large, and moving it in and out of the table on
     /// every request cost more than the allocation.
-    calls: IdMap<i64, Box<Call>>,
+    calls: IdTable<Box<Call>>,
     server_requests: server_requests::LiveServerRequests,
     tools: HashMap<String, HeaderBindings>,
     cache: Cache,
@@ -189,7 +190,7 @@ impl Connection {
             pending_decision: None,
             server: ServerFacts::default(),
             wires: Correlation::default(),
-            calls: IdMap::default(),
+            calls: IdTable::default(),
             server_requests: server_requests::LiveServerRequests::default(),
             tools: HashMap::new(),
             cache,
@@ -450,7 +451,7 @@ impl Connection {
             key: key.to_owned(),
         };
         let k = self.call_key(call)?;
-        let c = self.calls.get_mut(&k).ok_or_else(unknown)?;
+        let c = self.calls.get_mut(k).ok_or_else(unknown)?;
         let round = c.input.as_mut().ok_or_else(unknown)?;
         if !round.answer(key, response) {
             return Err(unknown());
@@ -540,7 +541,7 @@ impl Connection {
 
     fn call_key(&self, call: &RequestId) -> Result<i64, UsageError> {
         call.as_number()
-            .filter(|k| self.calls.contains_key(k))
+            .filter(|k| self.calls.contains_key(*k))
             .ok_or_else(|| UsageError::UnknownCall(call.clone()))
     }
 }

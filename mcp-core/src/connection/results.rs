@@ -38,7 +38,7 @@ impl Connection {
     /// its head and leaves the one full parse to the caller's decode; every
     /// other path parses it here first.
     pub(super) fn on_main_result(&mut self, now: Instant, key: i64, result: RawJson) {
-        let Some(c) = self.calls.get(&key) else {
+        let Some(c) = self.calls.get(key) else {
             return;
         };
         if self.facts_call == Some(key) {
@@ -113,7 +113,7 @@ impl Connection {
     fn fail_invalid(&mut self, key: i64, reason: impl ToString) {
         let method = self
             .calls
-            .get(&key)
+            .get(key)
             .map(|c| c.method.clone())
             .unwrap_or_default();
         self.fail_call(key, invalid(&method, reason));
@@ -132,7 +132,7 @@ impl Connection {
     }
 
     fn on_complete(&mut self, now: Instant, key: i64, mut raw: RawJson, head: &ResultHead) {
-        let Some(c) = self.calls.get(&key) else {
+        let Some(c) = self.calls.get(key) else {
             return;
         };
         let is_list = matches!(c.kind, CallKind::List { .. });
@@ -158,7 +158,7 @@ impl Connection {
             };
             raw = RawJson::from(checked);
         }
-        let Some(c) = self.calls.get(&key) else {
+        let Some(c) = self.calls.get(key) else {
             return;
         };
         if cacheable {
@@ -192,7 +192,7 @@ impl Connection {
     }
 
     fn on_page(&mut self, now: Instant, key: i64, raw: &[u8], next: Option<&str>) {
-        let Some(c) = self.calls.get_mut(&key) else {
+        let Some(c) = self.calls.get_mut(key) else {
             return;
         };
         let method = c.method.clone();
@@ -285,7 +285,7 @@ impl Connection {
 
     fn on_input_required(&mut self, now: Instant, key: i64, raw: Box<RawValue>) {
         let mode = self.config.input_mode;
-        let Some(c) = self.calls.get_mut(&key) else {
+        let Some(c) = self.calls.get_mut(key) else {
             return;
         };
         let method = c.method.clone();
@@ -334,7 +334,7 @@ impl Connection {
     }
 
     pub(super) fn on_main_error(&mut self, now: Instant, key: i64, error: ErrorObject) {
-        let Some(c) = self.calls.get_mut(&key) else {
+        let Some(c) = self.calls.get_mut(key) else {
             return;
         };
         match c.kind {
@@ -378,7 +378,7 @@ impl Connection {
                 return;
             }
         }
-        let Some(c) = self.calls.get(&key) else {
+        let Some(c) = self.calls.get(key) else {
             return;
         };
         if matches!(c.kind, CallKind::List { .. })

@@ -190,13 +190,13 @@ impl Connection {
     /// serving it from the cache when possible.
     pub(super) fn send_main(&mut self, now: Instant, key: i64) {
         if let Some(raw) = self.cache_hit(now, key) {
-            if let Some(c) = self.calls.get_mut(&key) {
+            if let Some(c) = self.calls.get_mut(key) {
                 c.cached = true;
             }
             self.on_main_result(now, key, raw);
             return;
         }
-        let Some(c) = self.calls.get_mut(&key) else {
+        let Some(c) = self.calls.get_mut(key) else {
             return;
         };
         let id = if c.sends == 0 {
@@ -222,7 +222,7 @@ impl Connection {
                     routing,
                     call: Some(RequestId::Number(key)),
                 });
-                let restart = match self.calls.get_mut(&key) {
+                let restart = match self.calls.get_mut(key) {
                     Some(c) => {
                         c.wire = Some(id);
                         c.deadline.is_none() || c.opts.pause_for_input
@@ -243,7 +243,7 @@ impl Connection {
         if self.era != Some(Era::Modern) {
             return None;
         }
-        let c = self.calls.get(&key)?;
+        let c = self.calls.get(key)?;
         let usable =
             !c.opts.no_cache && !c.extras().is_retry() && c.facts.is_some_and(|f| f.cacheable);
         if !usable {
@@ -264,7 +264,7 @@ impl Connection {
         mut params: Map<String, Value>,
         role: Role,
     ) {
-        let Some(c) = self.calls.get(&key) else {
+        let Some(c) = self.calls.get(key) else {
             return;
         };
         let Some(task) = &c.task else {
@@ -319,7 +319,7 @@ impl Connection {
             call: Some(RequestId::Number(key)),
         });
         if role != Role::TaskAck {
-            if let Some(c) = self.calls.get_mut(&key) {
+            if let Some(c) = self.calls.get_mut(key) {
                 c.wire = Some(id);
             }
             self.arm_when_sent(now, key, true);
@@ -333,7 +333,7 @@ impl Connection {
     /// deadline arms it now.
     fn arm_when_sent(&mut self, now: Instant, key: i64, restart: bool) {
         let defer = restart && self.config.reports_sends;
-        let Some(c) = self.calls.get_mut(&key) else {
+        let Some(c) = self.calls.get_mut(key) else {
             return;
         };
         if !defer {
@@ -422,7 +422,7 @@ impl Connection {
             let mut params = json!({ "requestId": wire, "reason": reason });
             let trace = self
                 .calls
-                .get(&abandoned.call)
+                .get(abandoned.call)
                 .map(|c| trace_members(&c.opts.meta));
             if let (Some(trace), Value::Object(p)) = (trace, &mut params)
                 && !trace.is_empty()
@@ -444,7 +444,7 @@ impl Connection {
         key: i64,
         reason: &str,
     ) -> Result<(), UsageError> {
-        let Some(c) = self.calls.get(&key) else {
+        let Some(c) = self.calls.get(key) else {
             return Err(UsageError::UnknownCall(RequestId::Number(key)));
         };
         if matches!(c.kind, CallKind::Initialize) {
@@ -470,11 +470,11 @@ impl Connection {
         } else if let Some(w) = wire {
             self.cancel_on_wire(w, reason);
         }
-        if let Some(c) = self.calls.get_mut(&key) {
+        if let Some(c) = self.calls.get_mut(key) {
             c.wire = None;
         }
         if matches!(
-            self.calls.get(&key).map(|c| &c.kind),
+            self.calls.get(key).map(|c| &c.kind),
             Some(CallKind::Listen { .. })
         ) {
             self.end_subscription(key, SubscriptionEnd::Cancelled);
@@ -491,7 +491,7 @@ impl Connection {
     /// the call, such as a multi round-trip round).
     pub(super) fn arm_request_timer(&mut self, now: Instant, key: i64, restart: bool) {
         // The record is looked up once, read and its deadline set in place.
-        let Some(c) = self.calls.get_mut(&key) else {
+        let Some(c) = self.calls.get_mut(key) else {
             return;
         };
         let at = match c.deadline {
@@ -530,7 +530,7 @@ impl Connection {
 
     /// Removes a call and its timers, abandoning its in-flight request.
     pub(super) fn remove_call(&mut self, key: i64) -> Option<Box<Call>> {
-        let c = self.calls.remove(&key)?;
+        let c = self.calls.remove(key)?;
         // Its held progress goes out before its final event.
         self.flush_progress_of(key);
         if let Some(w) = c.wire {
@@ -595,7 +595,7 @@ impl Connection {
         if self.state == State::Closed {
             return;
         }
-        let mut keys: Vec<i64> = self.calls.keys().copied().collect();
+        let mut keys: Vec<i64> = self.calls.keys().collect();
         keys.sort_unstable();
         self.state = State::Closed;
         for k in keys {

@@ -44,7 +44,7 @@ impl Connection {
     pub fn response_target(&self, id: &RequestId) -> Option<ResponseTarget<'_>> {
         let wire = self.wires.resolve(id)?;
         let w = self.wires.get(wire)?;
-        let call = self.calls.get(&w.call)?;
+        let call = self.calls.get(w.call)?;
         let method = match w.role {
             Role::Main => &*call.method,
             Role::TaskGet => "tasks/get",

@@ -70,7 +70,7 @@ impl Connection {
         task: TaskSnapshot,
         legacy: bool,
     ) {
-        let Some(c) = self.calls.get_mut(&key) else {
+        let Some(c) = self.calls.get_mut(key) else {
             return;
         };
         c.task = Some(Box::new(TaskWatch::new(task.clone(), legacy, true)));
@@ -84,7 +84,7 @@ impl Connection {
     /// Arms the next poll of a call's task, or ends the call when its
     /// budget is spent, or ends the handle's wait at its poll cap.
     pub(super) fn schedule_poll(&mut self, now: Instant, key: i64) {
-        let Some(c) = self.calls.get(&key) else {
+        let Some(c) = self.calls.get(key) else {
             return;
         };
         let Some(w) = c.task.as_ref().filter(|w| !w.capped) else {
@@ -130,7 +130,7 @@ impl Connection {
                 );
             }
         };
-        let Some(c) = self.calls.get_mut(&key) else {
+        let Some(c) = self.calls.get_mut(key) else {
             return;
         };
         let Some(w) = c.task.as_mut() else {
@@ -251,7 +251,7 @@ impl Connection {
                 .filter(|w| {
                     w.snapshot.task_id == snapshot.task_id && !w.snapshot.status.is_terminal()
                 })
-                .map(|w| (*k, w.snapshot.polls))
+                .map(|w| (k, w.snapshot.polls))
         });
         if let Some((key, polls)) = key {
             snapshot.polls = polls;

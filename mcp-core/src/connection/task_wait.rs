@@ -123,7 +123,7 @@ impl Connection {
 
     /// The task of call `key`, when the call is in progress and has one.
     pub(super) fn task_mut(&mut self, key: i64) -> Option<&mut TaskWatch> {
-        self.calls.get_mut(&key).and_then(|c| c.task.as_deref_mut())
+        self.calls.get_mut(key).and_then(|c| c.task.as_deref_mut())
     }
 
     /// Reports one observation of a call's task (a poll, a push, the
