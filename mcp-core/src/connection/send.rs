@@ -105,13 +105,16 @@ impl Connection {
         opts: &mut crate::config::RequestOptions,
         kind: CallKind,
     ) -> Box<Call> {
+        // The box is allocated first and the call written into it: made
+        // on the stack, the call (some 380 bytes) would be copied into it.
+        let room = Box::<Call>::new_uninit();
         let total = opts.max_total.or(self.config.max_total);
         // A known method's name is the table's static text: no copy.
         let method = match facts {
             Some(f) if f.name == method => std::borrow::Cow::Borrowed(f.name),
             _ => std::borrow::Cow::Owned(method.to_owned()),
         };
-        Box::new(Call {
+        Box::write(room, Call {
             method,
             facts,
             params,
