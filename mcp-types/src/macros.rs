@@ -35,6 +35,16 @@ macro_rules! open_enum {
                 }
             }
 
+            /// The known value whose wire string is `bytes`, read without a
+            /// UTF-8 check (`None` for any other bytes).
+            #[allow(dead_code)]
+            pub(crate) fn known_wire(bytes: &[u8]) -> Option<Self> {
+                $( if bytes == $wire.as_bytes() {
+                    return Some($name::$variant);
+                } )+
+                None
+            }
+
             /// Whether this is a value the crate knows.
             pub fn is_known(&self) -> bool {
                 !matches!(self, $name::Unknown(_))

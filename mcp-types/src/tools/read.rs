@@ -120,7 +120,14 @@ fn canonical<'a>(
     }
     // Inside its quotes: a plain string is its own text.
     let result_type = match found.result_type {
-        Some(r) => Some(ResultType::parse(text(r.start + 1..r.end - 1)?)),
+        Some(r) => {
+            let wire = r.start + 1..r.end - 1;
+            // A known value's bytes are ASCII: no UTF-8 check for them.
+            match ResultType::known_wire(&bytes[wire.clone()]) {
+                Some(known) => Some(known),
+                None => Some(ResultType::parse(text(wire)?)),
+            }
+        }
         None => None,
     };
     let meta = match found.meta {
