@@ -4,6 +4,8 @@
 //! method, the tool's `x-mcp-header` annotations); the transport only renders
 //! them as headers. Pure data, shared by `mcp-core` and the transports.
 
+use std::borrow::Cow;
+
 use crate::jsonrpc::RequestId;
 use crate::version::ProtocolVersion;
 
@@ -24,8 +26,9 @@ pub struct HttpRouting {
     /// `MCP-Protocol-Version`; absent only before a version is known
     /// (the legacy `initialize` request).
     pub protocol_version: Option<ProtocolVersion>,
-    /// `Mcp-Method` (2026-07-28): the JSON-RPC method of the message.
-    pub method: Option<String>,
+    /// `Mcp-Method` (2026-07-28): the JSON-RPC method of the message
+    /// (a method the core knows is its static name: no copy per request).
+    pub method: Option<Cow<'static, str>>,
     /// `Mcp-Name` (2026-07-28): the tool or prompt name, resource URI or task id.
     pub name: Option<String>,
     /// `Mcp-Param-{Name}` headers (2026-07-28), as `(Name, value)` pairs whose
@@ -50,9 +53,9 @@ impl HttpRouting {
         }
     }
 
-    /// Sets `Mcp-Method`.
+    /// Sets `Mcp-Method` (a `&'static str` is borrowed, a `String` kept).
     #[must_use]
-    pub fn with_method(mut self, method: impl Into<String>) -> Self {
+    pub fn with_method(mut self, method: impl Into<Cow<'static, str>>) -> Self {
         self.method = Some(method.into());
         self
     }

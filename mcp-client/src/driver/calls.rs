@@ -243,21 +243,3 @@ mod tests {
         assert!(size <= 128, "a pending call is {size} bytes");
     }
 }
-#[cfg(test)]
-mod size_probe {
-    #[test]
-    fn sizes() {
-        use std::mem::size_of;
-        eprintln!("Command {}", size_of::<crate::driver::commands::Command>());
-        eprintln!("CallSpec {}", size_of::<crate::driver::CallSpec>());
-        eprintln!("Outcome {}", size_of::<super::Outcome>());
-        eprintln!("Result<Outcome,Error> {}", size_of::<Result<super::Outcome, crate::Error>>());
-        eprintln!("Completed {}", size_of::<mcp_core::Completed>());
-        eprintln!("Event {}", size_of::<mcp_core::Event>());
-        eprintln!("Transmit {}", size_of::<mcp_core::Transmit>());
-        eprintln!("Wake {}", size_of::<crate::driver::Wake>());
-        eprintln!("Error {}", size_of::<crate::Error>());
-        eprintln!("CallToolResult {}", size_of::<mcp_types::tools::CallToolResult>());
-        eprintln!("Pending {}", size_of::<super::Pending>());
-    }
-}

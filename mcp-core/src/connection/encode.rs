@@ -256,7 +256,7 @@ impl Connection {
         // ignores them, so it does not pay for them on every request.
         let http = self.config.transport == TransportKind::Http;
         if modern && http {
-            routing = routing.with_method(&*c.method);
+            routing = routing.with_method(c.method.clone());
             if let Some(name) = crate::headers::mcp_name(&c.method, &c.params) {
                 routing = routing.with_name(name);
             }

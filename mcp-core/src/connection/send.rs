@@ -114,28 +114,31 @@ impl Connection {
             Some(f) if f.name == method => std::borrow::Cow::Borrowed(f.name),
             _ => std::borrow::Cow::Owned(method.to_owned()),
         };
-        Box::write(room, Call {
-            method,
-            facts,
-            params,
-            task_augmented: false,
-            opts: KeptOptions::take_from(opts),
-            kind,
-            wire: None,
-            started: now,
-            total_deadline: total.and_then(|t| now.checked_add(t)),
-            deadline: None,
-            unsent: None,
-            rounds: RoundCounter::new(self.config.max_rounds),
-            input: None,
-            extras: None,
-            version_retried: false,
-            header_retried: false,
-            task: None,
-            cached: false,
-            sends: 0,
-            armed: None,
-        })
+        Box::write(
+            room,
+            Call {
+                method,
+                facts,
+                params,
+                task_augmented: false,
+                opts: KeptOptions::take_from(opts),
+                kind,
+                wire: None,
+                started: now,
+                total_deadline: total.and_then(|t| now.checked_add(t)),
+                deadline: None,
+                unsent: None,
+                rounds: RoundCounter::new(self.config.max_rounds),
+                input: None,
+                extras: None,
+                version_retried: false,
+                header_retried: false,
+                task: None,
+                cached: false,
+                sends: 0,
+                armed: None,
+            },
+        )
     }
 
     /// Refuses a method the negotiated era does not have or the server did
@@ -263,7 +266,7 @@ impl Connection {
         &mut self,
         now: Instant,
         key: i64,
-        method: &str,
+        method: &'static str,
         mut params: Map<String, Value>,
         role: Role,
     ) {
@@ -369,7 +372,7 @@ impl Connection {
         };
         let mut routing = self.base_routing();
         if self.era == Some(Era::Modern) {
-            routing = routing.with_method(method);
+            routing = routing.with_method(method.to_owned());
         }
         self.transmits.push_back(Transmit::Message {
             bytes,

@@ -474,7 +474,7 @@ pub fn notification(method: &str) -> Bytes {
 /// Modern routing for a request.
 pub fn modern(id: i64, method: &str) -> HttpRouting {
     HttpRouting::new(ProtocolVersion::V2026_07_28)
-        .with_method(method)
+        .with_method(method.to_owned())
         .with_request_id(RequestId::Number(id))
 }
 
