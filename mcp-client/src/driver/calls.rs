@@ -211,7 +211,10 @@ impl Driver {
                         Ok(_) => ListenItem::Ended,
                     });
                 }
-                _ => p.reply(r),
+                _ => {
+                    p.reply(r);
+                    self.delivered += 1;
+                }
             }
         } else if let Err(e) = r {
             // Not a call of a handle (none is started by the driver itself).

@@ -31,6 +31,7 @@
 //!   starving) and the timer it arms; `sources.rs`: which of the
 //!   driver's sources can be ready, so that a wait polls only those.
 
+mod batching;
 mod callback_tasks;
 mod calls;
 mod command_queue;
@@ -83,6 +84,7 @@ use http::HttpIo;
 /// No HTTP transport in this build: no HTTP exchange is ever in flight.
 #[cfg(not(feature = "http"))]
 type HttpIo = std::convert::Infallible;
+use batching::Batching;
 use serving::Target;
 use sources::{Source, Sources};
 
@@ -115,6 +117,9 @@ struct Driver {
     line_writer: Option<mcp_transport_stdio::LineWriter>,
     /// Messages handed to the transport since its last completed write.
     unwritten: usize,
+    /// Outcomes handed to callers since the last completed write: each
+    /// woke a caller that may be about to send its next request.
+    delivered: usize,
     /// The stdio receiver handed over an item and was not found empty
     /// since: `take_ready` tries it again at once (if it holds input
     /// already read). Otherwise the read is left to `wait`, which polls the
@@ -197,6 +202,7 @@ pub(crate) fn start(
         link_open: true,
         line_writer: None,
         unwritten: 0,
+        delivered: 0,
         inbound_more: false,
         outbox: VecDeque::new(),
         writing: None,
@@ -232,10 +238,6 @@ fn clock() -> Instant {
     tokio::time::Instant::now().into_std()
 }
 
-/// Other calls in flight from which the driver lets runnable callers queue
-/// their requests before writing, so that they share one write.
-const CONCURRENT_BATCHING: usize = 4;
-
 /// The most ready items handled in one turn before waiting again.
 const READY_BATCH: usize = 64;
 
@@ -248,7 +250,7 @@ impl Driver {
         }
         let mut now = clock();
         self.flush(now);
-        let close_done = loop {
+        let close_done = 'run: loop {
             let wake = self.wait(&mut commands).await;
             now = clock();
             if let Err(done) = self.on_wake(now, wake) {
@@ -260,20 +262,19 @@ impl Driver {
             if let Err(done) = self.take_ready(now, &mut commands) {
                 break done;
             }
-            // Requests are about to be written while several other calls
-            // are in flight: first let the callers that are already runnable
-            // (woken by replies just delivered) queue theirs, so a burst goes
-            // out in one write and one wake-up. With little concurrency the
-            // requests are written at once.
+            // Requests are about to be written while callers that are
+            // already runnable may still queue theirs (`Batching`): let them
+            // first, so that a burst goes out in one write and one wake-up.
             self.drain_queues(now);
-            let unwritten = self.unwritten();
-            if unwritten > 0 && self.conn.in_flight() >= unwritten + CONCURRENT_BATCHING {
+            let mut batching = Batching::new(self.unwritten());
+            while batching.waits_for_callers(self.conn.in_flight(), self.delivered) {
                 tokio::task::yield_now().await;
                 now = clock();
                 if let Err(done) = self.take_ready(now, &mut commands) {
-                    break done;
+                    break 'run done;
                 }
                 self.drain_queues(now);
+                batching.queued(self.unwritten());
             }
             // The queues were drained just above: only a custom transport's
             // sends are left to start.
@@ -325,11 +326,11 @@ impl Driver {
             }
             Wake::Wrote(Ok(())) => {
                 self.writing = None;
-                self.unwritten = 0;
+                self.written();
             }
             Wake::Wrote(Err(e)) => {
                 self.writing = None;
-                self.unwritten = 0;
+                self.written();
                 self.outbox.clear();
                 if self.has_server_process() {
                     // The receiver reports how the child ended (exit status,
@@ -400,6 +401,12 @@ impl Driver {
 
     /// Messages waiting for a write to start (a byte stream's queued
     /// lines, a custom transport's outbox when no send is in progress).
+    /// A write completed: what was waiting for it is out.
+    fn written(&mut self) {
+        self.unwritten = 0;
+        self.delivered = 0;
+    }
+
     fn unwritten(&self) -> usize {
         let custom = if self.writing.is_none() {
             self.outbox.len()

@@ -56,7 +56,7 @@ impl Driver {
             && w.has_queued()
         {
             match self.sources.poll(Source::Write, |cx| w.poll_flush(cx)) {
-                Poll::Ready(Ok(())) => self.unwritten = 0,
+                Poll::Ready(Ok(())) => self.written(),
                 Poll::Ready(Err(e)) => return Wake::Wrote(Err(e.to_string())),
                 Poll::Pending => {}
             }
