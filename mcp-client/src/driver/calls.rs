@@ -174,7 +174,8 @@ impl PendingCalls {
         self.0.values()
     }
 
-    /// Every call, to change.
+    /// Every call, to change (the HTTP failures' causes are attached so).
+    #[cfg(feature = "http")]
     pub(super) fn values_mut(&mut self) -> impl Iterator<Item = &mut Pending> {
         self.0.values_mut()
     }
