@@ -39,9 +39,17 @@ pub(crate) fn encode_header_value(value: &str) -> String {
 
 /// The value of `Mcp-Name` for a request: the tool or prompt
 /// name, the resource URI (also of `skills/get` and
-/// `resources/directory/read`), or the task id.
-pub(crate) fn mcp_name(method: &str, params: &crate::params::Params) -> Option<String> {
-    let key = mcp_types::methods::facts::mcp_name_param(method)?;
+/// `resources/directory/read`), or the task id. `facts` is the call's row of
+/// the method table, when it has one (no lookup by name then).
+pub(crate) fn mcp_name(
+    method: &str,
+    facts: Option<&mcp_types::methods::facts::MethodFacts>,
+    params: &crate::params::Params,
+) -> Option<String> {
+    let key = match facts {
+        Some(f) if f.name == method => f.mcp_name_param,
+        _ => mcp_types::methods::facts::mcp_name_param(method),
+    }?;
     params.get_str(key).map(encode_header_value)
 }
 

@@ -185,12 +185,14 @@ pub(crate) fn set_post_basics(headers: &mut HeaderList) {
 /// The static header value for a protocol version or a method a request
 /// names often: rendering it copies and validates nothing per request.
 fn known_value(text: &str) -> Option<HeaderValue> {
+    // A match of strings compares them arm by arm: the values requests
+    // name most come first.
     let known: &'static str = match text {
         "2025-11-25" => "2025-11-25",
         "2026-07-28" => "2026-07-28",
+        "tools/call" => "tools/call",
         "2025-06-18" => "2025-06-18",
         "2025-03-26" => "2025-03-26",
-        "tools/call" => "tools/call",
         "tools/list" => "tools/list",
         "resources/read" => "resources/read",
         "resources/list" => "resources/list",

@@ -257,7 +257,7 @@ impl Connection {
         let http = self.config.transport == TransportKind::Http;
         if modern && http {
             routing = routing.with_method(c.method.clone());
-            if let Some(name) = crate::headers::mcp_name(&c.method, &c.params) {
+            if let Some(name) = crate::headers::mcp_name(&c.method, c.facts, &c.params) {
                 routing = routing.with_name(name);
             }
             if c.method == "tools/call" && !self.tools.is_empty() {
