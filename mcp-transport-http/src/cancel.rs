@@ -1,21 +1,21 @@
 //! Cancellation of requests in flight, without an allocation per request.
 //!
-//! The transport keeps one [`Registry`]: a table of the request ids in
-//! flight (each entry counts its [`Cancel`] handles and holds a
-//! `cancelled` flag), a slot per handle for the waker of its wait, and
-//! the transport's `closed` flag. A handle's wait looks at its entry and
-//! leaves its waker in its slot, under the table's lock;
-//! [`Registry::cancel`] sets the request's flag and wakes every waiting
-//! handle, so each looks at its own entry again (cancellations are rare;
-//! a request's exchange costs a table insert and remove, no allocation of
-//! its own, and no wait list of its own). Closing the transport sets the
-//! `closed` flag, which ends every handle's wait.
+//! The transport keeps one [`Registry`]: a table of the requests in
+//! flight (each entry holds its id, counts its [`Cancel`] handles and
+//! holds a `cancelled` flag), a slot per handle for the waker of its wait,
+//! and the transport's `closed` flag. A handle knows its entry's place in
+//! the table, so its wait looks at it without hashing and leaves its waker
+//! in its slot, under the table's lock; [`Registry::cancel`] finds the
+//! request's entry by a scan (cancellations are rare), sets its flag and
+//! wakes every waiting handle, so each looks at its own entry again. A
+//! request's exchange costs a slot taken and given back, no allocation of
+//! its own, no hashing and no wait list of its own. Closing the transport
+//! sets the `closed` flag, which ends every handle's wait.
 //!
 //! An id registered again (while its earlier registration still has
 //! handles) replaces it: [`Registry::cancel`] reaches the newest, and each
 //! entry's generation keeps the earlier handles from touching it.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::{Context, Poll, Waker};
@@ -24,8 +24,10 @@ use mcp_types::RequestId;
 
 use crate::error::HttpError;
 
-/// One registered request: its handles and whether it was cancelled.
+/// One registered request: its id, its handles and whether it was
+/// cancelled.
 struct Entry {
+    id: RequestId,
     generation: u64,
     handles: usize,
     cancelled: bool,
@@ -33,10 +35,12 @@ struct Entry {
 
 #[derive(Default)]
 struct Table {
-    /// Keyed by the client's own request ids (never chosen by the server),
-    /// so foldhash, not SipHash: a request's exchange looks its entry up
-    /// several times (register, each look of its wait, its handle's drop).
-    entries: HashMap<RequestId, Entry, foldhash::fast::RandomState>,
+    /// The registered requests, at the places their handles know (a
+    /// request's exchange looks at its entry several times: each look of
+    /// its wait, its handles' drops).
+    entries: Vec<Option<Entry>>,
+    /// The places of entries gone, for the next ones.
+    free_entries: Vec<usize>,
     next_generation: u64,
     /// One slot per live handle: the waker of its wait, if it waits.
     wakers: Vec<Option<Waker>>,
@@ -86,30 +90,47 @@ impl Registry {
     /// A handle for one request (registered under its id when it has one).
     pub(crate) fn register(self: &Arc<Self>, id: Option<&RequestId>) -> Cancel {
         let mut table = self.lock();
-        let key = id.map(|id| {
+        let registration = id.map(|id| {
             let generation = table.next_generation;
             table.next_generation += 1;
             let entry = Entry {
+                id: id.clone(),
                 generation,
                 handles: 1,
                 cancelled: false,
             };
-            table.entries.insert(id.clone(), entry);
-            (id.clone(), generation)
+            let place = match table.free_entries.pop() {
+                Some(place) => {
+                    table.entries[place] = Some(entry);
+                    place
+                }
+                None => {
+                    table.entries.push(Some(entry));
+                    table.entries.len() - 1
+                }
+            };
+            (place, generation)
         });
         let slot = table.take_slot();
         drop(table);
         Cancel {
             registry: self.clone(),
-            key,
+            registration,
             slot,
         }
     }
 
-    /// Cancels the request with this id; whether one was registered.
+    /// Cancels the request with this id (its newest registration, when
+    /// the id was registered again); whether one was registered.
     pub(crate) fn cancel(&self, id: &RequestId) -> bool {
         let mut table = self.lock();
-        let Some(entry) = table.entries.get_mut(id) else {
+        let newest = table
+            .entries
+            .iter_mut()
+            .flatten()
+            .filter(|e| e.id == *id)
+            .max_by_key(|e| e.generation);
+        let Some(entry) = newest else {
             return false;
         };
         entry.cancelled = true;
@@ -130,13 +151,13 @@ impl Registry {
         wakers.into_iter().for_each(Waker::wake);
     }
 
-    /// Adds (`+1`) or removes (`-1`) a handle of a registration; the
-    /// entry goes with its last handle (unless a newer one replaced it).
-    fn count(table: &mut Table, (id, generation): &(RequestId, u64), add: bool) {
-        let Some(entry) = table.entries.get_mut(id) else {
+    /// Adds (`+1`) or removes (`-1`) a handle of the registration at
+    /// `place`; the entry goes with its last handle.
+    fn count(table: &mut Table, (place, generation): (usize, u64), add: bool) {
+        let Some(Some(entry)) = table.entries.get_mut(place) else {
             return;
         };
-        if entry.generation != *generation {
+        if entry.generation != generation {
             return;
         }
         if add {
@@ -144,7 +165,8 @@ impl Registry {
         } else {
             entry.handles -= 1;
             if entry.handles == 0 {
-                table.entries.remove(id);
+                table.entries[place] = None;
+                table.free_entries.push(place);
             }
         }
     }
@@ -154,7 +176,11 @@ impl Registry {
 /// closing signal. Clones share one registration, removed with the last.
 pub(crate) struct Cancel {
     registry: Arc<Registry>,
-    key: Option<(RequestId, u64)>,
+    /// The request's registration: its entry's place in the table and
+    /// its generation (the place is reused after the entry is gone). The
+    /// handle is in every POST's future, kept small: the id is the
+    /// entry's.
+    registration: Option<(usize, u64)>,
     /// This handle's waker slot in the table.
     slot: usize,
 }
@@ -162,14 +188,14 @@ pub(crate) struct Cancel {
 impl Clone for Cancel {
     fn clone(&self) -> Self {
         let mut table = self.registry.lock();
-        if let Some(key) = &self.key {
-            Registry::count(&mut table, key, true);
+        if let Some(registration) = self.registration {
+            Registry::count(&mut table, registration, true);
         }
         let slot = table.take_slot();
         drop(table);
         Cancel {
             registry: self.registry.clone(),
-            key: self.key.clone(),
+            registration: self.registration,
             slot,
         }
     }
@@ -178,8 +204,8 @@ impl Clone for Cancel {
 impl Drop for Cancel {
     fn drop(&mut self) {
         let mut table = self.registry.lock();
-        if let Some(key) = &self.key {
-            Registry::count(&mut table, key, false);
+        if let Some(registration) = self.registration {
+            Registry::count(&mut table, registration, false);
         }
         table.wakers[self.slot] = None;
         table.free.push(self.slot);
@@ -193,8 +219,10 @@ impl Cancel {
     }
 
     /// The id of the request, if it has one.
-    pub(crate) fn request_id(&self) -> Option<&RequestId> {
-        self.key.as_ref().map(|(id, _)| id)
+    pub(crate) fn request_id(&self) -> Option<RequestId> {
+        let (place, _) = self.registration?;
+        let table = self.registry.lock();
+        Some(table.entries.get(place)?.as_ref()?.id.clone())
     }
 
     /// Resolves when the request is cancelled or the transport closed.
@@ -210,11 +238,11 @@ impl Cancel {
         if self.registry.closed.load(Ordering::SeqCst) {
             return Poll::Ready(HttpError::Closed);
         }
-        let cancelled = self.key.as_ref().is_some_and(|(id, generation)| {
-            table
-                .entries
-                .get(id)
-                .is_some_and(|e| e.generation == *generation && e.cancelled)
+        let cancelled = self.registration.is_some_and(|(place, generation)| {
+            matches!(
+                table.entries.get(place),
+                Some(Some(e)) if e.generation == generation && e.cancelled
+            )
         });
         if cancelled {
             return Poll::Ready(HttpError::Cancelled);
@@ -324,7 +352,8 @@ mod tests {
         ));
         drop((first, other));
         let table = registry.lock();
-        assert!(table.entries.is_empty());
+        assert!(table.entries.iter().all(Option::is_none));
+        assert_eq!(table.free_entries.len(), table.entries.len());
         assert_eq!(table.free.len(), table.wakers.len(), "every slot free");
     }
 }

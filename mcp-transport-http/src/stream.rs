@@ -87,7 +87,7 @@ impl ResponseStream {
     ) -> Self {
         let (tx, rx) = mpsc::channel(inner.config.stream_buffer);
         let shared = Arc::new(Shared::default());
-        let request_id = cancel.request_id().cloned();
+        let request_id = cancel.request_id();
         let session = inner.session.id();
         let pump = Pump {
             parser: SseParser::new(inner.config.limits.max_event_bytes),
