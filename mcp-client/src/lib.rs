@@ -47,8 +47,10 @@
 //!   threads (no futex system call), and nothing is shared between cores.
 //!   A CLI, an agent loop that awaits one call at a time, or a host that
 //!   gives each connection its own thread should use it.
-//! * **Multi-thread** (the default) costs a little more per call (a
-//!   reply's caller may run on another worker, which must be woken) and
+//! * **Multi-thread** (the default) costs a little more per call (its
+//!   scheduler does more per wake-up, and a reply's caller may run on
+//!   another worker, which must be woken: about 10% more CPU per call with
+//!   32 calls in flight in the bench) and
 //!   buys parallelism *between* connections and with the host's own work:
 //!   a host with many servers (`mcp-host`), CPU-heavy handlers or
 //!   notification processing, or an application already on the default
