@@ -399,14 +399,14 @@ impl Driver {
         Ok(())
     }
 
-    /// Messages waiting for a write to start (a byte stream's queued
-    /// lines, a custom transport's outbox when no send is in progress).
     /// A write completed: what was waiting for it is out.
     fn written(&mut self) {
         self.unwritten = 0;
         self.delivered = 0;
     }
 
+    /// Messages waiting for a write to start (a byte stream's queued
+    /// lines, a custom transport's outbox when no send is in progress).
     fn unwritten(&self) -> usize {
         let custom = if self.writing.is_none() {
             self.outbox.len()
