@@ -11,10 +11,11 @@
 //!
 //! The window's front advances as its oldest entries leave. An entry that
 //! stays while many newer ones come and go (a subscription, a task watched
-//! for hours) would hold the window open: once the window reaches
-//! `WINDOW` slots its oldest entries move to a hash table beside it,
-//! where they are still found, so the window stays bounded however long
-//! an entry lives. Keys that arrive out of order (lower than the window's
+//! for hours) would hold the window open: once the window spans more than
+//! four slots per entry in it (and at least 64), or `WINDOW` slots, its
+//! oldest entries move to a hash table beside it, where they are still
+//! found, so the window stays in proportion to the entries however long
+//! one lives. Keys that arrive out of order (lower than the window's
 //! front) go there too: any `i64` is a valid key, only the cost differs.
 
 use std::fmt;
@@ -23,6 +24,14 @@ use crate::correlation::IdMap;
 
 /// The most slots the window holds before its oldest entries move out.
 const WINDOW: usize = 1024;
+
+/// The most slots the window may span with `live` entries in it: past
+/// that, its oldest entries move out.
+#[inline]
+fn span_limit(live: usize) -> usize {
+    // `live` counts entries in memory: far from overflowing.
+    (live * 4 + 64).min(WINDOW)
+}
 
 /// A map from `i64` ids to `V`, cheapest when the ids are issued in
 /// increasing order and most leave soon after they came, as a connection's
@@ -48,6 +57,9 @@ pub struct IdTable<V> {
     live: usize,
     /// Entries outside the window: moved out of it, or keyed below it.
     spilled: IdMap<i64, V>,
+    /// No key in `spilled` is above this (`i64::MIN` when it is empty): a
+    /// key above it is not there, and is looked for in the window only.
+    spilled_max: i64,
 }
 
 impl<V> Default for IdTable<V> {
@@ -57,6 +69,7 @@ impl<V> Default for IdTable<V> {
             slots: Ring::default(),
             live: 0,
             spilled: IdMap::default(),
+            spilled_max: i64::MIN,
         }
     }
 }
@@ -127,9 +140,14 @@ impl<V> IdTable<V> {
 
     /// Records `value` under `key`; returns the entry it replaced.
     pub fn insert(&mut self, key: i64, value: V) -> Option<V> {
-        // The common case first: the next key after the window's last.
+        // The common case first: the next key after the window's last,
+        // with room for it.
         let len = self.slots.len();
-        if self.offset(key) == len as u64 && len < WINDOW && len > 0 && self.spilled.is_empty() {
+        if self.offset(key) == len as u64
+            && len > 0
+            && len < span_limit(self.live)
+            && key > self.spilled_max
+        {
             self.slots.push_back(Some(value));
             self.live += 1;
             return None;
@@ -152,9 +170,9 @@ impl<V> IdTable<V> {
         let mut offset = self.offset(key);
         if offset > i64::MAX as u64 {
             // Below the window's front: out of order, kept beside it.
-            return self.spilled.insert(key, value);
+            return self.spill(key, value);
         }
-        while offset >= WINDOW as u64 && !self.slots.is_empty() {
+        while offset >= span_limit(self.live) as u64 && !self.slots.is_empty() {
             self.spill_front();
             offset = self.offset(key);
         }
@@ -162,7 +180,8 @@ impl<V> IdTable<V> {
             self.base = key;
             offset = 0;
         }
-        // `offset` is now below WINDOW and at least the window's length.
+        // `offset` is now within the limit and at least the window's
+        // length.
         for _ in self.slots.len()..offset as usize {
             self.slots.push_back(None);
         }
@@ -176,10 +195,16 @@ impl<V> IdTable<V> {
     fn spill_front(&mut self) {
         if let Some(v) = self.slots.pop_front() {
             self.live -= 1;
-            self.spilled.insert(self.base, v);
+            self.spill(self.base, v);
         }
         self.base = self.base.wrapping_add(1);
         self.trim_front();
+    }
+
+    /// Keeps an entry beside the window.
+    fn spill(&mut self, key: i64, value: V) -> Option<V> {
+        self.spilled_max = self.spilled_max.max(key);
+        self.spilled.insert(key, value)
     }
 
     /// Advances the front past empty slots (an empty window has none).
@@ -206,7 +231,11 @@ impl<V> IdTable<V> {
         if self.spilled.is_empty() {
             return None;
         }
-        self.spilled.remove(&key)
+        let v = self.spilled.remove(&key);
+        if self.spilled.is_empty() {
+            self.spilled_max = i64::MIN;
+        }
+        v
     }
 
     /// Every entry with its key: the window's in key order, then the
@@ -254,6 +283,7 @@ impl<V> IdTable<V> {
             .filter_map(|(i, v)| Some((base.wrapping_add(i as i64), v?)))
             .collect();
         all.extend(self.spilled.drain());
+        self.spilled_max = i64::MIN;
         self.live = 0;
         all
     }
@@ -427,7 +457,7 @@ mod tests {
         for id in 2..10_000 {
             t.insert(id, "call");
             assert_eq!(t.remove(id), Some("call"));
-            assert!(t.slots.len() <= WINDOW);
+            assert!(t.slots.len() <= span_limit(t.live));
         }
         // It moved beside the window, and is still found there.
         assert_eq!(t.spilled.len(), 1);
@@ -509,6 +539,34 @@ mod tests {
     }
 
     proptest! {
+        /// As a connection uses it: ids issued in order, each removed
+        /// some time later (`removals[i]` picks which live one), some
+        /// ids skipped (used elsewhere); the table answers as a `BTreeMap`
+        /// does and its window stays in proportion to its entries.
+        #[test]
+        fn issued_in_order_it_is_a_map(
+            steps in proptest::collection::vec((0usize..4, any::<prop::sample::Index>(), 0i64..3), 0..3000),
+        ) {
+            let mut t = IdTable::new();
+            let mut model = BTreeMap::new();
+            let mut next = 1i64;
+            for (removals, pick, skip) in steps {
+                next += skip;
+                prop_assert_eq!(t.insert(next, next), model.insert(next, next));
+                prop_assert!(t.slots.len() <= span_limit(t.live.saturating_sub(1)) + 1);
+                next += 1;
+                for _ in 0..removals.min(model.len()) {
+                    let keys: Vec<i64> = model.keys().copied().collect();
+                    let key = keys[pick.index(keys.len())];
+                    prop_assert_eq!(t.remove(key), model.remove(&key));
+                }
+                prop_assert_eq!(t.len(), model.len());
+                for (k, v) in &model {
+                    prop_assert_eq!(t.get(*k), Some(v));
+                }
+            }
+        }
+
         /// The table answers as a `BTreeMap` does, whatever the keys.
         #[test]
         fn it_is_a_map(ops in proptest::collection::vec(op(), 0..400)) {
@@ -521,6 +579,7 @@ mod tests {
                 }
                 prop_assert_eq!(t.len(), model.len());
                 prop_assert!(t.slots.len() <= WINDOW);
+                prop_assert!(t.spilled.keys().all(|k| *k <= t.spilled_max));
                 prop_assert!(!t.slots.front_is_vacant());
             }
             for (k, v) in &model {
