@@ -13,8 +13,9 @@
 //! sets the `closed` flag, which ends every handle's wait.
 //!
 //! An id registered again (while its earlier registration still has
-//! handles) replaces it: [`Registry::cancel`] reaches the newest, and each
-//! entry's generation keeps the earlier handles from touching it.
+//! handles) has an entry of each: [`Registry::cancel`] reaches the newest
+//! one still registered, and each entry's generation keeps a handle from
+//! touching an entry that took its place after its own was gone.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -296,6 +297,24 @@ mod tests {
         );
         drop((new, copy));
         assert!(!registry.cancel(&id), "gone with its last handle");
+        // The newest still registered is the one a cancellation reaches.
+        let mut first = registry.register(Some(&id));
+        let second = registry.register(Some(&id));
+        drop(second);
+        assert!(registry.cancel(&id));
+        assert!(matches!(
+            poll_once(&mut first),
+            Poll::Ready(HttpError::Cancelled)
+        ));
+        // The cancelled entry's place goes to the next registration, which
+        // starts uncancelled.
+        drop(first);
+        let mut third = registry.register(Some(&RequestId::Number(9)));
+        assert!(
+            poll_once(&mut third).is_pending(),
+            "a reused place starts afresh"
+        );
+        drop(third);
         registry.close();
         assert!(other.is_closed());
         assert!(matches!(
