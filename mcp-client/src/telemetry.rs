@@ -100,7 +100,7 @@ pub(crate) fn call_span(client: &Client, spec: &mut CallSpec) -> Span {
             crate::driver::SpecKind::Tool(call) => Some(call.name()),
             _ => None,
         };
-        record_request(client, &span, method, spec.params.as_ref(), tool);
+        record_request(client, &span, method, spec.params.as_deref(), tool);
     }
     #[cfg(feature = "opentelemetry")]
     if spec.opts.core().is_none_or(|c| c.trace.is_none())

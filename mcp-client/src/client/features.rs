@@ -59,7 +59,7 @@ impl Client {
         let method = M::METHOD;
         let spec = CallSpec {
             method: method.into(),
-            params,
+            params: params.map(Box::new),
             opts: CallOptions::new(),
             kind: SpecKind::ListAll,
         };

@@ -130,7 +130,7 @@ impl Client {
         let filter = serde_json::to_value(&filter).map_err(mcp_core::UsageError::from)?;
         let spec = CallSpec {
             method: "subscriptions/listen".into(),
-            params: Some(serde_json::json!({ "notifications": filter })),
+            params: Some(Box::new(serde_json::json!({ "notifications": filter }))),
             opts: CallOptions::new(),
             kind: SpecKind::Listen(tx),
         };

@@ -368,7 +368,7 @@ impl Client {
     ) -> CallSpec {
         CallSpec {
             method: method.into(),
-            params,
+            params: params.map(Box::new),
             opts,
             kind: SpecKind::Plain,
         }

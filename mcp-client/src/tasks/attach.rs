@@ -75,7 +75,7 @@ impl Client {
             serde_json::to_value(TaskIdParams::new(task_id)).map_err(mcp_core::UsageError::from)?;
         let spec = CallSpec {
             method: method.into(),
-            params: Some(params),
+            params: Some(Box::new(params)),
             opts,
             kind: SpecKind::Watch {
                 sink,

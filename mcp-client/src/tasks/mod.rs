@@ -222,7 +222,9 @@ impl Client {
         let (sink, ends) = TaskSink::new();
         let spec = CallSpec {
             method: CallTool::METHOD.into(),
-            params: Some(Value::Object(mcp_core::call_tool_params(name, arguments))),
+            params: Some(Box::new(Value::Object(mcp_core::call_tool_params(
+                name, arguments,
+            )))),
             opts,
             kind: SpecKind::Task(sink),
         };
