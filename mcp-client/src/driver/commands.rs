@@ -350,3 +350,15 @@ fn core_options(set: &mut Option<Box<crate::options::Set>>) -> RequestOptions {
     set.as_deref_mut()
         .map_or_else(RequestOptions::default, |s| std::mem::take(&mut s.core))
 }
+
+#[cfg(test)]
+mod tests {
+    /// A spec is moved several times on its way to the driver: up to 128
+    /// bytes a move is a few register copies, past it a `memcpy` call (it
+    /// was 160 bytes with its params inline).
+    #[test]
+    fn a_call_spec_moves_without_a_memcpy() {
+        let size = std::mem::size_of::<super::CallSpec>();
+        assert!(size <= 128, "a call's spec is {size} bytes");
+    }
+}
