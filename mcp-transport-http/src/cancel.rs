@@ -34,36 +34,65 @@ struct Entry {
     cancelled: bool,
 }
 
+/// Places in a table that stay an owner's while it lives (a handle keeps
+/// its place, so it finds its item without a search); the places given
+/// back are reused first.
+struct Places<T> {
+    items: Vec<Option<T>>,
+    free: Vec<usize>,
+}
+
+impl<T> Default for Places<T> {
+    fn default() -> Self {
+        Places {
+            items: Vec::new(),
+            free: Vec::new(),
+        }
+    }
+}
+
+impl<T> Places<T> {
+    /// A place for `item`.
+    fn take(&mut self, item: Option<T>) -> usize {
+        match self.free.pop() {
+            Some(place) => {
+                self.items[place] = item;
+                place
+            }
+            None => {
+                self.items.push(item);
+                self.items.len() - 1
+            }
+        }
+    }
+
+    /// Gives `place` back, emptied.
+    fn give_back(&mut self, place: usize) {
+        self.items[place] = None;
+        self.free.push(place);
+    }
+}
+
 #[derive(Default)]
 struct Table {
     /// The registered requests, at the places their handles know (a
     /// request's exchange looks at its entry several times: each look of
     /// its wait, its handles' drops).
-    entries: Vec<Option<Entry>>,
-    /// The places of entries gone, for the next ones.
-    free_entries: Vec<usize>,
+    entries: Places<Entry>,
     next_generation: u64,
-    /// One slot per live handle: the waker of its wait, if it waits.
-    wakers: Vec<Option<Waker>>,
-    /// The slots of dropped handles, for the next ones.
-    free: Vec<usize>,
+    /// One place per live handle: the waker of its wait, if it waits.
+    wakers: Places<Waker>,
 }
 
 impl Table {
-    fn take_slot(&mut self) -> usize {
-        match self.free.pop() {
-            Some(slot) => slot,
-            None => {
-                self.wakers.push(None);
-                self.wakers.len() - 1
-            }
-        }
-    }
-
     /// The wakers of every waiting handle, taken out (each waits again,
     /// and leaves its waker again, when it looks and is not done).
     fn take_wakers(&mut self) -> Vec<Waker> {
-        self.wakers.iter_mut().filter_map(Option::take).collect()
+        self.wakers
+            .items
+            .iter_mut()
+            .filter_map(Option::take)
+            .collect()
     }
 }
 
@@ -100,19 +129,9 @@ impl Registry {
                 handles: 1,
                 cancelled: false,
             };
-            let place = match table.free_entries.pop() {
-                Some(place) => {
-                    table.entries[place] = Some(entry);
-                    place
-                }
-                None => {
-                    table.entries.push(Some(entry));
-                    table.entries.len() - 1
-                }
-            };
-            (place, generation)
+            (table.entries.take(Some(entry)), generation)
         });
-        let slot = table.take_slot();
+        let slot = table.wakers.take(None);
         drop(table);
         Cancel {
             registry: self.clone(),
@@ -127,6 +146,7 @@ impl Registry {
         let mut table = self.lock();
         let newest = table
             .entries
+            .items
             .iter_mut()
             .flatten()
             .filter(|e| e.id == *id)
@@ -155,7 +175,7 @@ impl Registry {
     /// Adds (`+1`) or removes (`-1`) a handle of the registration at
     /// `place`; the entry goes with its last handle.
     fn count(table: &mut Table, (place, generation): (usize, u64), add: bool) {
-        let Some(Some(entry)) = table.entries.get_mut(place) else {
+        let Some(Some(entry)) = table.entries.items.get_mut(place) else {
             return;
         };
         if entry.generation != generation {
@@ -166,8 +186,7 @@ impl Registry {
         } else {
             entry.handles -= 1;
             if entry.handles == 0 {
-                table.entries[place] = None;
-                table.free_entries.push(place);
+                table.entries.give_back(place);
             }
         }
     }
@@ -192,7 +211,7 @@ impl Clone for Cancel {
         if let Some(registration) = self.registration {
             Registry::count(&mut table, registration, true);
         }
-        let slot = table.take_slot();
+        let slot = table.wakers.take(None);
         drop(table);
         Cancel {
             registry: self.registry.clone(),
@@ -208,8 +227,7 @@ impl Drop for Cancel {
         if let Some(registration) = self.registration {
             Registry::count(&mut table, registration, false);
         }
-        table.wakers[self.slot] = None;
-        table.free.push(self.slot);
+        table.wakers.give_back(self.slot);
     }
 }
 
@@ -223,7 +241,7 @@ impl Cancel {
     pub(crate) fn request_id(&self) -> Option<RequestId> {
         let (place, _) = self.registration?;
         let table = self.registry.lock();
-        Some(table.entries.get(place)?.as_ref()?.id.clone())
+        Some(table.entries.items.get(place)?.as_ref()?.id.clone())
     }
 
     /// Resolves when the request is cancelled or the transport closed.
@@ -241,14 +259,14 @@ impl Cancel {
         }
         let cancelled = self.registration.is_some_and(|(place, generation)| {
             matches!(
-                table.entries.get(place),
+                table.entries.items.get(place),
                 Some(Some(e)) if e.generation == generation && e.cancelled
             )
         });
         if cancelled {
             return Poll::Ready(HttpError::Cancelled);
         }
-        match &mut table.wakers[self.slot] {
+        match &mut table.wakers.items[self.slot] {
             Some(waker) if waker.will_wake(cx.waker()) => {}
             waiting => *waiting = Some(cx.waker().clone()),
         }
@@ -371,8 +389,12 @@ mod tests {
         ));
         drop((first, other));
         let table = registry.lock();
-        assert!(table.entries.iter().all(Option::is_none));
-        assert_eq!(table.free_entries.len(), table.entries.len());
-        assert_eq!(table.free.len(), table.wakers.len(), "every slot free");
+        assert!(table.entries.items.iter().all(Option::is_none));
+        assert_eq!(table.entries.free.len(), table.entries.items.len());
+        assert_eq!(
+            table.wakers.free.len(),
+            table.wakers.items.len(),
+            "every slot free"
+        );
     }
 }
