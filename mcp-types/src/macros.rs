@@ -29,15 +29,11 @@ macro_rules! open_enum {
 
             /// Parses a wire string; unknown strings are kept as data.
             pub fn parse(s: &str) -> Self {
-                match s {
-                    $( $wire => $name::$variant, )+
-                    other => $name::Unknown(other.to_owned()),
-                }
+                Self::known_wire(s.as_bytes()).unwrap_or_else(|| $name::Unknown(s.to_owned()))
             }
 
             /// The known value whose wire string is `bytes`, read without a
             /// UTF-8 check (`None` for any other bytes).
-            #[allow(dead_code)]
             pub(crate) fn known_wire(bytes: &[u8]) -> Option<Self> {
                 $( if bytes == $wire.as_bytes() {
                     return Some($name::$variant);
