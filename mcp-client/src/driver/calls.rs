@@ -126,17 +126,10 @@ impl Pending {
 
 /// The driver's calls by id. The core numbers every call
 /// (`RequestId::Number`), so they are kept in its [`IdTable`], found by
-/// position instead of by hash; an id of another kind names no call.
+/// position instead of by hash; an id is read as the core reads a call's
+/// id (`RequestId::as_number`).
 #[derive(Default)]
 pub(super) struct PendingCalls(IdTable<Pending>);
-
-/// The table's key of a call's id.
-fn key(id: &RequestId) -> Option<i64> {
-    match id {
-        RequestId::Number(n) => Some(*n),
-        RequestId::String(_) => None,
-    }
-}
 
 impl PendingCalls {
     /// Records a started call under the number the core gave it.
@@ -146,12 +139,12 @@ impl PendingCalls {
 
     /// The call of `id`.
     pub(super) fn get(&self, id: &RequestId) -> Option<&Pending> {
-        self.0.get(key(id)?)
+        self.0.get(id.as_number()?)
     }
 
     /// The call of `id`, to change.
     pub(super) fn get_mut(&mut self, id: &RequestId) -> Option<&mut Pending> {
-        self.0.get_mut(key(id)?)
+        self.0.get_mut(id.as_number()?)
     }
 
     /// Whether `id` is a call in flight.
@@ -161,7 +154,7 @@ impl PendingCalls {
 
     /// Removes and returns the call of `id`.
     pub(super) fn remove(&mut self, id: &RequestId) -> Option<Pending> {
-        self.0.remove(key(id)?)
+        self.0.remove(id.as_number()?)
     }
 
     /// Every call's id.
