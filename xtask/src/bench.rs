@@ -4,8 +4,9 @@
 //! 1. The side-by-side table (`bench_table.rs`): client CPU per
 //!    `tools/call` of the strict floor, rmcp and this SDK (both tokio
 //!    runtimes), both revisions, in one run against one demo server, with
-//!    each figure's ratio to the floor and its target. `--table` runs only
-//!    this.
+//!    each figure's ratio to the floor and its target, the client and the
+//!    server pinned to one CPU as issue 18 measures (`--split`: the server
+//!    on another CPU). `--table` runs only this.
 //! 2. `mcp-client/benches/calls.rs` in release mode: sequential and 32-way
 //!    concurrent `tools/call` over stdio and HTTP and 1 MiB results, with
 //!    calls/s, p50 and p99 latency, client CPU per call and RSS growth next
@@ -46,7 +47,10 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     }
     let mut cmd = util::cargo();
     cmd.args(["bench", "-p", "mcp-client", "--bench", "calls", "--"]);
-    cmd.args(args.iter().filter(|a| *a != "--no-table"));
+    cmd.args(
+        args.iter()
+            .filter(|a| !matches!(a.as_str(), "--no-table" | "--split")),
+    );
     util::run("bench", &mut cmd)?;
     // A narrowed client run (`--only`) is for profiling the client alone.
     if narrowed {

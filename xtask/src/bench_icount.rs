@@ -48,7 +48,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         return Err("`--icount` needs valgrind (Debian's `valgrind` package)".into());
     }
     let p = crate::bench_table::build(args.iter().any(|a| a == "--no-build"))?;
-    let http = HttpServer::start(&p.server)?;
+    let http = HttpServer::start(&p.server, crate::bench_table::Layout::Shared)?;
     let sites: Vec<Option<AtomicSites>> = CLIENTS
         .iter()
         .map(|(_, program)| AtomicSites::of(programs_path(&p, program)))

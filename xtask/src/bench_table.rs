@@ -11,8 +11,15 @@
 //! of the demo server recompile `ring`). Every client is a process of its own that
 //! connects, warms up and then prints one `BENCH` line per measured run
 //! (`bench/common/measure.rs`): its own CPU time per call over the
-//! measured calls only, so start-up is not in it. With two or more CPUs
-//! the client runs pinned to CPU 0 and the server to CPU 1 (`taskset`).
+//! measured calls only, so start-up is not in it.
+//!
+//! Where the two run ([`Layout`]): as issue 18 measures, the client and the
+//! server pinned to one CPU, the same one (`taskset -c 0` for both), so a
+//! call's cost is the client's own work and the switches between the two
+//! processes; `--split` pins the server to CPU 1 instead, where every reply
+//! wakes the client from idle across CPUs (on a virtual machine that wake
+//! costs the client more than its own work: the floor's sequential stdio
+//! call goes from ~2 to ~20 µs) and the ratios shrink toward 1.
 //!
 //! The server is the demo server for every client (both eras on one
 //! process): its cost is outside the client's CPU figure, and one server
@@ -130,6 +137,42 @@ pub(crate) fn build(skip_build: bool) -> Result<Programs, String> {
     Ok(programs)
 }
 
+/// Which CPUs the client and the server are pinned to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Layout {
+    /// Both on CPU 0: issue 18's measurement.
+    Shared,
+    /// The client on CPU 0, the server on CPU 1 (`--split`).
+    Split,
+}
+
+impl Layout {
+    /// The layout `args` ask for.
+    pub(crate) fn from_args(args: &[String]) -> Layout {
+        if args.iter().any(|a| a == "--split") {
+            Layout::Split
+        } else {
+            Layout::Shared
+        }
+    }
+
+    /// The server's CPU.
+    fn server_cpu(self) -> usize {
+        match self {
+            Layout::Shared => 0,
+            Layout::Split => 1,
+        }
+    }
+
+    /// How the table's heading says it.
+    pub(crate) fn describe(self) -> &'static str {
+        match self {
+            Layout::Shared => "client and server pinned to CPU 0",
+            Layout::Split => "client pinned to CPU 0, server to CPU 1",
+        }
+    }
+}
+
 /// `taskset -c CPU` before a command line, when the machine has two CPUs
 /// and `taskset` exists.
 fn pinned(cpu: usize, program: &Path) -> Vec<String> {
@@ -155,8 +198,8 @@ pub(crate) struct HttpServer {
 }
 
 impl HttpServer {
-    pub(crate) fn start(server: &Path) -> Result<HttpServer, String> {
-        let argv = pinned(1, server);
+    pub(crate) fn start(server: &Path, layout: Layout) -> Result<HttpServer, String> {
+        let argv = pinned(layout.server_cpu(), server);
         let mut child = Command::new(&argv[0])
             .args(&argv[1..])
             .args(["--http", "127.0.0.1:0"])
@@ -185,6 +228,16 @@ impl Drop for HttpServer {
     }
 }
 
+/// The server every client of a run talks to, and where it runs.
+#[derive(Clone, Copy)]
+struct Peer<'a> {
+    /// The HTTP demo server's URL.
+    url: &'a str,
+    /// The demo server's program (each stdio client starts one).
+    server: &'a Path,
+    layout: Layout,
+}
+
 /// Runs one client process and reads its figures.
 fn measure(
     program: &Path,
@@ -192,9 +245,13 @@ fn measure(
     row: (&str, &str, usize, usize, f64),
     era: &str,
     scale: &Scale,
-    url: &str,
-    server: &Path,
+    peer: &Peer<'_>,
 ) -> Result<Cell, String> {
+    let Peer {
+        url,
+        server,
+        layout,
+    } = *peer;
     let (_, via, bytes, workers, _) = row;
     let calls = if bytes > 0 {
         scale.big_calls
@@ -217,7 +274,7 @@ fn measure(
         cmd.arg("--pooled");
     }
     cmd.arg("--");
-    cmd.args(pinned(1, server));
+    cmd.args(pinned(layout.server_cpu(), server));
     cmd.arg("--stdio");
     let out = cmd
         .stderr(Stdio::piped())
@@ -260,7 +317,14 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         }
     };
     let p = build(args.iter().any(|a| a == "--no-build"))?;
-    let http = HttpServer::start(&p.server)?;
+    let layout = Layout::from_args(args);
+    let http = HttpServer::start(&p.server, layout)?;
+    println!("bench: {}", layout.describe());
+    let peer = Peer {
+        url: &http.url,
+        server: &p.server,
+        layout,
+    };
     let variants = Variant::all();
     for era in ["legacy", "modern"] {
         let mut rows = Vec::new();
@@ -279,7 +343,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
                         "rmcp" => &p.rmcp,
                         _ => &p.sdk,
                     };
-                    let cell = measure(program, v, row, era, &scale, &http.url, &p.server)
+                    let cell = measure(program, v, row, era, &scale, &peer)
                         .map_err(|e| eprintln!("bench: {e}"))
                         .ok();
                     runs[i].push(cell);
