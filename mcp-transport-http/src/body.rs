@@ -22,16 +22,20 @@ pub(crate) const ERROR_BODY_LIMIT: usize = 64 * 1024;
 pub(crate) const MAX_PRESIZE: usize = 4 * 1024 * 1024;
 
 /// A one-frame body up to this size is copied out of the connection's
-/// read buffer. The frame is a view of that buffer, and while a view is
-/// held (the message keeps its result as a slice of the body until the
-/// caller decodes it) the connection cannot reuse the buffer: its next
-/// read would allocate a fresh one (`h1/` reads into 8 KiB at a time). A
-/// small copy costs less than that allocation; a large body keeps its view.
+/// read buffer, unless its end is known to be read already (the body's
+/// size hint says no data is left). The frame is a view of that buffer,
+/// and while a view is held the connection cannot reuse the buffer: a read
+/// for the rest of the body would allocate a fresh one (`h1/` reads into
+/// 8 KiB at a time). A small copy costs less than that allocation; a large
+/// body keeps its view. A body whose end is already read needs no copy:
+/// its view is gone before the connection reads again, as the message read
+/// from it copies a small result out ([`Message::read_bytes`]) and the body
+/// is dropped with the exchange.
 const COPY_SMALL_BODY: usize = 4 * 1024;
 
 /// Reads the whole body, failing past `limit` bytes. A body that arrives
-/// in one frame is returned without a copy when it is large (a small one
-/// is copied, see [`COPY_SMALL_BODY`]); otherwise the buffer is sized
+/// in one frame is returned without a copy when it is large or its end is
+/// already read (another small one is copied, see [`COPY_SMALL_BODY`]); otherwise the buffer is sized
 /// from `Content-Length` (bounded) so a large body is not copied as it
 /// grows.
 pub(crate) async fn read_limited<B>(body: &mut B, limit: usize) -> Result<Bytes, HttpError>
@@ -57,7 +61,10 @@ where
         match first.take() {
             // Copied at once: the view goes before the body's end, when
             // the connection reads again.
-            None if buf.is_empty() && data.len() <= COPY_SMALL_BODY => {
+            None if buf.is_empty()
+                && data.len() <= COPY_SMALL_BODY
+                && body.size_hint().upper() != Some(0) =>
+            {
                 first = Some(Bytes::copy_from_slice(&data));
             }
             None if buf.is_empty() => first = Some(data),
@@ -112,4 +119,67 @@ pub(crate) fn json_reply(bytes: &Bytes, check: bool) -> Result<Message, HttpErro
         ReadError::Broken { id, violations } => HttpError::InvalidEnvelope { id, violations },
         ReadError::Invalid(e) => HttpError::InvalidMessage(e),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::pin::Pin;
+    use std::task::{Context, Poll};
+
+    use hyper::body::{Frame, SizeHint};
+
+    use super::*;
+
+    /// A body of one frame that says, once the frame is taken, whether
+    /// anything is left (`ends`: an exact size of zero) or not known.
+    struct OneFrame {
+        frame: Option<Bytes>,
+        ends: bool,
+    }
+
+    impl Body for OneFrame {
+        type Data = Bytes;
+        type Error = std::convert::Infallible;
+
+        fn poll_frame(
+            mut self: Pin<&mut Self>,
+            _: &mut Context<'_>,
+        ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
+            Poll::Ready(self.frame.take().map(|data| Ok(Frame::data(data))))
+        }
+
+        fn size_hint(&self) -> SizeHint {
+            match (&self.frame, self.ends) {
+                (Some(data), _) => SizeHint::with_exact(data.len() as u64),
+                (None, true) => SizeHint::with_exact(0),
+                (None, false) => SizeHint::default(),
+            }
+        }
+    }
+
+    /// A small body is copied out of the buffer it is a view of unless
+    /// its end is already read; a large one is never copied.
+    #[tokio::test]
+    async fn a_small_body_is_copied_only_when_its_end_is_still_to_be_read() {
+        let small = Bytes::from(vec![b'{'; 100]);
+        let large = Bytes::from(vec![b'{'; COPY_SMALL_BODY + 1]);
+        for (frame, ends, copied) in [
+            (&small, false, true),
+            (&small, true, false),
+            (&large, false, false),
+        ] {
+            let mut body = OneFrame {
+                frame: Some(frame.clone()),
+                ends,
+            };
+            let read = read_limited(&mut body, usize::MAX).await.expect("read");
+            assert_eq!(read, frame);
+            assert_eq!(
+                read.as_ptr() != frame.as_ptr(),
+                copied,
+                "{} bytes, ends {ends}",
+                frame.len()
+            );
+        }
+    }
 }

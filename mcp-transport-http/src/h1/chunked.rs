@@ -108,6 +108,26 @@ impl Chunked {
     }
 }
 
+impl Chunked {
+    /// Whether the body ends within `buf` with no more data: what is left
+    /// of it there is the last chunk and no trailers (`0\r\n\r\n`, after
+    /// the line end of the chunk just read), so the steps to its end read
+    /// nothing more from the connection. Other spellings of the end
+    /// (extensions, trailers, bare line feeds) say `false`: the end comes
+    /// all the same, only not known in advance.
+    pub(crate) fn ends_within(&self, buf: &[u8]) -> bool {
+        const LAST: &[u8] = b"0\r\n\r\n";
+        match self.state {
+            State::Done => true,
+            State::Size => buf.starts_with(LAST),
+            State::DataEnd => buf
+                .strip_prefix(b"\r\n")
+                .is_some_and(|rest| rest.starts_with(LAST)),
+            State::Data(_) | State::Trailers(_) => false,
+        }
+    }
+}
+
 /// Takes one line off the front of `buf` and gives what `read` makes of
 /// it (the line without its `\r\n`, or a bare `\n`), or `None` when it
 /// has not all arrived. The line is read in place, not split off.
@@ -188,6 +208,29 @@ mod tests {
         );
         assert_eq!(d.step(&mut buf).expect("end"), Step::End);
         assert_eq!(&buf[..], b"HTTP/1.1");
+    }
+
+    #[test]
+    fn an_end_already_buffered_is_known_after_the_last_data() {
+        let mut buf = BytesMut::from(&b"2\r\nok\r\n0\r\n\r\n"[..]);
+        let mut d = Chunked::new();
+        assert!(!d.ends_within(&buf));
+        assert!(matches!(d.step(&mut buf), Ok(Step::Data(_))));
+        assert!(d.ends_within(&buf));
+        assert_eq!(d.step(&mut buf).expect("end"), Step::End);
+        assert!(d.ends_within(&buf));
+        // Not yet all there, more data, or trailers: not known.
+        for rest in [
+            &b"\r\n0\r\n"[..],
+            b"\r\n1\r\nx\r\n0\r\n\r\n",
+            b"\r\n0\r\nx: y\r\n\r\n",
+        ] {
+            let mut buf = BytesMut::from(&b"2\r\nok"[..]);
+            buf.extend_from_slice(rest);
+            let mut d = Chunked::new();
+            assert!(matches!(d.step(&mut buf), Ok(Step::Data(_))));
+            assert!(!d.ends_within(&buf), "{rest:?}");
+        }
     }
 
     #[test]

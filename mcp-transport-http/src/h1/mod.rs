@@ -397,6 +397,13 @@ impl Body for ResponseBody {
                 reading: Reading::Length(n),
                 ..
             }) => SizeHint::with_exact(*n),
+            // No data left, and the end already read: the body's end is
+            // polled without reading from the connection again.
+            Kind::H1(H1Body {
+                reading: Reading::Chunked(decoder),
+                conn,
+                ..
+            }) if decoder.ends_within(&conn.buf) => SizeHint::with_exact(0),
             Kind::H1(_) => SizeHint::default(),
         }
     }
