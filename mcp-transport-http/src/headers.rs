@@ -95,12 +95,30 @@ pub(crate) fn render_list(
 /// [`render_list`] with the transport's cache of recent `Mcp-Method`
 /// and `Mcp-Name` values: a name requests keep naming (the tools a client
 /// calls) is validated and copied once, then shared.
+///
+/// `headers` holds no reserved field yet ([`is_reserved`]: every routing
+/// field is one), so each field is appended without looking for an
+/// earlier one of its name.
 pub(crate) fn render_cached(
     routing: &HttpRouting,
     headers: &mut HeaderList,
     cache: &ValueCache,
 ) -> Result<(), HttpError> {
-    render(routing, headers, Some(cache))
+    debug_assert!(!headers.iter().any(|(name, _)| is_reserved(name)));
+    render(routing, &mut Appending(headers), Some(cache))
+}
+
+/// A field list known to hold none of the fields about to be set: setting
+/// one appends it.
+struct Appending<'a>(&'a mut HeaderList);
+
+impl Fields for Appending<'_> {
+    fn set(&mut self, name: HeaderName, value: HeaderValue) {
+        self.0.append(name, value);
+    }
+    fn add(&mut self, name: HeaderName, value: HeaderValue) {
+        self.0.append(name, value);
+    }
 }
 
 fn render(
@@ -180,6 +198,12 @@ pub fn is_reserved(name: &HeaderName) -> bool {
 pub(crate) fn set_post_basics(headers: &mut HeaderList) {
     headers.insert(ACCEPT, ACCEPT_POST);
     headers.insert(CONTENT_TYPE, JSON);
+}
+
+/// Whether a POST's own field is named `name` ([`set_post_basics`]): a
+/// caller's value of it gives way to the transport's.
+pub(crate) fn is_post_basic(name: &HeaderName) -> bool {
+    name == ACCEPT || name == CONTENT_TYPE
 }
 
 /// The static header value for a protocol version or a method a request
@@ -361,12 +385,14 @@ mod tests {
         );
         for i in 0..=CACHED_VALUES {
             let r = HttpRouting::new(ProtocolVersion::V2026_07_28).with_name(format!("tool{i}"));
-            render_cached(&r, &mut again, &cache).unwrap();
-            assert_eq!(again.get(&NAME).unwrap(), format!("tool{i}").as_str());
+            let mut fresh = HeaderList::default();
+            render_cached(&r, &mut fresh, &cache).unwrap();
+            assert_eq!(fresh.get(&NAME).unwrap(), format!("tool{i}").as_str());
         }
         let bad = HttpRouting::new(ProtocolVersion::V2026_07_28).with_name("a\nb");
+        let mut fresh = HeaderList::default();
         assert!(
-            matches!(render_cached(&bad, &mut again, &cache), Err(HttpError::InvalidHeader { name }) if name == "mcp-name")
+            matches!(render_cached(&bad, &mut fresh, &cache), Err(HttpError::InvalidHeader { name }) if name == "mcp-name")
         );
     }
 

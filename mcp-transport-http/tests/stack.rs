@@ -363,6 +363,7 @@ async fn default_and_extra_headers_are_sent_but_do_not_override_the_transport() 
     extra.insert("x-default", HeaderValue::from_static("overridden"));
     extra.insert("mcp-method", HeaderValue::from_static("spoofed"));
     extra.insert("mcp-param-region", HeaderValue::from_static("spoofed"));
+    extra.insert("content-type", HeaderValue::from_static("text/plain"));
     t.send_with(request(1, "tools/list"), &modern(1, "tools/list"), &extra)
         .await
         .unwrap();
@@ -373,6 +374,9 @@ async fn default_and_extra_headers_are_sent_but_do_not_override_the_transport() 
         seen.header("accept"),
         Some("application/json, text/event-stream")
     );
+    assert_eq!(seen.headers.get_all("accept").iter().count(), 1);
+    assert_eq!(seen.header("content-type"), Some("application/json"));
+    assert_eq!(seen.headers.get_all("content-type").iter().count(), 1);
     assert_eq!(seen.header("mcp-method"), Some("tools/list"));
     assert_eq!(seen.headers.get_all("mcp-method").iter().count(), 1);
     assert_eq!(seen.header("mcp-param-region"), None);

@@ -124,12 +124,15 @@ impl Inner {
         // Sized for the basics, the routing, a session id and a credential,
         // so it is allocated once.
         let mut headers = HeaderList::with_capacity(7 + extra.len() + routing.params.len());
+        // The basics first, into the empty list; a caller's field of a name
+        // the transport sets gives way to the transport's, so every field
+        // after them is appended as it comes (no look for an earlier one).
+        headers::set_post_basics(&mut headers);
         for (name, value) in extra {
-            if !headers::is_reserved(name) {
+            if !headers::is_reserved(name) && !headers::is_post_basic(name) {
                 headers.append(name.clone(), value.clone());
             }
         }
-        headers::set_post_basics(&mut headers);
         render_cached(routing, &mut headers, &self.values)?;
         Ok(Exchange {
             method: Method::POST,
@@ -378,7 +381,8 @@ fn build(
         ),
     };
     if let Some(id) = session {
-        headers.insert(headers::SESSION_ID, id.clone());
+        // Reserved: no field of the exchange's has its name.
+        headers.append(headers::SESSION_ID, id.clone());
     }
     let mut generation = 0;
     if let Some(credentials) = credentials {
