@@ -4,9 +4,10 @@
 //!
 //! A future goes into a slot; slots are kept and reused, and each keeps
 //! the waker its futures are polled with (made once per slot). A wake puts
-//! the slot's index in a shared queue (once until it is polled: a flag)
-//! and wakes the driver; the driver takes the whole queue in one lock and
-//! polls those slots. A wake that outlives its future (a connection
+//! the slot's index in a shared queue (once until it is polled: a flag),
+//! marks the queue as holding one and wakes the driver; the driver takes
+//! the whole queue in one lock, only when it is marked, and polls those
+//! slots. A wake that outlives its future (a connection
 //! keeps the waker of the last exchange it served) at worst makes the
 //! slot's next future be polled once for nothing, which a future allows.
 
@@ -15,19 +16,27 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll, Wake, Waker};
 
 use futures::future::BoxFuture;
-use futures::task::AtomicWaker;
+
+use super::task_waker::TaskWaker;
 
 /// The queue of woken slots, and the driver's waker.
 #[derive(Default)]
 struct Shared {
     woken: Mutex<Vec<usize>>,
-    driver: AtomicWaker,
+    /// Set after a slot is queued, cleared by the take: the queue is
+    /// looked at (locked) only when something was queued.
+    queued: AtomicBool,
+    driver: TaskWaker,
 }
 
 impl Shared {
     /// Takes the woken slots into `into` (emptied by the caller), leaving
-    /// the queue its buffer back.
+    /// the queue its buffer back; nothing, without the lock, when nothing
+    /// was queued.
     fn take(&self, into: &mut Vec<usize>) {
+        if !self.queued.load(Ordering::SeqCst) || !self.queued.swap(false, Ordering::SeqCst) {
+            return;
+        }
         let mut woken = self.woken.lock().unwrap_or_else(PoisonError::into_inner);
         std::mem::swap(&mut *woken, into);
     }
@@ -55,6 +64,7 @@ impl Wake for SlotWake {
                 .unwrap_or_else(PoisonError::into_inner);
             woken.push(self.index);
             drop(woken);
+            self.shared.queued.store(true, Ordering::SeqCst);
             self.shared.driver.wake();
         }
     }
@@ -79,6 +89,8 @@ pub(super) struct FutureSet<T> {
     next: usize,
     len: usize,
     shared: Arc<Shared>,
+    /// The driver's waker registered last.
+    held: Option<Waker>,
 }
 
 impl<T> FutureSet<T> {
@@ -91,6 +103,7 @@ impl<T> FutureSet<T> {
             next: 0,
             len: 0,
             shared: Arc::default(),
+            held: None,
         }
     }
 
@@ -181,7 +194,7 @@ impl<T> FutureSet<T> {
             }
             // Nothing woken: wait, and look once more (a wake between the
             // look and the registration would be missed otherwise).
-            self.shared.driver.register(cx.waker());
+            self.shared.driver.register(&mut self.held, cx.waker());
             registered = true;
         }
     }

@@ -51,6 +51,7 @@ mod server_exit;
 mod serving;
 mod sources;
 mod task_waits;
+mod task_waker;
 mod transmit;
 mod wait;
 

@@ -18,7 +18,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::task::{Context, Poll, Wake, Waker};
 
-use futures::task::AtomicWaker;
+use super::task_waker::TaskWaker;
 
 /// One of the sources with a waker of its own (its bit).
 #[derive(Clone, Copy)]
@@ -45,7 +45,7 @@ struct Flags {
     /// The bits of the sources that woke since the driver last took them.
     woken: AtomicU8,
     /// The driver task's waker.
-    task: AtomicWaker,
+    task: TaskWaker,
 }
 
 /// The waker one source is polled with.
@@ -75,6 +75,8 @@ pub(super) struct Sources {
     registered: u8,
     /// Sources that woke and were not polled since.
     woken: u8,
+    /// The task waker registered last.
+    held: Option<Waker>,
 }
 
 impl Sources {
@@ -97,14 +99,18 @@ impl Sources {
             wakers,
             registered: 0,
             woken: 0,
+            held: None,
         }
     }
 
-    /// Starts one poll of the driver's wait: registers the task's waker,
-    /// then takes the bits of the sources that woke.
+    /// Starts one poll of the driver's wait: registers the task's waker
+    /// (nothing to do when it is the one registered last), then takes the
+    /// bits of the sources that woke (a look first: most turns find none).
     pub(super) fn begin(&mut self, cx: &Context<'_>) {
-        self.flags.task.register(cx.waker());
-        self.woken |= self.flags.woken.swap(0, Ordering::AcqRel);
+        self.flags.task.register(&mut self.held, cx.waker());
+        if self.flags.woken.load(Ordering::SeqCst) != 0 {
+            self.woken |= self.flags.woken.swap(0, Ordering::AcqRel);
+        }
     }
 
     /// Whether `source` may be ready: it woke, or it holds no waker.
