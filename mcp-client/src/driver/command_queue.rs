@@ -6,9 +6,15 @@
 //! lock and its release (two atomic writes; tokio's channel spent six per
 //! command between the sender's push, its wake of the receiver and the
 //! receiver's permit), and the driver takes everything queued in one lock,
-//! so a burst of commands costs it one lock, not one each. The driver's
-//! waker is kept in the queue only while the driver waits on an empty one:
-//! the first send after that wakes it, the others of the burst do not.
+//! so a burst of commands costs it one lock, not one each.
+//!
+//! The receiver is woken by the first send after it last looked under the
+//! lock (it leaves the queue *armed* each time it does), not by the others
+//! of a burst. Its waker is kept for good ([`TaskWaker`]): a look that
+//! finds nothing sent since the last one (the `changed` flag, a plain read)
+//! costs no lock and no registration, so a sequential call, whose driver
+//! looks at the empty queue once after each command, does not lock it
+//! twice.
 //!
 //! It keeps `mpsc`'s ends: a send fails (the command comes back) once the
 //! receiver is gone, and the receiver sees the end once every sender is.
@@ -19,21 +25,27 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::{Context, Poll, Waker};
 
 use super::Command;
+use super::task_waker::TaskWaker;
 
 /// What the senders and the receiver share.
 struct Queue {
     state: Mutex<State>,
-    /// Commands may be queued: set by a send, cleared when the receiver
-    /// takes them (both under the lock). The receiver reads it without the
-    /// lock, so looking for commands where there are none (the driver does
-    /// after each message it handles) costs a plain read, not a lock.
-    queued: AtomicBool,
+    /// Something changed since the receiver last looked under the lock (a
+    /// command was queued, or the last sender left): set by the sender
+    /// under the lock, cleared by the receiver under it. The receiver
+    /// reads it without the lock, so looking for commands where there are
+    /// none (the driver does after each message it handles) costs a plain
+    /// read, not a lock.
+    changed: AtomicBool,
+    /// The receiver's waker.
+    waker: TaskWaker,
 }
 
 struct State {
     items: VecDeque<Command>,
-    /// The receiver waits on an empty queue: the next send wakes it.
-    waker: Option<Waker>,
+    /// The receiver has looked since the last change: the next change
+    /// wakes it (and disarms this).
+    armed: bool,
     /// Live senders; at zero the receiver sees the end.
     senders: usize,
     /// The receiver is gone: sends fail.
@@ -44,6 +56,16 @@ impl Queue {
     fn lock(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
+
+    /// Notes a change under the lock held as `state`; whether the receiver
+    /// is to be woken for it (once the lock is released).
+    fn change(&self, state: &mut State) -> bool {
+        // A plain store: a receiver that reads the flag stale was armed,
+        // so this change wakes it, and its next poll (after the wake) sees
+        // the flag.
+        self.changed.store(true, Ordering::Release);
+        std::mem::take(&mut state.armed)
+    }
 }
 
 /// A new channel: its first sender and its receiver.
@@ -51,15 +73,18 @@ pub(crate) fn channel() -> (CommandTx, CommandRx) {
     let queue = Arc::new(Queue {
         state: Mutex::new(State {
             items: VecDeque::new(),
-            waker: None,
+            armed: false,
             senders: 1,
             closed: false,
         }),
-        queued: AtomicBool::new(false),
+        changed: AtomicBool::new(false),
+        waker: TaskWaker::default(),
     });
     let rx = CommandRx {
         queue: Arc::clone(&queue),
         taken: VecDeque::new(),
+        held: None,
+        armed: false,
     };
     (CommandTx { queue }, rx)
 }
@@ -75,17 +100,16 @@ impl CommandTx {
     /// # Errors
     /// The command back when the driver is gone.
     pub(crate) fn send(&self, command: Command) -> Result<(), Command> {
-        let waker = {
+        let wake = {
             let mut state = self.queue.lock();
             if state.closed {
                 return Err(command);
             }
             state.items.push_back(command);
-            self.queue.queued.store(true, Ordering::Release);
-            state.waker.take()
+            self.queue.change(&mut state)
         };
-        if let Some(w) = waker {
-            w.wake();
+        if wake {
+            self.queue.waker.wake();
         }
         Ok(())
     }
@@ -113,17 +137,17 @@ impl Clone for CommandTx {
 
 impl Drop for CommandTx {
     fn drop(&mut self) {
-        let waker = {
+        let wake = {
             let mut state = self.queue.lock();
             state.senders -= 1;
             if state.senders > 0 {
                 return;
             }
-            state.waker.take()
+            // The last sender: the receiver sees the end.
+            self.queue.change(&mut state)
         };
-        // The last sender: the waiting receiver sees the end.
-        if let Some(w) = waker {
-            w.wake();
+        if wake {
+            self.queue.waker.wake();
         }
     }
 }
@@ -133,55 +157,67 @@ pub(crate) struct CommandRx {
     queue: Arc<Queue>,
     /// Commands taken out of the queue in one lock, handed out one by one.
     taken: VecDeque<Command>,
+    /// The waker registered last.
+    held: Option<Waker>,
+    /// This end left the queue armed when it last looked under the lock:
+    /// until `changed` is set again, nothing was sent and the next send
+    /// wakes it.
+    armed: bool,
 }
 
 impl CommandRx {
     /// The next command if one is queued, without waiting; `None` when none
     /// is. A command being sent at this very moment may be found only by
-    /// the next call or by [`CommandRx::poll_recv`], which always looks
-    /// under the lock (and sees the end of the channel).
+    /// the next call or by [`CommandRx::poll_recv`].
     pub(crate) fn try_recv(&mut self) -> Option<Command> {
         if let Some(c) = self.taken.pop_front() {
             return Some(c);
         }
-        if !self.queue.queued.load(Ordering::Acquire) {
+        if !self.queue.changed.load(Ordering::Acquire) {
             return None;
         }
-        let mut state = self.queue.lock();
-        take_all(&self.queue, &mut state, &mut self.taken);
-        drop(state);
+        self.look();
         self.taken.pop_front()
     }
 
     /// The next command, or `None` once every sender is gone and nothing is
-    /// queued; `Pending` registers `cx`'s waker for the next send.
+    /// queued; `Pending` when none is queued, and then the next send wakes
+    /// `cx`'s waker.
     pub(crate) fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<Command>> {
         if let Some(c) = self.taken.pop_front() {
             return Poll::Ready(Some(c));
         }
-        let mut state = self.queue.lock();
-        if state.items.is_empty() {
-            if state.senders == 0 {
-                return Poll::Ready(None);
-            }
-            match &mut state.waker {
-                Some(w) => w.clone_from(cx.waker()),
-                none => *none = Some(cx.waker().clone()),
-            }
+        let anew = self.queue.waker.register(&mut self.held, cx.waker());
+        // Armed by the last look with this waker, and nothing changed
+        // since: the next change wakes it.
+        if !anew && self.armed && !self.queue.changed.load(Ordering::Acquire) {
             return Poll::Pending;
         }
-        take_all(&self.queue, &mut state, &mut self.taken);
-        drop(state);
-        Poll::Ready(self.taken.pop_front())
+        match self.look() {
+            true => Poll::Ready(None),
+            false => match self.taken.pop_front() {
+                Some(c) => Poll::Ready(Some(c)),
+                None => Poll::Pending,
+            },
+        }
     }
-}
 
-/// Moves every queued command to `taken` (empty), under the lock held as
-/// `state`: the queue's buffer and the emptied one change places, both
-/// keeping their capacity, so a steady flow of commands allocates nothing.
-fn take_all(queue: &Queue, state: &mut State, taken: &mut VecDeque<Command>) {
-    std::mem::swap(&mut state.items, taken);
-    queue.queued.store(false, Ordering::Relaxed);
+    /// Looks under the lock: takes every queued command into `taken`
+    /// (empty) and leaves the queue armed; `true` at the end (nothing
+    /// queued and no sender left). The queue's buffer and the emptied one
+    /// change places, both keeping their capacity, so a steady flow of
+    /// commands allocates nothing.
+    fn look(&mut self) -> bool {
+        let mut state = self.queue.lock();
+        std::mem::swap(&mut state.items, &mut self.taken);
+        // Under the lock, as every change is.
+        self.queue.changed.store(false, Ordering::Relaxed);
+        state.armed = true;
+        // With no sender left nothing can change the queue any more: the
+        // next poll looks again, and sees the end once `taken` is empty.
+        self.armed = state.senders > 0;
+        self.taken.is_empty() && state.senders == 0
+    }
 }
 
 impl Drop for CommandRx {
@@ -191,7 +227,7 @@ impl Drop for CommandRx {
         let queued = {
             let mut state = self.queue.lock();
             state.closed = true;
-            state.waker = None;
+            state.armed = false;
             std::mem::take(&mut state.items)
         };
         drop(queued);
@@ -245,6 +281,41 @@ mod tests {
         assert!(matches!(rx.poll_recv(&mut cx), Poll::Ready(Some(_))));
         assert!(matches!(rx.poll_recv(&mut cx), Poll::Ready(Some(_))));
         assert!(rx.poll_recv(&mut cx).is_pending());
+    }
+
+    #[test]
+    fn each_look_arms_the_queue_for_the_next_send_to_the_waker_polled_last() {
+        let (tx, mut rx) = channel();
+        let (first, first_waker) = counting_waker();
+        assert!(
+            rx.poll_recv(&mut Context::from_waker(&first_waker))
+                .is_pending()
+        );
+        tx.send(notify()).ok().expect("open");
+        assert_eq!(wakes(&first), 1);
+        // Taken without a wait: the look arms it again.
+        assert!(rx.try_recv().is_some());
+        tx.send(notify()).ok().expect("open");
+        assert_eq!(wakes(&first), 2);
+        assert!(rx.try_recv().is_some());
+        assert!(rx.try_recv().is_none());
+        // Nothing sent since the last look: pending, and still armed.
+        assert!(
+            rx.poll_recv(&mut Context::from_waker(&first_waker))
+                .is_pending()
+        );
+        // Polled with another waker: the next send wakes that one.
+        let (second, second_waker) = counting_waker();
+        assert!(
+            rx.poll_recv(&mut Context::from_waker(&second_waker))
+                .is_pending()
+        );
+        tx.send(notify()).ok().expect("open");
+        assert_eq!((wakes(&first), wakes(&second)), (2, 1));
+        assert!(matches!(
+            rx.poll_recv(&mut Context::from_waker(&second_waker)),
+            Poll::Ready(Some(_))
+        ));
     }
 
     #[tokio::test]

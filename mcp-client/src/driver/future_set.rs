@@ -194,7 +194,7 @@ impl<T> FutureSet<T> {
             }
             // Nothing woken: wait, and look once more (a wake between the
             // look and the registration would be missed otherwise).
-            self.shared.driver.register(&mut self.held, cx.waker());
+            let _ = self.shared.driver.register(&mut self.held, cx.waker());
             registered = true;
         }
     }

@@ -107,7 +107,7 @@ impl Sources {
     /// (nothing to do when it is the one registered last), then takes the
     /// bits of the sources that woke (a look first: most turns find none).
     pub(super) fn begin(&mut self, cx: &Context<'_>) {
-        self.flags.task.register(&mut self.held, cx.waker());
+        let _ = self.flags.task.register(&mut self.held, cx.waker());
         if self.flags.woken.load(Ordering::SeqCst) != 0 {
             self.woken |= self.flags.woken.swap(0, Ordering::AcqRel);
         }

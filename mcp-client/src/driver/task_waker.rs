@@ -36,17 +36,19 @@ pub(super) struct TaskWaker {
 impl TaskWaker {
     /// Makes `waker` the one woken; `held` is the registrant's note of the
     /// one it registered last, kept beside it (the same waker again
-    /// registers nothing).
-    pub(super) fn register(&self, held: &mut Option<Waker>, waker: &Waker) {
+    /// registers nothing). `true` when `waker` was registered now (it is
+    /// not the one registered last).
+    pub(super) fn register(&self, held: &mut Option<Waker>, waker: &Waker) -> bool {
         if held.as_ref().is_some_and(|h| h.will_wake(waker)) {
-            return;
+            return false;
         }
         *held = Some(waker.clone());
         if self.first.get().is_none() && self.first.set(waker.clone()).is_ok() {
-            return;
+            return true;
         }
         *self.later.lock().unwrap_or_else(PoisonError::into_inner) = Some(waker.clone());
         self.moved.store(true, Ordering::SeqCst);
+        true
     }
 
     /// Wakes the task registered last (nothing before any registration).
@@ -95,8 +97,8 @@ mod tests {
         let task = TaskWaker::default();
         let (_, waker) = counting_waker();
         let mut held = None;
-        task.register(&mut held, &waker);
-        task.register(&mut held, &waker.clone());
+        assert!(task.register(&mut held, &waker));
+        assert!(!task.register(&mut held, &waker.clone()));
         assert!(!task.moved.load(Ordering::SeqCst));
         assert!(task.later.lock().unwrap().is_none());
     }
