@@ -3,15 +3,23 @@
 //! allocation and its two dozen atomic operations per future.
 //!
 //! A future goes into a slot; slots are kept and reused, and each keeps
-//! the waker its futures are polled with (made once per slot). A wake puts
-//! the slot's index in a shared queue (once until it is polled: a flag),
-//! marks the queue as holding one and wakes the driver; the driver takes
-//! the whole queue in one lock, only when it is marked, and polls those
-//! slots. A wake that outlives its future (a connection
-//! keeps the waker of the last exchange it served) at worst makes the
-//! slot's next future be polled once for nothing, which a future allows.
+//! the waker its futures are polled with (made once per slot). A wake of
+//! one of the first 64 slots sets the slot's bit in one shared word (one
+//! atomic read-modify-write) and, when the bit was clear, wakes the
+//! driver; the driver takes every bit in one more. A wake of a later slot
+//! (a set with more than 64 futures at once) puts the slot's index in a
+//! shared queue instead (once until it is polled: a flag), marks the queue
+//! as holding one, and the driver takes the whole queue in one lock. A
+//! wake that outlives its future (a connection keeps the waker of the last
+//! exchange it served) at worst makes the slot's next future be polled
+//! once for nothing, which a future allows.
+//!
+//! The driver's waker is registered once ([`TaskWaker`]); after a new
+//! registration the driver takes the bits and the queue's mark with a
+//! read-modify-write even when it finds them clear, which orders the
+//! registration before every later wake's look at it.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll, Wake, Waker};
 
@@ -19,33 +27,48 @@ use futures::future::BoxFuture;
 
 use super::task_waker::TaskWaker;
 
-/// The queue of woken slots, and the driver's waker.
+/// Slots below this index are woken through [`Shared::bits`].
+const BITS: usize = 64;
+
+/// The woken slots, and the driver's waker.
 #[derive(Default)]
 struct Shared {
+    /// The woken slots below [`BITS`], a bit each.
+    bits: AtomicU64,
+    /// The woken slots from [`BITS`] on.
     woken: Mutex<Vec<usize>>,
-    /// Set after a slot is queued, cleared by the take: the queue is
-    /// looked at (locked) only when something was queued.
+    /// Set after a slot is pushed to `woken`, cleared by the take: the
+    /// queue is looked at (locked) only when something was queued.
     queued: AtomicBool,
     driver: TaskWaker,
 }
 
 impl Shared {
-    /// Takes the woken slots into `into` (emptied by the caller), leaving
-    /// the queue its buffer back; nothing, without the lock, when nothing
-    /// was queued.
-    fn take(&self, into: &mut Vec<usize>) {
-        if !self.queued.load(Ordering::SeqCst) || !self.queued.swap(false, Ordering::SeqCst) {
-            return;
+    /// Appends the woken slots to `into`. Without `force`, a plain read of
+    /// the bits and of the queue's mark first: nothing is taken (no
+    /// read-modify-write, no lock) when nothing woke.
+    fn take(&self, into: &mut Vec<usize>, force: bool) {
+        if force || self.bits.load(Ordering::Acquire) != 0 {
+            let mut bits = self.bits.swap(0, Ordering::AcqRel);
+            while bits != 0 {
+                into.push(bits.trailing_zeros() as usize);
+                bits &= bits - 1;
+            }
         }
-        let mut woken = self.woken.lock().unwrap_or_else(PoisonError::into_inner);
-        std::mem::swap(&mut *woken, into);
+        if (force || self.queued.load(Ordering::Acquire))
+            && self.queued.swap(false, Ordering::AcqRel)
+        {
+            let mut woken = self.woken.lock().unwrap_or_else(PoisonError::into_inner);
+            into.append(&mut woken);
+        }
     }
 }
 
 /// One slot's waker.
 struct SlotWake {
     index: usize,
-    /// In the queue (or about to be polled) already.
+    /// In the queue (or about to be polled) already (slots from [`BITS`]
+    /// on; below it, the slot's bit says so).
     queued: AtomicBool,
     shared: Arc<Shared>,
 }
@@ -56,16 +79,19 @@ impl Wake for SlotWake {
     }
 
     fn wake_by_ref(self: &Arc<Self>) {
-        if !self.queued.swap(true, Ordering::AcqRel) {
-            let mut woken = self
-                .shared
-                .woken
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
+        let shared = &self.shared;
+        if self.index < BITS {
+            let bit = 1 << self.index;
+            // A bit already set was set by a wake that woke the driver.
+            if shared.bits.fetch_or(bit, Ordering::AcqRel) & bit == 0 {
+                shared.driver.wake();
+            }
+        } else if !self.queued.swap(true, Ordering::AcqRel) {
+            let mut woken = shared.woken.lock().unwrap_or_else(PoisonError::into_inner);
             woken.push(self.index);
             drop(woken);
-            self.shared.queued.store(true, Ordering::SeqCst);
-            self.shared.driver.wake();
+            shared.queued.swap(true, Ordering::AcqRel);
+            shared.driver.wake();
         }
     }
 }
@@ -130,7 +156,9 @@ impl<T> FutureSet<T> {
         let slot = &mut self.slots[index];
         slot.future = Some(future);
         // A wake before its first poll adds nothing: it is due already.
-        slot.wake.queued.store(true, Ordering::Release);
+        if index >= BITS {
+            slot.wake.queued.store(true, Ordering::Release);
+        }
         self.due.push(index);
         self.len += 1;
     }
@@ -173,8 +201,11 @@ impl<T> FutureSet<T> {
                 // Cleared first: a wake while it is polled queues it again.
                 // A swap, not a store: a wake that found the flag set (and
                 // queued nothing) is then ordered before this poll, which
-                // sees what that wake's waker saw.
-                slot.wake.queued.swap(false, Ordering::AcqRel);
+                // sees what that wake's waker saw. (A slot below `BITS` had
+                // its bit cleared by the take, with a swap too.)
+                if index >= BITS {
+                    slot.wake.queued.swap(false, Ordering::AcqRel);
+                }
                 let polled = future.as_mut().poll(&mut Context::from_waker(&slot.waker));
                 if let Poll::Ready(out) = polled {
                     slot.future = None;
@@ -185,17 +216,20 @@ impl<T> FutureSet<T> {
             }
             self.due.clear();
             self.next = 0;
-            self.shared.take(&mut self.due);
+            self.shared.take(&mut self.due, registered);
             if !self.due.is_empty() {
                 continue;
             }
             if registered {
                 return Poll::Pending;
             }
-            // Nothing woken: wait, and look once more (a wake between the
-            // look and the registration would be missed otherwise).
-            let _ = self.shared.driver.register(&mut self.held, cx.waker());
-            registered = true;
+            // Nothing woken: wait. The waker registered before stays (a
+            // wake does not take it); a new one is followed by one more
+            // look, forced (see the module docs).
+            registered = self.shared.driver.register(&mut self.held, cx.waker());
+            if !registered {
+                return Poll::Pending;
+            }
         }
     }
 }
@@ -298,13 +332,14 @@ mod tests {
         let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
         let mut cx = Context::from_waker(&waker);
         let mut set = FutureSet::new();
-        let gates: Vec<Gate> = (0..64).map(|_| Gate::default()).collect();
+        // Past `BITS`: the bits and the queue both.
+        let gates: Vec<Gate> = (0..100).map(|_| Gate::default()).collect();
         for (i, gate) in gates.iter().enumerate() {
             set.push(gate.future(i as u32));
         }
         assert!(set.poll_next(&mut cx).is_pending());
         let openers: Vec<_> = gates
-            .chunks(16)
+            .chunks(25)
             .map(|chunk| {
                 let chunk = chunk.to_vec();
                 std::thread::spawn(move || chunk.iter().for_each(Gate::open))
@@ -322,7 +357,7 @@ mod tests {
         }
         openers.into_iter().for_each(|t| t.join().unwrap());
         done.sort_unstable();
-        assert_eq!(done, (0..64).collect::<Vec<u32>>());
+        assert_eq!(done, (0..100).collect::<Vec<u32>>());
         assert!(set.is_empty());
     }
 

@@ -106,9 +106,12 @@ impl Sources {
     /// Starts one poll of the driver's wait: registers the task's waker
     /// (nothing to do when it is the one registered last), then takes the
     /// bits of the sources that woke (a look first: most turns find none).
+    /// After a new registration the bits are taken with a read-modify-write
+    /// even when none is set: that orders the registration before every
+    /// later wake's look at it (a source's wake sets its bit with one).
     pub(super) fn begin(&mut self, cx: &Context<'_>) {
-        let _ = self.flags.task.register(&mut self.held, cx.waker());
-        if self.flags.woken.load(Ordering::SeqCst) != 0 {
+        let anew = self.flags.task.register(&mut self.held, cx.waker());
+        if anew || self.flags.woken.load(Ordering::Acquire) != 0 {
             self.woken |= self.flags.woken.swap(0, Ordering::AcqRel);
         }
     }

@@ -15,8 +15,14 @@
 //! A wake may find the task polling already, or wake it for a source it
 //! then finds not ready: both are spurious wake-ups, which the driver
 //! allows. What it must not do is miss one, so each source notes its wake
-//! (a bit, a queue) before it wakes the task, and the driver registers
-//! before it reads the notes.
+//! (a bit, a queue's mark) with an atomic read-modify-write before it
+//! wakes the task, and the driver registers before it reads the notes.
+//! After a new registration ([`TaskWaker::register`] says so) the driver
+//! reads them with a read-modify-write too (or under the lock a source
+//! notes them under): the two read-modify-writes of one note are ordered,
+//! so either the driver sees the note or the source's wake sees the
+//! registration. A registration that is not new was ordered so when it
+//! was.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, OnceLock, PoisonError};
