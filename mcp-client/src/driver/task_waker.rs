@@ -44,10 +44,20 @@ impl TaskWaker {
     /// one it registered last, kept beside it (the same waker again
     /// registers nothing). `true` when `waker` was registered now (it is
     /// not the one registered last).
+    #[inline]
     pub(super) fn register(&self, held: &mut Option<Waker>, waker: &Waker) -> bool {
+        // Inlined: a driver's turn asks this several times, and the answer
+        // is nearly always this one comparison.
         if held.as_ref().is_some_and(|h| h.will_wake(waker)) {
             return false;
         }
+        self.register_new(held, waker)
+    }
+
+    /// [`TaskWaker::register`] of a waker other than the one held.
+    #[cold]
+    #[inline(never)]
+    fn register_new(&self, held: &mut Option<Waker>, waker: &Waker) -> bool {
         *held = Some(waker.clone());
         if self.first.get().is_none() && self.first.set(waker.clone()).is_ok() {
             return true;
