@@ -8,13 +8,14 @@
 //! receiver's permit), and the driver takes everything queued in one lock,
 //! so a burst of commands costs it one lock, not one each.
 //!
-//! The receiver is woken by the first send after it last looked under the
-//! lock (it leaves the queue *armed* each time it does), not by the others
-//! of a burst. Its waker is kept for good ([`TaskWaker`]): a look that
-//! finds nothing sent since the last one (the `changed` flag, a plain read)
-//! costs no lock and no registration, so a sequential call, whose driver
-//! looks at the empty queue once after each command, does not lock it
-//! twice.
+//! The receiver is woken by the first send after it found the queue empty
+//! (it leaves the queue *armed* then), not by the others of a burst, nor by
+//! sends while it is busy with the commands it took: on tokio's
+//! multi-thread runtime a task woken by a running one runs next, so a
+//! driver woken by each caller's send would run after each caller instead
+//! of once after all of them (see `batching.rs`). Its waker is kept for
+//! good ([`TaskWaker`]): a look at an armed queue with nothing sent since
+//! (the `changed` flag, a plain read) costs no lock and no registration.
 //!
 //! It keeps `mpsc`'s ends: a send fails (the command comes back) once the
 //! receiver is gone, and the receiver sees the end once every sender is.
@@ -43,7 +44,7 @@ struct Queue {
 
 struct State {
     items: VecDeque<Command>,
-    /// The receiver has looked since the last change: the next change
+    /// The receiver found the queue empty and waits: the next change
     /// wakes it (and disarms this).
     armed: bool,
     /// Live senders; at zero the receiver sees the end.
@@ -159,9 +160,9 @@ pub(crate) struct CommandRx {
     taken: VecDeque<Command>,
     /// The waker registered last.
     held: Option<Waker>,
-    /// This end left the queue armed when it last looked under the lock:
-    /// until `changed` is set again, nothing was sent and the next send
-    /// wakes it.
+    /// This end left the queue armed (empty) when it last looked under
+    /// the lock: until `changed` is set again, nothing was sent and the
+    /// next send wakes it.
     armed: bool,
 }
 
@@ -176,7 +177,7 @@ impl CommandRx {
         if !self.queue.changed.load(Ordering::Acquire) {
             return None;
         }
-        self.look();
+        self.look(false);
         self.taken.pop_front()
     }
 
@@ -193,7 +194,7 @@ impl CommandRx {
         if !anew && self.armed && !self.queue.changed.load(Ordering::Acquire) {
             return Poll::Pending;
         }
-        match self.look() {
+        match self.look(true) {
             true => Poll::Ready(None),
             false => match self.taken.pop_front() {
                 Some(c) => Poll::Ready(Some(c)),
@@ -203,19 +204,20 @@ impl CommandRx {
     }
 
     /// Looks under the lock: takes every queued command into `taken`
-    /// (empty) and leaves the queue armed; `true` at the end (nothing
-    /// queued and no sender left). The queue's buffer and the emptied one
-    /// change places, both keeping their capacity, so a steady flow of
-    /// commands allocates nothing.
-    fn look(&mut self) -> bool {
+    /// (empty), and arms the queue when there was none and `wait`; `true`
+    /// at the end (nothing queued and no sender left). The queue's buffer
+    /// and the emptied one change places, both keeping their capacity, so
+    /// a steady flow of commands allocates nothing.
+    fn look(&mut self, wait: bool) -> bool {
         let mut state = self.queue.lock();
         std::mem::swap(&mut state.items, &mut self.taken);
         // Under the lock, as every change is.
         self.queue.changed.store(false, Ordering::Relaxed);
-        state.armed = true;
         // With no sender left nothing can change the queue any more: the
-        // next poll looks again, and sees the end once `taken` is empty.
-        self.armed = state.senders > 0;
+        // next poll looks again, and sees the end.
+        let arm = wait && self.taken.is_empty() && state.senders > 0;
+        state.armed = arm;
+        self.armed = arm;
         self.taken.is_empty() && state.senders == 0
     }
 }
@@ -284,38 +286,29 @@ mod tests {
     }
 
     #[test]
-    fn each_look_arms_the_queue_for_the_next_send_to_the_waker_polled_last() {
+    fn only_a_wait_on_the_empty_queue_arms_it_for_the_waker_polled_last() {
         let (tx, mut rx) = channel();
         let (first, first_waker) = counting_waker();
-        assert!(
-            rx.poll_recv(&mut Context::from_waker(&first_waker))
-                .is_pending()
-        );
+        let mut first_cx = Context::from_waker(&first_waker);
+        assert!(rx.poll_recv(&mut first_cx).is_pending());
         tx.send(notify()).ok().expect("open");
         assert_eq!(wakes(&first), 1);
-        // Taken without a wait: the look arms it again.
+        // Taken by the busy receiver: sends wake nobody until it waits.
         assert!(rx.try_recv().is_some());
         tx.send(notify()).ok().expect("open");
-        assert_eq!(wakes(&first), 2);
-        assert!(rx.try_recv().is_some());
+        assert_eq!(wakes(&first), 1);
+        assert!(matches!(rx.poll_recv(&mut first_cx), Poll::Ready(Some(_))));
         assert!(rx.try_recv().is_none());
-        // Nothing sent since the last look: pending, and still armed.
-        assert!(
-            rx.poll_recv(&mut Context::from_waker(&first_waker))
-                .is_pending()
-        );
+        assert!(rx.poll_recv(&mut first_cx).is_pending());
+        // Nothing sent since: pending again (armed, with no look).
+        assert!(rx.poll_recv(&mut first_cx).is_pending());
         // Polled with another waker: the next send wakes that one.
         let (second, second_waker) = counting_waker();
-        assert!(
-            rx.poll_recv(&mut Context::from_waker(&second_waker))
-                .is_pending()
-        );
+        let mut second_cx = Context::from_waker(&second_waker);
+        assert!(rx.poll_recv(&mut second_cx).is_pending());
         tx.send(notify()).ok().expect("open");
-        assert_eq!((wakes(&first), wakes(&second)), (2, 1));
-        assert!(matches!(
-            rx.poll_recv(&mut Context::from_waker(&second_waker)),
-            Poll::Ready(Some(_))
-        ));
+        assert_eq!((wakes(&first), wakes(&second)), (1, 1));
+        assert!(matches!(rx.poll_recv(&mut second_cx), Poll::Ready(Some(_))));
     }
 
     #[tokio::test]
