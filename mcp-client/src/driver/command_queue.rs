@@ -340,6 +340,65 @@ mod tests {
         assert!(matches!(rx.poll_recv(&mut cx), Poll::Ready(None)));
     }
 
+    /// Unparks the thread that polls.
+    struct Unpark(std::thread::Thread);
+
+    impl std::task::Wake for Unpark {
+        fn wake(self: Arc<Self>) {
+            self.0.unpark();
+        }
+    }
+
+    /// Senders on other threads, a receiver that waits between bursts
+    /// (parked until woken): every command arrives and the end is seen,
+    /// whatever the interleaving of the sends with the receiver's looks
+    /// (a wake lost to the lock-free look would leave it parked for good).
+    #[test]
+    fn sends_from_other_threads_all_arrive_and_wake_the_waiting_receiver() {
+        const THREADS: usize = 4;
+        const EACH: usize = 2_000;
+        let (tx, mut rx) = channel();
+        let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+        let mut cx = Context::from_waker(&waker);
+        let senders: Vec<_> = (0..THREADS)
+            .map(|_| {
+                let tx = tx.clone();
+                std::thread::spawn(move || {
+                    for i in 0..EACH {
+                        tx.send(notify()).ok().expect("open");
+                        if i % 64 == 0 {
+                            std::thread::yield_now();
+                        }
+                    }
+                })
+            })
+            .collect();
+        drop(tx);
+        let mut received = 0;
+        loop {
+            while rx.try_recv().is_some() {
+                received += 1;
+            }
+            match rx.poll_recv(&mut cx) {
+                Poll::Ready(Some(_)) => received += 1,
+                Poll::Ready(None) => break,
+                // Woken (unparked) by the next send or the last sender's
+                // drop; an unpark that came first returns at once. A lost
+                // wake-up would park it until the timeout.
+                Poll::Pending => {
+                    let parked = std::time::Instant::now();
+                    std::thread::park_timeout(std::time::Duration::from_secs(5));
+                    assert!(
+                        parked.elapsed() < std::time::Duration::from_secs(5),
+                        "a wake-up was lost ({received} received)"
+                    );
+                }
+            }
+        }
+        senders.into_iter().for_each(|t| t.join().unwrap());
+        assert_eq!(received, THREADS * EACH);
+    }
+
     #[tokio::test]
     async fn sends_fail_once_the_receiver_is_gone_and_queued_commands_are_dropped() {
         let (tx, rx) = channel();
