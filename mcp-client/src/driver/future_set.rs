@@ -351,8 +351,17 @@ mod tests {
                 Poll::Ready(Some(i)) => done.push(i),
                 Poll::Ready(None) => panic!("empty before every output came"),
                 // Woken (unparked) by the next wake; an unpark that came
-                // first makes this return at once.
-                Poll::Pending => std::thread::park(),
+                // first makes this return at once. A lost wake-up would
+                // park it until the timeout.
+                Poll::Pending => {
+                    let parked = std::time::Instant::now();
+                    std::thread::park_timeout(std::time::Duration::from_secs(5));
+                    assert!(
+                        parked.elapsed() < std::time::Duration::from_secs(5),
+                        "a wake-up was lost ({} done)",
+                        done.len()
+                    );
+                }
             }
         }
         openers.into_iter().for_each(|t| t.join().unwrap());
