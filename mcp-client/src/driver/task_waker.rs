@@ -12,6 +12,12 @@
 //! change (a driver moved to another task) is kept behind a lock, and
 //! every wake then takes the lock.
 //!
+//! The waker is kept as long as the `TaskWaker` is: a source that outlives
+//! the driver (the command queue, while a handle holds it; a connection
+//! that keeps the waker of the last exchange it served) keeps the finished
+//! task's allocation (its future was dropped when it finished), as an
+//! `AtomicWaker` registered last kept it.
+//!
 //! A wake may find the task polling already, or wake it for a source it
 //! then finds not ready: both are spurious wake-ups, which the driver
 //! allows. What it must not do is miss one, so each source notes its wake
