@@ -15,8 +15,9 @@
 //! The waker is kept as long as the `TaskWaker` is: a source that outlives
 //! the driver (the command queue, while a handle holds it; a connection
 //! that keeps the waker of the last exchange it served) keeps the finished
-//! task's allocation (its future was dropped when it finished), as an
-//! `AtomicWaker` registered last kept it.
+//! task's allocation, though not its future, dropped when it finished.
+//! The `AtomicWaker`s of the futures and the sources kept it so too; the
+//! command queue used to drop its waker with its receiver.
 //!
 //! A wake may find the task polling already, or wake it for a source it
 //! then finds not ready: both are spurious wake-ups, which the driver
