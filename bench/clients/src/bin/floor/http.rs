@@ -2,7 +2,10 @@
 //! HTTP/1.1 connection per caller (`TCP_NODELAY`), each POST written in one
 //! `write` from a fixed header block and the body template, the response
 //! head parsed with `httparse` and the JSON body parsed in place in the
-//! read buffer.
+//! read buffer. A reply sent as an SSE stream (rmcp answers every request
+//! of a 2025-11-25 session so: a priming event, then the reply) is read
+//! whole like any chunked body, and the data of its one event with data is
+//! parsed in place the same way.
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -202,6 +205,48 @@ fn chunks(body: &mut [u8], join: bool) -> Result<Option<usize>, String> {
     }
 }
 
+/// The data of the one SSE event in `body` that carries data, as a range
+/// of `body`: the reply is parsed in place. Events without data (such as a
+/// priming event: `id:`, `retry:` and an empty `data:`) and comments are
+/// passed over. Strict: an event of several `data:` lines (which would have
+/// to be joined), a second event with data (a message besides the reply)
+/// or a body without one is an error.
+fn sse_reply(body: &[u8]) -> Result<std::ops::Range<usize>, String> {
+    let mut reply = None;
+    // The current event's `data:` lines: how many, and the last one's value.
+    let (mut lines, mut value) = (0, 0..0);
+    let mut pos = 0;
+    while pos < body.len() {
+        let eol = memchr::memchr(b'\n', &body[pos..]).map_or(body.len(), |i| pos + i);
+        let end = if eol > pos && body[eol - 1] == b'\r' {
+            eol - 1
+        } else {
+            eol
+        };
+        let line = &body[pos..end];
+        if line.is_empty() {
+            // The end of an event: one with data is a message.
+            match lines {
+                0 => {}
+                1 if value.is_empty() => {}
+                1 if reply.is_none() => reply = Some(value.clone()),
+                1 => return Err("an SSE reply with more than one message".into()),
+                _ => return Err("an SSE event of several data lines".into()),
+            }
+            lines = 0;
+        } else if let Some(rest) = line.strip_prefix(b"data:") {
+            let skip = usize::from(rest.first() == Some(&b' '));
+            value = end - rest.len() + skip..end;
+            lines += 1;
+        }
+        pos = eol + 1;
+    }
+    if lines > 0 {
+        return Err("an SSE body ending inside an event".into());
+    }
+    reply.ok_or_else(|| "an SSE body without a reply".into())
+}
+
 impl Caller for Conn {
     async fn call(&mut self, i: usize) -> Result<(), String> {
         let id = i as u64 + 2;
@@ -209,10 +254,18 @@ impl Caller for Conn {
         let r = self
             .post(&head, |out| template.write(id, out), template.len(id))
             .await?;
-        if r.status != 200 || r.sse {
+        if r.status != 200 {
             return Err(format!("status {} (SSE: {})", r.status, r.sse));
         }
-        match check(&self.buf[r.body], self.expected)? {
+        // An SSE body (a 2025-11-25 session's reply from rmcp): the one
+        // event with data in it is the reply.
+        let body = if r.sse {
+            let data = sse_reply(&self.buf[r.body.clone()])?;
+            r.body.start + data.start..r.body.start + data.end
+        } else {
+            r.body
+        };
+        match check(&self.buf[body], self.expected)? {
             got if got == id => Ok(()),
             got => Err(format!("reply to id {got}, expected {id}")),
         }
