@@ -2,13 +2,15 @@
 //! `tools/call` of the strict floor, rmcp and this SDK, in one run, against
 //! the same server, printed as the table of issue 18.
 //!
-//! Builds, in release mode: the demo server (the workspace's), the floor
-//! and this SDK's client (`bench/clients`, not a workspace member) and the
-//! rmcp client (`bench/rmcp-client`), both into
+//! Builds, in release mode: the server ([`ServerKind`]: the rmcp-based
+//! bench server, `bench/rmcp-server`, or with `--demo-server` the
+//! workspace's demo server), the floor and this SDK's client
+//! (`bench/clients`, not a workspace member) and the rmcp client
+//! (`bench/rmcp-client`), the bench programs into
 //! `$XDG_CACHE_HOME/mcp-client-rs/bench-target` (or `$MCP_BENCH_TARGET`), so neither rmcp nor the
 //! bench programs' own feature set of shared dependencies touches the
 //! project's `target/` (building them there made the next release build
-//! of the demo server recompile `ring`). Every client is a process of its own that
+//! of the demo server recompile `ring`); the demo server into `target/`. Every client is a process of its own that
 //! connects, warms up and then prints one `BENCH` line per measured run
 //! (`bench/common/measure.rs`): its own CPU time per call over the
 //! measured calls only, so start-up is not in it.
@@ -21,9 +23,13 @@
 //! costs the client more than its own work: the floor's sequential stdio
 //! call goes from ~2 to ~20 µs) and the ratios shrink toward 1.
 //!
-//! The server is the demo server for every client (both eras on one
-//! process): its cost is outside the client's CPU figure, and one server
-//! for all keeps the clients' figures comparable.
+//! One server serves every client (both eras on one process): its cost is
+//! outside the client's CPU figure, and one server for all keeps the
+//! clients' figures comparable. As issue 18 has it, that server is by
+//! default an rmcp-based one (`bench/rmcp-server`, rmcp's crates.io
+//! release: over HTTP it answers a 2026-07-28 request with JSON and a
+//! 2025-11-25 session's requests with SSE); `--demo-server` serves the
+//! clients from the workspace's demo server instead (JSON for both).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -50,8 +56,37 @@ pub(crate) const ROWS: [(&str, &str, usize, usize, f64); 5] = [
     ("stdio, 256 KiB results", "stdio", 262_144, 1, 1.1),
 ];
 
+/// Which server the clients of a run talk to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ServerKind {
+    /// `bench/rmcp-server`: rmcp's crates.io release (issue 18's set-up).
+    Rmcp,
+    /// The workspace's demo server (`--demo-server`).
+    Demo,
+}
+
+impl ServerKind {
+    /// The server `args` ask for: rmcp's unless `--demo-server`.
+    pub(crate) fn from_args(args: &[String]) -> ServerKind {
+        if args.iter().any(|a| a == "--demo-server") {
+            ServerKind::Demo
+        } else {
+            ServerKind::Rmcp
+        }
+    }
+
+    /// How the table's heading says it.
+    pub(crate) fn describe(self) -> &'static str {
+        match self {
+            ServerKind::Rmcp => "server: rmcp 3.11.0 (bench/rmcp-server)",
+            ServerKind::Demo => "server: the workspace's demo server (--demo-server)",
+        }
+    }
+}
+
 /// The built programs.
 pub(crate) struct Programs {
+    /// The server that was asked for.
     pub(crate) server: PathBuf,
     pub(crate) floor: PathBuf,
     pub(crate) sdk: PathBuf,
@@ -80,9 +115,9 @@ fn plain_cargo() -> Command {
     cmd
 }
 
-/// The programs the table needs, built unless `skip_build`
-/// (`--no-build`: re-run with the binaries of the last build).
-pub(crate) fn build(skip_build: bool) -> Result<Programs, String> {
+/// The programs the table needs with the server `server`, built unless
+/// `skip_build` (`--no-build`: re-run with the binaries of the last build).
+pub(crate) fn build(skip_build: bool, server: ServerKind) -> Result<Programs, String> {
     let root = util::root();
     // `MCP_BENCH_TARGET` gives a checkout its own (several worktrees
     // benchmarking at once must not overwrite each other's programs).
@@ -96,7 +131,10 @@ pub(crate) fn build(skip_build: bool) -> Result<Programs, String> {
     };
     let target = root.join("target");
     let programs = Programs {
-        server: exe(&target, "demo-server"),
+        server: match server {
+            ServerKind::Rmcp => exe(&bench_target, "rmcp-bench-server"),
+            ServerKind::Demo => exe(&target, "demo-server"),
+        },
         floor: exe(&bench_target, "floor"),
         sdk: exe(&bench_target, "sdk"),
         rmcp: exe(&bench_target, "rmcp-bench-client"),
@@ -104,16 +142,32 @@ pub(crate) fn build(skip_build: bool) -> Result<Programs, String> {
     if skip_build {
         return Ok(programs);
     }
-    let mut server = plain_cargo();
-    server.args([
-        "build",
-        "--release",
-        "-p",
-        "demo-server",
-        "--bin",
-        "demo-server",
-    ]);
-    util::run("bench: build the demo server", &mut server)?;
+    match server {
+        ServerKind::Rmcp => {
+            let mut server = plain_cargo();
+            server.args([
+                "build",
+                "--release",
+                "--manifest-path",
+                "bench/rmcp-server/Cargo.toml",
+                "--target-dir",
+            ]);
+            server.arg(&bench_target);
+            util::run("bench: build the rmcp server", &mut server)?;
+        }
+        ServerKind::Demo => {
+            let mut server = plain_cargo();
+            server.args([
+                "build",
+                "--release",
+                "-p",
+                "demo-server",
+                "--bin",
+                "demo-server",
+            ]);
+            util::run("bench: build the demo server", &mut server)?;
+        }
+    }
     let mut clients = plain_cargo();
     clients.args([
         "build",
@@ -191,7 +245,8 @@ fn pinned(cpu: usize, program: &Path) -> Vec<String> {
     v
 }
 
-/// The HTTP demo server, on a free loopback port; killed on drop.
+/// The HTTP server (either kind: both print `listening URL` first), on a
+/// free loopback port; killed on drop.
 pub(crate) struct HttpServer {
     child: std::process::Child,
     pub(crate) url: String,
@@ -207,15 +262,15 @@ impl HttpServer {
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
-            .map_err(|e| format!("start the HTTP demo server: {e}"))?;
+            .map_err(|e| format!("start the HTTP server {}: {e}", server.display()))?;
         let stdout = child.stdout.take().ok_or("no stdout")?;
         let mut line = String::new();
         std::io::BufRead::read_line(&mut std::io::BufReader::new(stdout), &mut line)
-            .map_err(|e| format!("read the demo server's address: {e}"))?;
+            .map_err(|e| format!("read the server's address: {e}"))?;
         let url = line
             .trim()
             .strip_prefix("listening ")
-            .ok_or_else(|| format!("unexpected first line from the demo server: {line:?}"))?
+            .ok_or_else(|| format!("unexpected first line from the server: {line:?}"))?
             .to_owned();
         Ok(HttpServer { child, url })
     }
@@ -231,9 +286,9 @@ impl Drop for HttpServer {
 /// The server every client of a run talks to, and where it runs.
 #[derive(Clone, Copy)]
 struct Peer<'a> {
-    /// The HTTP demo server's URL.
+    /// The HTTP server's URL.
     url: &'a str,
-    /// The demo server's program (each stdio client starts one).
+    /// The server's program (each stdio client starts one).
     server: &'a Path,
     layout: Layout,
 }
@@ -292,8 +347,8 @@ fn measure(
     Cell::parse(&text).ok_or_else(|| format!("{}: no BENCH lines in {text:?}", variant.name))
 }
 
-/// Runs the side-by-side table; `args` may hold `--quick` and
-/// `--no-build`.
+/// Runs the side-by-side table; `args` may hold `--quick`, `--no-build`,
+/// `--split` and `--demo-server`.
 ///
 /// The clients do not run one after the other, each its runs in a row: a
 /// virtual machine's speed drifts by tens of percent over minutes, and a
@@ -316,10 +371,11 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
             rounds: 11,
         }
     };
-    let p = build(args.iter().any(|a| a == "--no-build"))?;
+    let server = ServerKind::from_args(args);
+    let p = build(args.iter().any(|a| a == "--no-build"), server)?;
     let layout = Layout::from_args(args);
     let http = HttpServer::start(&p.server, layout)?;
-    println!("bench: {}", layout.describe());
+    println!("bench: {}; {}", layout.describe(), server.describe());
     let peer = Peer {
         url: &http.url,
         server: &p.server,
