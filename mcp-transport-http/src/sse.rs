@@ -124,7 +124,7 @@ impl SseParser {
             }
         }
         while let Some(pos) = rest.iter().position(|&b| b == b'\n' || b == b'\r') {
-            self.line.extend_from_slice(&rest[..pos]);
+            let head = &rest[..pos];
             let terminator = rest[pos];
             rest = &rest[pos + 1..];
             if terminator == b'\r' {
@@ -134,9 +134,19 @@ impl SseParser {
                     None => self.skip_lf = true,
                 }
             }
-            self.check(0)?;
-            let line = std::mem::take(&mut self.line);
-            self.process_line(line, out);
+            self.check(head.len())?;
+            if self.line.is_empty() {
+                // The whole line is in this chunk: read where it is.
+                self.process_line(head, out);
+            } else {
+                // Its start came in an earlier chunk; its buffer is kept
+                // (emptied) for the next line that spans chunks.
+                let mut line = std::mem::take(&mut self.line);
+                line.extend_from_slice(head);
+                self.process_line(&line, out);
+                line.clear();
+                self.line = line;
+            }
         }
         self.check(rest.len())?;
         self.line.extend_from_slice(rest);
@@ -159,13 +169,11 @@ impl SseParser {
         Ok(())
     }
 
-    fn process_line(&mut self, mut line: Vec<u8>, out: &mut Vec<SseEvent>) {
-        if self.at_start {
-            self.at_start = false;
-            if line.starts_with(BOM) {
-                line.drain(..BOM.len());
-            }
-        }
+    fn process_line(&mut self, line: &[u8], out: &mut Vec<SseEvent>) {
+        let line = match std::mem::take(&mut self.at_start) {
+            true => line.strip_prefix(BOM).unwrap_or(line),
+            false => line,
+        };
         if line.is_empty() {
             self.dispatch(out);
             return;
@@ -179,12 +187,18 @@ impl SseParser {
                 let value = &line[colon + 1..];
                 (&line[..colon], value.strip_prefix(b" ").unwrap_or(value))
             }
-            None => (&line[..], &[][..]),
+            None => (line, &[][..]),
         };
         match field {
             b"data" => {
+                // Lines joined by LF; a one-line event's data allocated at
+                // its size once (a `Bytes` made of it needs no header).
+                if self.has_data {
+                    self.data.push(b'\n');
+                } else {
+                    self.data.reserve_exact(value.len());
+                }
                 self.data.extend_from_slice(value);
-                self.data.push(b'\n');
                 self.has_data = true;
             }
             b"event" => self.event_type = Some(String::from_utf8_lossy(value).into_owned()),
@@ -208,8 +222,7 @@ impl SseParser {
             return;
         }
         self.has_data = false;
-        let mut data = std::mem::take(&mut self.data);
-        data.pop(); // the LF after the last data line
+        let data = std::mem::take(&mut self.data);
         out.push(SseEvent {
             event: event_type.filter(|t| !t.is_empty()),
             data,
@@ -237,6 +250,21 @@ mod tests {
             assert_eq!(events.len(), 1, "separator {sep:?}");
             assert_eq!(events[0].data, b"a\nb");
         }
+    }
+
+    #[test]
+    fn one_line_data_is_allocated_at_its_size() {
+        for input in [&b"data: {\"id\":1}\n\n"[..], b"id: 7\ndata: {}\r\n\r\n"] {
+            let events = parse(input);
+            assert_eq!(events[0].data.len(), events[0].data.capacity());
+        }
+        // Lines from several chunks are joined as from one.
+        let mut p = SseParser::new(100);
+        let mut out = Vec::new();
+        for piece in [&b"da"[..], b"ta: a", b"b\ndata:", b" c\n", b"\n"] {
+            p.feed(piece, &mut out).unwrap();
+        }
+        assert_eq!(out[0].data, b"ab\nc");
     }
 
     #[test]
