@@ -203,7 +203,16 @@ impl SseParser {
             }
             b"event" => self.event_type = Some(String::from_utf8_lossy(value).into_owned()),
             b"id" if !value.contains(&0) => {
-                self.last_id = Some(String::from_utf8_lossy(value).into_owned());
+                // Into the room of the one before: ids change with every
+                // event of a resumable stream.
+                let id = String::from_utf8_lossy(value);
+                match &mut self.last_id {
+                    Some(last) => {
+                        last.clear();
+                        last.push_str(&id);
+                    }
+                    none => *none = Some(id.into_owned()),
+                }
             }
             b"retry" if !value.is_empty() && value.iter().all(u8::is_ascii_digit) => {
                 let millis = value.iter().fold(0u64, |acc, d| {
@@ -293,6 +302,12 @@ mod tests {
         assert_eq!(p.retry(), Some(Duration::from_millis(250)));
         assert_eq!(p.last_event_id(), Some("1"));
         assert_eq!(out.len(), 1, "no data, no dispatch");
+        // Each id replaces the one before, longer or shorter.
+        p.feed(b"id: 1234\ndata: a\n\nid: 5\ndata: b\n\n", &mut out)
+            .unwrap();
+        assert_eq!(p.last_event_id(), Some("5"));
+        let ids: Vec<_> = out[1..].iter().map(|e| e.id.as_deref()).collect();
+        assert_eq!(ids, [Some("1234"), Some("5")]);
     }
 
     #[test]
