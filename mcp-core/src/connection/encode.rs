@@ -65,7 +65,7 @@ impl OutParams<'_> {
             Params::Tool(call) => {
                 separate(out, &mut first);
                 out.extend_from_slice(br#""name":"#);
-                write_str(out, call.name());
+                mcp_types::raw::write_string(out, call.name());
                 out.extend_from_slice(br#","arguments":"#);
                 out.extend_from_slice(call.arguments().as_bytes());
             }
@@ -103,50 +103,6 @@ fn separate(out: &mut Vec<u8>, first: &mut bool) {
     *first = false;
 }
 
-/// Appends `s` as a JSON string, the bytes serde writes for it: a string
-/// with nothing to escape (a method, a tool's name: nearly all) is copied
-/// between its quotes after one pass over it, eight bytes at a time,
-/// without serde's escaper, which looks up every byte in a table and
-/// writes a string in three appends.
-fn write_str(out: &mut Vec<u8>, s: &str) {
-    let bytes = s.as_bytes();
-    if !needs_escape(bytes) {
-        out.reserve(bytes.len() + 2);
-        out.push(b'"');
-        out.extend_from_slice(bytes);
-        out.push(b'"');
-    } else {
-        // Writing a `str` into a `Vec` cannot fail.
-        let _ = serde_json::to_writer(&mut *out, s);
-    }
-}
-
-/// Whether `bytes` hold a byte JSON escapes in a string: a control
-/// character (below `0x20`), `"` or `\`.
-fn needs_escape(bytes: &[u8]) -> bool {
-    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
-    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
-    // Whether a byte of `word` is below `n` (at most 0x80): exact for the
-    // word as a whole, though not byte by byte.
-    let below = |word: u64, n: u8| word.wrapping_sub(ONES * u64::from(n)) & !word & HIGHS != 0;
-    let mut words = bytes.chunks_exact(8);
-    for chunk in words.by_ref() {
-        let mut word = [0; 8];
-        word.copy_from_slice(chunk);
-        let word = u64::from_ne_bytes(word);
-        if below(word, 0x20)
-            || below(word ^ (ONES * u64::from(b'"')), 1)
-            || below(word ^ (ONES * u64::from(b'\\')), 1)
-        {
-            return true;
-        }
-    }
-    words
-        .remainder()
-        .iter()
-        .any(|&b| b < 0x20 || b == b'"' || b == b'\\')
-}
-
 /// Appends a member whose quoted name and colon are `name`.
 fn member<T: Serialize + ?Sized>(
     out: &mut Vec<u8>,
@@ -174,7 +130,7 @@ impl OutRequest<'_> {
         out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
         serde_json::to_writer(&mut *out, &self.id)?;
         out.extend_from_slice(br#","method":"#);
-        write_str(out, self.method);
+        mcp_types::raw::write_string(out, self.method);
         if let Some(params) = &self.params {
             out.extend_from_slice(br#","params":"#);
             params.write(out)?;
@@ -368,42 +324,5 @@ mod tests {
                 "requestState": "s", "_meta": {"k": "v"}
             }))
         );
-    }
-
-    /// One character of each kind at every place in and past a word: a
-    /// string is written as serde writes it.
-    #[test]
-    fn each_character_at_each_place_is_written_as_serde_writes_it() {
-        for c in [
-            '\0', '\u{1f}', ' ', '!', '"', '#', '\\', '[', ']', '\u{7f}', 'é', '\u{20ac}',
-        ] {
-            for at in 0..=17 {
-                let s: String = (0..=17).map(|i| if i == at { c } else { 'a' }).collect();
-                let mut out = Vec::new();
-                write_str(&mut out, &s);
-                assert_eq!(out, serde_json::to_string(&s).unwrap().as_bytes(), "{s:?}");
-            }
-        }
-    }
-
-    proptest::proptest! {
-        /// Any string is written as serde writes it, escapes or not.
-        #[test]
-        fn a_string_is_written_as_serde_writes_it(
-            s in proptest::prop_oneof!["[a-z/_]{0,24}", "\\PC{0,24}", "[a-z\"\\\\\x00-\x1f\x7f]{0,24}", any_char_string()],
-        ) {
-            let mut out = b"x".to_vec();
-            write_str(&mut out, &s);
-            let serde = serde_json::to_string(&s).unwrap();
-            proptest::prop_assert_eq!(&out[1..], serde.as_bytes());
-        }
-    }
-
-    /// Strings over every char, control characters, quotes and
-    /// backslashes included.
-    fn any_char_string() -> impl proptest::strategy::Strategy<Value = String> {
-        use proptest::strategy::Strategy;
-        proptest::collection::vec(proptest::char::any(), 0..24)
-            .prop_map(|chars| chars.into_iter().collect())
     }
 }

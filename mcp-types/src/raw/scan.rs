@@ -126,11 +126,7 @@ pub(crate) fn plain_len(s: &[u8]) -> Option<usize> {
             let len = at + memchr::memchr2(b'"', b'\\', &s[at..])?;
             return (s[len] == b'"' && plain(&s[at..len])).then_some(len);
         }
-        let word = u64::from_le_bytes(*word);
-        // Flagged: a `"` or `\` (a zero byte after the xor), or a byte
-        // below 0x20; the lowest flagged byte is exactly the first one.
-        let below = word.wrapping_sub(splat(0x20)) & !word & HIGHS;
-        let hits = zero_bytes(word ^ splat(b'"')) | zero_bytes(word ^ splat(b'\\')) | below;
+        let hits = special_bytes(u64::from_le_bytes(*word));
         if hits != 0 {
             let end = at + hits.trailing_zeros() as usize / 8;
             return (s[end] == b'"').then_some(end);
@@ -145,6 +141,25 @@ pub(crate) fn plain_len(s: &[u8]) -> Option<usize> {
         }
     }
     None
+}
+
+/// The bytes of `word` (little-endian) that a JSON string escapes, flagged:
+/// a `"` or `\` (a zero byte after the xor), or a byte below 0x20; the
+/// lowest flagged byte is exactly the first one.
+fn special_bytes(word: u64) -> u64 {
+    let below = word.wrapping_sub(splat(0x20)) & !word & HIGHS;
+    zero_bytes(word ^ splat(b'"')) | zero_bytes(word ^ splat(b'\\')) | below
+}
+
+/// Whether `s` is a JSON string's text as it is: no `"`, no `\` and no
+/// control character (below U+0020), so that nothing in it is escaped.
+/// Checked a word at a time, as [`plain_len`] checks a string's start.
+pub(crate) fn is_plain_text(s: &[u8]) -> bool {
+    let (words, rest) = s.as_chunks::<8>();
+    words
+        .iter()
+        .all(|word| special_bytes(u64::from_le_bytes(*word)) == 0)
+        && rest.iter().all(|&b| b >= 0x20 && b != b'"' && b != b'\\')
 }
 
 /// Whether `s` has no `\` and no control character. Checked a chunk at a
