@@ -241,7 +241,7 @@ mod tests {
     use std::future::poll_fn;
 
     use super::*;
-    use crate::driver::counting_waker::{counting_waker, wakes};
+    use crate::driver::counting_waker::{counting_waker, park_until_woken, unpark_waker, wakes};
 
     fn notify() -> Command {
         let (reply, _) = tokio::sync::oneshot::channel();
@@ -340,15 +340,6 @@ mod tests {
         assert!(matches!(rx.poll_recv(&mut cx), Poll::Ready(None)));
     }
 
-    /// Unparks the thread that polls.
-    struct Unpark(std::thread::Thread);
-
-    impl std::task::Wake for Unpark {
-        fn wake(self: Arc<Self>) {
-            self.0.unpark();
-        }
-    }
-
     /// Senders on other threads, a receiver that waits between bursts
     /// (parked until woken): every command arrives and the end is seen,
     /// whatever the interleaving of the sends with the receiver's looks
@@ -358,7 +349,7 @@ mod tests {
         const THREADS: usize = 4;
         const EACH: usize = 2_000;
         let (tx, mut rx) = channel();
-        let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+        let waker = unpark_waker();
         let mut cx = Context::from_waker(&waker);
         let senders: Vec<_> = (0..THREADS)
             .map(|_| {
@@ -382,17 +373,8 @@ mod tests {
             match rx.poll_recv(&mut cx) {
                 Poll::Ready(Some(_)) => received += 1,
                 Poll::Ready(None) => break,
-                // Woken (unparked) by the next send or the last sender's
-                // drop; an unpark that came first returns at once. A lost
-                // wake-up would park it until the timeout.
-                Poll::Pending => {
-                    let parked = std::time::Instant::now();
-                    std::thread::park_timeout(std::time::Duration::from_secs(5));
-                    assert!(
-                        parked.elapsed() < std::time::Duration::from_secs(5),
-                        "a wake-up was lost ({received} received)"
-                    );
-                }
+                // Woken by the next send or the last sender's drop.
+                Poll::Pending => park_until_woken(format_args!("{received} received")),
             }
         }
         senders.into_iter().for_each(|t| t.join().unwrap());
