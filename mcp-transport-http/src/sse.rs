@@ -203,16 +203,7 @@ impl SseParser {
             }
             b"event" => self.event_type = Some(String::from_utf8_lossy(value).into_owned()),
             b"id" if !value.contains(&0) => {
-                // Into the room of the one before: ids change with every
-                // event of a resumable stream.
-                let id = String::from_utf8_lossy(value);
-                match &mut self.last_id {
-                    Some(last) => {
-                        last.clear();
-                        last.push_str(&id);
-                    }
-                    none => *none = Some(id.into_owned()),
-                }
+                replace_id(&mut self.last_id, &String::from_utf8_lossy(value));
             }
             b"retry" if !value.is_empty() && value.iter().all(u8::is_ascii_digit) => {
                 let millis = value.iter().fold(0u64, |acc, d| {
@@ -237,6 +228,18 @@ impl SseParser {
             data,
             id: self.last_id.clone(),
         });
+    }
+}
+
+/// Sets `last` to `id`, written into the room of the one before when
+/// there is one: ids change with every event of a resumable stream.
+pub(crate) fn replace_id(last: &mut Option<String>, id: &str) {
+    match last {
+        Some(last) => {
+            last.clear();
+            last.push_str(id);
+        }
+        none => *none = Some(id.to_owned()),
     }
 }
 

@@ -261,15 +261,7 @@ impl Pump {
                 && !id.is_empty()
                 && self.last_id.as_deref() != Some(id)
             {
-                // Into the room of the one before (ids change with every
-                // event of a resumable stream).
-                match &mut self.last_id {
-                    Some(last) => {
-                        last.clear();
-                        last.push_str(id);
-                    }
-                    none => *none = Some(id.to_owned()),
-                }
+                crate::sse::replace_id(&mut self.last_id, id);
             }
             if let Some(retry) = self.parser.retry() {
                 self.retry = Some(retry);
