@@ -7,19 +7,7 @@ use crate::util;
 
 /// Runs the host benchmark; `--quick` makes fewer calls.
 pub(crate) fn run(args: &[String]) -> Result<(), String> {
-    let mut build = util::cargo();
-    build.args([
-        "build",
-        "--release",
-        "-p",
-        "demo-server",
-        "--bin",
-        "demo-server",
-    ]);
-    util::run("bench host: build the demo server", &mut build)?;
-    let server = util::root()
-        .join("target/release")
-        .join(format!("demo-server{}", std::env::consts::EXE_SUFFIX));
+    let server = crate::bench_table::build_demo_server("bench host: build the demo server")?;
     let mut cmd = util::cargo();
     cmd.args([
         "bench", "-p", "mcp-host", "--bench", "host", "--", "--server",

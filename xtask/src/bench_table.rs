@@ -115,6 +115,25 @@ fn plain_cargo() -> Command {
     cmd
 }
 
+/// Builds the workspace's demo server in release mode (with [`plain_cargo`],
+/// so the project's next release build reuses what this one built) and
+/// returns its path; `label` names the step in the output.
+pub(crate) fn build_demo_server(label: &str) -> Result<PathBuf, String> {
+    let mut server = plain_cargo();
+    server.args([
+        "build",
+        "--release",
+        "-p",
+        "demo-server",
+        "--bin",
+        "demo-server",
+    ]);
+    util::run(label, &mut server)?;
+    Ok(util::root()
+        .join("target/release")
+        .join(format!("demo-server{}", std::env::consts::EXE_SUFFIX)))
+}
+
 /// The programs the table needs with the server `server`, built unless
 /// `skip_build` (`--no-build`: re-run with the binaries of the last build).
 pub(crate) fn build(skip_build: bool, server: ServerKind) -> Result<Programs, String> {
@@ -156,16 +175,7 @@ pub(crate) fn build(skip_build: bool, server: ServerKind) -> Result<Programs, St
             util::run("bench: build the rmcp server", &mut server)?;
         }
         ServerKind::Demo => {
-            let mut server = plain_cargo();
-            server.args([
-                "build",
-                "--release",
-                "-p",
-                "demo-server",
-                "--bin",
-                "demo-server",
-            ]);
-            util::run("bench: build the demo server", &mut server)?;
+            build_demo_server("bench: build the demo server")?;
         }
     }
     let mut clients = plain_cargo();
