@@ -1,10 +1,15 @@
 //! Response streams: the messages of one `text/event-stream` in order, and
 //! the resumption of broken 2025-11-25 streams.
 //!
-//! Each stream is read by its own task (a pump) so that cancelling it closes
-//! the HTTP stream at once, even when nobody is reading. The pump parses
-//! events, turns each `message` event into one [`Message`] (parsed once),
-//! and hands them over through a bounded channel.
+//! A request's stream is first read by its POST ([`inline`]): one that
+//! carries nothing but the reply and ends with it needs no pump. Every
+//! other stream (the GET stream, a notification's, and a request's from
+//! the first message that is not its reply, or from a break) is read by
+//! its own task (a pump) so that cancelling it closes the HTTP stream at
+//! once, even when nobody is reading. The pump starts from what the POST
+//! read ([`Prelude`]), parses events, turns each `message` event into one
+//! [`Message`] (parsed once), and hands them over through a bounded
+//! channel.
 //!
 //! * The reply (a response or error whose id is the request's) marks the
 //!   stream complete and releases the request's concurrency permit; the
@@ -30,15 +35,19 @@ use std::time::Duration;
 
 use crate::h1::ResponseBody;
 use http_body_util::BodyExt;
-use mcp_types::jsonrpc::ReadError;
 use mcp_types::{Message, ProtocolVersion, RequestId};
 use tokio::sync::{OwnedSemaphorePermit, mpsc};
 use tokio::time::{Instant, sleep, sleep_until};
 
 use crate::cancel::Cancel;
 use crate::error::{Fault, HttpError};
-use crate::sse::{SseEvent, SseParser};
+use crate::sse::{SseError, SseEvent, SseParser};
 use crate::transport::Inner;
+
+mod inline;
+
+pub(crate) use inline::{Inline, Prelude, read_to_reply};
+use inline::{Queued, Read};
 
 /// What a stream belongs to.
 pub(crate) enum StreamKind {
@@ -84,13 +93,30 @@ impl ResponseStream {
         kind: StreamKind,
         cancel: Cancel,
         permit: Option<OwnedSemaphorePermit>,
+        prelude: Option<Prelude>,
     ) -> Self {
         let (tx, rx) = mpsc::channel(inner.config.stream_buffer);
         let shared = Arc::new(Shared::default());
         let request_id = cancel.request_id();
         let session = inner.session.id();
+        let (parser, queued, fault) = match prelude {
+            Some(Prelude {
+                parser,
+                queued,
+                fault,
+            }) => (parser, queued, fault),
+            None => {
+                let parser = SseParser::new(inner.config.limits.max_event_bytes);
+                (parser, Vec::new(), None)
+            }
+        };
+        let last_id = parser
+            .last_event_id()
+            .filter(|id| !id.is_empty())
+            .map(str::to_owned);
+        let retry = parser.retry();
         let pump = Pump {
-            parser: SseParser::new(inner.config.limits.max_event_bytes),
+            parser,
             session,
             inner,
             body,
@@ -100,12 +126,12 @@ impl ResponseStream {
             permit,
             kind,
             request_id: request_id.clone(),
-            last_id: None,
-            retry: None,
+            last_id,
+            retry,
             drain_until: None,
             reader_gone: false,
         };
-        let task = tokio::spawn(pump.run()).abort_handle();
+        let task = tokio::spawn(pump.run(queued, fault)).abort_handle();
         ResponseStream {
             rx,
             shared,
@@ -175,8 +201,11 @@ struct Pump {
 }
 
 impl Pump {
-    async fn run(mut self) {
-        let result = self.pump().await;
+    async fn run(mut self, queued: Vec<Queued>, fault: Option<SseError>) {
+        let result = match self.deliver_prelude(queued, fault).await {
+            Ok(()) => self.pump().await,
+            Err(err) => Err(err),
+        };
         let tx = self.tx.clone();
         let reader_gone = self.reader_gone;
         // Close the HTTP stream and release the permit before reporting.
@@ -274,35 +303,35 @@ impl Pump {
         }
     }
 
-    /// Reads one event ([`Message::read_bytes`], strictly when the config
-    /// says so). A broken reply to this stream's request ends the stream
-    /// (and so that request) now, with the envelope's faults, not at its
-    /// deadline. Another broken message is passed on as a non-final
-    /// [`HttpError::InvalidEnvelope`] item and the stream goes on; anything
-    /// else that is not a message is dropped with a warning.
+    /// Reads one event ([`inline::read_event`]). A broken reply to this
+    /// stream's request ends the stream (and so that request) now, with the
+    /// envelope's faults, not at its deadline. Another broken message is
+    /// passed on as a non-final [`HttpError::InvalidEnvelope`] item and the
+    /// stream goes on; anything else that is not a message is dropped.
     async fn deliver(&mut self, event: SseEvent) -> Result<(), HttpError> {
-        if !event.is_message() || event.data.is_empty() {
-            return Ok(());
+        let check = self.inner.config.check_envelopes;
+        match inline::read_event(event, self.request_id.as_ref(), check) {
+            Read::Skip => Ok(()),
+            Read::Message(message) => self.forward(message).await,
+            Read::Broken(err) => self.send(Err(err)).await,
+            Read::BrokenReply(err) => Err(err),
         }
-        let data = bytes::Bytes::from(event.data);
-        match Message::read_bytes(&data, self.inner.config.check_envelopes) {
-            Ok(message) => self.forward(message).await,
-            Err(ReadError::Broken { id, violations }) if id.is_some() && id == self.request_id => {
-                Err(HttpError::InvalidEnvelope { id, violations })
-            }
-            Err(ReadError::Broken { id, violations }) => {
-                tracing::warn!(
-                    ?violations,
-                    "a message on the stream breaks the JSON-RPC envelope"
-                );
-                self.send(Err(HttpError::InvalidEnvelope { id, violations }))
-                    .await
-            }
-            Err(ReadError::Invalid(err)) => {
-                tracing::warn!(%err, "ignoring a server-sent event that is not a JSON-RPC message");
-                Ok(())
+    }
+
+    /// Delivers what was read before the pump started.
+    async fn deliver_prelude(
+        &mut self,
+        queued: Vec<Queued>,
+        fault: Option<SseError>,
+    ) -> Result<(), HttpError> {
+        for item in queued {
+            match item {
+                Queued::Message(message) => self.forward(message).await?,
+                Queued::Broken(err) => self.send(Err(err)).await?,
+                Queued::Event(event) => self.deliver(event).await?,
             }
         }
+        fault.map_or(Ok(()), |fault| Err(fault.into()))
     }
 
     async fn forward(&mut self, message: Message) -> Result<(), HttpError> {
@@ -335,14 +364,9 @@ impl Pump {
     }
 
     fn is_reply(&self, message: &Message) -> bool {
-        let Some(expected) = &self.request_id else {
-            return false;
-        };
-        match message {
-            Message::Response(r) => &r.id == expected,
-            Message::Error(e) => e.id.as_ref() == Some(expected),
-            Message::Request(_) | Message::Notification(_) => false,
-        }
+        self.request_id
+            .as_ref()
+            .is_some_and(|expected| inline::is_reply(message, expected))
     }
 
     /// Waits and GETs with `Last-Event-ID` until a stream opens (`Some`),

@@ -2,8 +2,9 @@
 //!
 //! Every message is a POST of bytes the core serialized, with headers
 //! rendered from its [`HttpRouting`]. The answer is a [`Reply`]: `202`
-//! (nothing to read), one JSON message, or a [`ResponseStream`] of messages
-//! in arrival order (progress, logs, server requests, then the reply).
+//! (nothing to read), one message (a JSON body, or an event stream of
+//! nothing but the reply), or a [`ResponseStream`] of messages in arrival
+//! order (progress, logs, server requests, then the reply).
 
 use std::sync::Arc;
 
@@ -54,9 +55,12 @@ impl std::fmt::Debug for PostSlot {
 pub enum Reply {
     /// `202 Accepted` (or another success without a body): nothing to read.
     Accepted,
-    /// One `application/json` message.
+    /// One message: an `application/json` body, or a `text/event-stream`
+    /// that carried nothing but the request's reply and ended with it.
     Message(Message),
-    /// A `text/event-stream` of messages.
+    /// A `text/event-stream` of messages: one that carries more than the
+    /// reply (progress, logs, server requests), breaks, or stays open
+    /// after it.
     Stream(ResponseStream),
 }
 
@@ -319,12 +323,13 @@ impl HttpTransport {
             // handle (each is a table update) for the common JSON reply.
             Ok(match posted {
                 Posted::Reply(reply) => reply,
-                Posted::Stream(body, kind) => Reply::Stream(ResponseStream::spawn(
+                Posted::Stream(body, kind, prelude) => Reply::Stream(ResponseStream::spawn(
                     self.inner.clone(),
                     body,
                     kind,
                     cancel,
                     permit,
+                    prelude,
                 )),
             })
         }
@@ -371,6 +376,7 @@ impl HttpTransport {
                 body,
                 StreamKind::ServerStream { version },
                 cancel,
+                None,
                 None,
             )
         }))

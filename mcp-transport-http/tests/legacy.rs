@@ -25,8 +25,12 @@ fn is_response(m: &Message, id: i64) -> bool {
 }
 
 async fn drain(reply: Reply) -> Vec<Result<Message, HttpError>> {
-    let Reply::Stream(mut stream) = reply else {
-        panic!("expected a stream: {reply:?}")
+    // A stream that carried only the reply, and ended with it, comes as
+    // that one message.
+    let mut stream = match reply {
+        Reply::Stream(stream) => stream,
+        Reply::Message(message) => return vec![Ok(message)],
+        other => panic!("expected a stream or its reply, got {other:?}"),
     };
     let mut out = Vec::new();
     while let Some(item) = within(Duration::from_secs(5), stream.next()).await {

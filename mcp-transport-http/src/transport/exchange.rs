@@ -18,7 +18,7 @@ use crate::error::HttpError;
 use crate::headers::{
     self, BodyKind, body_kind, bounded, header_texts, render_cached, render_list,
 };
-use crate::stream::StreamKind;
+use crate::stream::{Inline, Prelude, StreamKind, read_to_reply};
 
 /// What one POST gave, before its stream (if any) is started by
 /// [`HttpTransport::send_in`](super::HttpTransport::send_in), which holds the request's permit and
@@ -26,8 +26,9 @@ use crate::stream::StreamKind;
 pub(super) enum Posted {
     /// Nothing more to read: the reply is whole.
     Reply(Reply),
-    /// A `text/event-stream` body to read as a [`ResponseStream`](crate::stream::ResponseStream).
-    Stream(ResponseBody, StreamKind),
+    /// A `text/event-stream` body to read as a [`ResponseStream`](crate::stream::ResponseStream),
+    /// from where the POST stopped reading it (if it started).
+    Stream(ResponseBody, StreamKind, Option<Prelude>),
 }
 
 /// A successful response and the session id its request carried.
@@ -161,11 +162,26 @@ impl Inner {
             }
             match kind {
                 BodyKind::EventStream => {
+                    // A request's stream is read here up to its reply
+                    // (boxed: only event streams pay for its room).
+                    let prelude = match &routing.request_id {
+                        Some(id) => {
+                            let limit = self.config.limits.max_event_bytes;
+                            let check = self.config.check_envelopes;
+                            match Box::pin(read_to_reply(&mut body, id, limit, check)).await? {
+                                Inline::Reply(message) => {
+                                    return Ok(Posted::Reply(Reply::Message(message)));
+                                }
+                                Inline::Pump(prelude) => Some(prelude),
+                            }
+                        }
+                        None => None,
+                    };
                     let stream_kind = StreamKind::Post {
                         resumable: !is_modern(routing.protocol_version.as_ref()),
                         version: routing.protocol_version.clone(),
                     };
-                    Ok(Posted::Stream(body, stream_kind))
+                    Ok(Posted::Stream(body, stream_kind, prelude))
                 }
                 BodyKind::Json => {
                     let limit = self.config.limits.max_body_bytes;

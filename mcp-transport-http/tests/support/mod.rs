@@ -22,6 +22,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Notify;
 
+pub mod raw;
+
 /// The response body type of the test server.
 pub type Body = UnsyncBoxBody<Bytes, io::Error>;
 

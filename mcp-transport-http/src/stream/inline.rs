@@ -1,0 +1,192 @@
+//! A POST's event stream read by the POST itself, up to its reply.
+//!
+//! Most event streams that answer a request carry nothing but its reply
+//! (in the 2025-11-25 era after a priming event that only sets an id and
+//! a retry delay), and the server ends them right after it. Such a stream
+//! needs no pump: the POST's own future reads it, and its reply is the
+//! POST's [`Reply::Message`](crate::Reply::Message), as a JSON body's is.
+//!
+//! Everything else goes to a pump ([`ResponseStream`](super::ResponseStream)),
+//! with what was read so far ([`Prelude`]), as soon as it shows:
+//!
+//! * a message that is not the reply (progress, a log, a request from the
+//!   server): handed over at once, not held back until the reply;
+//! * the body ending or breaking before the reply: the pump resumes the
+//!   stream or fails the request, as for any stream;
+//! * a fault in the event stream (an event over its size limit);
+//! * a body whose end is not already there when the reply is read: the
+//!   pump reads it to its end (for at most the reply grace period), and
+//!   delivers the reply first and then anything that still arrives.
+//!
+//! A broken reply (one that names the request and breaks the JSON-RPC
+//! envelope) fails the request at once, as it does from a pump.
+
+use bytes::Bytes;
+use futures::FutureExt;
+use http_body_util::BodyExt;
+use mcp_types::jsonrpc::ReadError;
+use mcp_types::{Message, RequestId};
+
+use crate::error::HttpError;
+use crate::h1::ResponseBody;
+use crate::sse::{SseError, SseEvent, SseParser};
+
+/// What reading a POST's event stream in place gave.
+pub(crate) enum Inline {
+    /// The reply, and the body read to its end (its connection is free).
+    Reply(Message),
+    /// The stream needs a pump, which starts from here.
+    Pump(Prelude),
+}
+
+/// What was read of a stream before its pump started: the parser (its
+/// partial event, last event id and retry delay), what is still to be
+/// delivered, in order, and a fault the parser hit after it.
+pub(crate) struct Prelude {
+    pub(super) parser: SseParser,
+    pub(super) queued: Vec<Queued>,
+    pub(super) fault: Option<SseError>,
+}
+
+/// One thing a [`Prelude`] has to deliver.
+pub(super) enum Queued {
+    /// A message already read (it may be the reply).
+    Message(Message),
+    /// A broken message that is not the reply (reported, not fatal).
+    Broken(HttpError),
+    /// An event not looked at yet.
+    Event(SseEvent),
+}
+
+/// What one event of a POST's stream is.
+pub(super) enum Read {
+    /// Not a message (another event type, or no data), or data that is not
+    /// JSON-RPC at all (logged and dropped).
+    Skip,
+    /// A message.
+    Message(Message),
+    /// A message that breaks the envelope and is not the reply: reported
+    /// as a non-final [`HttpError::InvalidEnvelope`] item.
+    Broken(HttpError),
+    /// The reply, broken: the stream (and so the request) fails with it.
+    BrokenReply(HttpError),
+}
+
+/// Reads one event ([`Message::read_bytes`], strictly when `check`).
+pub(super) fn read_event(event: SseEvent, request_id: Option<&RequestId>, check: bool) -> Read {
+    if !event.is_message() || event.data.is_empty() {
+        return Read::Skip;
+    }
+    let data = Bytes::from(event.data);
+    match Message::read_bytes(&data, check) {
+        Ok(message) => Read::Message(message),
+        Err(ReadError::Broken { id, violations }) if id.is_some() && id.as_ref() == request_id => {
+            Read::BrokenReply(HttpError::InvalidEnvelope { id, violations })
+        }
+        Err(ReadError::Broken { id, violations }) => {
+            tracing::warn!(
+                ?violations,
+                "a message on the stream breaks the JSON-RPC envelope"
+            );
+            Read::Broken(HttpError::InvalidEnvelope { id, violations })
+        }
+        Err(ReadError::Invalid(err)) => {
+            tracing::warn!(%err, "ignoring a server-sent event that is not a JSON-RPC message");
+            Read::Skip
+        }
+    }
+}
+
+/// Whether `message` answers the request `expected`.
+pub(super) fn is_reply(message: &Message, expected: &RequestId) -> bool {
+    match message {
+        Message::Response(r) => &r.id == expected,
+        Message::Error(e) => e.id.as_ref() == Some(expected),
+        Message::Request(_) | Message::Notification(_) => false,
+    }
+}
+
+/// Reads the event stream that answers the request `request_id` up to its
+/// reply (see the module docs for when it stops short and hands over).
+///
+/// # Errors
+/// [`HttpError::InvalidEnvelope`] for a broken reply.
+pub(crate) async fn read_to_reply(
+    body: &mut ResponseBody,
+    request_id: &RequestId,
+    max_event_bytes: usize,
+    check: bool,
+) -> Result<Inline, HttpError> {
+    let mut parser = SseParser::new(max_event_bytes);
+    let mut events = Vec::new();
+    let mut reply: Option<Message> = None;
+    let pump = |parser, queued, fault| {
+        Ok(Inline::Pump(Prelude {
+            parser,
+            queued,
+            fault,
+        }))
+    };
+    loop {
+        let frame = match reply {
+            None => body.frame().await,
+            // After the reply only what is already there is read: a body
+            // that goes on goes to a pump, the reply first.
+            Some(_) => match body.frame().now_or_never() {
+                Some(frame) => frame,
+                None => return pump(parser, queue(reply, []), None),
+            },
+        };
+        let data = match frame {
+            Some(Ok(frame)) => match frame.into_data() {
+                Ok(data) => data,
+                Err(_) => continue,
+            },
+            // The end, or a break (then the connection is not reused).
+            None | Some(Err(_)) => {
+                return match reply {
+                    Some(reply) => Ok(Inline::Reply(reply)),
+                    None => pump(parser, Vec::new(), None),
+                };
+            }
+        };
+        let fault = parser.feed(&data, &mut events).err();
+        let mut rest = events.drain(..);
+        while let Some(event) = rest.next() {
+            if reply.is_some() {
+                if !event.is_message() || event.data.is_empty() {
+                    continue;
+                }
+                let queued = queue(reply, [event].into_iter().chain(rest));
+                return pump(parser, queued, fault);
+            }
+            let first = match read_event(event, Some(request_id), check) {
+                Read::Skip => continue,
+                Read::BrokenReply(err) => return Err(err),
+                Read::Message(m) if is_reply(&m, request_id) => {
+                    reply = Some(m);
+                    continue;
+                }
+                Read::Message(m) => Queued::Message(m),
+                Read::Broken(err) => Queued::Broken(err),
+            };
+            let queued = std::iter::once(first)
+                .chain(rest.map(Queued::Event))
+                .collect();
+            return pump(parser, queued, fault);
+        }
+        drop(rest);
+        if fault.is_some() {
+            return pump(parser, queue(reply, []), fault);
+        }
+    }
+}
+
+/// The reply read so far (if any), then `events`.
+fn queue(reply: Option<Message>, events: impl IntoIterator<Item = SseEvent>) -> Vec<Queued> {
+    reply
+        .map(Queued::Message)
+        .into_iter()
+        .chain(events.into_iter().map(Queued::Event))
+        .collect()
+}
