@@ -123,7 +123,7 @@ impl SseParser {
                 rest = &rest[1..];
             }
         }
-        while let Some(pos) = rest.iter().position(|&b| b == b'\n' || b == b'\r') {
+        while let Some(pos) = memchr::memchr2(b'\n', b'\r', rest) {
             let head = &rest[..pos];
             let terminator = rest[pos];
             rest = &rest[pos + 1..];
