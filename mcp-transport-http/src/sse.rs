@@ -77,6 +77,8 @@ pub struct SseParser {
     last_id: Option<String>,
     retry: Option<Duration>,
     failed: Option<SseError>,
+    /// Whether each event carries the last event id (a copy per event).
+    event_ids: bool,
 }
 
 impl SseParser {
@@ -94,7 +96,16 @@ impl SseParser {
             last_id: None,
             retry: None,
             failed: None,
+            event_ids: true,
         }
+    }
+
+    /// A parser whose events carry no id (`SseEvent::id` is `None`), for a
+    /// reader that only needs [`SseParser::last_event_id`]: it saves a copy
+    /// of the id per event.
+    pub(crate) fn without_event_ids(mut self) -> Self {
+        self.event_ids = false;
+        self
     }
 
     /// The last event id seen (`id:` field), if any.
@@ -226,7 +237,10 @@ impl SseParser {
         out.push(SseEvent {
             event: event_type.filter(|t| !t.is_empty()),
             data,
-            id: self.last_id.clone(),
+            id: match self.event_ids {
+                true => self.last_id.clone(),
+                false => None,
+            },
         });
     }
 }
@@ -311,6 +325,17 @@ mod tests {
         assert_eq!(p.last_event_id(), Some("5"));
         let ids: Vec<_> = out[1..].iter().map(|e| e.id.as_deref()).collect();
         assert_eq!(ids, [Some("1234"), Some("5")]);
+    }
+
+    #[test]
+    fn without_event_ids_only_the_last_id_is_kept() {
+        let mut p = SseParser::new(100).without_event_ids();
+        let mut out = Vec::new();
+        p.feed(b"id: 7\ndata: a\n\nid: 8\ndata: b\n\n", &mut out)
+            .unwrap();
+        assert_eq!(out.len(), 2);
+        assert!(out.iter().all(|e| e.id.is_none()));
+        assert_eq!(p.last_event_id(), Some("8"));
     }
 
     #[test]

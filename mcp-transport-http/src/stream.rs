@@ -106,7 +106,8 @@ impl ResponseStream {
                 fault,
             }) => (parser, queued, fault),
             None => {
-                let parser = SseParser::new(inner.config.limits.max_event_bytes);
+                let parser =
+                    SseParser::new(inner.config.limits.max_event_bytes).without_event_ids();
                 (parser, Vec::new(), None)
             }
         };
@@ -244,7 +245,8 @@ impl Pump {
             match self.reconnect(&mut failures, version.as_ref()).await? {
                 Some(body) => {
                     self.body = body;
-                    self.parser = SseParser::new(self.inner.config.limits.max_event_bytes);
+                    self.parser = SseParser::new(self.inner.config.limits.max_event_bytes)
+                        .without_event_ids();
                 }
                 None if matches!(self.kind, StreamKind::ServerStream { .. }) => return Ok(()),
                 None => return Err(HttpError::StreamEnded),

@@ -126,7 +126,7 @@ async fn open(get: &HttpTransport, server: &Uri) -> Result<(EventStream, Uri), L
         })?;
     let mut stream = EventStream {
         body,
-        parser: SseParser::new(get.inner.config.limits.max_event_bytes),
+        parser: SseParser::new(get.inner.config.limits.max_event_bytes).without_event_ids(),
         pending: Vec::new(),
     };
     let url = stream.endpoint(server).await?;

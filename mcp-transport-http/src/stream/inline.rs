@@ -117,7 +117,7 @@ pub(crate) async fn read_to_reply(
     max_event_bytes: usize,
     check: bool,
 ) -> Result<Inline, HttpError> {
-    let mut parser = SseParser::new(max_event_bytes);
+    let mut parser = SseParser::new(max_event_bytes).without_event_ids();
     let mut events = Vec::new();
     let mut reply: Option<Message> = None;
     let pump = |parser, queued, fault| {
