@@ -148,13 +148,34 @@ type Span = [u32; 5];
 /// ([`ResponseFields::All`], for an auth provider).
 static READ_FIELDS: [HeaderName; 4] = [CONTENT_TYPE, SESSION_ID, LOCATION, WWW_AUTHENTICATE];
 
-/// The place in [`READ_FIELDS`] of the name `name` spells, in any case
-/// (compared byte for byte first: most servers write names in lowercase).
-fn read_field(name: &[u8]) -> Option<usize> {
-    READ_FIELDS.iter().position(|known| {
-        let known = known.as_str().as_bytes();
-        known.len() == name.len() && (known == name || known.eq_ignore_ascii_case(name))
-    })
+/// What a field's name is to the transport.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FieldName {
+    ContentLength,
+    TransferEncoding,
+    Connection,
+    KeepAlive,
+    /// One the transport reads: its place in [`READ_FIELDS`].
+    Read(usize),
+    /// Any other.
+    Other,
+}
+
+/// What the name `name` spells, in any case: told by its length first,
+/// then one or two comparisons (no walk over a list of names).
+fn field_name(name: &[u8]) -> FieldName {
+    let is = |known: &str| name.eq_ignore_ascii_case(known.as_bytes());
+    match name.len() {
+        8 if is("location") => FieldName::Read(2),
+        10 if is("connection") => FieldName::Connection,
+        10 if is("keep-alive") => FieldName::KeepAlive,
+        12 if is("content-type") => FieldName::Read(0),
+        14 if is("content-length") => FieldName::ContentLength,
+        14 if is("mcp-session-id") => FieldName::Read(1),
+        16 if is("www-authenticate") => FieldName::Read(3),
+        17 if is("transfer-encoding") => FieldName::TransferEncoding,
+        _ => FieldName::Other,
+    }
 }
 
 /// Parses the response head at the start of `buf`; a whole head (interim
@@ -207,10 +228,18 @@ pub(crate) fn parse_head(buf: &mut BytesMut, fields: ResponseFields) -> Result<P
     let mut kept = 0;
     let mut lengths = Lengths::default();
     for field in parsed.headers.iter() {
-        if lengths.note(field.name, field.value)? {
-            continue;
-        }
-        let known = read_field(field.name.as_bytes());
+        let known = match field_name(field.name.as_bytes()) {
+            FieldName::Read(k) => Some(k),
+            FieldName::Other => None,
+            hop_by_hop => {
+                // About this connection: consumed here, not kept
+                // (`Content-Length` is kept as well).
+                if lengths.note(hop_by_hop, field.value)? {
+                    continue;
+                }
+                None
+            }
+        };
         if fields == ResponseFields::Read && known.is_none() {
             continue;
         }
@@ -272,35 +301,39 @@ struct Lengths {
 }
 
 impl Lengths {
-    /// Notes one field; `true` when it is hop-by-hop (`Connection`,
-    /// `Keep-Alive`, `Transfer-Encoding`: about this connection, consumed
-    /// here and not kept in the response's fields).
-    fn note(&mut self, name: &str, value: &[u8]) -> Result<bool, WireError> {
+    /// Notes one field of a name it reads; `true` when it is hop-by-hop
+    /// (`Connection`, `Keep-Alive`, `Transfer-Encoding`: about this
+    /// connection, consumed here and not kept in the response's fields).
+    fn note(&mut self, name: FieldName, value: &[u8]) -> Result<bool, WireError> {
         let list = || value.split(|b| *b == b',').map(<[u8]>::trim_ascii);
-        if name.eq_ignore_ascii_case("content-length") {
-            // Repeated values (or a list) must agree.
-            for part in list() {
-                let n = parse_decimal(part).ok_or(WireError::ContentLength)?;
-                if self.length.is_some_and(|l| l != n) {
-                    return Err(WireError::ContentLength);
+        match name {
+            FieldName::ContentLength => {
+                // Repeated values (or a list) must agree.
+                for part in list() {
+                    let n = parse_decimal(part).ok_or(WireError::ContentLength)?;
+                    if self.length.is_some_and(|l| l != n) {
+                        return Err(WireError::ContentLength);
+                    }
+                    self.length = Some(n);
                 }
-                self.length = Some(n);
+                Ok(false)
             }
-        } else if name.eq_ignore_ascii_case("transfer-encoding") {
-            // The last coding decides, over every field.
-            if let Some(last) = list().rfind(|c| !c.is_empty()) {
-                self.chunked = Some(last.eq_ignore_ascii_case(b"chunked"));
-            } else {
-                self.chunked.get_or_insert(false);
+            FieldName::TransferEncoding => {
+                // The last coding decides, over every field.
+                if let Some(last) = list().rfind(|c| !c.is_empty()) {
+                    self.chunked = Some(last.eq_ignore_ascii_case(b"chunked"));
+                } else {
+                    self.chunked.get_or_insert(false);
+                }
+                Ok(true)
             }
-            return Ok(true);
-        } else if name.eq_ignore_ascii_case("connection") {
-            self.close |= list().any(|t| t.eq_ignore_ascii_case(b"close"));
-            return Ok(true);
-        } else if name.eq_ignore_ascii_case("keep-alive") {
-            return Ok(true);
+            FieldName::Connection => {
+                self.close |= list().any(|t| t.eq_ignore_ascii_case(b"close"));
+                Ok(true)
+            }
+            FieldName::KeepAlive => Ok(true),
+            FieldName::Read(_) | FieldName::Other => Ok(false),
         }
-        Ok(false)
     }
 
     /// RFC 9112 section 6.3, for a response to a request that is not
@@ -430,9 +463,21 @@ mod tests {
 
     #[test]
     fn the_read_names_spell_the_read_fields() {
-        assert_eq!(read_field(b"Content-TYPE"), Some(0));
-        assert_eq!(read_field(b"mcp-session-id"), Some(1));
-        assert_eq!(read_field(b"content-typo"), None);
+        for (k, known) in READ_FIELDS.iter().enumerate() {
+            let upper = known.as_str().to_ascii_uppercase();
+            assert_eq!(field_name(known.as_str().as_bytes()), FieldName::Read(k));
+            assert_eq!(field_name(upper.as_bytes()), FieldName::Read(k));
+        }
+        assert_eq!(field_name(b"Content-TYPE"), FieldName::Read(0));
+        assert_eq!(field_name(b"content-typo"), FieldName::Other);
+        assert_eq!(
+            field_name(b"Transfer-Encoding"),
+            FieldName::TransferEncoding
+        );
+        assert_eq!(field_name(b"content-length"), FieldName::ContentLength);
+        assert_eq!(field_name(b"connection"), FieldName::Connection);
+        assert_eq!(field_name(b"KEEP-ALIVE"), FieldName::KeepAlive);
+        assert_eq!(field_name(b"date"), FieldName::Other);
     }
 
     #[test]
