@@ -7,8 +7,9 @@
 //!    `bench/rmcp-server`, as issue 18 has it; `--demo-server`: the
 //!    workspace's demo server), with each figure's ratio to the floor and
 //!    its target, the client and the server pinned to one CPU as issue 18
-//!    measures (`--split`: the server on another CPU). `--table` runs only
-//!    this.
+//!    measures (`--split`: the server on another CPU), every client built
+//!    with the default release profile (`--lto`: each with fat LTO and one
+//!    codegen unit). `--table` runs only this.
 //! 2. `mcp-client/benches/calls.rs` in release mode: sequential and 32-way
 //!    concurrent `tools/call` over stdio and HTTP and 1 MiB results, with
 //!    calls/s, p50 and p99 latency, client CPU per call and RSS growth next
@@ -49,10 +50,12 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     }
     let mut cmd = util::cargo();
     cmd.args(["bench", "-p", "mcp-client", "--bench", "calls", "--"]);
-    cmd.args(
-        args.iter()
-            .filter(|a| !matches!(a.as_str(), "--no-table" | "--split" | "--demo-server")),
-    );
+    cmd.args(args.iter().filter(|a| {
+        !matches!(
+            a.as_str(),
+            "--no-table" | "--split" | "--demo-server" | "--lto"
+        )
+    }));
     util::run("bench", &mut cmd)?;
     // A narrowed client run (`--only`) is for profiling the client alone.
     if narrowed {

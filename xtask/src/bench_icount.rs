@@ -52,6 +52,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let p = crate::bench_table::build(
         args.iter().any(|a| a == "--no-build"),
         crate::bench_table::ServerKind::Demo,
+        crate::bench_table::Profile::Release,
     )?;
     let http = HttpServer::start(&p.server, crate::bench_table::Layout::Shared)?;
     let sites: Vec<Option<AtomicSites>> = CLIENTS

@@ -30,6 +30,11 @@
 //! release: over HTTP it answers a 2026-07-28 request with JSON and a
 //! 2025-11-25 session's requests with SSE); `--demo-server` serves the
 //! clients from the workspace's demo server instead (JSON for both).
+//!
+//! The clients are built with cargo's default `release` profile, the one
+//! the figures are judged by; `--lto` builds every client (the floor and
+//! rmcp's too) with `lto = "fat"` and `codegen-units = 1` instead, into a
+//! target directory of its own, to show what a build tuned for speed gives.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -80,6 +85,45 @@ impl ServerKind {
         match self {
             ServerKind::Rmcp => "server: rmcp 3.11.0 (bench/rmcp-server)",
             ServerKind::Demo => "server: the workspace's demo server (--demo-server)",
+        }
+    }
+}
+
+/// How the clients are built.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Profile {
+    /// Cargo's default `release` profile (what the figures are judged by).
+    Release,
+    /// `release` with `lto = "fat"` and `codegen-units = 1` for every
+    /// client (`--lto`): what a build tuned for speed gives. Built into a
+    /// target directory of its own.
+    Lto,
+}
+
+impl Profile {
+    /// The profile `args` ask for.
+    pub(crate) fn from_args(args: &[String]) -> Profile {
+        match args.iter().any(|a| a == "--lto") {
+            true => Profile::Lto,
+            false => Profile::Release,
+        }
+    }
+
+    /// How the table's heading says it.
+    pub(crate) fn describe(self) -> &'static str {
+        match self {
+            Profile::Release => "clients built with the default release profile",
+            Profile::Lto => {
+                "clients built with lto = \"fat\", codegen-units = 1 (--lto), every one alike"
+            }
+        }
+    }
+
+    /// Sets the profile on a client's build.
+    fn apply(self, cargo: &mut Command) {
+        if self == Profile::Lto {
+            cargo.env("CARGO_PROFILE_RELEASE_LTO", "fat");
+            cargo.env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "1");
         }
     }
 }
@@ -136,14 +180,21 @@ pub(crate) fn build_demo_server(label: &str) -> Result<PathBuf, String> {
 
 /// The programs the table needs with the server `server`, built unless
 /// `skip_build` (`--no-build`: re-run with the binaries of the last build).
-pub(crate) fn build(skip_build: bool, server: ServerKind) -> Result<Programs, String> {
+pub(crate) fn build(
+    skip_build: bool,
+    server: ServerKind,
+    profile: Profile,
+) -> Result<Programs, String> {
     let root = util::root();
     // `MCP_BENCH_TARGET` gives a checkout its own (several worktrees
     // benchmarking at once must not overwrite each other's programs).
-    let bench_target = std::env::var_os("MCP_BENCH_TARGET").map_or_else(
+    let mut bench_target = std::env::var_os("MCP_BENCH_TARGET").map_or_else(
         || crate::install::cache_dir().join("bench-target"),
         PathBuf::from,
     );
+    if profile == Profile::Lto {
+        bench_target.as_mut_os_string().push("-lto");
+    }
     let exe = |dir: &Path, name: &str| {
         dir.join("release")
             .join(format!("{name}{}", std::env::consts::EXE_SUFFIX))
@@ -187,6 +238,7 @@ pub(crate) fn build(skip_build: bool, server: ServerKind) -> Result<Programs, St
         "--target-dir",
     ]);
     clients.arg(&bench_target);
+    profile.apply(&mut clients);
     util::run("bench: build the floor and the SDK client", &mut clients)?;
     let mut rmcp = plain_cargo();
     rmcp.args([
@@ -197,6 +249,7 @@ pub(crate) fn build(skip_build: bool, server: ServerKind) -> Result<Programs, St
         "--target-dir",
     ]);
     rmcp.arg(&bench_target);
+    profile.apply(&mut rmcp);
     util::run("bench: build the rmcp client", &mut rmcp)?;
     Ok(programs)
 }
@@ -358,7 +411,7 @@ fn measure(
 }
 
 /// Runs the side-by-side table; `args` may hold `--quick`, `--no-build`,
-/// `--split` and `--demo-server`.
+/// `--split`, `--demo-server` and `--lto`.
 ///
 /// The clients do not run one after the other, each its runs in a row: a
 /// virtual machine's speed drifts by tens of percent over minutes, and a
@@ -382,10 +435,16 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         }
     };
     let server = ServerKind::from_args(args);
-    let p = build(args.iter().any(|a| a == "--no-build"), server)?;
+    let profile = Profile::from_args(args);
+    let p = build(args.iter().any(|a| a == "--no-build"), server, profile)?;
     let layout = Layout::from_args(args);
     let http = HttpServer::start(&p.server, layout)?;
-    println!("bench: {}; {}", layout.describe(), server.describe());
+    println!(
+        "bench: {}; {}; {}",
+        layout.describe(),
+        server.describe(),
+        profile.describe()
+    );
     let peer = Peer {
         url: &http.url,
         server: &p.server,
