@@ -12,7 +12,9 @@
 //!   hands over; a request's progress and log notifications arrive on its
 //!   own [`ResponseStream`]; cancelling or dropping the stream closes it,
 //!   which the server treats as cancellation; `subscriptions/listen` is a
-//!   long-lived stream closed by dropping it.
+//!   long-lived stream closed by dropping it. A stream that carries
+//!   nothing but the reply, and ends with it, is read by the POST itself
+//!   and comes back as [`Reply::Message`], as a JSON body does.
 //! * **2025-11-25 (legacy)**: the `Mcp-Session-Id` from the `initialize`
 //!   response travels on every later request; the optional GET stream
 //!   ([`HttpTransport::open_server_stream`]); broken streams resume with
