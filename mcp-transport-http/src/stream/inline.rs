@@ -144,6 +144,9 @@ pub(crate) async fn read_to_reply(
             },
             // The end, or a break (then the connection is not reused).
             None | Some(Err(_)) => {
+                if let Some(Err(err)) = &frame {
+                    tracing::debug!(%err, "event stream broke");
+                }
                 return match reply {
                     Some(reply) => Ok(Inline::Reply(reply)),
                     None => pump(parser, Vec::new(), None),
