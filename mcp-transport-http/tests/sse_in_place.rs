@@ -181,3 +181,116 @@ async fn an_oversized_event_before_the_reply_is_the_streams_error() {
     let err = stream.next().await.unwrap().unwrap_err();
     assert!(matches!(err, HttpError::Sse(_)), "{err:?}");
 }
+
+/// One event of a generated stream.
+#[derive(Clone, Debug)]
+enum Piece {
+    Priming,
+    Comment,
+    Progress(u32),
+    Reply,
+}
+
+impl Piece {
+    fn text(&self) -> String {
+        match self {
+            Piece::Priming => PRIMING.to_owned(),
+            Piece::Comment => ": keep-alive\n\n".to_owned(),
+            Piece::Progress(n) => event(&progress(*n)),
+            Piece::Reply => reply_event(),
+        }
+    }
+}
+
+/// What a stream of `pieces` delivers: every progress and the reply, in
+/// their order.
+fn expected(pieces: &[Piece]) -> Vec<String> {
+    pieces
+        .iter()
+        .filter_map(|p| match p {
+            Piece::Progress(n) => Some(format!("progress {n}")),
+            Piece::Reply => Some("reply".to_owned()),
+            Piece::Priming | Piece::Comment => None,
+        })
+        .collect()
+}
+
+fn describe(m: &Message) -> String {
+    if is_reply(m) {
+        return "reply".to_owned();
+    }
+    let Message::Notification(n) = m else {
+        return format!("{m:?}");
+    };
+    let params: serde_json::Value = n.params_as().unwrap();
+    format!("progress {}", params["progress"])
+}
+
+/// Sends one request to a server that answers with `pieces` (a chunked
+/// body, then its end) cut into writes at `cuts`, twice on one
+/// connection; what each answer delivered, and the connections opened.
+async fn deliver(pieces: &[Piece], cuts: &[usize]) -> (Vec<Vec<String>>, usize) {
+    let body: String = pieces.iter().map(|p| chunked(&p.text())).collect();
+    let answer = [HEAD, &body, END].concat().into_bytes();
+    let mut at: Vec<usize> = cuts.iter().map(|c| c % answer.len()).collect();
+    at.sort_unstable();
+    at.dedup();
+    let mut writes = Vec::new();
+    let mut from = 0;
+    for to in at.into_iter().chain([answer.len()]) {
+        if to > from {
+            writes.push(answer[from..to].to_vec());
+            from = to;
+        }
+    }
+    let (url, connections) = raw_server(writes, After::KeepOpen).await;
+    let t = HttpTransport::new(config(&url)).unwrap();
+    let mut got = Vec::new();
+    for _ in 0..2 {
+        let delivered = match ping(&t).await.unwrap() {
+            Reply::Message(m) => vec![describe(&m)],
+            reply => items(reply).await.iter().map(describe).collect(),
+        };
+        got.push(delivered);
+    }
+    (got, connections.load(Ordering::SeqCst))
+}
+
+fn piece() -> impl proptest::strategy::Strategy<Value = Piece> {
+    use proptest::prelude::*;
+    prop_oneof![
+        Just(Piece::Priming),
+        Just(Piece::Comment),
+        (0u32..100).prop_map(Piece::Progress),
+    ]
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+
+    /// Whatever comes before and after the reply, and wherever the writes
+    /// cut the answer, every message arrives once, in order, and the
+    /// connection is reused: read in place, handed to a pump before the
+    /// reply, or after it.
+    #[test]
+    fn every_message_arrives_once_in_order_however_the_answer_is_cut(
+        before in proptest::collection::vec(piece(), 0..4),
+        after in proptest::collection::vec(piece(), 0..3),
+        cuts in proptest::collection::vec(0usize..4096, 0..4),
+    ) {
+        let pieces: Vec<Piece> = before
+            .into_iter()
+            .chain([Piece::Reply])
+            .chain(after)
+            .collect();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let (got, connections) = runtime.block_on(deliver(&pieces, &cuts));
+        let want = expected(&pieces);
+        proptest::prop_assert_eq!(&got[0], &want);
+        proptest::prop_assert_eq!(&got[1], &want);
+        proptest::prop_assert_eq!(connections, 1);
+    }
+}
