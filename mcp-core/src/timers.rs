@@ -81,6 +81,11 @@ impl TimerTable {
         self.queue.front().map(|(at, t)| (at, t.clone()))
     }
 
+    /// The earliest armed timer's instant.
+    pub(crate) fn next_at(&self) -> Option<Instant> {
+        self.queue.front().map(|(at, _)| at)
+    }
+
     /// Removes and returns every timer due at `now`, earliest first.
     #[cfg(test)]
     pub(crate) fn expired(&mut self, now: Instant) -> Vec<Timer> {

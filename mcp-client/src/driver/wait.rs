@@ -31,7 +31,7 @@ impl Driver {
     /// waits unpolled, still set), so sequential calls, each with its own
     /// deadline, do not reset it once per call either.
     pub(super) fn arm_timer(&mut self) -> bool {
-        let Some((at, _)) = self.conn.poll_timeout() else {
+        let Some(at) = self.conn.next_timeout() else {
             return false;
         };
         if self.timer_at.is_none_or(|armed| at < armed) {

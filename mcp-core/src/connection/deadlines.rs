@@ -131,6 +131,15 @@ impl Connection {
         out
     }
 
+    /// The instant of [`Connection::next_deadline`].
+    pub(super) fn next_deadline_at(&self) -> Option<Instant> {
+        let request = self.deadlines.front().map(|(at, _)| at);
+        match (request, self.timers.next_at()) {
+            (Some(at), Some(other)) => Some(at.min(other)),
+            (at, other) => at.or(other),
+        }
+    }
+
     /// The earliest of the request deadlines and the other timers; a
     /// request deadline first at the same instant.
     pub(super) fn next_deadline(&self) -> Option<(Instant, Timer)> {

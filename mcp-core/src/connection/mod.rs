@@ -318,6 +318,14 @@ impl Connection {
         self.next_deadline()
     }
 
+    /// When to call [`Connection::handle_timeout`] next: the instant of
+    /// [`Connection::poll_timeout`] without its reason, which a driver that
+    /// only arms a wake-up does not need (nothing is made or copied for it).
+    #[must_use]
+    pub fn next_timeout(&self) -> Option<Instant> {
+        self.next_deadline_at()
+    }
+
     // ---- commands ----
 
     /// Sets the principal key that partitions `private` cache entries

@@ -101,7 +101,11 @@ impl Harness {
     pub fn advance(&mut self, d: Duration) {
         self.now += d;
         self.transcript.push(format!("     +{}ms", d.as_millis()));
-        while let Some((at, _)) = self.conn.poll_timeout() {
+        loop {
+            let next = self.conn.poll_timeout();
+            // The instant alone agrees with the instant and its reason.
+            assert_eq!(self.conn.next_timeout(), next.as_ref().map(|(at, _)| *at));
+            let Some((at, _)) = next else { break };
             if at > self.now {
                 break;
             }
