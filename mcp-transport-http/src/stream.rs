@@ -40,6 +40,7 @@ use tokio::sync::{OwnedSemaphorePermit, mpsc};
 use tokio::time::{Instant, sleep, sleep_until};
 
 use crate::cancel::Cancel;
+use crate::config::HttpConfig;
 use crate::error::{Fault, HttpError};
 use crate::sse::{SseError, SseEvent, SseParser};
 use crate::transport::Inner;
@@ -48,6 +49,13 @@ mod inline;
 
 pub(crate) use inline::{Inline, Prelude, read_to_reply};
 use inline::{Queued, Read};
+
+/// The parser of the transport's event streams: events up to the
+/// configured size, and only the last event id kept (the transport reads
+/// no event's own).
+pub(crate) fn event_parser(config: &HttpConfig) -> SseParser {
+    SseParser::new(config.limits.max_event_bytes).without_event_ids()
+}
 
 /// What a stream belongs to.
 pub(crate) enum StreamKind {
@@ -105,18 +113,9 @@ impl ResponseStream {
                 queued,
                 fault,
             }) => (parser, queued, fault),
-            None => {
-                let parser =
-                    SseParser::new(inner.config.limits.max_event_bytes).without_event_ids();
-                (parser, Vec::new(), None)
-            }
+            None => (event_parser(&inner.config), Vec::new(), None),
         };
-        let last_id = parser
-            .last_event_id()
-            .filter(|id| !id.is_empty())
-            .map(str::to_owned);
-        let retry = parser.retry();
-        let pump = Pump {
+        let mut pump = Pump {
             parser,
             session,
             inner,
@@ -127,11 +126,13 @@ impl ResponseStream {
             permit,
             kind,
             request_id: request_id.clone(),
-            last_id,
-            retry,
+            last_id: None,
+            retry: None,
             drain_until: None,
             reader_gone: false,
         };
+        // What the POST's parser read already.
+        pump.note_parser();
         let task = tokio::spawn(pump.run(queued, fault)).abort_handle();
         ResponseStream {
             rx,
@@ -245,8 +246,7 @@ impl Pump {
             match self.reconnect(&mut failures, version.as_ref()).await? {
                 Some(body) => {
                     self.body = body;
-                    self.parser = SseParser::new(self.inner.config.limits.max_event_bytes)
-                        .without_event_ids();
+                    self.parser = event_parser(&self.inner.config);
                 }
                 None if matches!(self.kind, StreamKind::ServerStream { .. }) => return Ok(()),
                 None => return Err(HttpError::StreamEnded),
@@ -288,15 +288,7 @@ impl Pump {
                 continue;
             };
             let fed = self.parser.feed(&data, &mut events);
-            if let Some(id) = self.parser.last_event_id()
-                && !id.is_empty()
-                && self.last_id.as_deref() != Some(id)
-            {
-                crate::sse::replace_id(&mut self.last_id, id);
-            }
-            if let Some(retry) = self.parser.retry() {
-                self.retry = Some(retry);
-            }
+            self.note_parser();
             for event in events.drain(..) {
                 progressed = true;
                 self.deliver(event).await?;
@@ -312,7 +304,29 @@ impl Pump {
     /// stream goes on; anything else that is not a message is dropped.
     async fn deliver(&mut self, event: SseEvent) -> Result<(), HttpError> {
         let check = self.inner.config.check_envelopes;
-        match inline::read_event(event, self.request_id.as_ref(), check) {
+        let read = inline::read_event(event, self.request_id.as_ref(), check);
+        self.act(read).await
+    }
+
+    /// Keeps the parser's last (non-empty) event id and retry delay: the
+    /// stream's own outlive the parser, replaced at each reconnection.
+    fn note_parser(&mut self) {
+        if let Some(id) = self.parser.last_event_id()
+            && !id.is_empty()
+            && self.last_id.as_deref() != Some(id)
+        {
+            crate::sse::replace_id(&mut self.last_id, id);
+        }
+        if let Some(retry) = self.parser.retry() {
+            self.retry = Some(retry);
+        }
+    }
+
+    /// Acts on one event read: a message is forwarded, a broken one that
+    /// is not the reply is reported and the stream goes on, a broken reply
+    /// ends the stream.
+    async fn act(&mut self, read: Read) -> Result<(), HttpError> {
+        match read {
             Read::Skip => Ok(()),
             Read::Message(message) => self.forward(message).await,
             Read::Broken(err) => self.send(Err(err)).await,
@@ -328,8 +342,7 @@ impl Pump {
     ) -> Result<(), HttpError> {
         for item in queued {
             match item {
-                Queued::Message(message) => self.forward(message).await?,
-                Queued::Broken(err) => self.send(Err(err)).await?,
+                Queued::Read(read) => self.act(read).await?,
                 Queued::Event(event) => self.deliver(event).await?,
             }
         }

@@ -54,7 +54,6 @@ pub use error::{EndpointError, LegacySseError};
 
 use crate::config::HttpConfig;
 use crate::error::HttpError;
-use crate::sse::SseParser;
 use crate::transport::{HttpTransport, Reply};
 use events::EventStream;
 
@@ -126,7 +125,7 @@ async fn open(get: &HttpTransport, server: &Uri) -> Result<(EventStream, Uri), L
         })?;
     let mut stream = EventStream {
         body,
-        parser: SseParser::new(get.inner.config.limits.max_event_bytes).without_event_ids(),
+        parser: crate::stream::event_parser(&get.inner.config),
         pending: Vec::new(),
     };
     let url = stream.endpoint(server).await?;

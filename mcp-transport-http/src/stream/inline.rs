@@ -27,6 +27,7 @@ use http_body_util::BodyExt;
 use mcp_types::jsonrpc::ReadError;
 use mcp_types::{Message, RequestId};
 
+use crate::config::HttpConfig;
 use crate::error::HttpError;
 use crate::h1::ResponseBody;
 use crate::sse::{SseError, SseEvent, SseParser};
@@ -50,10 +51,9 @@ pub(crate) struct Prelude {
 
 /// One thing a [`Prelude`] has to deliver.
 pub(super) enum Queued {
-    /// A message already read (it may be the reply).
-    Message(Message),
-    /// A broken message that is not the reply (reported, not fatal).
-    Broken(HttpError),
+    /// An event read already: a message (it may be the reply) or a broken
+    /// one that is not the reply.
+    Read(Read),
     /// An event not looked at yet.
     Event(SseEvent),
 }
@@ -72,9 +72,14 @@ pub(super) enum Read {
     BrokenReply(HttpError),
 }
 
+/// Whether `event` carries a message to read: a `message` event with data.
+fn carries_message(event: &SseEvent) -> bool {
+    event.is_message() && !event.data.is_empty()
+}
+
 /// Reads one event ([`Message::read_bytes`], strictly when `check`).
 pub(super) fn read_event(event: SseEvent, request_id: Option<&RequestId>, check: bool) -> Read {
-    if !event.is_message() || event.data.is_empty() {
+    if !carries_message(&event) {
         return Read::Skip;
     }
     let data = Bytes::from(event.data);
@@ -114,10 +119,10 @@ pub(super) fn is_reply(message: &Message, expected: &RequestId) -> bool {
 pub(crate) async fn read_to_reply(
     body: &mut ResponseBody,
     request_id: &RequestId,
-    max_event_bytes: usize,
-    check: bool,
+    config: &HttpConfig,
 ) -> Result<Inline, HttpError> {
-    let mut parser = SseParser::new(max_event_bytes).without_event_ids();
+    let check = config.check_envelopes;
+    let mut parser = super::event_parser(config);
     let mut events = Vec::new();
     let mut reply: Option<Message> = None;
     let pump = |parser, queued, fault| {
@@ -157,7 +162,7 @@ pub(crate) async fn read_to_reply(
         let mut rest = events.drain(..);
         while let Some(event) = rest.next() {
             if reply.is_some() {
-                if !event.is_message() || event.data.is_empty() {
+                if !carries_message(&event) {
                     continue;
                 }
                 let queued = queue(reply, [event].into_iter().chain(rest));
@@ -170,8 +175,7 @@ pub(crate) async fn read_to_reply(
                     reply = Some(m);
                     continue;
                 }
-                Read::Message(m) => Queued::Message(m),
-                Read::Broken(err) => Queued::Broken(err),
+                other => Queued::Read(other),
             };
             let queued = std::iter::once(first)
                 .chain(rest.map(Queued::Event))
@@ -188,7 +192,7 @@ pub(crate) async fn read_to_reply(
 /// The reply read so far (if any), then `events`.
 fn queue(reply: Option<Message>, events: impl IntoIterator<Item = SseEvent>) -> Vec<Queued> {
     reply
-        .map(Queued::Message)
+        .map(|m| Queued::Read(Read::Message(m)))
         .into_iter()
         .chain(events.into_iter().map(Queued::Event))
         .collect()

@@ -166,9 +166,7 @@ impl Inner {
                     // (boxed: only event streams pay for its room).
                     let prelude = match &routing.request_id {
                         Some(id) => {
-                            let limit = self.config.limits.max_event_bytes;
-                            let check = self.config.check_envelopes;
-                            match Box::pin(read_to_reply(&mut body, id, limit, check)).await? {
+                            match Box::pin(read_to_reply(&mut body, id, &self.config)).await? {
                                 Inline::Reply(message) => {
                                     return Ok(Posted::Reply(Reply::Message(message)));
                                 }
