@@ -34,7 +34,8 @@
 //! The clients are built with cargo's default `release` profile, the one
 //! the figures are judged by; `--lto` builds every client (the floor and
 //! rmcp's too) with `lto = "fat"` and `codegen-units = 1` instead, into a
-//! target directory of its own, to show what a build tuned for speed gives.
+//! target directory of their own (the server as always), to show what a
+//! build tuned for speed gives.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -95,8 +96,9 @@ pub(crate) enum Profile {
     /// Cargo's default `release` profile (what the figures are judged by).
     Release,
     /// `release` with `lto = "fat"` and `codegen-units = 1` for every
-    /// client (`--lto`): what a build tuned for speed gives. Built into a
-    /// target directory of its own.
+    /// client (`--lto`): what a build tuned for speed gives. The clients
+    /// are built into a target directory of their own (the server is not
+    /// built again).
     Lto,
 }
 
@@ -188,13 +190,20 @@ pub(crate) fn build(
     let root = util::root();
     // `MCP_BENCH_TARGET` gives a checkout its own (several worktrees
     // benchmarking at once must not overwrite each other's programs).
-    let mut bench_target = std::env::var_os("MCP_BENCH_TARGET").map_or_else(
+    let bench_target = std::env::var_os("MCP_BENCH_TARGET").map_or_else(
         || crate::install::cache_dir().join("bench-target"),
         PathBuf::from,
     );
-    if profile == Profile::Lto {
-        bench_target.as_mut_os_string().push("-lto");
-    }
+    // The clients of another profile build into a directory of their own;
+    // the server is the same in every run.
+    let clients_target = match profile {
+        Profile::Release => bench_target.clone(),
+        Profile::Lto => {
+            let mut dir = bench_target.clone().into_os_string();
+            dir.push("-lto");
+            PathBuf::from(dir)
+        }
+    };
     let exe = |dir: &Path, name: &str| {
         dir.join("release")
             .join(format!("{name}{}", std::env::consts::EXE_SUFFIX))
@@ -205,53 +214,59 @@ pub(crate) fn build(
             ServerKind::Rmcp => exe(&bench_target, "rmcp-bench-server"),
             ServerKind::Demo => exe(&target, "demo-server"),
         },
-        floor: exe(&bench_target, "floor"),
-        sdk: exe(&bench_target, "sdk"),
-        rmcp: exe(&bench_target, "rmcp-bench-client"),
+        floor: exe(&clients_target, "floor"),
+        sdk: exe(&clients_target, "sdk"),
+        rmcp: exe(&clients_target, "rmcp-bench-client"),
     };
     if skip_build {
         return Ok(programs);
     }
     match server {
-        ServerKind::Rmcp => {
-            let mut server = plain_cargo();
-            server.args([
-                "build",
-                "--release",
-                "--manifest-path",
-                "bench/rmcp-server/Cargo.toml",
-                "--target-dir",
-            ]);
-            server.arg(&bench_target);
-            util::run("bench: build the rmcp server", &mut server)?;
-        }
+        ServerKind::Rmcp => build_package(
+            "bench: build the rmcp server",
+            "bench/rmcp-server/Cargo.toml",
+            &bench_target,
+            Profile::Release,
+        )?,
         ServerKind::Demo => {
             build_demo_server("bench: build the demo server")?;
         }
     }
-    let mut clients = plain_cargo();
-    clients.args([
-        "build",
-        "--release",
-        "--manifest-path",
+    build_package(
+        "bench: build the floor and the SDK client",
         "bench/clients/Cargo.toml",
-        "--target-dir",
-    ]);
-    clients.arg(&bench_target);
-    profile.apply(&mut clients);
-    util::run("bench: build the floor and the SDK client", &mut clients)?;
-    let mut rmcp = plain_cargo();
-    rmcp.args([
+        &clients_target,
+        profile,
+    )?;
+    build_package(
+        "bench: build the rmcp client",
+        "bench/rmcp-client/Cargo.toml",
+        &clients_target,
+        profile,
+    )?;
+    Ok(programs)
+}
+
+/// Builds one of the bench's own packages (not workspace members, each
+/// with its own lockfile) in release mode with `profile`, into `target`;
+/// `label` names the step in the output.
+fn build_package(
+    label: &str,
+    manifest: &str,
+    target: &Path,
+    profile: Profile,
+) -> Result<(), String> {
+    let mut cargo = plain_cargo();
+    cargo.args([
         "build",
         "--release",
         "--manifest-path",
-        "bench/rmcp-client/Cargo.toml",
+        manifest,
         "--target-dir",
     ]);
-    rmcp.arg(&bench_target);
-    profile.apply(&mut rmcp);
-    util::run("bench: build the rmcp client", &mut rmcp)?;
-    Ok(programs)
+    cargo.arg(target);
+    profile.apply(&mut cargo);
+    util::run(label, &mut cargo)
 }
 
 /// Which CPUs the client and the server are pinned to.
