@@ -7,7 +7,8 @@
 
 mod support;
 
-use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use mcp_transport_http::{HttpError, HttpTransport, Reply};
@@ -34,6 +35,13 @@ fn reply_event() -> String {
         "{}\nid: 1/0\n\n",
         event(&result(1, r#"{"ok":true}"#)).trim_end()
     )
+}
+
+/// A transport to a raw server that answers every request with `writes`
+/// (each its own write), and the count of connections it accepted.
+async fn transport_for(writes: Vec<Vec<u8>>) -> (HttpTransport, Arc<AtomicUsize>) {
+    let (url, connections) = raw_server(writes, After::KeepOpen).await;
+    (HttpTransport::new(config(&url)).unwrap(), connections)
 }
 
 async fn ping(t: &HttpTransport) -> Result<Reply, HttpError> {
@@ -63,8 +71,7 @@ async fn items(reply: Reply) -> Vec<Message> {
 #[tokio::test]
 async fn a_stream_of_only_its_reply_comes_as_that_message_on_a_reused_connection() {
     let answer = [HEAD, &chunked(PRIMING), &chunked(&reply_event()), END].concat();
-    let (url, connections) = raw_server(vec![answer.into_bytes()], After::KeepOpen).await;
-    let t = HttpTransport::new(config(&url)).unwrap();
+    let (t, connections) = transport_for(vec![answer.into_bytes()]).await;
     for _ in 0..3 {
         match ping(&t).await.unwrap() {
             Reply::Message(m) => assert!(is_reply(&m), "{m:?}"),
@@ -84,8 +91,7 @@ async fn a_reply_awaited_across_reads_still_comes_as_that_message() {
             .concat()
             .into_bytes(),
     ];
-    let (url, connections) = raw_server(pieces, After::KeepOpen).await;
-    let t = HttpTransport::new(config(&url)).unwrap();
+    let (t, connections) = transport_for(pieces).await;
     for _ in 0..3 {
         let reply = ping(&t).await.unwrap();
         assert!(
@@ -106,8 +112,7 @@ async fn a_message_before_the_reply_hands_the_stream_to_a_pump_in_order() {
         END,
     ]
     .concat();
-    let (url, connections) = raw_server(vec![answer.into_bytes()], After::KeepOpen).await;
-    let t = HttpTransport::new(config(&url)).unwrap();
+    let (t, connections) = transport_for(vec![answer.into_bytes()]).await;
     for _ in 0..2 {
         let got = items(ping(&t).await.unwrap()).await;
         assert_eq!(got.len(), 2, "{got:?}");
@@ -126,8 +131,7 @@ async fn a_stream_going_on_after_its_reply_delivers_the_reply_then_the_rest() {
             .concat()
             .into_bytes(),
     ];
-    let (url, connections) = raw_server(pieces, After::KeepOpen).await;
-    let t = HttpTransport::new(config(&url)).unwrap();
+    let (t, connections) = transport_for(pieces).await;
     for _ in 0..2 {
         let got = items(ping(&t).await.unwrap()).await;
         assert_eq!(got.len(), 2, "{got:?}");
@@ -139,8 +143,7 @@ async fn a_stream_going_on_after_its_reply_delivers_the_reply_then_the_rest() {
 #[tokio::test]
 async fn a_stream_ending_before_its_reply_fails_through_its_pump() {
     let answer = [HEAD, &chunked(&event(&progress(1))), END].concat();
-    let (url, _) = raw_server(vec![answer.into_bytes()], After::KeepOpen).await;
-    let t = HttpTransport::new(config(&url)).unwrap();
+    let (t, _) = transport_for(vec![answer.into_bytes()]).await;
     let Reply::Stream(mut stream) = ping(&t).await.unwrap() else {
         panic!("expected a stream");
     };
@@ -154,8 +157,7 @@ async fn a_stream_ending_before_its_reply_fails_through_its_pump() {
 async fn a_broken_reply_fails_the_post_itself() {
     let broken = r#"{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"x"}}"#;
     let answer = [HEAD, &chunked(PRIMING), &chunked(&event(broken)), END].concat();
-    let (url, _) = raw_server(vec![answer.into_bytes()], After::KeepOpen).await;
-    let t = HttpTransport::new(config(&url)).unwrap();
+    let (t, _) = transport_for(vec![answer.into_bytes()]).await;
     let err = ping(&t).await.unwrap_err();
     assert!(
         matches!(
@@ -243,8 +245,7 @@ async fn deliver(pieces: &[Piece], cuts: &[usize]) -> (Vec<Vec<String>>, usize) 
             from = to;
         }
     }
-    let (url, connections) = raw_server(writes, After::KeepOpen).await;
-    let t = HttpTransport::new(config(&url)).unwrap();
+    let (t, connections) = transport_for(writes).await;
     let mut got = Vec::new();
     for _ in 0..2 {
         let delivered = match ping(&t).await.unwrap() {
