@@ -26,6 +26,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::{Context, Poll, Waker};
 
 use super::Command;
+use super::direct::{DriverCell, is_direct};
 use super::task_waker::TaskWaker;
 
 /// What the senders and the receiver share.
@@ -51,6 +52,9 @@ struct State {
     senders: usize,
     /// The receiver is gone: sends fail.
     closed: bool,
+    /// The driver, for a caller that starts its call itself while the
+    /// driver waits (`direct.rs`).
+    direct: Option<Arc<DriverCell>>,
 }
 
 impl Queue {
@@ -77,6 +81,7 @@ pub(crate) fn channel() -> (CommandTx, CommandRx) {
             armed: false,
             senders: 1,
             closed: false,
+            direct: None,
         }),
         changed: AtomicBool::new(false),
         waker: TaskWaker::default(),
@@ -105,6 +110,20 @@ impl CommandTx {
             let mut state = self.queue.lock();
             if state.closed {
                 return Err(command);
+            }
+            // The driver waits with nothing queued (armed: it found the
+            // queue empty, and nothing was sent since): a call's start is
+            // carried out here, without waking it (`direct.rs`). Tried
+            // under the channel's lock, so that no command sent after this
+            // one is taken before it, nor one sent before it after.
+            if state.armed
+                && is_direct(&command)
+                && let Some(cell) = state.direct.clone()
+                && let Some(mut driver) = cell.try_take()
+            {
+                drop(state);
+                driver.run_direct(command);
+                return Ok(());
             }
             state.items.push_back(command);
             self.queue.change(&mut state)
@@ -167,6 +186,12 @@ pub(crate) struct CommandRx {
 }
 
 impl CommandRx {
+    /// Lets callers start their calls on `driver` themselves while it
+    /// waits (`direct.rs`); until the receiver is dropped.
+    pub(super) fn set_direct(&self, driver: Arc<DriverCell>) {
+        self.queue.lock().direct = Some(driver);
+    }
+
     /// The next command if one is queued, without waiting; `None` when none
     /// is. A command being sent at this very moment may be found only by
     /// the next call or by [`CommandRx::poll_recv`].
@@ -230,7 +255,7 @@ impl Drop for CommandRx {
             let mut state = self.queue.lock();
             state.closed = true;
             state.armed = false;
-            std::mem::take(&mut state.items)
+            (std::mem::take(&mut state.items), state.direct.take())
         };
         drop(queued);
     }

@@ -138,6 +138,11 @@ impl<T> FutureSet<T> {
         self.len == 0
     }
 
+    /// How many futures are in the set.
+    pub(super) fn len(&self) -> usize {
+        self.len
+    }
+
     /// Adds a future, to be polled by the next [`FutureSet::poll_next`].
     pub(super) fn push(&mut self, future: BoxFuture<'static, T>) {
         let index = self.free.pop().unwrap_or_else(|| {
@@ -173,6 +178,17 @@ impl<T> FutureSet<T> {
         self.due.clear();
         self.next = 0;
         self.len = 0;
+    }
+
+    /// [`FutureSet::poll_next`] outside the driver's wait, with the
+    /// driver's waker registered last: polls the new and woken futures
+    /// (each with its own waker, which wakes the driver). `None` when no
+    /// waker was ever registered (the driver's wait has to poll the set
+    /// first, or the futures' wakes would wake no one).
+    #[cfg(feature = "http")]
+    pub(super) fn poll_due(&mut self) -> Option<Poll<Option<T>>> {
+        let waker = self.held.clone()?;
+        Some(self.poll_next(&mut Context::from_waker(&waker)))
     }
 
     /// The output of the next future to finish among the woken ones;

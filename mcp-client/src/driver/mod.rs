@@ -1,6 +1,7 @@
 //! The driver: one task per connection that owns the core [`Connection`]
 //! and the transport. Private to the crate; handles reach it only through
-//! [`Command`]s.
+//! [`Command`]s, and a call's start, while the driver waits, is carried
+//! out by its caller under the driver's lock (`direct.rs`).
 //!
 //! After every input or command it follows the core's drain rule: drain
 //! `poll_transmit` into the transport, drain `poll_event` into the waiting
@@ -16,6 +17,8 @@
 //! it).
 //!
 //! * `commands.rs`: what handles ask, and how each is carried out;
+//!   `command_queue.rs`: the channel they come by; `direct.rs`: a call's
+//!   start carried out by its caller;
 //!   `exchange.rs`: a call's spec in and its outcome out, one allocation.
 //! * `transmit.rs`: the core's transmits to the transport, its events to
 //!   `events.rs`, which routes each family (calls in `calls.rs`, requests
@@ -38,6 +41,7 @@ mod command_queue;
 mod commands;
 #[cfg(test)]
 mod counting_waker;
+mod direct;
 mod events;
 pub(crate) mod exchange;
 mod future_set;
@@ -86,6 +90,7 @@ use http::HttpIo;
 #[cfg(not(feature = "http"))]
 type HttpIo = std::convert::Infallible;
 use batching::Batching;
+use direct::DriverCell;
 use serving::Target;
 use sources::{Source, Sources};
 
@@ -165,6 +170,12 @@ struct Driver {
     /// last that was ready, so that a source that is always ready does not
     /// starve the others.
     next_branch: u8,
+    /// The driver is in a turn (or shutting down): a caller's command goes
+    /// through the channel, not `direct.rs`.
+    in_turn: bool,
+    /// The timer was armed for the current wait (by the wait, or by a
+    /// caller's start, `direct.rs`): the wait polls it.
+    wait_armed: bool,
 }
 
 /// What a new driver starts from, besides the core and the transport.
@@ -225,6 +236,8 @@ pub(crate) fn start(
         notifier: notifications::Notifier::new(setup.throughput.capacity),
         sources: Sources::new(),
         next_branch: 0,
+        in_turn: true,
+        wait_armed: false,
     };
     let (tx, rx) = command_queue::channel();
     tokio::spawn(driver.run(rx));
@@ -249,39 +262,12 @@ impl Driver {
             // A fresh sender: nothing else holds its writer.
             self.line_writer = Some(sender.exclusive().await);
         }
-        let mut now = clock();
-        self.flush(now);
-        let close_done = 'run: loop {
-            let wake = self.wait(&mut commands).await;
-            now = clock();
-            if let Err(done) = self.on_wake(now, wake) {
-                break done;
-            }
-            // Work that is already waiting is handled in the same turn (the
-            // queues are still drained after each input), so a burst costs
-            // one wake-up and one timer re-arm instead of one per message.
-            if let Err(done) = self.take_ready(now, &mut commands) {
-                break done;
-            }
-            // Requests are about to be written while callers that are
-            // already runnable may still queue theirs (`Batching`): let them
-            // first, so that a burst goes out in one write and one wake-up.
-            self.drain_queues(now);
-            let mut batching = Batching::new(self.unwritten());
-            while batching.waits_for_callers(self.conn.in_flight(), self.delivered) {
-                tokio::task::yield_now().await;
-                now = clock();
-                if let Err(done) = self.take_ready(now, &mut commands) {
-                    break 'run done;
-                }
-                self.drain_queues(now);
-                batching.queued(self.unwritten());
-            }
-            // The queues were drained just above: only a custom transport's
-            // sends are left to start.
-            self.start_write();
-        };
-        self.shut_down().await;
+        self.flush(clock());
+        self.in_turn = false;
+        let cell = DriverCell::new(self);
+        commands.set_direct(Arc::clone(&cell));
+        let close_done = turns(&cell, &mut commands).await;
+        shut_down(&cell).await;
         if let Some(done) = close_done {
             let _ = done.send(());
         }
@@ -437,30 +423,119 @@ impl Driver {
     fn on_http(&mut self, _: Instant, io: HttpIo) {
         match io {}
     }
+}
 
-    async fn shut_down(&mut self) {
-        let now = clock();
-        self.conn.close(now);
-        self.flush(now);
-        let writing = self.writing.take();
-        let line_writer = &mut self.line_writer;
-        let written = async move {
-            if let Some(w) = writing {
-                let _ = w.await;
-            }
-            if let Some(w) = line_writer {
-                let _ = w.flush().await;
-            }
+/// The driver's turns: each wake-up handled under the lock, which is
+/// released while the driver waits and while it lets callers go first
+/// (`direct.rs`). Returns when the client is closed (with the closer to
+/// notify) or every handle is gone.
+async fn turns(
+    cell: &DriverCell,
+    commands: &mut command_queue::CommandRx,
+) -> Option<oneshot::Sender<()>> {
+    loop {
+        let wake = cell.wait(commands).await;
+        let mut batching = match cell.lock().turn(wake, commands) {
+            Ok(batching) => batching,
+            Err(done) => return done,
         };
-        let _ = tokio::time::timeout(std::time::Duration::from_secs(1), written).await;
-        // Released, so that closing the link can close the writer (lines
-        // still queued are written first, within the shutdown's bounds).
-        self.line_writer = None;
-        self.http_io.clear();
-        self.handler_io.clear();
-        if let Some(link) = self.link.take() {
-            link.close().await;
+        while let Some(b) = batching {
+            tokio::task::yield_now().await;
+            batching = match cell.lock().after_yield(b, commands) {
+                Ok(batching) => batching,
+                Err(done) => return done,
+            };
         }
+    }
+}
+
+/// A turn's batching that wants callers to go first, before the write.
+type Yield = Option<Batching>;
+
+impl Driver {
+    /// Handles one wake-up, and the work waiting with it; `Some` when
+    /// runnable callers are to go first (a yield, then
+    /// [`Driver::after_yield`]); `Err` ends the loop (with the closer to
+    /// notify).
+    fn turn(
+        &mut self,
+        wake: Wake,
+        commands: &mut command_queue::CommandRx,
+    ) -> Result<Yield, Option<oneshot::Sender<()>>> {
+        self.in_turn = true;
+        let now = clock();
+        self.on_wake(now, wake)?;
+        // Work that is already waiting is handled in the same turn (the
+        // queues are still drained after each input), so a burst costs
+        // one wake-up and one timer re-arm instead of one per message.
+        self.take_ready(now, commands)?;
+        // Requests are about to be written while callers that are
+        // already runnable may still queue theirs (`Batching`): let them
+        // first, so that a burst goes out in one write and one wake-up.
+        self.drain_queues(now);
+        Ok(self.end_turn(Batching::new(self.unwritten())))
+    }
+
+    /// After the callers went first: their commands, then the write (or
+    /// one more yield).
+    fn after_yield(
+        &mut self,
+        mut batching: Batching,
+        commands: &mut command_queue::CommandRx,
+    ) -> Result<Yield, Option<oneshot::Sender<()>>> {
+        let now = clock();
+        self.take_ready(now, commands)?;
+        self.drain_queues(now);
+        batching.queued(self.unwritten());
+        Ok(self.end_turn(batching))
+    }
+
+    /// Yields to callers while `batching` wants it; otherwise ends the
+    /// turn.
+    fn end_turn(&mut self, mut batching: Batching) -> Yield {
+        if batching.waits_for_callers(self.conn.in_flight(), self.delivered) {
+            return Some(batching);
+        }
+        // The queues were drained just before: only a custom transport's
+        // sends are left to start.
+        self.start_write();
+        self.in_turn = false;
+        None
+    }
+}
+
+/// Closes the connection and its transport, within the shutdown's bounds.
+/// The driver stays in a turn for good: callers' commands go to the
+/// channel, and end with it.
+async fn shut_down(cell: &DriverCell) {
+    let (writing, line_writer) = {
+        let mut d = cell.lock();
+        d.in_turn = true;
+        let now = clock();
+        d.conn.close(now);
+        d.flush(now);
+        (d.writing.take(), d.line_writer.take())
+    };
+    let written = async move {
+        if let Some(w) = writing {
+            let _ = w.await;
+        }
+        if let Some(mut w) = line_writer {
+            let _ = w.flush().await;
+        }
+    };
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(1), written).await;
+    // The line writer was released above, so that closing the link can
+    // close the writer (lines still queued were written first, within the
+    // shutdown's bounds).
+    let link = {
+        let mut d = cell.lock();
+        d.http_io.clear();
+        d.handler_io.clear();
+        d.link.take()
+    };
+    if let Some(link) = link {
+        link.close().await;
     }
 }
 

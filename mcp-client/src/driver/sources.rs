@@ -147,6 +147,17 @@ impl Sources {
         polled
     }
 
+    /// Whether `source` holds its waker: its last poll returned `Pending`
+    /// and it was not changed since.
+    pub(super) fn holds(&self, source: Source) -> bool {
+        self.registered & source.bit() != 0
+    }
+
+    /// Wakes the driver's task (its next poll looks at every due source).
+    pub(super) fn wake_task(&self) {
+        self.flags.task.wake();
+    }
+
     /// `source` was changed by the driver (a timer reset): its next wait
     /// polls it again.
     pub(super) fn forget(&mut self, source: Source) {

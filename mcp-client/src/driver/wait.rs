@@ -5,7 +5,9 @@
 //! The branches are polled in turn from the one after the last that was
 //! ready, so that a source that is always ready starves none of the
 //! others; the command channel, the stdio receiver, the line writer and the
-//! timer are skipped while they cannot be ready (`sources.rs`).
+//! timer are skipped while they cannot be ready (`sources.rs`). The
+//! driver's lock is held for each poll only, so that a caller can start
+//! its call in between (`direct.rs`).
 
 use std::future::{Future, poll_fn};
 use std::pin::pin;
@@ -13,7 +15,7 @@ use std::task::Poll;
 
 use super::command_queue::CommandRx;
 use super::sources::Source;
-use super::{Driver, Wake, stream_wake};
+use super::{Driver, DriverCell, Wake, stream_wake};
 use crate::transport::Link;
 use futures::FutureExt;
 
@@ -43,25 +45,80 @@ impl Driver {
         }
         true
     }
+}
 
+impl DriverCell {
     /// Waits for the next source that is ready, polling them in turn from
     /// the one after the last ready (no branch is starved) and skipping
-    /// those that cannot be ready (`sources.rs`).
-    pub(super) async fn wait(&mut self, commands: &mut CommandRx) -> Wake {
-        // Queued lines are written at once: the pipe nearly always takes
-        // them, and a write completed in the wait would cost a whole second
-        // turn. Only a write that would block is left to the wait (this
-        // poll registered the writer's waker).
+    /// those that cannot be ready (`sources.rs`). The driver is locked for
+    /// each poll and released in between (`direct.rs`).
+    pub(super) async fn wait(&self, commands: &mut CommandRx) -> Wake {
+        let mut custom = {
+            let mut d = self.lock();
+            if let Some(wake) = d.flush_queued() {
+                return wake;
+            }
+            d.wait_armed = d.arm_timer();
+            // A custom transport is taken out for the wait: its receive is
+            // a future of its own, kept for the whole wait.
+            match &d.link {
+                Some(Link::Custom(_)) if d.link_open => d.link.take(),
+                _ => None,
+            }
+        };
+        let wake = {
+            let has_custom = custom.is_some();
+            let mut custom_recv = pin!(async {
+                match &mut custom {
+                    Some(Link::Custom(t)) => match t.recv().await {
+                        Some(Ok(m)) => Wake::Inbound(Some(Ok(m))),
+                        Some(Err(e)) => Wake::CustomFailed(e),
+                        None => Wake::Inbound(None),
+                    },
+                    _ => std::future::pending().await,
+                }
+            });
+            poll_fn(|cx| {
+                self.lock()
+                    .poll_wait(cx, commands, has_custom, custom_recv.as_mut())
+            })
+            .await
+        };
+        if custom.is_some() {
+            self.lock().link = custom;
+        }
+        wake
+    }
+}
+
+impl Driver {
+    /// Queued lines are written at once: the pipe nearly always takes
+    /// them, and a write completed in the wait would cost a whole second
+    /// turn. Only a write that would block is left to the wait (this poll
+    /// registered the writer's waker).
+    fn flush_queued(&mut self) -> Option<Wake> {
         if let Some(w) = &mut self.line_writer
             && w.has_queued()
         {
             match self.sources.poll(Source::Write, |cx| w.poll_flush(cx)) {
                 Poll::Ready(Ok(())) => self.written(),
-                Poll::Ready(Err(e)) => return Wake::Wrote(Err(e.to_string())),
+                Poll::Ready(Err(e)) => return Some(Wake::Wrote(Err(e.to_string()))),
                 Poll::Pending => {}
             }
         }
-        let armed = self.arm_timer();
+        None
+    }
+
+    /// One poll of the wait: polls the sources that may be ready (the timer
+    /// when this wait, or a caller's start since, armed it).
+    fn poll_wait(
+        &mut self,
+        cx: &mut std::task::Context<'_>,
+        commands: &mut CommandRx,
+        has_custom: bool,
+        mut custom_recv: std::pin::Pin<&mut impl Future<Output = Wake>>,
+    ) -> Poll<Wake> {
+        let armed = self.wait_armed;
         let recv_open = self.link_open;
         let Driver {
             link,
@@ -74,25 +131,11 @@ impl Driver {
             next_branch,
             ..
         } = self;
-        let (mut receiver, custom) = match link {
-            Some(Link::Stream { receiver, .. }) if recv_open => (Some(receiver), None),
-            Some(Link::Custom(t)) if recv_open => (None, Some(t)),
-            _ => (None, None),
+        let mut receiver = match link {
+            Some(Link::Stream { receiver, .. }) if recv_open => Some(receiver),
+            _ => None,
         };
-        // A custom transport's receive is a future of its own, kept for the
-        // whole wait.
-        let has_custom = custom.is_some();
-        let mut custom_recv = pin!(async move {
-            match custom {
-                Some(t) => match t.recv().await {
-                    Some(Ok(m)) => Wake::Inbound(Some(Ok(m))),
-                    Some(Err(e)) => Wake::CustomFailed(e),
-                    None => Wake::Inbound(None),
-                },
-                None => std::future::pending().await,
-            }
-        });
-        poll_fn(|cx| {
+        {
             sources.begin(cx);
             let mut branch = *next_branch;
             for _ in 0..BRANCHES {
@@ -144,7 +187,6 @@ impl Driver {
                 }
             }
             Poll::Pending
-        })
-        .await
+        }
     }
 }
