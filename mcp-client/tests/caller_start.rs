@@ -108,6 +108,7 @@ async fn each_call_started_by_its_caller_fails_at_its_own_deadline() {
     assert_eq!(r, Err(true), "timed out");
     assert_eq!(took, Duration::from_secs(2));
     // After an idle gap with no call in flight.
+    // tidy: real clock: no, this test's clock is paused (the file's last test runs real servers on many threads)
     tokio::time::sleep(Duration::from_secs(100)).await;
     let (took, r) = call(&client, false, Duration::from_secs(3)).await;
     assert_eq!(r, Err(true), "timed out");
