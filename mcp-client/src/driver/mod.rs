@@ -173,6 +173,8 @@ struct Driver {
     /// The driver is in a turn (or shutting down): a caller's command goes
     /// through the channel, not `direct.rs`.
     in_turn: bool,
+    /// The driver is in a wait (its start, `Driver::begin_wait`, is done).
+    in_wait: bool,
     /// The timer was armed for the current wait (by the wait, or by a
     /// caller's start, `direct.rs`): the wait polls it.
     wait_armed: bool,
@@ -237,6 +239,7 @@ pub(crate) fn start(
         sources: Sources::new(),
         next_branch: 0,
         in_turn: true,
+        in_wait: false,
         wait_armed: false,
     };
     let (tx, rx) = command_queue::channel();
@@ -425,17 +428,20 @@ impl Driver {
     }
 }
 
-/// The driver's turns: each wake-up handled under the lock, which is
-/// released while the driver waits and while it lets callers go first
-/// (`direct.rs`). Returns when the client is closed (with the closer to
-/// notify) or every handle is gone.
+/// The driver's turns: each wake-up handled under the lock, in the poll
+/// that found it (`wait.rs`); the lock is released while the driver waits
+/// and while it lets callers go first (`direct.rs`). Returns when the
+/// client is closed (with the closer to notify) or every handle is gone.
 async fn turns(
     cell: &DriverCell,
     commands: &mut command_queue::CommandRx,
 ) -> Option<oneshot::Sender<()>> {
     loop {
-        let wake = cell.wait(commands).await;
-        let mut batching = match cell.lock().turn(wake, commands) {
+        let turned = match cell.next_step(commands).await {
+            Step::Turned(turned) => turned,
+            Step::Custom(wake) => cell.lock().turn(wake, commands),
+        };
+        let mut batching = match turned {
             Ok(batching) => batching,
             Err(done) => return done,
         };
@@ -449,6 +455,20 @@ async fn turns(
     }
 }
 
+/// How a turn ended: `Some` when runnable callers are to go first (a
+/// yield, then [`Driver::after_yield`]); `Err` ends the driver (with the
+/// closer to notify).
+type Turned = Result<Yield, Option<oneshot::Sender<()>>>;
+
+/// What the driver's wait ends with.
+enum Step {
+    /// A turn taken in the wait's poll, which ended so.
+    Turned(Turned),
+    /// A wake-up with a custom transport's link taken out for the wait:
+    /// its turn is taken once the link is back.
+    Custom(Wake),
+}
+
 /// A turn's batching that wants callers to go first, before the write.
 type Yield = Option<Batching>;
 
@@ -457,11 +477,7 @@ impl Driver {
     /// runnable callers are to go first (a yield, then
     /// [`Driver::after_yield`]); `Err` ends the loop (with the closer to
     /// notify).
-    fn turn(
-        &mut self,
-        wake: Wake,
-        commands: &mut command_queue::CommandRx,
-    ) -> Result<Yield, Option<oneshot::Sender<()>>> {
+    fn turn(&mut self, wake: Wake, commands: &mut command_queue::CommandRx) -> Turned {
         self.in_turn = true;
         let now = clock();
         self.on_wake(now, wake)?;
@@ -482,7 +498,7 @@ impl Driver {
         &mut self,
         mut batching: Batching,
         commands: &mut command_queue::CommandRx,
-    ) -> Result<Yield, Option<oneshot::Sender<()>>> {
+    ) -> Turned {
         let now = clock();
         self.take_ready(now, commands)?;
         self.drain_queues(now);

@@ -11,11 +11,11 @@
 
 use std::future::{Future, poll_fn};
 use std::pin::pin;
-use std::task::Poll;
+use std::task::{Poll, ready};
 
 use super::command_queue::CommandRx;
 use super::sources::Source;
-use super::{Driver, DriverCell, Wake, stream_wake};
+use super::{Driver, DriverCell, Step, Wake, stream_wake};
 use crate::transport::Link;
 use futures::FutureExt;
 
@@ -50,23 +50,22 @@ impl Driver {
 impl DriverCell {
     /// Waits for the next source that is ready, polling them in turn from
     /// the one after the last ready (no branch is starved) and skipping
-    /// those that cannot be ready (`sources.rs`). The driver is locked for
+    /// those that cannot be ready (`sources.rs`), and takes the turn it
+    /// calls for in the same poll, then waits again, until a turn wants
+    /// callers to go first or ends the driver. The driver is locked for
     /// each poll and released in between (`direct.rs`).
-    pub(super) async fn wait(&self, commands: &mut CommandRx) -> Wake {
+    pub(super) async fn next_step(&self, commands: &mut CommandRx) -> Step {
+        // A custom transport is taken out for the wait: its receive is a
+        // future of its own, kept for the whole wait; its turns are taken
+        // with it back in place.
         let mut custom = {
             let mut d = self.lock();
-            if let Some(wake) = d.flush_queued() {
-                return wake;
-            }
-            d.wait_armed = d.arm_timer();
-            // A custom transport is taken out for the wait: its receive is
-            // a future of its own, kept for the whole wait.
             match &d.link {
                 Some(Link::Custom(_)) if d.link_open => d.link.take(),
                 _ => None,
             }
         };
-        let wake = {
+        let step = {
             let has_custom = custom.is_some();
             let mut custom_recv = pin!(async {
                 match &mut custom {
@@ -80,18 +79,61 @@ impl DriverCell {
             });
             poll_fn(|cx| {
                 self.lock()
-                    .poll_wait(cx, commands, has_custom, custom_recv.as_mut())
+                    .poll_turns(cx, commands, has_custom, custom_recv.as_mut())
             })
             .await
         };
         if custom.is_some() {
             self.lock().link = custom;
         }
-        wake
+        step
     }
 }
 
 impl Driver {
+    /// Polls the wait, and takes each turn it calls for at once, until it
+    /// is pending or a turn ends otherwise than by waiting again.
+    fn poll_turns(
+        &mut self,
+        cx: &mut std::task::Context<'_>,
+        commands: &mut CommandRx,
+        has_custom: bool,
+        mut custom_recv: std::pin::Pin<&mut impl Future<Output = Wake>>,
+    ) -> Poll<Step> {
+        loop {
+            let wake = match self.begin_wait() {
+                Some(wake) => wake,
+                None => {
+                    let wake =
+                        ready!(self.poll_wait(cx, commands, has_custom, custom_recv.as_mut()));
+                    self.in_wait = false;
+                    wake
+                }
+            };
+            if has_custom {
+                return Poll::Ready(Step::Custom(wake));
+            }
+            match self.turn(wake, commands) {
+                Ok(None) => {}
+                turned => return Poll::Ready(Step::Turned(turned)),
+            }
+        }
+    }
+
+    /// Starts a wait, once: writes the queued lines (`Some` when that
+    /// failed), and arms the timer.
+    fn begin_wait(&mut self) -> Option<Wake> {
+        if self.in_wait {
+            return None;
+        }
+        if let Some(wake) = self.flush_queued() {
+            return Some(wake);
+        }
+        self.wait_armed = self.arm_timer();
+        self.in_wait = true;
+        None
+    }
+
     /// Queued lines are written at once: the pipe nearly always takes
     /// them, and a write completed in the wait would cost a whole second
     /// turn. Only a write that would block is left to the wait (this poll
