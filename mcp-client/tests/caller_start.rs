@@ -75,9 +75,9 @@ async fn call(client: &Client, answer: bool, timeout: Duration) -> (Duration, Re
     let start = Instant::now();
     let opts = CallOptions::new().with_timeout(timeout);
     // Bounded: a deadline that never fires fails the test instead of
-    // hanging it (the paused clock runs on to this bound).
+    // hanging it (a paused clock runs on to this bound).
     let r = tokio::time::timeout(
-        Duration::from_secs(1000),
+        timeout * 2 + Duration::from_secs(5),
         client.call_tool_with("t", json!({"answer": answer}), opts),
     )
     .await
@@ -123,6 +123,26 @@ async fn the_first_deadline_a_caller_arms_wakes_the_driver() {
     let (took, r) = call(&client, false, Duration::from_secs(2)).await;
     assert_eq!(r, Err(true), "timed out");
     assert_eq!(took, Duration::from_secs(2));
+    client.close().await;
+}
+
+/// On the real clock the driver's timer is a timerfd on Linux (tokio's
+/// timer elsewhere): the deadlines still end the calls, an earlier one
+/// after a later one too.
+#[tokio::test]
+async fn deadlines_end_calls_on_the_real_clock() {
+    let (client, _) = connect().await;
+    let (_, r) = call(&client, true, Duration::from_secs(10)).await;
+    assert_eq!(r, Ok(()));
+    for timeout in [Duration::from_millis(300), Duration::from_millis(100)] {
+        let (took, r) = call(&client, false, timeout).await;
+        assert_eq!(r, Err(true), "timed out");
+        assert!(took >= timeout, "{took:?} for {timeout:?}");
+        assert!(
+            took < timeout + Duration::from_secs(2),
+            "{took:?} for {timeout:?}"
+        );
+    }
     client.close().await;
 }
 

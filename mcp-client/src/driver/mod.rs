@@ -41,6 +41,7 @@ mod command_queue;
 mod commands;
 #[cfg(test)]
 mod counting_waker;
+mod deadline;
 mod direct;
 mod events;
 pub(crate) mod exchange;
@@ -62,7 +63,7 @@ mod wait;
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::task::Poll;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use mcp_core::{CloseReason, Connection};
 use mcp_transport_stdio::Inbound;
@@ -155,7 +156,7 @@ struct Driver {
     uninitialized: bool,
     /// The one timer, re-armed only when the core's next deadline comes
     /// before the armed one (see `Driver::arm_timer`).
-    timer: std::pin::Pin<Box<tokio::time::Sleep>>,
+    timer: deadline::DeadlineTimer,
     timer_at: Option<Instant>,
     /// Callback tasks served for the server (2025-11-25).
     served: callback_tasks::ServedState,
@@ -231,7 +232,7 @@ pub(crate) fn start(
         last_http_error: None,
         closed: false,
         uninitialized: !initialize,
-        timer: Box::pin(tokio::time::sleep(Duration::from_secs(86_400 * 365))),
+        timer: deadline::DeadlineTimer::new(),
         timer_at: None,
         served: callback_tasks::ServedState::default(),
         get_stream: get_stream::GetStream::default(),

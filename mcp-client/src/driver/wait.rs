@@ -37,9 +37,7 @@ impl Driver {
             return false;
         };
         if self.timer_at.is_none_or(|armed| at < armed) {
-            self.timer
-                .as_mut()
-                .reset(tokio::time::Instant::from_std(at));
+            self.timer.reset(at);
             self.timer_at = Some(at);
             self.sources.forget(Source::Timer);
         }
@@ -214,7 +212,7 @@ impl Driver {
                         _ => Poll::Pending,
                     },
                     5 if armed && sources.due(Source::Timer) => sources
-                        .poll(Source::Timer, |cx| timer.as_mut().poll(cx))
+                        .poll(Source::Timer, |cx| timer.poll_fired(cx))
                         .map(|()| Wake::Timer),
                     _ => Poll::Pending,
                 };
