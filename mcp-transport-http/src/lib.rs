@@ -59,6 +59,7 @@ mod pool;
 mod runtime;
 mod session;
 mod stream;
+mod ticker;
 mod transport;
 
 pub mod auth;

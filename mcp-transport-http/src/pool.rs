@@ -17,7 +17,9 @@
 //! server is ever re-sent.
 //!
 //! One reaper task per pool (while it holds connections) closes the ones
-//! idle for the configured `pool_idle_timeout` (between one and two of it).
+//! idle for the configured `pool_idle_timeout` (between one and two of it),
+//! on a timerfd where there is one (`ticker.rs`: no tokio timer set while
+//! calls go on).
 
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::Duration;
@@ -318,12 +320,14 @@ impl Pool {
     }
 }
 
-/// Closes idle connections every `every` until the pool is empty or gone.
+/// Closes idle connections every `every` until the pool is empty or gone
+/// (on a ticker that costs the runtime nothing between ticks, `ticker.rs`).
 async fn reap(pool: Weak<Pool>, every: Duration) {
-    let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut ticker = crate::ticker::Ticker::new(every);
     loop {
-        tick.tick().await;
+        if !ticker.tick().await {
+            return;
+        }
         match pool.upgrade() {
             Some(pool) if pool.prune() => {}
             _ => return,
