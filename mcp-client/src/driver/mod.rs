@@ -30,6 +30,8 @@
 //! * `notifications.rs`, `notify_queue.rs`: the bounded queue to the
 //!   notification handler and its worker thread.
 //! * `server_exit.rs`: a stdio server's exit, attached to the errors.
+//! * `turns.rs`: the driver's loop (a turn per wake-up, the yields that
+//!   let callers batch, the shutdown), under the driver's lock.
 //! * `wait.rs`: the wait for the next ready source (branches in turn, no
 //!   starving) and the timer it arms; `sources.rs`: which of the
 //!   driver's sources can be ready, so that a wait polls only those.
@@ -58,6 +60,7 @@ mod sources;
 mod task_waits;
 mod task_waker;
 mod transmit;
+mod turns;
 mod wait;
 
 use std::collections::{HashMap, VecDeque};
@@ -90,10 +93,10 @@ use http::HttpIo;
 /// No HTTP transport in this build: no HTTP exchange is ever in flight.
 #[cfg(not(feature = "http"))]
 type HttpIo = std::convert::Infallible;
-use batching::Batching;
 use direct::DriverCell;
 use serving::Target;
 use sources::{Source, Sources};
+use turns::{Step, shut_down, turns};
 
 enum Wake {
     Command(Option<Command>),
@@ -426,133 +429,6 @@ impl Driver {
     #[cfg(not(feature = "http"))]
     fn on_http(&mut self, _: Instant, io: HttpIo) {
         match io {}
-    }
-}
-
-/// The driver's turns: each wake-up handled under the lock, in the poll
-/// that found it (`wait.rs`); the lock is released while the driver waits
-/// and while it lets callers go first (`direct.rs`). Returns when the
-/// client is closed (with the closer to notify) or every handle is gone.
-async fn turns(
-    cell: &DriverCell,
-    commands: &mut command_queue::CommandRx,
-) -> Option<oneshot::Sender<()>> {
-    loop {
-        let turned = match cell.next_step(commands).await {
-            Step::Turned(turned) => turned,
-            Step::Custom(wake) => cell.lock().turn(wake, commands),
-        };
-        let mut batching = match turned {
-            Ok(batching) => batching,
-            Err(done) => return done,
-        };
-        while let Some(b) = batching {
-            tokio::task::yield_now().await;
-            batching = match cell.lock().after_yield(b, commands) {
-                Ok(batching) => batching,
-                Err(done) => return done,
-            };
-        }
-    }
-}
-
-/// How a turn ended: `Some` when runnable callers are to go first (a
-/// yield, then [`Driver::after_yield`]); `Err` ends the driver (with the
-/// closer to notify).
-type Turned = Result<Yield, Option<oneshot::Sender<()>>>;
-
-/// What the driver's wait ends with.
-enum Step {
-    /// A turn taken in the wait's poll, which ended so.
-    Turned(Turned),
-    /// A wake-up with a custom transport's link taken out for the wait:
-    /// its turn is taken once the link is back.
-    Custom(Wake),
-}
-
-/// A turn's batching that wants callers to go first, before the write.
-type Yield = Option<Batching>;
-
-impl Driver {
-    /// Handles one wake-up, and the work waiting with it; `Some` when
-    /// runnable callers are to go first (a yield, then
-    /// [`Driver::after_yield`]); `Err` ends the loop (with the closer to
-    /// notify).
-    fn turn(&mut self, wake: Wake, commands: &mut command_queue::CommandRx) -> Turned {
-        self.in_turn = true;
-        let now = clock();
-        self.on_wake(now, wake)?;
-        // Work that is already waiting is handled in the same turn (the
-        // queues are still drained after each input), so a burst costs
-        // one wake-up and one timer re-arm instead of one per message.
-        self.take_ready(now, commands)?;
-        // Requests are about to be written while callers that are
-        // already runnable may still queue theirs (`Batching`): let them
-        // first, so that a burst goes out in one write and one wake-up.
-        self.drain_queues(now);
-        Ok(self.end_turn(Batching::new(self.unwritten())))
-    }
-
-    /// After the callers went first: their commands, then the write (or
-    /// one more yield).
-    fn after_yield(
-        &mut self,
-        mut batching: Batching,
-        commands: &mut command_queue::CommandRx,
-    ) -> Turned {
-        let now = clock();
-        self.take_ready(now, commands)?;
-        self.drain_queues(now);
-        batching.queued(self.unwritten());
-        Ok(self.end_turn(batching))
-    }
-
-    /// Yields to callers while `batching` wants it; otherwise ends the
-    /// turn.
-    fn end_turn(&mut self, mut batching: Batching) -> Yield {
-        if batching.waits_for_callers(self.conn.in_flight(), self.delivered) {
-            return Some(batching);
-        }
-        // The queues were drained just before: only a custom transport's
-        // sends are left to start.
-        self.start_write();
-        self.in_turn = false;
-        None
-    }
-}
-
-/// Closes the connection and its transport, within the shutdown's bounds.
-/// The driver stays in a turn for good: callers' commands go to the
-/// channel, and end with it.
-async fn shut_down(cell: &DriverCell) {
-    let (writing, line_writer) = {
-        let mut d = cell.lock();
-        d.in_turn = true;
-        let now = clock();
-        d.conn.close(now);
-        d.flush(now);
-        (d.writing.take(), d.line_writer.take())
-    };
-    let written = async move {
-        if let Some(w) = writing {
-            let _ = w.await;
-        }
-        if let Some(mut w) = line_writer {
-            let _ = w.flush().await;
-        }
-    };
-    let _ = tokio::time::timeout(std::time::Duration::from_secs(1), written).await;
-    // The line writer was released above, so that closing the link can
-    // close the writer (lines still queued were written first, within the
-    // shutdown's bounds).
-    let link = {
-        let mut d = cell.lock();
-        d.http_io.clear();
-        d.handler_io.clear();
-        d.link.take()
-    };
-    if let Some(link) = link {
-        link.close().await;
     }
 }
 
