@@ -10,7 +10,7 @@
 //! its call in between (`direct.rs`).
 
 use std::future::{Future, poll_fn};
-use std::pin::pin;
+use std::pin::{Pin, pin};
 use std::task::{Poll, ready};
 
 use super::command_queue::CommandRx;
@@ -77,7 +77,7 @@ impl DriverCell {
             });
             poll_fn(|cx| {
                 self.lock()
-                    .poll_turns(cx, commands, has_custom, custom_recv.as_mut())
+                    .poll_turns(cx, commands, has_custom.then_some(custom_recv.as_mut()))
             })
             .await
         };
@@ -95,20 +95,22 @@ impl Driver {
         &mut self,
         cx: &mut std::task::Context<'_>,
         commands: &mut CommandRx,
-        has_custom: bool,
-        mut custom_recv: std::pin::Pin<&mut impl Future<Output = Wake>>,
+        mut custom_recv: Option<Pin<&mut impl Future<Output = Wake>>>,
     ) -> Poll<Step> {
         loop {
             let wake = match self.begin_wait() {
                 Some(wake) => wake,
                 None => {
-                    let wake =
-                        ready!(self.poll_wait(cx, commands, has_custom, custom_recv.as_mut()));
+                    let wake = ready!(self.poll_wait(
+                        cx,
+                        commands,
+                        custom_recv.as_mut().map(|r| r.as_mut())
+                    ));
                     self.in_wait = false;
                     wake
                 }
             };
-            if has_custom {
+            if custom_recv.is_some() {
                 return Poll::Ready(Step::Custom(wake));
             }
             match self.turn(wake, commands) {
@@ -155,8 +157,7 @@ impl Driver {
         &mut self,
         cx: &mut std::task::Context<'_>,
         commands: &mut CommandRx,
-        has_custom: bool,
-        mut custom_recv: std::pin::Pin<&mut impl Future<Output = Wake>>,
+        mut custom_recv: Option<Pin<&mut impl Future<Output = Wake>>>,
     ) -> Poll<Wake> {
         let armed = self.wait_armed;
         let recv_open = self.link_open;
@@ -187,7 +188,10 @@ impl Driver {
                         Some(r) if sources.due(Source::Inbound) => sources
                             .poll(Source::Inbound, |cx| r.poll_recv(cx))
                             .map(stream_wake),
-                        None if has_custom => custom_recv.as_mut().poll(cx),
+                        None => match custom_recv.as_mut() {
+                            Some(r) => r.as_mut().poll(cx),
+                            None => Poll::Pending,
+                        },
                         _ => Poll::Pending,
                     },
                     2 => match (line_writer.as_mut(), writing.as_mut()) {
