@@ -8,6 +8,8 @@
 //! callers and handlers, then arm one timer from `poll_timeout`. Every
 //! timer is the core's; the clock it is told is read here, through
 //! [`clock`] (tokio's, so a paused test clock drives it), once per wake-up,
+//! and the one timer is a timerfd, or tokio's timer on a clock paused when
+//! the connection starts (`deadline.rs`),
 //! plus the wall-clock anchor of served tasks' timestamps at start (the
 //! notification debounce window is the core's too). HTTP
 //! exchanges, response streams and running handlers are futures polled
@@ -254,7 +256,8 @@ pub(crate) fn start(
 /// The instant the core is told: tokio's clock, which is the system's
 /// monotonic clock except under a paused test clock
 /// (`#[tokio::test(start_paused = true)]`), so the facade's deadlines can be
-/// tested on virtual time like the core's.
+/// tested on virtual time like the core's (a clock paused before the
+/// connection starts: the driver's timer follows it then, `deadline.rs`).
 fn clock() -> Instant {
     tokio::time::Instant::now().into_std()
 }
