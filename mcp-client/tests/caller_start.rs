@@ -146,6 +146,69 @@ async fn deadlines_end_calls_on_the_real_clock() {
     client.close().await;
 }
 
+/// A writer that fails every write once told to.
+struct Failing {
+    inner: tokio::io::WriteHalf<tokio::io::DuplexStream>,
+    fail: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl tokio::io::AsyncWrite for Failing {
+    fn poll_write(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        if self.fail.load(std::sync::atomic::Ordering::SeqCst) {
+            let e = std::io::Error::new(std::io::ErrorKind::BrokenPipe, "the write side broke");
+            return std::task::Poll::Ready(Err(e));
+        }
+        std::pin::Pin::new(&mut self.inner).poll_write(cx, buf)
+    }
+
+    fn poll_flush(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
+}
+
+/// A write that fails while its caller writes it ends the transport and
+/// fails the call at once, as when the driver writes (not at its deadline).
+#[tokio::test]
+async fn a_write_that_fails_in_its_callers_start_fails_the_call_at_once() {
+    let (client_end, server_end) = tokio::io::duplex(1 << 16);
+    tokio::spawn(serve(server_end, Seen::default()));
+    let (r, w) = tokio::io::split(client_end);
+    let fail = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let w = Failing {
+        inner: w,
+        fail: fail.clone(),
+    };
+    let client = Client::builder()
+        .era(EraPreference::LegacyOnly)
+        .request_timeout(Some(Duration::from_secs(60)))
+        .io(r, w)
+        .connect()
+        .await
+        .expect("connect");
+    fail.store(true, std::sync::atomic::Ordering::SeqCst);
+    let call = client.call_tool("t", json!({"answer": true}));
+    let e = tokio::time::timeout(Duration::from_secs(5), call)
+        .await
+        .expect("failed at once, not at the deadline")
+        .expect_err("the request could not be written");
+    assert!(!e.is_timeout(), "{e}");
+    assert!(e.is_transport(), "{e:?}");
+}
+
 #[tokio::test]
 async fn a_cancel_sent_before_a_call_goes_out_before_it() {
     let (client, seen) = connect().await;

@@ -27,7 +27,7 @@ use std::task::Poll;
 
 use super::batching::Batching;
 use super::sources::Source;
-use super::{Command, Driver, clock};
+use super::{Command, Driver, Wake, clock};
 use crate::transport::Link;
 
 /// The driver's state, locked by the driver for each turn and each poll of
@@ -89,9 +89,10 @@ impl Driver {
     /// Carries out `command` (a call's start) for its caller, as the
     /// driver's turn would: the request is written (a byte stream's line)
     /// or its exchange polled once (HTTP: admitted and sent), with the
-    /// wakers the driver's own polls use, and the timer armed. Wakes the
-    /// driver only when its wait has to poll something anew (a timer it
-    /// does not hold, a set it never polled, a handler, a failed write).
+    /// wakers the driver's own polls use, and the timer armed (a failed
+    /// write is handled as the driver's wait handles it). Wakes the driver
+    /// only when its wait has to poll something anew (a timer it does not
+    /// hold, a set it never polled, a handler) or after a failed write.
     pub(super) fn run_direct(&mut self, command: Command) {
         let now = clock();
         let handlers = self.handler_io.len();
@@ -103,9 +104,12 @@ impl Driver {
         {
             match self.sources.poll(Source::Write, |cx| w.poll_flush(cx)) {
                 Poll::Ready(Ok(())) => self.written(),
-                // The driver's wait writes again, and reports the error.
-                Poll::Ready(Err(_)) => {
-                    self.sources.forget(Source::Write);
+                // As the driver's wait reports it (the writer keeps
+                // nothing to write again): the calls it fails are told now.
+                Poll::Ready(Err(e)) => {
+                    // A write's failure never ends the driver.
+                    let _ = self.on_wake(now, Wake::Wrote(Err(e.to_string())));
+                    self.drain_queues(now);
                     wake = true;
                 }
                 Poll::Pending => {}
