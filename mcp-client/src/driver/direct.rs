@@ -23,11 +23,10 @@
 //! it waits for the lock as long as one call's start takes.
 
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::task::Poll;
 
 use super::batching::Batching;
 use super::sources::Source;
-use super::{Command, Driver, Wake, clock};
+use super::{Command, Driver, clock};
 use crate::transport::Link;
 
 /// The driver's state, locked by the driver for each turn and each poll of
@@ -99,21 +98,14 @@ impl Driver {
         self.on_command(now, command);
         self.drain_queues(now);
         let mut wake = self.poll_exchanges(now);
-        if let Some(w) = &mut self.line_writer
-            && w.has_queued()
-        {
-            match self.sources.poll(Source::Write, |cx| w.poll_flush(cx)) {
-                Poll::Ready(Ok(())) => self.written(),
-                // As the driver's wait reports it (the writer keeps
-                // nothing to write again): the calls it fails are told now.
-                Poll::Ready(Err(e)) => {
-                    // A write's failure never ends the driver.
-                    let _ = self.on_wake(now, Wake::Wrote(Err(e.to_string())));
-                    self.drain_queues(now);
-                    wake = true;
-                }
-                Poll::Pending => {}
-            }
+        // Written as the driver's wait writes; a failure is handled as its
+        // turn handles it (the writer keeps nothing to write again): the
+        // calls it fails are told now.
+        if let Some(failed) = self.flush_queued() {
+            // A write's failure never ends the driver.
+            let _ = self.on_wake(now, failed);
+            self.drain_queues(now);
+            wake = true;
         }
         wake |= self.handler_io.len() > handlers;
         if self.arm_timer() {
@@ -134,7 +126,7 @@ impl Driver {
         while !self.http_io.is_empty() {
             match self.http_io.poll_due() {
                 None => return true,
-                Some(Poll::Ready(Some(io))) => {
+                Some(std::task::Poll::Ready(Some(io))) => {
                     self.on_http(now, io);
                     self.drain_queues(now);
                 }

@@ -138,7 +138,7 @@ impl Driver {
     /// them, and a write completed in the wait would cost a whole second
     /// turn. Only a write that would block is left to the wait (this poll
     /// registered the writer's waker).
-    fn flush_queued(&mut self) -> Option<Wake> {
+    pub(super) fn flush_queued(&mut self) -> Option<Wake> {
         if let Some(w) = &mut self.line_writer
             && w.has_queued()
         {
