@@ -179,8 +179,6 @@ struct Driver {
     /// The driver is in a turn (or shutting down): a caller's command goes
     /// through the channel, not `direct.rs`.
     in_turn: bool,
-    /// The driver is in a wait (its start, `Driver::begin_wait`, is done).
-    in_wait: bool,
     /// The timer was armed for the current wait (by the wait, or by a
     /// caller's start, `direct.rs`): the wait polls it.
     wait_armed: bool,
@@ -245,7 +243,6 @@ pub(crate) fn start(
         sources: Sources::new(),
         next_branch: 0,
         in_turn: true,
-        in_wait: false,
         wait_armed: false,
     };
     let (tx, rx) = command_queue::channel();

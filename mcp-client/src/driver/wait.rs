@@ -65,6 +65,8 @@ impl DriverCell {
         };
         let step = {
             let has_custom = custom.is_some();
+            // Whether the wait polled now was begun (`Driver::begin_wait`).
+            let mut begun = false;
             let mut custom_recv = pin!(async {
                 match &mut custom {
                     Some(Link::Custom(t)) => match t.recv().await {
@@ -76,8 +78,9 @@ impl DriverCell {
                 }
             });
             poll_fn(|cx| {
+                let custom_recv = has_custom.then_some(custom_recv.as_mut());
                 self.lock()
-                    .poll_turns(cx, commands, has_custom.then_some(custom_recv.as_mut()))
+                    .poll_turns(cx, commands, &mut begun, custom_recv)
             })
             .await
         };
@@ -90,15 +93,17 @@ impl DriverCell {
 
 impl Driver {
     /// Polls the wait, and takes each turn it calls for at once, until it
-    /// is pending or a turn ends otherwise than by waiting again.
+    /// is pending or a turn ends otherwise than by waiting again. `begun`:
+    /// the wait being polled was begun (by an earlier poll).
     fn poll_turns(
         &mut self,
         cx: &mut std::task::Context<'_>,
         commands: &mut CommandRx,
+        begun: &mut bool,
         mut custom_recv: Option<Pin<&mut impl Future<Output = Wake>>>,
     ) -> Poll<Step> {
         loop {
-            let wake = match self.begin_wait() {
+            let wake = match self.begin_wait(begun) {
                 Some(wake) => wake,
                 None => {
                     let wake = ready!(self.poll_wait(
@@ -106,7 +111,7 @@ impl Driver {
                         commands,
                         custom_recv.as_mut().map(|r| r.as_mut())
                     ));
-                    self.in_wait = false;
+                    *begun = false;
                     wake
                 }
             };
@@ -120,17 +125,17 @@ impl Driver {
         }
     }
 
-    /// Starts a wait, once: writes the queued lines (`Some` when that
-    /// failed), and arms the timer.
-    fn begin_wait(&mut self) -> Option<Wake> {
-        if self.in_wait {
+    /// Starts a wait unless it is `begun`: writes the queued lines (`Some`
+    /// when that failed), and arms the timer.
+    fn begin_wait(&mut self, begun: &mut bool) -> Option<Wake> {
+        if *begun {
             return None;
         }
         if let Some(wake) = self.flush_queued() {
             return Some(wake);
         }
         self.wait_armed = self.arm_timer();
-        self.in_wait = true;
+        *begun = true;
         None
     }
 
