@@ -187,8 +187,7 @@ impl<T> FutureSet<T> {
     /// first, or the futures' wakes would wake no one).
     #[cfg(feature = "http")]
     pub(super) fn poll_due(&mut self) -> Option<Poll<Option<T>>> {
-        let waker = self.held.clone()?;
-        Some(self.poll_next(&mut Context::from_waker(&waker)))
+        self.held.is_some().then(|| self.poll_with(None))
     }
 
     /// The output of the next future to finish among the woken ones;
@@ -196,6 +195,12 @@ impl<T> FutureSet<T> {
     /// as there are slots before yielding (a future that always wakes
     /// itself starves nothing).
     pub(super) fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
+        self.poll_with(Some(cx.waker()))
+    }
+
+    /// [`FutureSet::poll_next`] with the driver's `waker`, or (`None`) with
+    /// the one registered last, which stays.
+    fn poll_with(&mut self, waker: Option<&Waker>) -> Poll<Option<T>> {
         if self.len == 0 {
             return Poll::Ready(None);
         }
@@ -209,7 +214,10 @@ impl<T> FutureSet<T> {
                     continue;
                 };
                 if budget == 0 {
-                    cx.waker().wake_by_ref();
+                    match waker {
+                        Some(w) => w.wake_by_ref(),
+                        None => self.shared.driver.wake(),
+                    }
                     return Poll::Pending;
                 }
                 budget -= 1;
@@ -242,7 +250,10 @@ impl<T> FutureSet<T> {
             // Nothing woken: wait. The waker registered before stays (a
             // wake does not take it); a new one is followed by one more
             // look, forced (see the module docs).
-            registered = self.shared.driver.register(&mut self.held, cx.waker());
+            let Some(waker) = waker else {
+                return Poll::Pending;
+            };
+            registered = self.shared.driver.register(&mut self.held, waker);
             if !registered {
                 return Poll::Pending;
             }
