@@ -7,11 +7,11 @@
 //! `poll_transmit` into the transport, drain `poll_event` into the waiting
 //! callers and handlers, then arm one timer from `poll_timeout`. Every
 //! timer is the core's; the clock it is told is read here, through
-//! [`clock`] (tokio's, so a paused test clock drives it), once per wake-up,
-//! and the one timer is a timerfd, or tokio's timer on a clock paused when
-//! the connection starts (`deadline.rs`),
-//! plus the wall-clock anchor of served tasks' timestamps at start (the
-//! notification debounce window is the core's too). HTTP
+//! [`clock`] (tokio's, so a paused test clock drives it), once per wake-up
+//! and once per call a caller starts, plus the wall-clock anchor of served
+//! tasks' timestamps at start (the notification debounce window is the
+//! core's too). The one timer is a timerfd, or tokio's timer on a clock
+//! paused when the connection starts (`deadline.rs`). HTTP
 //! exchanges, response streams and running handlers are futures polled
 //! inside the driver's wait (no task per request or handler); the
 //! only other thread is the notification queue's worker. Nothing outside
@@ -118,7 +118,8 @@ enum Wake {
     Timer,
 }
 
-/// The state of one connection, owned by its driver task.
+/// The state of one connection: its driver task's, behind the lock a
+/// caller starting a call takes too (`direct.rs`).
 struct Driver {
     conn: Connection,
     link: Option<Link>,
