@@ -6,6 +6,10 @@
 //! suite against its expected-failures baseline, and the interop tests
 //! against real servers (server-everything, the Python SDK).
 //!
+//! Every build it starts is without incremental compilation
+//! (`CARGO_INCREMENTAL=0`): each crate is built once, and the incremental
+//! caches would double the disk the run takes.
+//!
 //! The tests run with insta in check mode (`INSTA_UPDATE=no`, `CI=true`): a
 //! snapshot that no longer matches fails its test and nothing is written.
 //! Insta lists every snapshot file an assertion used in
@@ -28,6 +32,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     if let Some(a) = args.first() {
         return Err(format!("unknown ci option {a:?}"));
     }
+    util::without_incremental();
     crate::install::ensure_tmux()?;
     util::run("fmt", util::cargo().args(["fmt", "--all", "--check"]))?;
     util::run(

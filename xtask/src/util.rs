@@ -2,6 +2,20 @@
 
 use std::path::PathBuf;
 use std::process::Command;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Set by [`without_incremental`]: the cargo commands spawned from then on
+/// build without incremental compilation.
+static NOT_INCREMENTAL: AtomicBool = AtomicBool::new(false);
+
+/// Every cargo command spawned after this call builds with
+/// `CARGO_INCREMENTAL=0`. `cargo xtask ci` builds each crate once, so the
+/// incremental caches (about as large as the build itself, some 4.6 GB for
+/// the workspace's tests) would only take disk space on the machine it runs
+/// on.
+pub(crate) fn without_incremental() {
+    NOT_INCREMENTAL.store(true, Ordering::Relaxed);
+}
 
 /// The workspace root (the parent of this crate's folder).
 pub(crate) fn root() -> PathBuf {
@@ -13,6 +27,9 @@ pub(crate) fn root() -> PathBuf {
 pub(crate) fn cargo() -> Command {
     let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     cmd.current_dir(root());
+    if NOT_INCREMENTAL.load(Ordering::Relaxed) {
+        cmd.env("CARGO_INCREMENTAL", "0");
+    }
     cmd
 }
 
