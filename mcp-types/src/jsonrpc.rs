@@ -17,14 +17,12 @@
 //! The lenient reader forgets some envelope facts (a missing `jsonrpc`, an
 //! `id` member missing rather than `null`) and rejects others without saying
 //! which request they answered (a wrong `jsonrpc`, both `result` and
-//! `error`). [`Message::from_slice_checked`] is the strict reader: in the
-//! same single parse it lists every [`EnvelopeViolation`] and the `id` the
-//! frame carried, next to what the lenient reader makes of it.
+//! `error`). [`Message::from_slice_checked`] is the strict reader: in one
+//! parse it lists every [`EnvelopeViolation`] and the frame's `id` too.
 
 use std::fmt;
 
-use serde::de::DeserializeOwned;
-use serde::de::{self, Deserializer};
+use serde::de::{self, DeserializeOwned, Deserializer};
 use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -59,6 +57,7 @@ impl RequestId {
     /// assert_eq!(RequestId::Number(7).as_number(), Some(7));
     /// assert_eq!(RequestId::String("x".into()).as_number(), None);
     /// ```
+    #[inline] // every lookup of a call in flight reads its number
     pub fn as_number(&self) -> Option<i64> {
         match self {
             RequestId::Number(n) => Some(*n),

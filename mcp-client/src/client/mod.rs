@@ -27,7 +27,7 @@ use tokio::sync::oneshot;
 use crate::client::builder::ClientBuilder;
 use crate::client::request_handle::{Running, decoded};
 use crate::driver::Outcome;
-use crate::driver::{CallRef, CallSpec, Command, CommandTx, OutcomeRx, SpecKind, exchange};
+use crate::driver::{CallRef, CallSpec, Command, CommandTx, OutcomeRx, Reader, SpecKind, exchange};
 use crate::error::Error;
 use crate::handlers::Handlers;
 use crate::options::CallOptions;
@@ -308,7 +308,7 @@ impl Client {
     /// and the spec is moved fewer times (every caller awaits at once, so
     /// the call starts when it did before).
     pub(crate) fn run(&self, spec: CallSpec) -> Running<'_> {
-        Running::sent(self, self.send_start(spec, None))
+        Running::sent(self, self.send_start(spec, None).map(|(rx, _)| rx))
     }
 
     /// [`Client::run`] for a call awaited at once whose spec `make` makes
@@ -323,15 +323,16 @@ impl Client {
 
     /// Sends the command that starts a call; where its outcome arrives
     /// (`waiting`: the caller's waker, when it starts the call from a
-    /// poll), or a closed error when the driver is gone.
+    /// poll, and then the caller may read its reply itself: the
+    /// [`Reader`]), or a closed error when the driver is gone.
     pub(crate) fn send_start(
         &self,
         spec: CallSpec,
         waiting: Option<&Waker>,
-    ) -> Result<OutcomeRx, Error> {
+    ) -> Result<(OutcomeRx, Option<Reader>), Error> {
         let (command, rx) = self.start_command(spec, waiting);
-        match self.inner.commands.send(command) {
-            Ok(()) => Ok(rx),
+        match self.inner.commands.send_as(command, waiting) {
+            Ok(reader) => Ok((rx, reader)),
             Err(_) => Err(Error::closed()),
         }
     }
@@ -340,7 +341,7 @@ impl Client {
     /// the guard that cancels it when dropped.
     #[inline]
     pub(crate) fn start_call(&self, spec: CallSpec) -> Result<(OutcomeRx, CancelGuard), Error> {
-        let rx = self.send_start(spec, None)?;
+        let (rx, _) = self.send_start(spec, None)?;
         let guard = CancelGuard::new(rx.call_ref(), self.inner.commands.clone());
         Ok((rx, guard))
     }

@@ -17,7 +17,7 @@ use serde_json::Value;
 use tokio::sync::oneshot;
 
 use crate::client::{CancelGuard, Client, unexpected};
-use crate::driver::{CallRef, Outcome, OutcomeRx};
+use crate::driver::{CallRef, Outcome, OutcomeRx, Reader};
 use crate::driver::{CallSpec, Command};
 use crate::error::Error;
 use crate::options::CallOptions;
@@ -315,8 +315,9 @@ pub(crate) type NoSpec = fn() -> Result<CallSpec, Error>;
 enum RunState<F> {
     /// Not sent yet: the first poll makes its spec and sends it.
     Unsent(F),
-    /// Sent: its outcome is awaited.
-    Waiting(OutcomeRx),
+    /// Sent: its outcome is awaited (its reply read by this caller itself
+    /// while it holds the [`Reader`]).
+    Waiting(OutcomeRx, Option<Reader>),
     /// It could not be made or sent (the driver is gone).
     Failed(Error),
     /// Its outcome was handed out: nothing is left to cancel.
@@ -327,7 +328,7 @@ impl<'a> Running<'a> {
     /// A call sent already (`Err`: it could not be).
     pub(super) fn sent(client: &'a Client, sent: Result<OutcomeRx, Error>) -> Self {
         let state = match sent {
-            Ok(rx) => RunState::Waiting(rx),
+            Ok(rx) => RunState::Waiting(rx, None),
             Err(e) => RunState::Failed(e),
         };
         Running { client, state }
@@ -348,7 +349,7 @@ impl<F> Running<'_, F> {
     /// The call, while it runs (`None` before it is sent).
     pub(crate) fn call_ref(&self) -> Option<CallRef> {
         match &self.state {
-            RunState::Waiting(rx) => Some(rx.call_ref()),
+            RunState::Waiting(rx, _) => Some(rx.call_ref()),
             _ => None,
         }
     }
@@ -367,20 +368,33 @@ impl<F: FnOnce() -> Result<CallSpec, Error> + Unpin> Future for Running<'_, F> {
                 // allocation holds from the start: the call may even end
                 // before this returns.
                 match make().and_then(|spec| this.client.send_start(spec, Some(cx.waker()))) {
-                    Ok(rx) => {
-                        this.state = RunState::Waiting(rx);
+                    Ok((rx, reader)) => {
+                        this.state = RunState::Waiting(rx, reader);
                         Poll::Pending
                     }
                     Err(e) => Poll::Ready(Err(e)),
                 }
             }
-            RunState::Waiting(mut rx) => match Pin::new(&mut rx).poll(cx) {
-                Poll::Pending => {
-                    this.state = RunState::Waiting(rx);
-                    Poll::Pending
+            RunState::Waiting(mut rx, mut reader) => {
+                // A caller that reads its reply reads first, with its waker
+                // taken out (the outcome it may hand itself now must not
+                // wake it: it looks right after, registering it again).
+                if let Some(r) = &mut reader {
+                    let parked = rx.take_waker();
+                    if !r.read(cx.waker()) {
+                        // Done, or handed back to the driver.
+                        reader = None;
+                    }
+                    drop(parked);
                 }
-                Poll::Ready(r) => Poll::Ready(r.unwrap_or_else(|_| Err(Error::closed()))),
-            },
+                match Pin::new(&mut rx).poll(cx) {
+                    Poll::Pending => {
+                        this.state = RunState::Waiting(rx, reader);
+                        Poll::Pending
+                    }
+                    Poll::Ready(r) => Poll::Ready(r.unwrap_or_else(|_| Err(Error::closed()))),
+                }
+            }
             // Not sent (the driver is gone), or polled after its end.
             RunState::Failed(e) => Poll::Ready(Err(e)),
             RunState::Ended => Poll::Ready(Err(Error::closed())),
@@ -391,7 +405,10 @@ impl<F: FnOnce() -> Result<CallSpec, Error> + Unpin> Future for Running<'_, F> {
 impl<F> Drop for Running<'_, F> {
     /// Dropped before its end: the call is cancelled.
     fn drop(&mut self) {
-        if let RunState::Waiting(rx) = &self.state {
+        if let RunState::Waiting(rx, reader) = &mut self.state {
+            // Its POST goes back to the driver first, which then reads it
+            // to its cancellation.
+            *reader = None;
             self.client.inner.commands.cancel(rx.call_ref());
         }
     }

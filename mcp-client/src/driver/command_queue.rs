@@ -26,7 +26,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::{Context, Poll, Waker};
 
 use super::Command;
-use super::direct::{DriverCell, is_direct};
+use super::direct::{DriverCell, Reader, is_direct};
 use super::task_waker::TaskWaker;
 
 /// What the senders and the receiver share.
@@ -106,32 +106,58 @@ impl CommandTx {
     /// # Errors
     /// The command back when the driver is gone.
     pub(crate) fn send(&self, command: Command) -> Result<(), Command> {
-        let wake = {
-            let mut state = self.queue.lock();
-            if state.closed {
-                return Err(command);
-            }
-            // The driver waits with nothing queued (armed: it found the
-            // queue empty, and nothing was sent since): a call's start is
-            // carried out here, without waking it (`direct.rs`). Tried
-            // under the channel's lock, so that no command sent after this
-            // one is taken before it, nor one sent before it after.
-            if state.armed
-                && is_direct(&command)
-                && let Some(cell) = state.direct.clone()
-                && let Some(mut driver) = cell.try_take()
-            {
-                drop(state);
-                driver.run_direct(command);
-                return Ok(());
-            }
-            state.items.push_back(command);
-            self.queue.change(&mut state)
-        };
+        self.send_as(command, None).map(drop)
+    }
+
+    /// [`CommandTx::send`] by a caller that awaits the call it starts,
+    /// with `waiting` its waker: `Some` when it then reads its own reply
+    /// (`direct.rs`).
+    ///
+    /// # Errors
+    /// The command back when the driver is gone.
+    pub(crate) fn send_as(
+        &self,
+        command: Command,
+        waiting: Option<&Waker>,
+    ) -> Result<Option<Reader>, Command> {
+        let state = self.queue.lock();
+        if state.closed {
+            return Err(command);
+        }
+        // The driver waits with nothing queued (armed: it found the queue
+        // empty, and nothing was sent since): a call's start is carried out
+        // here, without waking it (`direct.rs`). Tried under the channel's
+        // lock, so that no command sent after this one is taken before it,
+        // nor one sent before it after.
+        if state.armed
+            && is_direct(&command)
+            && let Some(cell) = state.direct.clone()
+        {
+            let owned = match cell.try_take() {
+                Some(mut driver) => {
+                    drop(state);
+                    driver.run_direct(command, waiting)
+                }
+                None => {
+                    self.queue_up(state, command);
+                    return Ok(None);
+                }
+            };
+            return Ok(owned.map(|o| Reader::new(cell, o)));
+        }
+        self.queue_up(state, command);
+        Ok(None)
+    }
+
+    /// Queues `command` under the channel's lock held as `state`, and
+    /// wakes the driver if it waits for it.
+    fn queue_up(&self, mut state: MutexGuard<'_, State>, command: Command) {
+        state.items.push_back(command);
+        let wake = self.queue.change(&mut state);
+        drop(state);
         if wake {
             self.queue.waker.wake();
         }
-        Ok(())
     }
 
     /// Asks the driver to cancel `call` (nothing when the driver is gone:

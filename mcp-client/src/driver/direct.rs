@@ -16,6 +16,21 @@
 //! commands (a caller's commands stay in order), custom transports (whose
 //! receive is a future of the wait's own).
 //!
+//! Over HTTP at 2026-07-28 the caller also reads its reply: a request's
+//! POST then carries nothing but its reply and notifications about it
+//! (the server sends no requests on it), so a caller that does not poll
+//! its call's future delays nothing but that call. The POST's future,
+//! left pending by the start, is *owned* by the caller
+//! ([`FutureSet::own`](super::future_set::FutureSet::own)): its wakes wake
+//! the caller, not the driver, and the caller's next poll polls it under
+//! the driver's lock and handles what it gives as the driver's turn would
+//! ([`Reader::read`]). A sequential call then wakes the driver not at all.
+//! The caller hands the POST back to the driver (which is woken to poll
+//! it) when the driver's lock is taken (a turn, another caller) or the
+//! driver is shutting down, when its call is dropped, and once the POST is
+//! done (its reply, or a stream the driver reads on). The driver may poll
+//! an owned POST it finds woken, as it polls the others.
+//!
 //! The channel's lock is taken first and the driver's only tried while it
 //! is held (never waited for), so no two locks are ever waited for in the
 //! other order; the channel's lock is released before the call runs (what
@@ -23,8 +38,12 @@
 //! it waits for the lock as long as one call's start takes.
 
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::task::Waker;
+use std::time::Instant;
 
 use super::batching::Batching;
+#[cfg(feature = "http")]
+use super::future_set::OwnedSlot;
 use super::sources::Source;
 use super::{Command, Driver, clock};
 use crate::transport::Link;
@@ -92,11 +111,48 @@ impl Driver {
     /// write is handled as the driver's wait handles it). Wakes the driver
     /// only when its wait has to poll something anew (a timer it does not
     /// hold, a set it never polled, a handler) or after a failed write.
-    pub(super) fn run_direct(&mut self, command: Command) {
+    ///
+    /// With the caller's waker (`waiting`: it awaits the call now), a
+    /// 2026-07-28 POST left pending is then the caller's to read: `Some`.
+    pub(super) fn run_direct(
+        &mut self,
+        command: Command,
+        waiting: Option<&Waker>,
+    ) -> Option<Owned> {
         let now = clock();
         let handlers = self.handler_io.len();
+        #[cfg(feature = "http")]
+        let call = match &command {
+            Command::Start { call, .. } => call.addr(),
+            _ => std::ptr::null(),
+        };
+        #[cfg(feature = "http")]
+        {
+            self.last_post = None;
+        }
         self.on_command(now, command);
         self.drain_queues(now);
+        self.settle(now, handlers);
+        #[cfg(feature = "http")]
+        {
+            let (id, index) = self.last_post.take()?;
+            let waker = waiting?;
+            let id = mcp_types::RequestId::Number(id);
+            let theirs = self.pending.get(&id).and_then(|p| p.reply.as_ref());
+            if theirs.is_some_and(|tx| tx.addr() == call) {
+                return self.http_io.own(index, waker);
+            }
+        }
+        #[cfg(not(feature = "http"))]
+        let _ = waiting;
+        None
+    }
+
+    /// The end of a caller's work under the driver's lock (a start, or a
+    /// reply it read): the exchanges it started polled once, the queued
+    /// lines written, the timer armed; the driver is woken only when its
+    /// wait must poll something anew (see [`Driver::run_direct`]).
+    fn settle(&mut self, now: Instant, handlers: usize) {
         let mut wake = self.poll_exchanges(now);
         // Written as the driver's wait writes; a failure is handled as its
         // turn handles it (the writer keeps nothing to write again): the
@@ -114,6 +170,26 @@ impl Driver {
         }
         if wake {
             self.sources.wake_task();
+        }
+    }
+
+    /// Polls the POST its caller owns, if it was woken, and handles what it
+    /// gives as the driver's turn would; `false` once the POST is done or
+    /// no longer the caller's (its reply reached the call, or a stream the
+    /// driver reads on).
+    #[cfg(feature = "http")]
+    fn read_owned(&mut self, owned: &mut OwnedSlot, owner: &Waker) -> bool {
+        match self.http_io.poll_owned(owned, owner) {
+            Some(std::task::Poll::Pending) => true,
+            None => false,
+            Some(std::task::Poll::Ready(io)) => {
+                let now = clock();
+                let handlers = self.handler_io.len();
+                self.on_http(now, io);
+                self.drain_queues(now);
+                self.settle(now, handlers);
+                false
+            }
         }
     }
 
@@ -140,5 +216,63 @@ impl Driver {
     #[cfg(not(feature = "http"))]
     fn poll_exchanges(&mut self, _: std::time::Instant) -> bool {
         false
+    }
+}
+
+/// What a caller owns after its start: its POST's future (HTTP at
+/// 2026-07-28), or nothing in a build without HTTP.
+#[cfg(feature = "http")]
+pub(super) type Owned = OwnedSlot;
+/// What a caller owns after its start: nothing without HTTP.
+#[cfg(not(feature = "http"))]
+pub(super) type Owned = std::convert::Infallible;
+
+/// A caller's hold on its call's POST (2026-07-28 over HTTP), which it
+/// reads itself while it awaits the call ([`Reader::read`]); dropping it
+/// hands the POST, if still the caller's, back to the driver
+/// ([`OwnedSlot`]'s drop).
+#[cfg(feature = "http")]
+pub(crate) struct Reader {
+    cell: Arc<DriverCell>,
+    owned: OwnedSlot,
+}
+
+/// A caller's hold on its call's POST: none without HTTP.
+#[cfg(not(feature = "http"))]
+pub(crate) enum Reader {}
+
+#[cfg(feature = "http")]
+impl Reader {
+    /// The reader of what `owned` owns, by the driver `cell`.
+    pub(super) fn new(cell: Arc<DriverCell>, owned: Owned) -> Self {
+        Reader { cell, owned }
+    }
+
+    /// Reads the POST if it was woken, handling its reply as the driver
+    /// would (the call's outcome is then in its [`OutcomeRx`]); `false`
+    /// when the caller reads no more (drop the reader: the POST is done,
+    /// or it goes back to the driver), also when the driver is busy or
+    /// shutting down. `waker` is the caller's now: the POST's wakes wake
+    /// it.
+    ///
+    /// [`OutcomeRx`]: super::OutcomeRx
+    pub(crate) fn read(&mut self, waker: &Waker) -> bool {
+        let Ok(mut d) = self.cell.driver.try_lock() else {
+            return false;
+        };
+        !d.in_turn && d.link_open && d.read_owned(&mut self.owned, waker)
+    }
+}
+
+#[cfg(not(feature = "http"))]
+impl Reader {
+    /// Never made without HTTP.
+    pub(super) fn new(_: Arc<DriverCell>, owned: Owned) -> Self {
+        match owned {}
+    }
+
+    /// Never made without HTTP.
+    pub(crate) fn read(&mut self, _: &Waker) -> bool {
+        match *self {}
     }
 }

@@ -126,6 +126,13 @@ impl CallTx {
         }
     }
 
+    /// The call's allocation, as an address: names the call without a
+    /// reference of its own (`direct.rs`).
+    #[cfg(feature = "http")]
+    pub(crate) fn addr(&self) -> *const () {
+        Arc::as_ptr(&self.shared).cast()
+    }
+
     /// Hands the caller its outcome and ends the wait, in one lock:
     /// dropping the sent `CallTx` has nothing more to do.
     pub(crate) fn send(mut self, outcome: CallResult) {
@@ -182,6 +189,13 @@ impl Future for OutcomeRx {
 }
 
 impl OutcomeRx {
+    /// Takes the caller's waker out, so that an outcome handed over now
+    /// wakes no one: the caller reads its own reply and looks right after
+    /// (`direct.rs`), registering its waker again.
+    pub(crate) fn take_waker(&self) -> Option<Waker> {
+        lock(&self.0).waker.take()
+    }
+
     /// A reference to the call, for commands about it.
     pub(crate) fn call_ref(&self) -> CallRef {
         CallRef(Arc::clone(&self.0))

@@ -18,6 +18,12 @@
 //! registration the driver takes the bits and the queue's mark with a
 //! read-modify-write even when it finds them clear, which orders the
 //! registration before every later wake's look at it.
+//!
+//! A slot among the first 64 may be *owned* by a caller (`owned.rs`): its
+//! wakes then set its bit and wake that caller instead of the driver, and
+//! the caller polls that one future itself. The driver may still poll an
+//! owned slot whose bit it finds set: whoever polls it, under the driver's
+//! lock, finds its output.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -26,6 +32,18 @@ use std::task::{Context, Poll, Wake, Waker};
 use futures::future::BoxFuture;
 
 use super::task_waker::TaskWaker;
+
+#[cfg(feature = "http")]
+mod owned;
+#[cfg(feature = "http")]
+pub(super) use owned::OwnedSlot;
+#[cfg(feature = "http")]
+use owned::Owner;
+#[cfg(not(feature = "http"))]
+impl SlotWake {
+    /// No slot is owned without HTTP.
+    fn end_ownership(&self) {}
+}
 
 /// Slots below this index are woken through [`Shared::bits`].
 const BITS: usize = 64;
@@ -70,6 +88,13 @@ struct SlotWake {
     /// In the queue (or about to be polled) already (slots from [`BITS`]
     /// on; below it, the slot's bit says so).
     queued: AtomicBool,
+    /// The slot has an owner: its wakes go to [`SlotWake::owner`]'s waker
+    /// (read under its lock, which settles a race with the owner's leave;
+    /// `owned.rs`).
+    #[cfg(feature = "http")]
+    owned: AtomicBool,
+    #[cfg(feature = "http")]
+    owner: Mutex<Owner>,
     shared: Arc<Shared>,
 }
 
@@ -82,8 +107,16 @@ impl Wake for SlotWake {
         let shared = &self.shared;
         if self.index < BITS {
             let bit = 1 << self.index;
-            // A bit already set was set by a wake that woke the driver.
+            // A bit already set was set by a wake that woke the driver (or
+            // the slot's owner).
             if shared.bits.fetch_or(bit, Ordering::AcqRel) & bit == 0 {
+                #[cfg(feature = "http")]
+                if self.owned.load(Ordering::Acquire)
+                    && let Some(owner) = &self.owner().waker
+                {
+                    owner.wake_by_ref();
+                    return;
+                }
                 shared.driver.wake();
             }
         } else if !self.queued.swap(true, Ordering::AcqRel) {
@@ -143,12 +176,17 @@ impl<T> FutureSet<T> {
         self.len
     }
 
-    /// Adds a future, to be polled by the next [`FutureSet::poll_next`].
-    pub(super) fn push(&mut self, future: BoxFuture<'static, T>) {
+    /// Adds a future, to be polled by the next [`FutureSet::poll_next`];
+    /// returns its slot.
+    pub(super) fn push(&mut self, future: BoxFuture<'static, T>) -> usize {
         let index = self.free.pop().unwrap_or_else(|| {
             let wake = Arc::new(SlotWake {
                 index: self.slots.len(),
                 queued: AtomicBool::new(false),
+                #[cfg(feature = "http")]
+                owned: AtomicBool::new(false),
+                #[cfg(feature = "http")]
+                owner: Mutex::default(),
                 shared: Arc::clone(&self.shared),
             });
             self.slots.push(Slot {
@@ -166,12 +204,14 @@ impl<T> FutureSet<T> {
         }
         self.due.push(index);
         self.len += 1;
+        index
     }
 
     /// Drops every future.
     pub(super) fn clear(&mut self) {
         for (index, slot) in self.slots.iter_mut().enumerate() {
             if slot.future.take().is_some() {
+                slot.wake.end_ownership();
                 self.free.push(index);
             }
         }
@@ -196,6 +236,15 @@ impl<T> FutureSet<T> {
     /// itself starves nothing).
     pub(super) fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
         self.poll_with(Some(cx.waker()))
+    }
+
+    /// Frees the slot whose future just finished.
+    fn finished(&mut self, index: usize) {
+        let slot = &mut self.slots[index];
+        slot.future = None;
+        slot.wake.end_ownership();
+        self.free.push(index);
+        self.len -= 1;
     }
 
     /// [`FutureSet::poll_next`] with the driver's `waker`, or (`None`) with
@@ -232,9 +281,7 @@ impl<T> FutureSet<T> {
                 }
                 let polled = future.as_mut().poll(&mut Context::from_waker(&slot.waker));
                 if let Poll::Ready(out) = polled {
-                    slot.future = None;
-                    self.free.push(index);
-                    self.len -= 1;
+                    self.finished(index);
                     return Poll::Ready(Some(out));
                 }
             }
@@ -270,10 +317,10 @@ mod tests {
     /// A future that finishes once told to, keeping the waker it was
     /// polled with.
     #[derive(Clone, Default)]
-    struct Gate(Arc<StdMutex<(bool, Option<Waker>, usize)>>);
+    pub(super) struct Gate(Arc<StdMutex<(bool, Option<Waker>, usize)>>);
 
     impl Gate {
-        fn future(&self, out: u32) -> BoxFuture<'static, u32> {
+        pub(in crate::driver::future_set) fn future(&self, out: u32) -> BoxFuture<'static, u32> {
             let gate = self.clone();
             Box::pin(std::future::poll_fn(move |cx| {
                 let mut g = gate.0.lock().unwrap();
@@ -287,7 +334,7 @@ mod tests {
             }))
         }
 
-        fn open(&self) {
+        pub(in crate::driver::future_set) fn open(&self) {
             let mut g = self.0.lock().unwrap();
             g.0 = true;
             if let Some(w) = g.1.take() {
@@ -295,7 +342,7 @@ mod tests {
             }
         }
 
-        fn polls(&self) -> usize {
+        pub(in crate::driver::future_set) fn polls(&self) -> usize {
             self.0.lock().unwrap().2
         }
     }

@@ -10,7 +10,7 @@ use bytes::Bytes;
 use mcp_transport_http::{HttpError, HttpTransport, PostSlot, Reply, ResponseStream};
 use mcp_types::jsonrpc::ErrorObject;
 use mcp_types::routing::HttpRouting;
-use mcp_types::{Message, RequestId};
+use mcp_types::{Era, Message, ProtocolVersion, RequestId};
 
 use super::Driver;
 use super::get_stream::GetIo;
@@ -61,7 +61,9 @@ impl Driver {
                     }
                 }
                 Ok(Reply::Message(m)) => self.receive(now, m),
-                Ok(Reply::Stream(s)) => self.http_io.push(read_next(id, s)),
+                Ok(Reply::Stream(s)) => {
+                    self.http_io.push(read_next(id, s));
+                }
                 Ok(_) => {}
                 Err(e) => self.http_failed(now, id.as_ref(), e),
             },
@@ -188,20 +190,34 @@ impl Driver {
             },
             Some(Err(e)) => {
                 let id = routing.request_id;
-                return self.http_io.push(Box::pin(async move {
-                    HttpIo::Posted { id, result: Err(e) }
-                }));
+                self.http_io.push(Box::pin(
+                    async move { HttpIo::Posted { id, result: Err(e) } },
+                ));
+                return;
             }
             None => {
-                return self
-                    .http_io
+                self.http_io
                     .push(wait_to_post(http, bytes, routing, headers));
+                return;
             }
         };
+        let mut request = None;
         if let Some(id) = &a.routing.request_id {
             self.conn.handle_request_sent(now, id);
+            // A 2026-07-28 request's POST carries nothing but its reply and
+            // notifications about it: its caller may read it (`direct.rs`).
+            if a.routing
+                .protocol_version
+                .as_ref()
+                .and_then(ProtocolVersion::era)
+                == Some(Era::Modern)
+                && let RequestId::Number(n) = id
+            {
+                request = Some(*n);
+            }
         }
-        self.http_io.push(send_in(a));
+        let index = self.http_io.push(send_in(a));
+        self.last_post = request.map(|n| (n, index));
     }
 }
 

@@ -80,6 +80,7 @@ pub(crate) use command_queue::CommandTx;
 #[cfg(feature = "http")]
 pub(crate) use commands::HttpChange;
 pub(crate) use commands::{CallSpec, Command, Reply, SessionCommand, SpecKind};
+pub(crate) use direct::Reader;
 pub(crate) use exchange::{CallRef, OutcomeRx, exchange};
 
 use crate::client::Shared;
@@ -143,6 +144,10 @@ struct Driver {
     outbox: VecDeque<Vec<u8>>,
     writing: Option<BoxFuture<'static, Result<(), String>>>,
     http_io: FutureSet<HttpIo>,
+    /// The last POST pushed into `http_io` that its caller may read itself
+    /// (a 2026-07-28 request): its call's id and its slot (`direct.rs`).
+    #[cfg(feature = "http")]
+    last_post: Option<(i64, usize)>,
     handler_io: FutureSet<(Target, Served)>,
     /// Stops the handler of each server request still being served, for
     /// `notifications/cancelled`.
@@ -226,6 +231,8 @@ pub(crate) fn start(
         outbox: VecDeque::new(),
         writing: None,
         http_io: FutureSet::new(),
+        #[cfg(feature = "http")]
+        last_post: None,
         handler_io: FutureSet::new(),
         serving: HashMap::new(),
         pending: calls::PendingCalls::default(),
