@@ -110,12 +110,15 @@ impl Wake for SlotWake {
             // A bit already set was set by a wake that woke the driver (or
             // the slot's owner).
             if shared.bits.fetch_or(bit, Ordering::AcqRel) & bit == 0 {
+                // The owner's waker is woken outside the lock (a waker may
+                // poll its task at once, which looks at the owner again).
                 #[cfg(feature = "http")]
-                if self.owned.load(Ordering::Acquire)
-                    && let Some(owner) = &self.owner().waker
-                {
-                    owner.wake_by_ref();
-                    return;
+                if self.owned.load(Ordering::Acquire) {
+                    let owner = self.owner().waker.clone();
+                    if let Some(owner) = owner {
+                        owner.wake();
+                        return;
+                    }
                 }
                 shared.driver.wake();
             }
