@@ -151,3 +151,39 @@ async fn a_closed_client_ends_a_call_no_one_polls() {
         .expect("the held call ended with the client");
     assert!(r.is_err(), "{r:?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn many_callers_on_many_threads_some_dropping_their_calls() {
+    let (server, client) = connect(64).await;
+    let tasks: Vec<_> = (0..8)
+        .map(|t| {
+            let client = client.clone();
+            tokio::spawn(async move {
+                for i in 0..200 {
+                    let text_in = format!("{t}-{i}");
+                    let mut call = Box::pin(client.call_tool("echo", json!({"text": text_in})));
+                    if i % 5 == 0 {
+                        // Started, then dropped: its POST goes back to the
+                        // driver, which reads it to its end.
+                        start(&mut call).await;
+                        drop(call);
+                        continue;
+                    }
+                    let r = tokio::time::timeout(PATIENCE, call)
+                        .await
+                        .expect("an answer within the bound")
+                        .expect("echo");
+                    assert_eq!(text(&r.content), text_in);
+                }
+            })
+        })
+        .collect();
+    for t in tasks {
+        t.await.expect("caller");
+    }
+    server
+        .until("every request ended", |d| d.in_flight() == 0)
+        .await;
+    echo(&client, "after").await;
+    client.close().await;
+}
