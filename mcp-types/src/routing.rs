@@ -7,7 +7,7 @@
 use std::borrow::Cow;
 
 use crate::jsonrpc::RequestId;
-use crate::version::ProtocolVersion;
+use crate::version::{Era, ProtocolVersion};
 
 /// Routing data for one outgoing message.
 ///
@@ -86,5 +86,30 @@ impl HttpRouting {
     pub fn long_lived(mut self) -> Self {
         self.long_lived = true;
         self
+    }
+
+    /// Whether the response to this message carries nothing but the
+    /// request's own reply and notifications about it: a 2026-07-28
+    /// request that is not long-lived (the server sends no requests on a
+    /// POST's stream at that revision, and its notifications there relate
+    /// to the request). A 2025-11-25 request's stream may carry the
+    /// server's requests; a listen stream, change notifications.
+    ///
+    /// ```
+    /// use mcp_types::{ProtocolVersion, RequestId, routing::HttpRouting};
+    /// let call = HttpRouting::new(ProtocolVersion::V2026_07_28).with_request_id(RequestId::Number(1));
+    /// assert!(call.only_its_reply());
+    /// assert!(!call.clone().long_lived().only_its_reply());
+    /// let legacy = HttpRouting::new(ProtocolVersion::V2025_11_25).with_request_id(RequestId::Number(1));
+    /// assert!(!legacy.only_its_reply());
+    /// ```
+    pub fn only_its_reply(&self) -> bool {
+        self.request_id.is_some()
+            && !self.long_lived
+            && self
+                .protocol_version
+                .as_ref()
+                .and_then(ProtocolVersion::era)
+                == Some(Era::Modern)
     }
 }

@@ -18,8 +18,9 @@
 //!
 //! Over HTTP at 2026-07-28 the caller also reads its reply: a request's
 //! POST then carries nothing but its reply and notifications about it
-//! (the server sends no requests on it), so a caller that does not poll
-//! its call's future delays nothing but that call. The POST's future,
+//! (`HttpRouting::only_its_reply`: the server sends no requests on it), so
+//! a caller that does not poll its call's future delays nothing but that
+//! call. The POST's future,
 //! left pending by the start, is *owned* by the caller
 //! ([`FutureSet::own`](super::future_set::FutureSet::own)): its wakes wake
 //! the caller, not the driver, and the caller's next poll polls it under

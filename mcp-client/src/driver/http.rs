@@ -10,7 +10,7 @@ use bytes::Bytes;
 use mcp_transport_http::{HttpError, HttpTransport, PostSlot, Reply, ResponseStream};
 use mcp_types::jsonrpc::ErrorObject;
 use mcp_types::routing::HttpRouting;
-use mcp_types::{Era, Message, ProtocolVersion, RequestId};
+use mcp_types::{Message, RequestId};
 
 use super::Driver;
 use super::get_stream::GetIo;
@@ -201,23 +201,17 @@ impl Driver {
                 return;
             }
         };
-        let mut request = None;
         if let Some(id) = &a.routing.request_id {
             self.conn.handle_request_sent(now, id);
-            // A 2026-07-28 request's POST carries nothing but its reply and
-            // notifications about it: its caller may read it (`direct.rs`).
-            if a.routing
-                .protocol_version
-                .as_ref()
-                .and_then(ProtocolVersion::era)
-                == Some(Era::Modern)
-                && let RequestId::Number(n) = id
-            {
-                request = Some(*n);
-            }
         }
+        // A POST that carries nothing but its request's reply may be read
+        // by its caller (`direct.rs`).
+        let readable = match &a.routing.request_id {
+            Some(RequestId::Number(n)) if a.routing.only_its_reply() => Some(*n),
+            _ => None,
+        };
         let index = self.http_io.push(send_in(a));
-        self.last_post = request.map(|n| (n, index));
+        self.last_post = readable.map(|n| (n, index));
     }
 }
 
