@@ -380,12 +380,11 @@ impl<F: FnOnce() -> Result<CallSpec, Error> + Unpin> Future for Running<'_, F> {
                 // taken out (the outcome it may hand itself now must not
                 // wake it: it looks right after, registering it again).
                 if let Some(r) = &mut reader {
-                    let parked = rx.take_waker();
+                    drop(rx.take_waker());
                     if !r.read(cx.waker()) {
                         // Done, or handed back to the driver.
                         reader = None;
                     }
-                    drop(parked);
                 }
                 match Pin::new(&mut rx).poll(cx) {
                     Poll::Pending => {

@@ -132,7 +132,6 @@ impl Driver {
             self.last_post = None;
         }
         self.on_command(now, command);
-        self.drain_queues(now);
         self.settle(now, handlers);
         #[cfg(feature = "http")]
         {
@@ -150,10 +149,13 @@ impl Driver {
     }
 
     /// The end of a caller's work under the driver's lock (a start, or a
-    /// reply it read): the exchanges it started polled once, the queued
-    /// lines written, the timer armed; the driver is woken only when its
-    /// wait must poll something anew (see [`Driver::run_direct`]).
+    /// reply it read), as the end of the driver's turn: the drain rule,
+    /// the exchanges it started polled once, the queued lines written, the
+    /// timer armed; the driver is woken only when its wait must poll
+    /// something anew (see [`Driver::run_direct`]). `handlers`: how many
+    /// handlers ran before the work.
     fn settle(&mut self, now: Instant, handlers: usize) {
+        self.drain_queues(now);
         let mut wake = self.poll_exchanges(now);
         // Written as the driver's wait writes; a failure is handled as its
         // turn handles it (the writer keeps nothing to write again): the
@@ -187,7 +189,6 @@ impl Driver {
                 let now = clock();
                 let handlers = self.handler_io.len();
                 self.on_http(now, io);
-                self.drain_queues(now);
                 self.settle(now, handlers);
                 false
             }

@@ -181,61 +181,59 @@ impl Driver {
             Some(Link::Stream { receiver, .. }) if recv_open => Some(receiver),
             _ => None,
         };
-        {
-            sources.begin(cx);
-            let mut branch = *next_branch;
-            for _ in 0..BRANCHES {
-                let polled = match branch {
-                    0 if sources.due(Source::Commands) => sources
-                        .poll(Source::Commands, |cx| commands.poll_recv(cx))
-                        .map(Wake::Command),
-                    1 => match receiver.as_deref_mut() {
-                        Some(r) if sources.due(Source::Inbound) => sources
-                            .poll(Source::Inbound, |cx| r.poll_recv(cx))
-                            .map(stream_wake),
-                        None => match custom_recv.as_mut() {
-                            Some(r) => r.as_mut().poll(cx),
-                            None => Poll::Pending,
-                        },
-                        _ => Poll::Pending,
+        sources.begin(cx);
+        let mut branch = *next_branch;
+        for _ in 0..BRANCHES {
+            let polled = match branch {
+                0 if sources.due(Source::Commands) => sources
+                    .poll(Source::Commands, |cx| commands.poll_recv(cx))
+                    .map(Wake::Command),
+                1 => match receiver.as_deref_mut() {
+                    Some(r) if sources.due(Source::Inbound) => sources
+                        .poll(Source::Inbound, |cx| r.poll_recv(cx))
+                        .map(stream_wake),
+                    None => match custom_recv.as_mut() {
+                        Some(r) => r.as_mut().poll(cx),
+                        None => Poll::Pending,
                     },
-                    2 => match (line_writer.as_mut(), writing.as_mut()) {
-                        (Some(w), _) if w.has_queued() => {
-                            if sources.due(Source::Write) {
-                                sources
-                                    .poll(Source::Write, |cx| w.poll_flush(cx))
-                                    .map(|r| Wake::Wrote(r.map_err(|e| e.to_string())))
-                            } else {
-                                Poll::Pending
-                            }
-                        }
-                        (_, Some(w)) => w.poll_unpin(cx).map(Wake::Wrote),
-                        _ => Poll::Pending,
-                    },
-                    3 if !http_io.is_empty() => match http_io.poll_next(cx) {
-                        Poll::Ready(Some(io)) => Poll::Ready(Wake::Http(io)),
-                        _ => Poll::Pending,
-                    },
-                    4 if !handler_io.is_empty() => match handler_io.poll_next(cx) {
-                        Poll::Ready(Some((t, s))) => Poll::Ready(Wake::Handler(t, s)),
-                        _ => Poll::Pending,
-                    },
-                    5 if armed && sources.due(Source::Timer) => sources
-                        .poll(Source::Timer, |cx| timer.poll_fired(cx))
-                        .map(|()| Wake::Timer),
                     _ => Poll::Pending,
-                };
-                branch = if branch + 1 == BRANCHES {
-                    0
-                } else {
-                    branch + 1
-                };
-                if polled.is_ready() {
-                    *next_branch = branch;
-                    return polled;
-                }
+                },
+                2 => match (line_writer.as_mut(), writing.as_mut()) {
+                    (Some(w), _) if w.has_queued() => {
+                        if sources.due(Source::Write) {
+                            sources
+                                .poll(Source::Write, |cx| w.poll_flush(cx))
+                                .map(|r| Wake::Wrote(r.map_err(|e| e.to_string())))
+                        } else {
+                            Poll::Pending
+                        }
+                    }
+                    (_, Some(w)) => w.poll_unpin(cx).map(Wake::Wrote),
+                    _ => Poll::Pending,
+                },
+                3 if !http_io.is_empty() => match http_io.poll_next(cx) {
+                    Poll::Ready(Some(io)) => Poll::Ready(Wake::Http(io)),
+                    _ => Poll::Pending,
+                },
+                4 if !handler_io.is_empty() => match handler_io.poll_next(cx) {
+                    Poll::Ready(Some((t, s))) => Poll::Ready(Wake::Handler(t, s)),
+                    _ => Poll::Pending,
+                },
+                5 if armed && sources.due(Source::Timer) => sources
+                    .poll(Source::Timer, |cx| timer.poll_fired(cx))
+                    .map(|()| Wake::Timer),
+                _ => Poll::Pending,
+            };
+            branch = if branch + 1 == BRANCHES {
+                0
+            } else {
+                branch + 1
+            };
+            if polled.is_ready() {
+                *next_branch = branch;
+                return polled;
             }
-            Poll::Pending
         }
+        Poll::Pending
     }
 }
