@@ -18,6 +18,15 @@ use serde_json::json;
 /// Bounds every wait: a hang fails the test instead of stalling it.
 const PATIENCE: Duration = Duration::from_secs(10);
 
+/// `future`'s output, which must come within [`PATIENCE`] (`what` names
+/// it when it does not).
+async fn within<F: Future>(what: &str, future: F) -> F::Output {
+    match tokio::time::timeout(PATIENCE, future).await {
+        Ok(out) => out,
+        Err(_) => panic!("{what}: not within {PATIENCE:?}"),
+    }
+}
+
 /// The demo server over HTTP at 2026-07-28, and a client connected to it
 /// that sends at most `posts` POSTs at once.
 async fn connect(posts: usize) -> (Server, Client) {
@@ -55,10 +64,8 @@ async fn start<F: Future + Unpin>(call: &mut F) {
 }
 
 async fn echo(client: &Client, text_in: &str) {
-    let r = tokio::time::timeout(PATIENCE, client.call_tool("echo", json!({"text": text_in})))
-        .await
-        .expect("an echo within the bound")
-        .expect("echo");
+    let echoed = client.call_tool("echo", json!({"text": text_in}));
+    let r = within("an echo", echoed).await.expect("echo");
     assert_eq!(text(&r.content), text_in);
 }
 
@@ -69,9 +76,8 @@ async fn a_call_moved_to_another_task_after_it_started_still_ends() {
     // Started here, awaited in another task: the reply must wake that one.
     start(&mut call).await;
     let moved = tokio::spawn(call);
-    let r = tokio::time::timeout(PATIENCE, moved)
+    let r = within("the moved call's end", moved)
         .await
-        .expect("the moved call ended within the bound")
         .expect("the task");
     assert_eq!(r.expect("slow_count"), "counted to 1");
     client.close().await;
@@ -93,9 +99,7 @@ async fn a_caller_that_stops_polling_holds_up_only_its_own_call() {
     for i in 0..5 {
         echo(&client, &format!("after {i}")).await;
     }
-    let r = tokio::time::timeout(PATIENCE, held)
-        .await
-        .expect("the held call ended once polled again");
+    let r = within("the held call's end once polled again", held).await;
     assert_eq!(r.expect("slow_count"), "counted to 1");
     client.close().await;
 }
@@ -124,9 +128,8 @@ async fn a_deadline_ends_a_call_its_caller_reads() {
     let began = Instant::now();
     let opts = CallOptions::new().with_timeout(Duration::from_millis(300));
     let args = json!({"count": 1, "delay_ms": 60_000});
-    let r = tokio::time::timeout(PATIENCE, client.call_tool_with("slow_count", args, opts))
-        .await
-        .expect("the deadline ended the call within the bound");
+    let call = client.call_tool_with("slow_count", args, opts);
+    let r = within("the deadline's end of the call", call).await;
     let e = r.expect_err("timed out");
     assert!(e.is_timeout(), "{e}");
     assert!(
@@ -143,12 +146,8 @@ async fn a_closed_client_ends_a_call_no_one_polls() {
     let (_server, client) = connect(64).await;
     let mut held = slow(&client, 60_000);
     start(&mut held).await;
-    tokio::time::timeout(PATIENCE, client.close())
-        .await
-        .expect("close within the bound");
-    let r = tokio::time::timeout(PATIENCE, held)
-        .await
-        .expect("the held call ended with the client");
+    within("the close", client.close()).await;
+    let r = within("the held call's end with the client", held).await;
     assert!(r.is_err(), "{r:?}");
 }
 
@@ -169,10 +168,7 @@ async fn many_callers_on_many_threads_some_dropping_their_calls() {
                         drop(call);
                         continue;
                     }
-                    let r = tokio::time::timeout(PATIENCE, call)
-                        .await
-                        .expect("an answer within the bound")
-                        .expect("echo");
+                    let r = within("an answer", call).await.expect("echo");
                     assert_eq!(text(&r.content), text_in);
                 }
             })
