@@ -22,10 +22,11 @@ use http::header::{ACCEPT, CONTENT_TYPE};
 use std::sync::{Mutex, PoisonError};
 
 use http::{HeaderMap, HeaderName, HeaderValue};
+use mcp_types::ProtocolVersion;
 use mcp_types::routing::HttpRouting;
 
 use crate::error::HttpError;
-use crate::parts::HeaderList;
+use crate::parts::{HeaderList, PostFields};
 
 /// Where rendered headers go: the public `http::HeaderMap`, or the
 /// transport's own [`HeaderList`].
@@ -92,20 +93,35 @@ pub(crate) fn render_list(
     render(routing, headers, None)
 }
 
-/// [`render_list`] with the transport's cache of recent `Mcp-Method`
-/// and `Mcp-Name` values: a name requests keep naming (the tools a client
-/// calls) is validated and copied once, then shared.
+/// A POST's own fields ([`PostFields`]: the basics, then the routing but
+/// its `Mcp-Param-*` fields, which [`render_params`] adds to the list),
+/// with the transport's cache of recent `Mcp-Method` and `Mcp-Name`
+/// values: a name requests keep naming (the tools a client calls) is
+/// validated and copied once, then shared.
 ///
-/// `headers` holds no reserved field yet ([`is_reserved`]: every routing
-/// field is one), so each field is appended without looking for an
-/// earlier one of its name.
-pub(crate) fn render_cached(
+/// # Errors
+/// [`HttpError::InvalidHeader`] when a value cannot travel as a header.
+pub(crate) fn post_fields(
+    routing: &HttpRouting,
+    cache: &ValueCache,
+) -> Result<PostFields, HttpError> {
+    Ok(PostFields {
+        basics: true,
+        ..routing_fields(routing, Some(cache))?
+    })
+}
+
+/// The routing's `Mcp-Param-*` fields, appended to `headers` (which holds
+/// none yet).
+///
+/// # Errors
+/// [`HttpError::InvalidHeader`] when a name or value cannot travel as a
+/// header.
+pub(crate) fn render_params(
     routing: &HttpRouting,
     headers: &mut HeaderList,
-    cache: &ValueCache,
 ) -> Result<(), HttpError> {
-    debug_assert!(!headers.iter().any(|(name, _)| is_reserved(name)));
-    render(routing, &mut Appending(headers), Some(cache))
+    params(routing, &mut Appending(headers))
 }
 
 /// A field list known to hold none of the fields about to be set: setting
@@ -126,27 +142,50 @@ fn render(
     headers: &mut impl Fields,
     cache: Option<&ValueCache>,
 ) -> Result<(), HttpError> {
+    let fields = routing_fields(routing, cache)?;
+    for (name, value) in fields.routing() {
+        headers.set(name.clone(), value.clone());
+    }
+    params(routing, headers)
+}
+
+/// The routing's version, method and name as values (no basics).
+fn routing_fields(
+    routing: &HttpRouting,
+    cache: Option<&ValueCache>,
+) -> Result<PostFields, HttpError> {
     let value = |name: &HeaderName, text: &str| match cache {
         Some(cache) => cache.value(name, text),
         None => value(name.as_str(), text),
     };
-    if let Some(version) = &routing.protocol_version {
-        let v = match known_value(version.as_str()) {
+    let version = match &routing.protocol_version {
+        Some(version) => Some(match known_version(version) {
             Some(v) => v,
             None => value(&PROTOCOL_VERSION, version.as_str())?,
-        };
-        headers.set(PROTOCOL_VERSION, v);
-    }
-    if let Some(method) = &routing.method {
-        let v = match known_value(method) {
+        }),
+        None => None,
+    };
+    let method = match &routing.method {
+        Some(method) => Some(match known_method(method) {
             Some(v) => v,
             None => value(&METHOD, method)?,
-        };
-        headers.set(METHOD, v);
-    }
-    if let Some(name) = &routing.name {
-        headers.set(NAME, value(&NAME, name)?);
-    }
+        }),
+        None => None,
+    };
+    let name = match &routing.name {
+        Some(name) => Some(value(&NAME, name)?),
+        None => None,
+    };
+    Ok(PostFields {
+        basics: false,
+        version,
+        method,
+        name,
+    })
+}
+
+/// The routing's `Mcp-Param-*` fields, added to `headers`.
+fn params(routing: &HttpRouting, headers: &mut impl Fields) -> Result<(), HttpError> {
     for (param, text) in &routing.params {
         let full = format!("{PARAM_PREFIX}{param}");
         let header = HeaderName::try_from(full.as_str())
@@ -194,46 +233,58 @@ pub fn is_reserved(name: &HeaderName) -> bool {
         || name == http::header::CONTENT_LENGTH
 }
 
-/// Sets `Accept` and `Content-Type` for a POST.
-pub(crate) fn set_post_basics(headers: &mut HeaderList) {
-    headers.insert(ACCEPT, ACCEPT_POST);
-    headers.insert(CONTENT_TYPE, JSON);
-}
-
-/// Whether a POST's own field is named `name` ([`set_post_basics`]): a
+/// Whether a POST's own field is named `name` ([`PostFields`]' basics): a
 /// caller's value of it gives way to the transport's.
 pub(crate) fn is_post_basic(name: &HeaderName) -> bool {
     name == ACCEPT || name == CONTENT_TYPE
 }
 
-/// The protocol versions and methods requests name most, as header
-/// values made when the program is built (a value made at run time from a
-/// static string is still checked byte by byte), most frequent first.
-static KNOWN_VALUES: [HeaderValue; 14] = [
-    HeaderValue::from_static("2025-11-25"),
-    HeaderValue::from_static("2026-07-28"),
-    HeaderValue::from_static("tools/call"),
-    HeaderValue::from_static("2025-06-18"),
-    HeaderValue::from_static("2025-03-26"),
-    HeaderValue::from_static("tools/list"),
-    HeaderValue::from_static("resources/read"),
-    HeaderValue::from_static("resources/list"),
-    HeaderValue::from_static("prompts/get"),
-    HeaderValue::from_static("prompts/list"),
-    HeaderValue::from_static("server/discover"),
-    HeaderValue::from_static("ping"),
-    HeaderValue::from_static("notifications/cancelled"),
-    HeaderValue::from_static("notifications/progress"),
-];
+/// A header value made when the program is built (a value made at run
+/// time from a static string is still checked byte by byte): its clone is
+/// a static view, with nothing copied or validated per request.
+macro_rules! static_value {
+    ($text:literal) => {{
+        const VALUE: HeaderValue = HeaderValue::from_static($text);
+        VALUE
+    }};
+}
 
-/// The static header value for a protocol version or a method a request
-/// names often: rendering it copies and validates nothing per request
-/// (its clone is a static view).
-fn known_value(text: &str) -> Option<HeaderValue> {
-    KNOWN_VALUES
-        .iter()
-        .find(|known| known.as_bytes() == text.as_bytes())
-        .cloned()
+/// The `MCP-Protocol-Version` value of a version this crate knows.
+fn known_version(version: &ProtocolVersion) -> Option<HeaderValue> {
+    Some(match version {
+        ProtocolVersion::V2024_11_05 => static_value!("2024-11-05"),
+        ProtocolVersion::V2025_03_26 => static_value!("2025-03-26"),
+        ProtocolVersion::V2025_06_18 => static_value!("2025-06-18"),
+        ProtocolVersion::V2025_11_25 => static_value!("2025-11-25"),
+        ProtocolVersion::V2026_07_28 => static_value!("2026-07-28"),
+        ProtocolVersion::Unknown(_) => return None,
+    })
+}
+
+/// The `Mcp-Method` value of a method requests name often: told apart by
+/// length and one byte, then compared once (no walk over a list).
+fn known_method(text: &str) -> Option<HeaderValue> {
+    let b = text.as_bytes();
+    let (known, value) = match (b.len(), b.get(b.len().saturating_sub(2))) {
+        (4, _) => ("ping", static_value!("ping")),
+        (10, Some(b'l')) => ("tools/call", static_value!("tools/call")),
+        (10, _) => ("tools/list", static_value!("tools/list")),
+        (11, _) => ("prompts/get", static_value!("prompts/get")),
+        (12, _) => ("prompts/list", static_value!("prompts/list")),
+        (14, Some(b'a')) => ("resources/read", static_value!("resources/read")),
+        (14, _) => ("resources/list", static_value!("resources/list")),
+        (15, _) => ("server/discover", static_value!("server/discover")),
+        (22, _) => (
+            "notifications/progress",
+            static_value!("notifications/progress"),
+        ),
+        (23, _) => (
+            "notifications/cancelled",
+            static_value!("notifications/cancelled"),
+        ),
+        _ => return None,
+    };
+    (text == known).then_some(value)
 }
 
 fn value(name: &str, text: &str) -> Result<HeaderValue, HttpError> {
@@ -371,34 +422,77 @@ mod tests {
     }
 
     #[test]
+    fn known_methods_are_found_and_near_misses_are_not() {
+        for method in [
+            "ping",
+            "tools/call",
+            "tools/list",
+            "prompts/get",
+            "prompts/list",
+            "resources/read",
+            "resources/list",
+            "server/discover",
+            "notifications/progress",
+            "notifications/cancelled",
+        ] {
+            assert_eq!(known_method(method).expect(method), method);
+            let mut near = method.to_owned();
+            near.replace_range(1..2, "X");
+            assert!(known_method(&near).is_none(), "{near}");
+        }
+        for other in ["", "tools/calL", "x/y", "tools/lisT", "resources/reax"] {
+            assert!(known_method(other).is_none(), "{other}");
+        }
+        for version in [
+            ProtocolVersion::V2024_11_05,
+            ProtocolVersion::V2025_03_26,
+            ProtocolVersion::V2025_06_18,
+            ProtocolVersion::V2025_11_25,
+            ProtocolVersion::V2026_07_28,
+        ] {
+            assert_eq!(known_version(&version).expect("known"), version.as_str());
+        }
+        assert!(known_version(&ProtocolVersion::Unknown("2099-01-01".into())).is_none());
+    }
+
+    #[test]
     fn cached_values_render_alike_and_are_shared() {
         let cache = ValueCache::default();
         let routing = HttpRouting::new(ProtocolVersion::V2026_07_28)
             .with_method("x/custom")
-            .with_name("get_weather");
-        let mut first = HeaderList::default();
-        render_cached(&routing, &mut first, &cache).unwrap();
+            .with_name("get_weather")
+            .with_param("Region", "eu");
+        let first = post_fields(&routing, &cache).unwrap();
+        let mut list = HeaderList::default();
+        render_params(&routing, &mut list).unwrap();
+        let mut cached = HeaderMap::new();
+        for (name, value) in first.routing().chain(list.iter()) {
+            cached.append(name, value.clone());
+        }
         let mut plain = HeaderMap::new();
         render_routing(&routing, &mut plain).unwrap();
-        assert_eq!(first.to_map(), plain);
-        let mut again = HeaderList::default();
-        render_cached(&routing, &mut again, &cache).unwrap();
+        assert_eq!(cached, plain);
+        assert!(first.basics, "a POST's fields have its basics");
+        let again = post_fields(&routing, &cache).unwrap();
         assert_eq!(
-            again.get(&NAME).unwrap().as_bytes().as_ptr(),
-            first.get(&NAME).unwrap().as_bytes().as_ptr(),
+            again.name.unwrap().as_bytes().as_ptr(),
+            first.name.unwrap().as_bytes().as_ptr(),
             "the second request shares the first one's value"
         );
         for i in 0..=CACHED_VALUES {
             let r = HttpRouting::new(ProtocolVersion::V2026_07_28).with_name(format!("tool{i}"));
-            let mut fresh = HeaderList::default();
-            render_cached(&r, &mut fresh, &cache).unwrap();
-            assert_eq!(fresh.get(&NAME).unwrap(), format!("tool{i}").as_str());
+            let fresh = post_fields(&r, &cache).unwrap();
+            assert_eq!(fresh.name.unwrap(), format!("tool{i}").as_str());
         }
         let bad = HttpRouting::new(ProtocolVersion::V2026_07_28).with_name("a\nb");
-        let mut fresh = HeaderList::default();
         assert!(
-            matches!(render_cached(&bad, &mut fresh, &cache), Err(HttpError::InvalidHeader { name }) if name == "mcp-name")
+            matches!(post_fields(&bad, &cache), Err(HttpError::InvalidHeader { name }) if name == "mcp-name")
         );
+        let bad = HttpRouting::new(ProtocolVersion::V2026_07_28).with_param("a b", "x");
+        assert!(matches!(
+            render_params(&bad, &mut HeaderList::default()),
+            Err(HttpError::InvalidHeader { .. })
+        ));
     }
 
     #[test]

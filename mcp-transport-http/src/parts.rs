@@ -9,12 +9,16 @@
 //! `http::HeaderMap` cost about 2,700 instructions per POST, request and
 //! response together, of which `cargo xtask bench --icount` counted
 //! ~33,500.) HTTP/2 and the auth provider still get an `http::HeaderMap`,
-//! built from the list where they need one.
+//! built from the list where they need one. A POST's own fields (the
+//! basics and the routing) are not in its list at all but at fixed places
+//! ([`PostFields`]): a POST with no other field allocates no list.
 
 use bytes::Bytes;
+use http::header::{ACCEPT, CONTENT_TYPE};
 use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
 
 use crate::h1::ResponseBody;
+use crate::headers;
 
 /// Header fields in the order they were added or read; a name may repeat.
 ///
@@ -111,14 +115,76 @@ impl HeaderList {
     }
 }
 
+/// A POST's own fields, kept out of its [`HeaderList`] at fixed places:
+/// `Accept` and `Content-Type` (`basics`: the POST carries a message) and
+/// the routing fields the core decided: `MCP-Protocol-Version`,
+/// `Mcp-Method` and `Mcp-Name` (the rare `Mcp-Param-*` fields go in the
+/// list). Most POSTs carry no other field, so their list stays empty: no
+/// allocation, nothing to drop field by field, and HTTP/1.1 writes the
+/// basics as one piece of static text.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct PostFields {
+    /// `Accept` and `Content-Type` ([`headers::ACCEPT_POST`] and [`headers::JSON`]).
+    pub(crate) basics: bool,
+    pub(crate) version: Option<HeaderValue>,
+    pub(crate) method: Option<HeaderValue>,
+    pub(crate) name: Option<HeaderValue>,
+}
+
+/// The names of [`PostFields`]' routing fields, in order.
+static ROUTING_NAMES: [HeaderName; 3] = [headers::PROTOCOL_VERSION, headers::METHOD, headers::NAME];
+
+/// [`PostFields`]' basics, as fields.
+static BASICS: [(HeaderName, HeaderValue); 2] = [
+    (ACCEPT, headers::ACCEPT_POST),
+    (CONTENT_TYPE, headers::JSON),
+];
+
+impl PostFields {
+    /// The routing fields that are set, by name, in order (the basics not
+    /// among them).
+    pub(crate) fn routing(&self) -> impl Iterator<Item = (&HeaderName, &HeaderValue)> {
+        ROUTING_NAMES
+            .iter()
+            .zip([&self.version, &self.method, &self.name])
+            .filter_map(|(name, value)| Some((name, value.as_ref()?)))
+    }
+
+    /// Every field, in the order they go out: the basics, then the routing.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&HeaderName, &HeaderValue)> {
+        let basics: &[(HeaderName, HeaderValue)] = if self.basics { &BASICS } else { &[] };
+        basics.iter().map(|(n, v)| (n, v)).chain(self.routing())
+    }
+
+    /// Whether a field named `name` is among them.
+    pub(crate) fn has(&self, name: &HeaderName) -> bool {
+        self.iter().any(|(n, _)| n == name)
+    }
+}
+
 /// A request for the pool: the pool sets its target and `Host`.
 #[derive(Debug)]
 pub(crate) struct OutRequest {
     pub(crate) method: Method,
+    /// The POST's own fields, which go out first.
+    pub(crate) post: PostFields,
+    /// Every other field.
     pub(crate) headers: HeaderList,
     pub(crate) body: Bytes,
     /// Which fields of its response to keep.
     pub(crate) response_fields: ResponseFields,
+}
+
+impl OutRequest {
+    /// Every field as an `http::HeaderMap` (for HTTP/2), the POST's own
+    /// first.
+    pub(crate) fn header_map(&self) -> HeaderMap {
+        let mut map = HeaderMap::with_capacity(4 + self.headers.0.len());
+        for (name, value) in self.post.iter().chain(self.headers.iter()) {
+            map.append(name, value.clone());
+        }
+        map
+    }
 }
 
 /// Which end-to-end fields of an HTTP/1.1 response are kept.

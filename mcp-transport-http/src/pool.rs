@@ -39,7 +39,7 @@ use hyper_util::rt::{TokioExecutor, TokioTimer};
 use crate::client::{BoxError, Conn, Connector, RequestBody};
 use crate::error::ConfigError;
 use crate::h1::{self, H1, ResponseBody, SendError, Sent};
-use crate::parts::{HeaderList, InResponse, OutRequest, ResponseFields};
+use crate::parts::{HeaderList, InResponse, OutRequest, PostFields, ResponseFields};
 
 /// A pooled connection and whether it was used since the reaper last
 /// looked.
@@ -95,6 +95,8 @@ fn h2_error(mut e: TrySendError<Request<RequestBody>>) -> SendError {
             let (parts, body) = request.into_parts();
             SendError::Unsent(Box::new(OutRequest {
                 method: parts.method,
+                // Every field is in the map, the POST's own among them.
+                post: PostFields::default(),
                 headers: HeaderList::from_map(parts.headers),
                 body: body_bytes(body),
                 // It goes out again on HTTP/2, which keeps every field.
@@ -234,10 +236,11 @@ impl Pool {
                 h1::send(self, conn, request, &self.origin, &self.host).map(Either::Left)
             }
             Taken::H2(mut sender) => {
+                let headers = request.header_map();
                 let mut h2_request = Request::new(Full::new(request.body));
                 *h2_request.method_mut() = request.method;
                 *h2_request.uri_mut() = self.endpoint.clone();
-                *h2_request.headers_mut() = request.headers.to_map();
+                *h2_request.headers_mut() = headers;
                 h2_request.headers_mut().remove(HOST);
                 let sent = sender.try_send_request(h2_request);
                 // Boxed: an HTTP/2 request pays for the room of its wait

@@ -53,15 +53,21 @@ impl Runtime {
     /// `Authorization` (which leaves the provider out); then the headers
     /// every request carries now are added, except the names the request
     /// already has (its own headers take precedence; every value of such
-    /// a name is left out). Nothing is copied but the values added.
-    pub(crate) fn apply(&self, headers: &mut HeaderList) -> Option<Arc<dyn AuthProvider>> {
+    /// a name is left out), and for a `post` the names of its own fields
+    /// (`Accept`, `Content-Type`). Nothing is copied but the values added.
+    pub(crate) fn apply(
+        &self,
+        headers: &mut HeaderList,
+        post: bool,
+    ) -> Option<Arc<dyn AuthProvider>> {
         self.read(|s| {
             let auth = match &s.auth {
                 Some(auth) if !headers.contains(&http::header::AUTHORIZATION) => Some(auth.clone()),
                 _ => None,
             };
             for name in s.headers.keys() {
-                if headers.contains(name) {
+                // A POST's own fields (not in the list) stay the transport's.
+                if headers.contains(name) || (post && crate::headers::is_post_basic(name)) {
                     continue;
                 }
                 for value in s.headers.get_all(name) {

@@ -1,6 +1,6 @@
 //! HTTP/1.1 connections, spoken here rather than through hyper: one
 //! exchange at a time per connection, the request head written straight
-//! from its field list, the response head parsed with `httparse`
+//! from its fields ([`request_head`]), the response head parsed with `httparse`
 //! ([`wire`]) and the body read from the connection's own buffer as views
 //! of it ([`chunked`] decodes in place).
 //!
@@ -21,6 +21,7 @@
 //! Nothing that was written is ever sent again.
 
 mod chunked;
+mod request_head;
 pub(crate) mod wire;
 
 use std::future::{Future, poll_fn};
@@ -195,13 +196,14 @@ pub(crate) fn send(
     }
     let OutRequest {
         method,
+        post,
         headers,
         body,
         response_fields,
     } = request;
     let head = &mut h1.head;
-    wire::encode_head(head, &method, target, host, &headers, body.len());
-    drop(headers);
+    request_head::encode_head(head, &method, target, host, &post, &headers, body.len());
+    drop((post, headers));
     h1.used = true;
     let pool = pool.clone();
     Ok(async move {

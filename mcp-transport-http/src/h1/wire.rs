@@ -1,10 +1,10 @@
-//! The HTTP/1.1 wire format of one exchange (RFC 9112): the request head as
-//! written, the response head as parsed (bounded in size and header count),
-//! and how the response body is delimited.
+//! The HTTP/1.1 wire format of a response (RFC 9112): its head as parsed
+//! (bounded in size and header count), and how its body is delimited. The
+//! request head is [`request_head`](super::request_head)'s.
 
 use bytes::{Buf, BytesMut};
-use http::header::{CONTENT_LENGTH, CONTENT_TYPE, HOST, LOCATION, WWW_AUTHENTICATE};
-use http::{HeaderName, HeaderValue, Method, StatusCode, Uri};
+use http::header::{CONTENT_TYPE, LOCATION, WWW_AUTHENTICATE};
+use http::{HeaderName, HeaderValue, StatusCode};
 
 use crate::headers::SESSION_ID;
 use crate::parts::{HeaderList, ResponseFields};
@@ -77,64 +77,6 @@ pub(crate) enum Parsed {
     Final(Head),
 }
 
-/// Writes the head of a request into `out` (cleared first): the request
-/// line with `target` in origin form, `Host`, every header of `headers`
-/// (any `Host` or `Content-Length` there left out: the connection's own
-/// go out instead), then the body's `Content-Length` when it has one.
-pub(crate) fn encode_head(
-    out: &mut Vec<u8>,
-    method: &Method,
-    target: &Uri,
-    host: &HeaderValue,
-    headers: &HeaderList,
-    body_len: usize,
-) {
-    out.clear();
-    out.extend_from_slice(method.as_str().as_bytes());
-    out.push(b' ');
-    let path = target.path_and_query().map_or("/", |p| p.as_str());
-    out.extend_from_slice(if path.is_empty() {
-        b"/"
-    } else {
-        path.as_bytes()
-    });
-    out.extend_from_slice(b" HTTP/1.1\r\nhost: ");
-    out.extend_from_slice(host.as_bytes());
-    out.extend_from_slice(b"\r\n");
-    for (name, value) in headers.iter() {
-        if name == HOST || name == CONTENT_LENGTH {
-            continue;
-        }
-        out.extend_from_slice(name.as_str().as_bytes());
-        out.extend_from_slice(b": ");
-        out.extend_from_slice(value.as_bytes());
-        out.extend_from_slice(b"\r\n");
-    }
-    if body_len > 0 {
-        out.extend_from_slice(b"content-length: ");
-        push_decimal(out, body_len);
-        out.extend_from_slice(b"\r\n");
-    }
-    out.extend_from_slice(b"\r\n");
-}
-
-/// Appends `n` in decimal.
-fn push_decimal(out: &mut Vec<u8>, n: usize) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    let mut rest = n;
-    loop {
-        at -= 1;
-        // A digit: `rest % 10` is below 10.
-        digits[at] = b'0' + (rest % 10) as u8;
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&digits[at..]);
-}
-
 /// How many kept fields' places [`parse_head`] notes on the stack.
 const INLINE_FIELDS: usize = 16;
 
@@ -162,9 +104,11 @@ enum FieldName {
 }
 
 /// What the name `name` spells, in any case: told by its length first,
-/// then one or two comparisons (no walk over a list of names).
+/// then one or two comparisons (no walk over a list of names). Most
+/// servers write names in lowercase, so a name is compared as it is
+/// first, and folded only when that fails.
 fn field_name(name: &[u8]) -> FieldName {
-    let is = |known: &str| name.eq_ignore_ascii_case(known.as_bytes());
+    let is = |known: &str| name == known.as_bytes() || name.eq_ignore_ascii_case(known.as_bytes());
     match name.len() {
         8 if is("location") => FieldName::Read(2),
         10 if is("connection") => FieldName::Connection,
@@ -362,6 +306,7 @@ fn parse_decimal(digits: &[u8]) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use http::header::CONTENT_LENGTH;
 
     /// Parses `bytes` as a buffer holding them and nothing else; the
     /// buffer's rest after.
@@ -379,43 +324,6 @@ mod tests {
             }
             other => panic!("not a final head: {other:?}"),
         }
-    }
-
-    #[test]
-    fn request_head_has_the_origin_form_target_and_every_header() {
-        let mut headers = HeaderList::default();
-        let field = |name: &'static str, value: &'static str| {
-            (
-                HeaderName::from_static(name),
-                HeaderValue::from_static(value),
-            )
-        };
-        for (name, value) in [
-            field("content-type", "application/json"),
-            field("host", "elsewhere"),
-            field("content-length", "999"),
-        ] {
-            headers.append(name, value);
-        }
-        let host = HeaderValue::from_static("example.com:8080");
-        let mut out = b"stale".to_vec();
-        let target: Uri = "/mcp?x=1".parse().expect("uri");
-        encode_head(&mut out, &Method::POST, &target, &host, &headers, 1234);
-        assert_eq!(
-            String::from_utf8(out.clone()).expect("ascii"),
-            "POST /mcp?x=1 HTTP/1.1\r\nhost: example.com:8080\r\n\
-             content-type: application/json\r\ncontent-length: 1234\r\n\r\n"
-        );
-        let target: Uri = "/".parse().expect("uri");
-        encode_head(
-            &mut out,
-            &Method::GET,
-            &target,
-            &host,
-            &HeaderList::default(),
-            0,
-        );
-        assert_eq!(out, b"GET / HTTP/1.1\r\nhost: example.com:8080\r\n\r\n");
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! re-sends and redirects), and its response read into a [`Posted`].
 
 use crate::h1::ResponseBody;
-use crate::parts::{HeaderList, InResponse, OutRequest, ResponseFields};
+use crate::parts::{HeaderList, InResponse, OutRequest, PostFields, ResponseFields};
 use bytes::Bytes;
 use http::header::{LOCATION, WWW_AUTHENTICATE};
 use http::{HeaderMap, HeaderValue, Method, StatusCode};
@@ -16,7 +16,8 @@ use crate::body::{ERROR_BODY_LIMIT, describe_error_body, json_reply, read_limite
 use crate::cancel::Cancel;
 use crate::error::HttpError;
 use crate::headers::{
-    self, BodyKind, body_kind, bounded, header_texts, render_cached, render_list,
+    self, BodyKind, ValueCache, body_kind, bounded, header_texts, post_fields, render_list,
+    render_params,
 };
 use crate::stream::{Inline, Prelude, StreamKind, read_to_reply};
 
@@ -38,12 +39,16 @@ type Executed = (InResponse, Option<HeaderValue>);
 pub(crate) struct Exchange<'a> {
     method: Method,
     body: Bytes,
-    /// Its headers: the request's own (the transport's and the caller's);
-    /// [`Inner::execute`] adds the configured ones and sends the list
-    /// itself (a copy only when the auth provider may ask for a re-send).
+    /// Its headers but a POST's own ([`PostFields`]): the caller's and
+    /// the routing's `Mcp-Param-*` ones (usually none: then the list is
+    /// not allocated); [`Inner::execute`] adds the configured ones and
+    /// sends the list itself (a copy only when the auth provider may ask
+    /// for a re-send).
     headers: HeaderList,
-    /// The JSON-RPC method, for the auth provider.
-    operation: Option<&'a str>,
+    /// A POST's routing: its own fields are rendered from it for each
+    /// send (into the request, which is not kept in the future), and its
+    /// JSON-RPC method is the auth provider's operation.
+    routing: Option<&'a HttpRouting>,
 }
 
 impl Exchange<'_> {
@@ -54,8 +59,13 @@ impl Exchange<'_> {
             method,
             body: Bytes::new(),
             headers,
-            operation: None,
+            routing: None,
         }
+    }
+
+    /// The JSON-RPC method, for the auth provider.
+    fn operation(&self) -> Option<&str> {
+        self.routing.and_then(|r| r.method.as_deref())
     }
 }
 
@@ -122,24 +132,22 @@ impl Inner {
         routing: &'a HttpRouting,
         extra: &HeaderMap,
     ) -> Result<Exchange<'a>, HttpError> {
-        // Sized for the basics, the routing, a session id and a credential,
-        // so it is allocated once.
-        let mut headers = HeaderList::with_capacity(7 + extra.len() + routing.params.len());
-        // The basics first, into the empty list; a caller's field of a name
-        // the transport sets gives way to the transport's, so every field
-        // after them is appended as it comes (no look for an earlier one).
-        headers::set_post_basics(&mut headers);
+        // The POST's own fields are not in the list ([`PostFields`]); a
+        // caller's field of a name the transport sets gives way to the
+        // transport's, so every field is appended as it comes (no look for
+        // an earlier one). Without any, nothing is allocated.
+        let mut headers = HeaderList::with_capacity(extra.len() + routing.params.len());
+        render_params(routing, &mut headers)?;
         for (name, value) in extra {
             if !headers::is_reserved(name) && !headers::is_post_basic(name) {
                 headers.append(name.clone(), value.clone());
             }
         }
-        render_cached(routing, &mut headers, &self.values)?;
         Ok(Exchange {
             method: Method::POST,
             body,
             headers,
-            operation: routing.method.as_deref(),
+            routing: Some(routing),
         })
     }
 
@@ -263,7 +271,9 @@ impl Inner {
         async move {
             let mut retries = 0;
             // A request carrying its own `Authorization` leaves the provider out.
-            let auth = self.runtime.apply(&mut spec.headers);
+            let auth = self
+                .runtime
+                .apply(&mut spec.headers, spec.routing.is_some());
             for (name, value) in spec.headers.iter_mut() {
                 if crate::runtime::is_credential(name) {
                     value.set_sensitive(true);
@@ -276,17 +286,18 @@ impl Inner {
                         auth.credentials(AuthRequest {
                             method: &spec.method,
                             uri: &self.config.endpoint,
-                            operation: spec.operation,
+                            operation: spec.operation(),
                         })
                         .await?,
                     ),
                     None => None,
                 };
-                let (request, generation) = build(spec, may_retry, session.as_ref(), credentials);
+                let (request, generation) =
+                    build(spec, may_retry, session.as_ref(), credentials, &self.values)?;
                 let response = self.pool.send(request).await.map_err(HttpError::Network)?;
                 if response.status.is_success() {
                     if let Some(auth) = &auth {
-                        auth.on_success(spec.operation, &response.headers.to_map());
+                        auth.on_success(spec.operation(), &response.headers.to_map());
                     }
                     return Ok((response, session));
                 }
@@ -297,7 +308,7 @@ impl Inner {
                     session: session.as_ref(),
                     auth: auth.as_deref().filter(|_| may_retry),
                     generation,
-                    operation: spec.operation,
+                    operation: spec.operation(),
                 };
                 Box::pin(self.refused(response, refusal)).await?;
                 retries += 1;
@@ -373,13 +384,24 @@ struct Refusal<'a> {
 
 /// The request with every header; the credential generation it carries.
 /// It takes the exchange's headers and body, or copies of them when it
-/// may be sent again (`may_retry`). The pool sets its target and `Host`.
+/// may be sent again (`may_retry`); a POST's own fields are rendered
+/// from its routing (values the cache holds are shared, not copied). The
+/// pool sets its target and `Host`.
+///
+/// # Errors
+/// [`HttpError::InvalidHeader`] when a routing value cannot travel as a
+/// header (nothing is sent).
 fn build(
     spec: &mut Exchange<'_>,
     may_retry: bool,
     session: Option<&HeaderValue>,
     credentials: Option<crate::auth::Credentials>,
-) -> (OutRequest, u64) {
+    values: &ValueCache,
+) -> Result<(OutRequest, u64), HttpError> {
+    let post = match spec.routing {
+        Some(routing) => post_fields(routing, values)?,
+        None => PostFields::default(),
+    };
     // The auth provider (whose credentials these are) sees every field of
     // the response; without one, only the fields the transport reads are
     // kept.
@@ -402,15 +424,20 @@ fn build(
     if let Some(credentials) = credentials {
         generation = credentials.generation;
         for (name, mut value) in credentials.headers {
+            // The POST's own fields stay the transport's.
+            if post.has(&name) {
+                continue;
+            }
             value.set_sensitive(true);
             headers.insert(name, value);
         }
     }
     let request = OutRequest {
         method: spec.method.clone(),
+        post,
         headers,
         body,
         response_fields,
     };
-    (request, generation)
+    Ok((request, generation))
 }

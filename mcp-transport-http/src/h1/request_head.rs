@@ -1,0 +1,198 @@
+//! The head of an HTTP/1.1 request as written (RFC 9112): the request
+//! line with its target in origin form, `Host`, a POST's own fields
+//! ([`PostFields`]), every other field, then the body's `Content-Length`.
+//!
+//! The fields a POST always has go out as few pieces as they can: its
+//! `Accept` and `Content-Type` as one piece of static text, and each
+//! routing field as its name's static prefix and its value.
+
+use http::header::{CONTENT_LENGTH, HOST};
+use http::{HeaderValue, Method, Uri};
+
+use crate::parts::{HeaderList, PostFields};
+
+/// [`PostFields`]' basics as they go out (the values of
+/// [`headers::ACCEPT_POST`](crate::headers::ACCEPT_POST) and
+/// [`headers::JSON`](crate::headers::JSON): a test checks them).
+const BASICS: &[u8] = b"accept: application/json, text/event-stream\r\n\
+                        content-type: application/json\r\n";
+
+/// The start of each routing field's line, in [`PostFields::routing`]'s
+/// order.
+const ROUTING_PREFIXES: [&[u8]; 3] = [b"mcp-protocol-version: ", b"mcp-method: ", b"mcp-name: "];
+
+/// Writes the head of a request into `out` (cleared first): the request
+/// line with `target` in origin form, `Host`, the POST's own fields
+/// (`post`), every field of `headers` (any `Host` or `Content-Length` there
+/// left out: the connection's own go out instead), then the body's
+/// `Content-Length` when it has one.
+pub(crate) fn encode_head(
+    out: &mut Vec<u8>,
+    method: &Method,
+    target: &Uri,
+    host: &HeaderValue,
+    post: &PostFields,
+    headers: &HeaderList,
+    body_len: usize,
+) {
+    out.clear();
+    out.extend_from_slice(method.as_str().as_bytes());
+    out.push(b' ');
+    let path = target.path_and_query().map_or("/", |p| p.as_str());
+    out.extend_from_slice(if path.is_empty() {
+        b"/"
+    } else {
+        path.as_bytes()
+    });
+    out.extend_from_slice(b" HTTP/1.1\r\nhost: ");
+    out.extend_from_slice(host.as_bytes());
+    out.extend_from_slice(b"\r\n");
+    if post.basics {
+        out.extend_from_slice(BASICS);
+    }
+    let routing = [&post.version, &post.method, &post.name];
+    for (prefix, value) in ROUTING_PREFIXES.iter().zip(routing) {
+        if let Some(value) = value {
+            out.extend_from_slice(prefix);
+            out.extend_from_slice(value.as_bytes());
+            out.extend_from_slice(b"\r\n");
+        }
+    }
+    for (name, value) in headers.iter() {
+        if name == HOST || name == CONTENT_LENGTH {
+            continue;
+        }
+        out.extend_from_slice(name.as_str().as_bytes());
+        out.extend_from_slice(b": ");
+        out.extend_from_slice(value.as_bytes());
+        out.extend_from_slice(b"\r\n");
+    }
+    if body_len > 0 {
+        out.extend_from_slice(b"content-length: ");
+        push_decimal(out, body_len);
+        out.extend_from_slice(b"\r\n");
+    }
+    out.extend_from_slice(b"\r\n");
+}
+
+/// Appends `n` in decimal.
+fn push_decimal(out: &mut Vec<u8>, n: usize) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut rest = n;
+    loop {
+        at -= 1;
+        // A digit: `rest % 10` is below 10.
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[at..]);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::headers::{ACCEPT_POST, JSON};
+    use http::HeaderName;
+
+    fn text(out: &[u8]) -> String {
+        String::from_utf8(out.to_vec()).expect("ascii")
+    }
+
+    #[test]
+    fn request_head_has_the_origin_form_target_and_every_header() {
+        let mut headers = HeaderList::default();
+        let field = |name: &'static str, value: &'static str| {
+            (
+                HeaderName::from_static(name),
+                HeaderValue::from_static(value),
+            )
+        };
+        for (name, value) in [
+            field("content-type", "application/json"),
+            field("host", "elsewhere"),
+            field("content-length", "999"),
+        ] {
+            headers.append(name, value);
+        }
+        let host = HeaderValue::from_static("example.com:8080");
+        let mut out = b"stale".to_vec();
+        let target: Uri = "/mcp?x=1".parse().expect("uri");
+        let none = PostFields::default();
+        encode_head(
+            &mut out,
+            &Method::POST,
+            &target,
+            &host,
+            &none,
+            &headers,
+            1234,
+        );
+        assert_eq!(
+            text(&out),
+            "POST /mcp?x=1 HTTP/1.1\r\nhost: example.com:8080\r\n\
+             content-type: application/json\r\ncontent-length: 1234\r\n\r\n"
+        );
+        let target: Uri = "/".parse().expect("uri");
+        encode_head(
+            &mut out,
+            &Method::GET,
+            &target,
+            &host,
+            &none,
+            &HeaderList::default(),
+            0,
+        );
+        assert_eq!(out, b"GET / HTTP/1.1\r\nhost: example.com:8080\r\n\r\n");
+    }
+
+    /// The head written from the POST's own fields is the one written from
+    /// the same fields in a list, in the same order.
+    #[test]
+    fn a_posts_own_fields_go_out_as_the_same_fields_in_a_list() {
+        let host = HeaderValue::from_static("h");
+        let target: Uri = "/mcp".parse().expect("uri");
+        let value = HeaderValue::from_static;
+        let mut extra = HeaderList::default();
+        extra.append(HeaderName::from_static("x-a"), value("1"));
+        for post in [
+            PostFields::default(),
+            PostFields {
+                basics: true,
+                ..PostFields::default()
+            },
+            PostFields {
+                basics: true,
+                version: Some(value("2026-07-28")),
+                method: Some(value("tools/call")),
+                name: Some(value("echo")),
+            },
+            PostFields {
+                basics: false,
+                version: Some(value("2025-11-25")),
+                method: None,
+                name: Some(value("n")),
+            },
+        ] {
+            let mut fixed = Vec::new();
+            encode_head(&mut fixed, &Method::POST, &target, &host, &post, &extra, 3);
+            let mut listed = HeaderList::default();
+            for (name, value) in post.iter().chain(extra.iter()) {
+                listed.append(name.clone(), value.clone());
+            }
+            let mut plain = Vec::new();
+            let none = PostFields::default();
+            encode_head(&mut plain, &Method::POST, &target, &host, &none, &listed, 3);
+            assert_eq!(text(&fixed), text(&plain), "{post:?}");
+        }
+        let basics = format!(
+            "accept: {}\r\ncontent-type: {}\r\n",
+            ACCEPT_POST.to_str().expect("ascii"),
+            JSON.to_str().expect("ascii")
+        );
+        assert_eq!(BASICS, basics.as_bytes());
+    }
+}
