@@ -139,19 +139,31 @@ impl<V> IdTable<V> {
     }
 
     /// Records `value` under `key`; returns the entry it replaced.
+    #[inline]
     pub fn insert(&mut self, key: i64, value: V) -> Option<V> {
-        // The common case first: the next key after the window's last,
-        // with room for it.
+        // The common cases first: the next key after the window's last,
+        // with room for it, or any key into an empty window (each call of
+        // a client that makes one at a time): the window starts there.
         let len = self.slots.len();
-        if self.offset(key) == len as u64
-            && len > 0
-            && len < span_limit(self.live)
-            && key > self.spilled_max
-        {
+        let next = match len {
+            0 => true,
+            _ => self.offset(key) == len as u64 && len < span_limit(self.live),
+        };
+        if next && key > self.spilled_max {
+            if len == 0 {
+                self.base = key;
+            }
             self.slots.push_back(Some(value));
             self.live += 1;
             return None;
         }
+        self.insert_elsewhere(key, value)
+    }
+
+    /// [`IdTable::insert`] of a key that is not the window's next (kept out
+    /// of line: the common insert stays a few instructions).
+    #[inline(never)]
+    fn insert_elsewhere(&mut self, key: i64, value: V) -> Option<V> {
         if !self.spilled.is_empty()
             && let Some(old) = self.spilled.get_mut(&key)
         {

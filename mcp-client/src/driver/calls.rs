@@ -176,43 +176,52 @@ impl PendingCalls {
 
 impl Driver {
     pub(super) fn finish(&mut self, id: &RequestId, r: Result<Outcome, Error>) {
-        if let Some(mut p) = self.pending.remove(id) {
-            // A handler that outlives its call (a deadline, a cancellation)
-            // is cancelled: nobody can use its answer. Most calls have no
-            // rare parts: nothing is made for them here.
-            let (override_error, cause) = match p.rare.take() {
-                Some(rare) => {
-                    rare.inputs.iter().for_each(AbortHandle::abort);
-                    (rare.override_error, rare.cause)
-                }
-                None => (None, None),
-            };
-            let _enter = p.span.clone().entered();
-            match &r {
-                Ok(_) => tracing::debug!("request completed"),
-                Err(e) => tracing::debug!(error = %e, "request failed"),
+        let Some(mut p) = self.pending.remove(id) else {
+            return not_a_call(id, r);
+        };
+        // A handler that outlives its call (a deadline, a cancellation)
+        // is cancelled: nobody can use its answer. Most calls have no
+        // rare parts: nothing is made for them here.
+        let r = match (r, p.rare.take()) {
+            (Ok(outcome), None) => Ok(outcome),
+            (r, rare) => self.ended_otherwise(r, rare),
+        };
+        trace_end(&p.span, &r);
+        match (&p.sink, p.reply.is_some()) {
+            (Sink::Listen(tx), false) => {
+                let _ = tx.send(match r {
+                    Err(e) => ListenItem::Failed(e),
+                    Ok(_) => ListenItem::Ended,
+                });
             }
-            let r = match (r, override_error) {
-                (Err(_), Some(e)) => Err(e),
-                (Err(e), None) => Err(self.with_server_exit(e.with_cause(cause))),
-                (r, _) => r,
-            };
-            crate::telemetry::record_end(&p.span, &r);
-            match (&p.sink, p.reply.is_some()) {
-                (Sink::Listen(tx), false) => {
-                    let _ = tx.send(match r {
-                        Err(e) => ListenItem::Failed(e),
-                        Ok(_) => ListenItem::Ended,
-                    });
-                }
-                _ => {
-                    p.reply(r);
-                    self.delivered += 1;
-                }
+            _ => {
+                p.reply(r);
+                self.delivered += 1;
             }
-        } else if let Err(e) = r {
-            // Not a call of a handle (none is started by the driver itself).
-            tracing::warn!(%id, error = %e, "an internal request failed");
+        }
+    }
+
+    /// The outcome of a call that failed or has rare parts (its handlers
+    /// cancelled; the error it was set to end with, the cause and the
+    /// server's exit added to its error). Out of line: the common end of a
+    /// call (an answer, no rare parts) stays a few instructions.
+    #[inline(never)]
+    fn ended_otherwise(
+        &self,
+        r: Result<Outcome, Error>,
+        rare: Option<Box<Rare>>,
+    ) -> Result<Outcome, Error> {
+        let (override_error, cause) = match rare {
+            Some(rare) => {
+                rare.inputs.iter().for_each(AbortHandle::abort);
+                (rare.override_error, rare.cause)
+            }
+            None => (None, None),
+        };
+        match (r, override_error) {
+            (Err(_), Some(e)) => Err(e),
+            (Err(e), None) => Err(self.with_server_exit(e.with_cause(cause))),
+            (r, _) => r,
         }
     }
 
@@ -227,6 +236,28 @@ impl Driver {
         }
         self.conn.cancel(now, id)
     }
+}
+
+/// The end of a request the driver did not track as a call (none is
+/// started by the driver itself): a failure is logged.
+#[inline(never)]
+fn not_a_call(id: &RequestId, r: Result<Outcome, Error>) {
+    if let Err(e) = r {
+        tracing::warn!(%id, error = %e, "an internal request failed");
+    }
+}
+
+/// A call's end in its span: the debug event within it and the span's
+/// fields. Out of line: with tracing off this is a look at the span and
+/// the event's level, and the code that formats stays out of the way.
+#[inline(never)]
+fn trace_end(span: &tracing::Span, r: &Result<Outcome, Error>) {
+    let _enter = span.enter();
+    match r {
+        Ok(_) => tracing::debug!("request completed"),
+        Err(e) => tracing::debug!(error = %e, "request failed"),
+    }
+    crate::telemetry::record_end(span, r);
 }
 
 #[cfg(test)]

@@ -138,6 +138,20 @@ pub(crate) enum HttpChange {
 
 impl Driver {
     pub(super) fn on_command(&mut self, now: Instant, c: Command) {
+        // A call's start, the command of every call, first; the rest out
+        // of line (the common path's code stays small and together).
+        match c {
+            Command::Start { call, span } if !self.closed && !self.uninitialized => {
+                self.start(now, call, span)
+            }
+            c => self.on_other_command(now, c),
+        }
+    }
+
+    /// [`Driver::on_command`] for every command but a call's start on an
+    /// open, initialized connection.
+    #[inline(never)]
+    fn on_other_command(&mut self, now: Instant, c: Command) {
         match c {
             Command::Start { call, .. } if self.closed => {
                 call.send(Err(self.with_server_exit(Error::closed())));
@@ -272,17 +286,7 @@ impl Driver {
                 pending.watch = watch;
                 self.pending.insert(key, pending);
             }
-            Ok(id) => {
-                // The core numbers every call: a call it named otherwise
-                // could never be found again, so it ends here.
-                tracing::error!(%id, "the core named a call by a string id");
-                call.send(Err(mcp_core::RequestError::Closed.into()));
-            }
-            Err(e) => {
-                let r = Err(e.into());
-                crate::telemetry::record_end(&span, &r);
-                call.send(r);
-            }
+            other => not_started(other, call, &span),
         }
     }
 
@@ -349,6 +353,27 @@ impl Driver {
 fn core_options(set: &mut Option<Box<crate::options::Set>>) -> RequestOptions {
     set.as_deref_mut()
         .map_or_else(RequestOptions::default, |s| std::mem::take(&mut s.core))
+}
+
+/// A call the core did not start: it ends here with the core's refusal.
+/// Out of line: a start's common path stays a few instructions.
+#[inline(never)]
+fn not_started(
+    started: Result<RequestId, mcp_core::UsageError>,
+    call: CallTx,
+    span: &tracing::Span,
+) {
+    let r = match started {
+        Ok(id) => {
+            // The core numbers every call: a call it named otherwise
+            // could never be found again, so it ends here.
+            tracing::error!(%id, "the core named a call by a string id");
+            Err(mcp_core::RequestError::Closed.into())
+        }
+        Err(e) => Err(e.into()),
+    };
+    crate::telemetry::record_end(span, &r);
+    call.send(r);
 }
 
 #[cfg(test)]

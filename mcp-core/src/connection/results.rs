@@ -131,7 +131,7 @@ impl Connection {
         }
     }
 
-    fn on_complete(&mut self, now: Instant, key: i64, mut raw: RawJson, head: &ResultHead) {
+    fn on_complete(&mut self, now: Instant, key: i64, raw: RawJson, head: &ResultHead) {
         let Some(c) = self.calls.get(key) else {
             return;
         };
@@ -144,24 +144,45 @@ impl Connection {
         let tools = c.method == "tools/list" && !c.cached;
         // Lists, tools/list filtering and the cache read the result in full.
         if is_list || cacheable || tools {
-            let Some(checked) = self.checked(key, raw) else {
-                return;
+            let wants = ReadInFull {
+                is_list,
+                cacheable,
+                tools,
             };
-            let checked = if tools {
-                match self.filter_tools(&checked) {
-                    Ok(Some(filtered)) => filtered,
-                    Ok(None) => checked,
-                    Err(e) => return self.fail_invalid(key, e),
-                }
-            } else {
-                checked
-            };
-            raw = RawJson::from(checked);
+            return self.on_complete_in_full(now, key, raw, head, wants);
         }
+        self.deliver(key, raw);
+    }
+
+    /// [`Connection::on_complete`] of a result read in full: checked, a
+    /// `tools/list` filtered, cached, a page of a list followed. Out of
+    /// line: a plain result's path stays a few instructions.
+    #[inline(never)]
+    fn on_complete_in_full(
+        &mut self,
+        now: Instant,
+        key: i64,
+        raw: RawJson,
+        head: &ResultHead,
+        wants: ReadInFull,
+    ) {
+        let Some(checked) = self.checked(key, raw) else {
+            return;
+        };
+        let checked = if wants.tools {
+            match self.filter_tools(&checked) {
+                Ok(Some(filtered)) => filtered,
+                Ok(None) => checked,
+                Err(e) => return self.fail_invalid(key, e),
+            }
+        } else {
+            checked
+        };
+        let raw = RawJson::from(checked);
         let Some(c) = self.calls.get(key) else {
             return;
         };
-        if cacheable {
+        if wants.cacheable {
             self.cache.insert(
                 now,
                 &c.method,
@@ -173,9 +194,14 @@ impl Connection {
             );
             self.arm_cache_timer();
         }
-        if is_list {
+        if wants.is_list {
             return self.on_page(now, key, raw.as_bytes(), head.next_cursor.as_deref());
         }
+        self.deliver(key, raw);
+    }
+
+    /// The call `key` ends with `raw`, its result: its response event.
+    fn deliver(&mut self, key: i64, raw: RawJson) {
         let Some(c) = self.remove_call(key) else {
             return;
         };
@@ -407,4 +433,15 @@ fn page_items(raw: &[u8], key: &str) -> Result<Vec<Box<RawValue>>, serde_json::E
         Some(arr) => serde_json::from_str(arr.get()),
         None => Ok(Vec::new()),
     }
+}
+
+/// Why a result is read in full before its call ends
+/// ([`Connection::on_complete`]).
+struct ReadInFull {
+    /// A page of a list the core follows.
+    is_list: bool,
+    /// A result the response cache keeps.
+    cacheable: bool,
+    /// A `tools/list` result the tool filter reads.
+    tools: bool,
 }
