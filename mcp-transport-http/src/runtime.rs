@@ -11,6 +11,7 @@
 //! [`HttpTransport::send_with`]): the provider is then not consulted for
 //! that request.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, PoisonError, RwLock};
 
 use http::{HeaderMap, HeaderName, HeaderValue};
@@ -24,6 +25,9 @@ use crate::transport::HttpTransport;
 /// The mutable part of the configuration, behind one lock.
 pub(crate) struct Runtime {
     state: RwLock<State>,
+    /// No header and no provider set (written under the lock, after each
+    /// change): a request then reads nothing and takes no lock.
+    unset: AtomicBool,
 }
 
 struct State {
@@ -31,14 +35,22 @@ struct State {
     auth: Option<Arc<dyn AuthProvider>>,
 }
 
+impl State {
+    fn is_unset(&self) -> bool {
+        self.headers.is_empty() && self.auth.is_none()
+    }
+}
+
 impl Runtime {
     /// Starts from the configuration's headers and provider.
     pub(crate) fn new(config: &HttpConfig) -> Self {
+        let state = State {
+            headers: config.default_headers.clone(),
+            auth: config.auth.clone(),
+        };
         Runtime {
-            state: RwLock::new(State {
-                headers: config.default_headers.clone(),
-                auth: config.auth.clone(),
-            }),
+            unset: AtomicBool::new(state.is_unset()),
+            state: RwLock::new(state),
         }
     }
 
@@ -60,6 +72,9 @@ impl Runtime {
         headers: &mut HeaderList,
         post: bool,
     ) -> Option<Arc<dyn AuthProvider>> {
+        if self.unset.load(Ordering::Acquire) {
+            return None;
+        }
         self.read(|s| {
             let auth = match &s.auth {
                 Some(auth) if !headers.contains(&http::header::AUTHORIZATION) => Some(auth.clone()),
@@ -89,7 +104,10 @@ impl Runtime {
     }
 
     fn write<R>(&self, f: impl FnOnce(&mut State) -> R) -> R {
-        f(&mut self.state.write().unwrap_or_else(PoisonError::into_inner))
+        let mut state = self.state.write().unwrap_or_else(PoisonError::into_inner);
+        let r = f(&mut state);
+        self.unset.store(state.is_unset(), Ordering::Release);
+        r
     }
 }
 
@@ -209,5 +227,35 @@ mod tests {
         assert!(!t.remove_header("X-B").expect("remove"));
         assert!(t.inner.runtime.headers().get("x-b").is_none());
         assert!(t.inner.runtime.auth().is_none());
+    }
+
+    /// What a request gets from the settings follows every change, through
+    /// the unset state (which takes no lock) and back.
+    #[test]
+    fn requests_see_each_change_from_and_to_nothing_set() {
+        let t = HttpTransport::new(HttpConfig::new("http://127.0.0.1:1/mcp").expect("config"))
+            .expect("transport");
+        let applied = |post: bool| {
+            let mut list = HeaderList::default();
+            let auth = t.inner.runtime.apply(&mut list, post);
+            let names: Vec<String> = list.iter().map(|(n, _)| n.to_string()).collect();
+            (names, auth.is_some())
+        };
+        assert_eq!(applied(true), (vec![], false));
+        t.set_header("X-A", "1").expect("set");
+        t.set_header("Accept", "text/plain").expect("set");
+        assert_eq!(applied(true), (vec!["x-a".to_owned()], false));
+        assert_eq!(
+            applied(false),
+            (vec!["x-a".to_owned(), "accept".to_owned()], false)
+        );
+        t.remove_header("X-A").expect("remove");
+        t.remove_header("Accept").expect("remove");
+        assert_eq!(applied(true), (vec![], false));
+        let token = crate::auth::BearerToken::new("s3cr3t").expect("token");
+        t.set_auth(Some(Arc::new(token)));
+        assert_eq!(applied(true), (vec![], true));
+        t.set_auth(None);
+        assert_eq!(applied(true), (vec![], false));
     }
 }
