@@ -19,7 +19,7 @@
 //! ```
 
 use http::header::{ACCEPT, CONTENT_TYPE};
-use std::sync::{Mutex, PoisonError};
+use std::cell::RefCell;
 
 use http::{HeaderMap, HeaderName, HeaderValue};
 use mcp_types::ProtocolVersion;
@@ -198,29 +198,40 @@ fn params(routing: &HttpRouting, headers: &mut impl Fields) -> Result<(), HttpEr
 /// How many recent values [`ValueCache`] keeps.
 const CACHED_VALUES: usize = 16;
 
-/// The header values of the methods and names requests named lately (a
-/// few, replaced in turn): a hit is a shared clone of the value, with no
-/// copy or check of the text.
+/// The header values of the methods and names requests named lately on
+/// this thread (a few, replaced in turn): a hit is a shared clone of the
+/// value, with no copy or check of the text. Kept per thread, so a request
+/// looks at it without a lock (a client's POSTs are made on its callers'
+/// threads and its driver's); the handle itself holds nothing.
 #[derive(Default)]
-pub(crate) struct ValueCache {
-    slots: Mutex<([Option<HeaderValue>; CACHED_VALUES], usize)>,
+pub(crate) struct ValueCache;
+
+/// The values of [`ValueCache`], and the slot the next one replaces.
+type Recent = ([Option<HeaderValue>; CACHED_VALUES], usize);
+
+thread_local! {
+    static RECENT: RefCell<Recent> = const { RefCell::new(([const { None }; CACHED_VALUES], 0)) };
 }
 
 impl ValueCache {
     fn value(&self, name: &HeaderName, text: &str) -> Result<HeaderValue, HttpError> {
-        let mut slots = self.slots.lock().unwrap_or_else(PoisonError::into_inner);
-        let (values, next) = &mut *slots;
-        let hit = values
-            .iter()
-            .flatten()
-            .find(|v| v.as_bytes() == text.as_bytes());
-        if let Some(v) = hit {
-            return Ok(v.clone());
-        }
-        let v = value(name.as_str(), text)?;
-        values[*next] = Some(v.clone());
-        *next = (*next + 1) % CACHED_VALUES;
-        Ok(v)
+        let cached = RECENT.try_with(|recent| {
+            let mut recent = recent.borrow_mut();
+            let (values, next) = &mut *recent;
+            let hit = values
+                .iter()
+                .flatten()
+                .find(|v| v.as_bytes() == text.as_bytes());
+            if let Some(v) = hit {
+                return Ok(v.clone());
+            }
+            let v = value(name.as_str(), text)?;
+            values[*next] = Some(v.clone());
+            *next = (*next + 1) % CACHED_VALUES;
+            Ok(v)
+        });
+        // A thread on its way out (its cache gone) makes the value afresh.
+        cached.unwrap_or_else(|_| value(name.as_str(), text))
     }
 }
 
@@ -457,7 +468,7 @@ mod tests {
 
     #[test]
     fn cached_values_render_alike_and_are_shared() {
-        let cache = ValueCache::default();
+        let cache = ValueCache;
         let routing = HttpRouting::new(ProtocolVersion::V2026_07_28)
             .with_method("x/custom")
             .with_name("get_weather")

@@ -145,7 +145,7 @@ impl HttpTransport {
                 pool: Arc::new(pool),
                 session: Session::default(),
                 registry: Registry::new(),
-                values: ValueCache::default(),
+                values: ValueCache,
             }),
         })
     }
@@ -306,10 +306,14 @@ impl HttpTransport {
                 }
                 self.inner.post(body, routing, extra).await
             };
+            // The POST first: the poll that finds its reply ends here,
+            // without a look at the cancellation (a look takes the
+            // registry's lock). A cancellation's wake polls the POST once
+            // more, then finds the cancellation.
             let posted = tokio::select! {
                 biased;
-                err = slot.cancel.cancelled() => return Err(err),
                 posted = post => posted?,
+                err = slot.cancel.cancelled() => return Err(err),
             };
             let PostSlot {
                 permit,
