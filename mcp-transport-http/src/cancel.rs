@@ -162,6 +162,11 @@ impl Registry {
         true
     }
 
+    /// Whether the transport is closed.
+    pub(crate) fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::SeqCst)
+    }
+
     /// Closes the transport: every handle's wait ends with
     /// [`HttpError::Closed`], now and later.
     pub(crate) fn close(&self) {
@@ -234,7 +239,7 @@ impl Drop for Cancel {
 impl Cancel {
     /// Whether the transport is closed.
     pub(crate) fn is_closed(&self) -> bool {
-        self.registry.closed.load(Ordering::SeqCst)
+        self.registry.is_closed()
     }
 
     /// The id of the request, if it has one.

@@ -32,12 +32,13 @@ use lane::{Lane, Turn};
 
 /// A request's place among the transport's concurrent POSTs, from
 /// [`HttpTransport::reserve`]: holds its permit (if it needs one) and its
-/// cancellation registration until it is sent with
+/// cancellation registration (unless it comes from
+/// [`HttpTransport::try_reserve_unregistered`]) until it is sent with
 /// [`HttpTransport::send_in`] or dropped; a notification's or response's
 /// slot holds its turn among them (see [`HttpTransport::send_with`]).
 pub struct PostSlot {
     permit: Option<OwnedSemaphorePermit>,
-    cancel: Cancel,
+    cancel: Option<Cancel>,
     turn: Option<Turn>,
 }
 
@@ -227,7 +228,7 @@ impl HttpTransport {
         let turn = self.turn(routing);
         Ok(PostSlot {
             permit,
-            cancel,
+            cancel: Some(cancel),
             turn,
         })
     }
@@ -257,14 +258,9 @@ impl HttpTransport {
     /// # Errors
     /// [`HttpError::Closed`] once the transport is closed.
     pub fn try_reserve(&self, routing: &HttpRouting) -> Option<Result<PostSlot, HttpError>> {
-        let permit = if routing.request_id.is_some() && !routing.long_lived {
-            match self.inner.permits.clone().try_acquire_owned() {
-                Ok(permit) => Some(permit),
-                Err(tokio::sync::TryAcquireError::NoPermits) => return None,
-                Err(tokio::sync::TryAcquireError::Closed) => return Some(Err(HttpError::Closed)),
-            }
-        } else {
-            None
+        let permit = match self.try_permit(routing)? {
+            Ok(permit) => permit,
+            Err(e) => return Some(Err(e)),
         };
         let cancel = self.inner.register(routing.request_id.as_ref());
         if cancel.is_closed() {
@@ -273,9 +269,55 @@ impl HttpTransport {
         let turn = self.turn(routing);
         Some(Ok(PostSlot {
             permit,
-            cancel,
+            cancel: Some(cancel),
             turn,
         }))
+    }
+
+    /// [`HttpTransport::try_reserve`] for a POST its caller cancels by
+    /// dropping its future (a client's driver, which holds every POST's
+    /// future): the request is not registered for
+    /// [`HttpTransport::cancel`] and its POST waits for no cancellation, so
+    /// a request costs no registry entry and no look at one. Its response
+    /// stream, if the reply comes as one, is registered when it starts (and
+    /// is then cancelled by [`HttpTransport::cancel`] like any other). Nor
+    /// does closing the transport end the POST: its caller drops it.
+    ///
+    /// # Errors
+    /// [`HttpError::Closed`] once the transport is closed.
+    pub fn try_reserve_unregistered(
+        &self,
+        routing: &HttpRouting,
+    ) -> Option<Result<PostSlot, HttpError>> {
+        let permit = match self.try_permit(routing)? {
+            Ok(permit) => permit,
+            Err(e) => return Some(Err(e)),
+        };
+        if self.inner.registry.is_closed() {
+            return Some(Err(HttpError::Closed));
+        }
+        let turn = self.turn(routing);
+        Some(Ok(PostSlot {
+            permit,
+            cancel: None,
+            turn,
+        }))
+    }
+
+    /// A permit now for a request that needs one (`Ok(None)` when it needs
+    /// none); `None` when it would have to wait for one.
+    fn try_permit(
+        &self,
+        routing: &HttpRouting,
+    ) -> Option<Result<Option<OwnedSemaphorePermit>, HttpError>> {
+        if routing.request_id.is_none() || routing.long_lived {
+            return Some(Ok(None));
+        }
+        match self.inner.permits.clone().try_acquire_owned() {
+            Ok(permit) => Some(Ok(Some(permit))),
+            Err(tokio::sync::TryAcquireError::NoPermits) => None,
+            Err(tokio::sync::TryAcquireError::Closed) => Some(Err(HttpError::Closed)),
+        }
     }
 
     /// A notification's or response's turn in the lane, taken now.
@@ -309,11 +351,15 @@ impl HttpTransport {
             // The POST first: the poll that finds its reply ends here,
             // without a look at the cancellation (a look takes the
             // registry's lock). A cancellation's wake polls the POST once
-            // more, then finds the cancellation.
-            let posted = tokio::select! {
-                biased;
-                posted = post => posted?,
-                err = slot.cancel.cancelled() => return Err(err),
+            // more, then finds the cancellation. An unregistered POST waits
+            // for none (its caller drops it).
+            let posted = match &mut slot.cancel {
+                Some(cancel) => tokio::select! {
+                    biased;
+                    posted = post => posted?,
+                    err = cancel.cancelled() => return Err(err),
+                },
+                None => post.await?,
             };
             let PostSlot {
                 permit,
@@ -327,14 +373,19 @@ impl HttpTransport {
             // handle (each is a table update) for the common JSON reply.
             Ok(match posted {
                 Posted::Reply(reply) => reply,
-                Posted::Stream(body, kind, prelude) => Reply::Stream(ResponseStream::spawn(
-                    self.inner.clone(),
-                    body,
-                    kind,
-                    cancel,
-                    permit,
-                    prelude,
-                )),
+                Posted::Stream(body, kind, prelude) => {
+                    // An unregistered POST's stream is registered now.
+                    let cancel =
+                        cancel.unwrap_or_else(|| self.inner.register(routing.request_id.as_ref()));
+                    Reply::Stream(ResponseStream::spawn(
+                        self.inner.clone(),
+                        body,
+                        kind,
+                        cancel,
+                        permit,
+                        prelude,
+                    ))
+                }
             })
         }
     }

@@ -304,6 +304,80 @@ async fn cancel_closes_the_response_stream() {
     assert!(!t.cancel(&RequestId::Number(11)), "no longer registered");
 }
 
+/// A POST from `try_reserve_unregistered` is not the transport's to cancel
+/// (its caller drops it), but the response stream it turns into is.
+#[tokio::test]
+async fn an_unregistered_posts_stream_is_registered_when_it_starts() {
+    let server = serve_st(|_, _, st| {
+        sse(
+            vec![chunk(&event(&progress(1))), Step::Hang],
+            Some(st.clone()),
+        )
+    })
+    .await;
+    let t = HttpTransport::new(config(&server.url)).unwrap();
+    let routing = modern(12, "tools/call");
+    let slot = t.try_reserve_unregistered(&routing).unwrap().unwrap();
+    assert!(!t.cancel(&RequestId::Number(12)), "not registered");
+    let reply = t
+        .send_in(
+            slot,
+            request(12, "tools/call"),
+            &routing,
+            &http::HeaderMap::new(),
+        )
+        .await
+        .unwrap();
+    let Reply::Stream(mut stream) = reply else {
+        panic!("{reply:?}")
+    };
+    let first = within(Duration::from_secs(2), stream.next())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(is_progress(&first));
+    assert!(t.cancel(&RequestId::Number(12)), "the stream is registered");
+    let next = within(Duration::from_secs(2), stream.next()).await;
+    assert!(matches!(next, Some(Err(HttpError::Cancelled))), "{next:?}");
+}
+
+/// Dropping an unregistered POST's future ends it: its connection closes
+/// (the server sees its body dropped) and its permit comes back.
+#[tokio::test]
+async fn dropping_an_unregistered_post_gives_its_permit_back() {
+    let arrived = std::sync::Arc::new(tokio::sync::Notify::new());
+    let arrival = arrived.clone();
+    let slow = serve_st(move |_, _, st| {
+        arrival.notify_one();
+        http::Response::builder()
+            .status(200)
+            .header("content-type", "application/json")
+            .body(scripted(vec![chunk("{"), Step::Hang], Some(st.clone())))
+            .unwrap()
+    })
+    .await;
+    let t = HttpTransport::new(config(&slow.url).with_max_concurrent_posts(1)).unwrap();
+    let routing = modern(5, "x");
+    let slot = t.try_reserve_unregistered(&routing).unwrap().unwrap();
+    assert!(
+        t.try_reserve_unregistered(&modern(6, "x")).is_none(),
+        "one permit"
+    );
+    let t2 = t.clone();
+    let dropped = slow.state.dropped.notified();
+    let call = tokio::spawn(async move {
+        t2.send_in(slot, request(5, "x"), &routing, &http::HeaderMap::new())
+            .await
+    });
+    within(Duration::from_secs(2), arrived.notified()).await;
+    call.abort();
+    within(Duration::from_secs(2), dropped).await;
+    assert!(
+        t.try_reserve_unregistered(&modern(6, "x")).is_some(),
+        "the permit is back"
+    );
+}
+
 #[tokio::test]
 async fn cancel_while_a_json_body_is_pending() {
     // The JSON body never completes: `send` is still reading it when the

@@ -210,6 +210,15 @@ impl<T> FutureSet<T> {
         index
     }
 
+    /// Drops the future in slot `index`, if it holds one (its slot is
+    /// freed, its ownership ended); nothing comes out of it.
+    #[cfg(feature = "http")]
+    pub(super) fn remove(&mut self, index: usize) {
+        if self.slots.get(index).is_some_and(|s| s.future.is_some()) {
+            self.finished(index);
+        }
+    }
+
     /// Drops every future.
     pub(super) fn clear(&mut self) {
         for (index, slot) in self.slots.iter_mut().enumerate() {

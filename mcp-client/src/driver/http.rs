@@ -52,21 +52,12 @@ impl Driver {
                 }
                 self.http_io.push(send_in(*a));
             }
-            HttpIo::Posted { id, result } => match result {
-                // A request answered with an empty 202: the core fails it as
-                // the server's protocol violation.
-                Ok(Reply::Accepted) => {
-                    if let Some(id) = id {
-                        self.conn.handle_accepted_without_body(now, &id);
-                    }
+            HttpIo::Posted { id, result } => {
+                if let Some(RequestId::Number(n)) = &id {
+                    self.unregistered.remove(*n);
                 }
-                Ok(Reply::Message(m)) => self.receive(now, m),
-                Ok(Reply::Stream(s)) => {
-                    self.http_io.push(read_next(id, s));
-                }
-                Ok(_) => {}
-                Err(e) => self.http_failed(now, id.as_ref(), e),
-            },
+                self.on_posted(now, id, result);
+            }
             HttpIo::Item { id, stream, item } => match item {
                 Some(Ok(m)) => {
                     self.receive(now, m);
@@ -87,6 +78,25 @@ impl Driver {
                 }
             },
             HttpIo::Get(io) => self.on_get_io(now, io),
+        }
+    }
+
+    /// A POST's end: its reply to the core, its stream read on.
+    fn on_posted(&mut self, now: Instant, id: Option<RequestId>, result: Result<Reply, HttpError>) {
+        match result {
+            // A request answered with an empty 202: the core fails it as
+            // the server's protocol violation.
+            Ok(Reply::Accepted) => {
+                if let Some(id) = id {
+                    self.conn.handle_accepted_without_body(now, &id);
+                }
+            }
+            Ok(Reply::Message(m)) => self.receive(now, m),
+            Ok(Reply::Stream(s)) => {
+                self.http_io.push(read_next(id, s));
+            }
+            Ok(_) => {}
+            Err(e) => self.http_failed(now, id.as_ref(), e),
         }
     }
 
@@ -180,7 +190,18 @@ impl Driver {
         routing: HttpRouting,
         headers: http::HeaderMap,
     ) {
-        let a = match http.try_reserve(&routing) {
+        // A POST that carries nothing but its request's reply may be read
+        // by its caller (`direct.rs`), and is cancelled by dropping its
+        // future: it is not registered for the transport's cancellation.
+        let readable = match &routing.request_id {
+            Some(RequestId::Number(n)) if routing.only_its_reply() => Some(*n),
+            _ => None,
+        };
+        let reserved = match readable {
+            Some(_) => http.try_reserve_unregistered(&routing),
+            None => http.try_reserve(&routing),
+        };
+        let a = match reserved {
             Some(Ok(slot)) => Admitted {
                 http,
                 slot,
@@ -204,13 +225,10 @@ impl Driver {
         if let Some(id) = &a.routing.request_id {
             self.conn.handle_request_sent(now, id);
         }
-        // A POST that carries nothing but its request's reply may be read
-        // by its caller (`direct.rs`).
-        let readable = match &a.routing.request_id {
-            Some(RequestId::Number(n)) if a.routing.only_its_reply() => Some(*n),
-            _ => None,
-        };
         let index = self.http_io.push(send_in(a));
+        if let Some(n) = readable {
+            self.unregistered.insert(n, index);
+        }
         self.last_post = readable.map(|n| (n, index));
     }
 }

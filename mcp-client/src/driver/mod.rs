@@ -148,6 +148,11 @@ struct Driver {
     /// (a 2026-07-28 request): its call's id and its slot (`direct.rs`).
     #[cfg(feature = "http")]
     last_post: Option<(i64, usize)>,
+    /// The POSTs in flight that are not registered for the transport's
+    /// cancellation (`http.rs`): their slots in `http_io`, by request id.
+    /// Cancelling one drops its future.
+    #[cfg(feature = "http")]
+    unregistered: mcp_core::IdTable<usize>,
     handler_io: FutureSet<(Target, Served)>,
     /// Stops the handler of each server request still being served, for
     /// `notifications/cancelled`.
@@ -233,6 +238,8 @@ pub(crate) fn start(
         http_io: FutureSet::new(),
         #[cfg(feature = "http")]
         last_post: None,
+        #[cfg(feature = "http")]
+        unregistered: mcp_core::IdTable::new(),
         handler_io: FutureSet::new(),
         serving: HashMap::new(),
         pending: calls::PendingCalls::default(),

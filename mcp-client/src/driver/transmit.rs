@@ -84,7 +84,19 @@ impl Driver {
             }
             #[cfg(feature = "http")]
             (Some(Link::Http(http)), mcp_core::Transmit::CloseStream { request_id }) => {
-                http.cancel(&request_id);
+                // An unregistered POST is cancelled by dropping its future
+                // (its connection closes with it); any other request, and
+                // a response stream, through the transport.
+                let unregistered = match &request_id {
+                    mcp_types::RequestId::Number(n) => self.unregistered.remove(*n),
+                    mcp_types::RequestId::String(_) => None,
+                };
+                match unregistered {
+                    Some(index) => self.http_io.remove(index),
+                    None => {
+                        http.cancel(&request_id);
+                    }
+                }
             }
             (Some(Link::Custom(_)), mcp_core::Transmit::Message { bytes, .. }) => {
                 self.outbox.push_back(bytes);

@@ -124,6 +124,10 @@ pub(super) async fn shut_down(cell: &DriverCell) {
     let link = {
         let mut d = cell.lock();
         d.http_io.clear();
+        #[cfg(feature = "http")]
+        {
+            d.unregistered = mcp_core::IdTable::new();
+        }
         d.handler_io.clear();
         d.link.take()
     };
