@@ -13,7 +13,6 @@
 //! basics and the routing) are not in its list at all but at fixed places
 //! ([`PostFields`]): a POST with no other field allocates no list.
 
-use bytes::Bytes;
 use http::header::{ACCEPT, CONTENT_TYPE};
 use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
 
@@ -162,20 +161,22 @@ impl PostFields {
     }
 }
 
-/// A request for the pool: the pool sets its target and `Host`.
+/// A request for the pool: the pool sets its target and `Host`. Its body
+/// is borrowed from whoever sends it (kept there for a re-send, given back
+/// to its owner after: nothing is copied or counted per request).
 #[derive(Debug)]
-pub(crate) struct OutRequest {
+pub(crate) struct OutRequest<'a> {
     pub(crate) method: Method,
     /// The POST's own fields, which go out first.
     pub(crate) post: PostFields,
     /// Every other field.
     pub(crate) headers: HeaderList,
-    pub(crate) body: Bytes,
+    pub(crate) body: &'a [u8],
     /// Which fields of its response to keep.
     pub(crate) response_fields: ResponseFields,
 }
 
-impl OutRequest {
+impl OutRequest<'_> {
     /// Every field as an `http::HeaderMap` (for HTTP/2), the POST's own
     /// first.
     pub(crate) fn header_map(&self) -> HeaderMap {

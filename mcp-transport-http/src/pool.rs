@@ -24,15 +24,11 @@
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::Duration;
 
-use std::pin::Pin;
-use std::task::{Context, Poll, Waker};
-
 use bytes::Bytes;
 use futures::future::Either;
 use http::header::HOST;
 use http::{HeaderValue, Request, Uri};
 use http_body_util::Full;
-use hyper::body::Body;
 use hyper::client::conn::{TrySendError, http2};
 use hyper_util::rt::{TokioExecutor, TokioTimer};
 
@@ -81,38 +77,30 @@ enum Taken {
 
 /// A request a connection did not start (it had closed), given back to
 /// go on another; any other failure is the send's error.
-fn unsent(e: SendError) -> Result<OutRequest, BoxError> {
+fn unsent(e: SendError<'_>) -> Result<OutRequest<'_>, BoxError> {
     match e {
         SendError::Unsent(request) => Ok(*request),
         SendError::Failed(e) => Err(e),
     }
 }
 
-/// hyper's HTTP/2 send error as the pool's.
-fn h2_error(mut e: TrySendError<Request<RequestBody>>) -> SendError {
+/// hyper's HTTP/2 send error as the pool's: a request not started comes
+/// back with its fields and `body` (the sender's, borrowed again).
+fn h2_error(mut e: TrySendError<Request<RequestBody>>, body: &[u8]) -> SendError<'_> {
     match e.take_message() {
         Some(request) => {
-            let (parts, body) = request.into_parts();
+            let (parts, _) = request.into_parts();
             SendError::Unsent(Box::new(OutRequest {
                 method: parts.method,
                 // Every field is in the map, the POST's own among them.
                 post: PostFields::default(),
                 headers: HeaderList::from_map(parts.headers),
-                body: body_bytes(body),
+                body,
                 // It goes out again on HTTP/2, which keeps every field.
                 response_fields: ResponseFields::All,
             }))
         }
         None => SendError::Failed(e.into_error().into()),
-    }
-}
-
-/// The bytes of a request body (one frame, ready at once).
-fn body_bytes(mut body: RequestBody) -> Bytes {
-    let mut cx = Context::from_waker(Waker::noop());
-    match Pin::new(&mut body).poll_frame(&mut cx) {
-        Poll::Ready(Some(Ok(frame))) => frame.into_data().unwrap_or_default(),
-        _ => Bytes::new(),
     }
 }
 
@@ -157,10 +145,10 @@ impl Pool {
     /// future (part of every POST's) then holds the wait for the response
     /// head, not the request. Anything else (no idle connection, or one
     /// that turned out closed) goes the boxed way, which keeps it.
-    pub(crate) fn send(
+    pub(crate) fn send<'a>(
         self: &Arc<Self>,
-        request: OutRequest,
-    ) -> impl Future<Output = Result<InResponse, BoxError>> + use<> {
+        request: OutRequest<'a>,
+    ) -> impl Future<Output = Result<InResponse, BoxError>> + use<'a> {
         let pool = self.clone();
         // An idle connection found closed gives the request back at once.
         let first = match self.take() {
@@ -182,7 +170,10 @@ impl Pool {
     /// The rest of [`Pool::send`]: another idle connection for a request
     /// whose first one had closed, or a new connection (connecting's
     /// large state is only ever in this boxed future).
-    async fn send_slow(self: Arc<Self>, mut request: OutRequest) -> Result<InResponse, BoxError> {
+    async fn send_slow(
+        self: Arc<Self>,
+        mut request: OutRequest<'_>,
+    ) -> Result<InResponse, BoxError> {
         while let Some(taken) = self.take() {
             // Not started (the connection had closed): try another one.
             request = match self.send_on(taken, request) {
@@ -225,11 +216,11 @@ impl Pool {
     /// head. The request is handed to the connection now (the future holds
     /// the wait, not the request: it is part of every POST's future); an
     /// idle HTTP/1.1 connection found closed gives it back at once.
-    fn send_on(
+    fn send_on<'a>(
         self: &Arc<Self>,
         taken: Taken,
-        request: OutRequest,
-    ) -> Result<impl Future<Output = Sent> + use<>, Box<OutRequest>> {
+        request: OutRequest<'a>,
+    ) -> Result<impl Future<Output = Sent<'a>> + use<'a>, Box<OutRequest<'a>>> {
         match taken {
             Taken::H1(conn) => {
                 // `Host` and `Content-Length` are written with the head.
@@ -237,7 +228,9 @@ impl Pool {
             }
             Taken::H2(mut sender) => {
                 let headers = request.header_map();
-                let mut h2_request = Request::new(Full::new(request.body));
+                let body = request.body;
+                // HTTP/2's body is hyper's to hold: a copy of the sender's.
+                let mut h2_request = Request::new(Full::new(Bytes::copy_from_slice(body)));
                 *h2_request.method_mut() = request.method;
                 *h2_request.uri_mut() = self.endpoint.clone();
                 *h2_request.headers_mut() = headers;
@@ -249,11 +242,11 @@ impl Pool {
                 Ok(Either::Right(Box::pin(async move {
                     // Held until the head arrives, as the pool's own is.
                     let _sender = sender;
-                    let (parts, body) = sent.await.map_err(h2_error)?.into_parts();
+                    let (parts, response) = sent.await.map_err(|e| h2_error(e, body))?.into_parts();
                     Ok(InResponse {
                         status: parts.status,
                         headers: HeaderList::from_map(parts.headers),
-                        body: ResponseBody::detached(body),
+                        body: ResponseBody::detached(response),
                     })
                 })))
             }

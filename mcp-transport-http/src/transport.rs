@@ -250,7 +250,7 @@ impl HttpTransport {
     /// };
     /// let body = br#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#;
     /// let reply = transport
-    ///     .send_in(slot, body.as_slice().into(), &routing, &http::HeaderMap::new())
+    ///     .send_in(slot, body.as_slice(), &routing, &http::HeaderMap::new())
     ///     .await?;
     /// # let _ = reply; Ok(()) }
     /// ```
@@ -328,16 +328,24 @@ impl HttpTransport {
     /// The second half of [`HttpTransport::send_with`]: POSTs the message in
     /// a slot from [`HttpTransport::reserve`] for the same routing.
     ///
+    /// `body` is the serialized message as any bytes (`Bytes`, a `Vec<u8>`,
+    /// a reference to a buffer): it is read in place for the whole
+    /// exchange, never copied over HTTP/1.1, so a caller that passes a
+    /// reference keeps its buffer, to reuse for its next message.
+    ///
     /// # Errors
     /// See [`HttpError`].
     #[allow(clippy::manual_async_fn)] // an async block: see inside
-    pub fn send_in<'a>(
+    pub fn send_in<'a, B>(
         &'a self,
         mut slot: PostSlot,
-        body: Bytes,
+        body: B,
         routing: &'a HttpRouting,
         extra: &'a HeaderMap,
-    ) -> impl Future<Output = Result<Reply, HttpError>> + Send + 'a {
+    ) -> impl Future<Output = Result<Reply, HttpError>> + Send + 'a
+    where
+        B: AsRef<[u8]> + Send + Sync + 'a,
+    {
         // An async block, not an `async fn`: the slot stays where it was
         // captured instead of being copied into the body's own variables
         // (this future is part of every POST's, and moved with it).
@@ -346,7 +354,7 @@ impl HttpTransport {
                 if let Some(turn) = &slot.turn {
                     turn.wait().await;
                 }
-                self.inner.post(body, routing, extra).await
+                self.inner.post(body.as_ref(), routing, extra).await
             };
             // The POST first: the poll that finds its reply ends here,
             // without a look at the cancellation (a look takes the

@@ -6,7 +6,6 @@ use std::future::Future;
 use std::sync::LazyLock;
 use std::time::Instant;
 
-use bytes::Bytes;
 use mcp_transport_http::{HttpError, HttpTransport, PostSlot, Reply, ResponseStream};
 use mcp_types::jsonrpc::ErrorObject;
 use mcp_types::routing::HttpRouting;
@@ -33,6 +32,9 @@ pub(super) enum HttpIo {
     Posted {
         id: Option<RequestId>,
         result: Result<Reply, HttpError>,
+        /// The request's buffer, read in place by the transport and given
+        /// back for the core's next request (empty when it was not sent).
+        spent: Vec<u8>,
     },
     Item {
         id: Option<RequestId>,
@@ -52,10 +54,11 @@ impl Driver {
                 }
                 self.http_io.push(send_in(*a));
             }
-            HttpIo::Posted { id, result } => {
+            HttpIo::Posted { id, result, spent } => {
                 if let Some(RequestId::Number(n)) = &id {
                     self.unregistered.remove(*n);
                 }
+                self.conn.recycle(spent);
                 self.on_posted(now, id, result);
             }
             HttpIo::Item { id, stream, item } => match item {
@@ -211,9 +214,13 @@ impl Driver {
             },
             Some(Err(e)) => {
                 let id = routing.request_id;
-                self.http_io.push(Box::pin(
-                    async move { HttpIo::Posted { id, result: Err(e) } },
-                ));
+                self.http_io.push(Box::pin(async move {
+                    HttpIo::Posted {
+                        id,
+                        result: Err(e),
+                        spent: Vec::new(),
+                    }
+                }));
                 return;
             }
             None => {
@@ -253,6 +260,7 @@ fn wait_to_post(
             Err(e) => HttpIo::Posted {
                 id: routing.request_id,
                 result: Err(e),
+                spent: Vec::new(),
             },
         }
     })
@@ -269,7 +277,9 @@ fn send_in(a: Admitted) -> BoxFuture<'static, HttpIo> {
 /// future is made: it then holds each part once (not the whole `Admitted`
 /// beside the parts it was split into). A call's extra headers are boxed
 /// when it has any: the future stays small enough for the allocator's
-/// quick sizes (`tests::POST_FUTURE_MAX`).
+/// quick sizes (`tests::POST_FUTURE_MAX`). The request's buffer is lent to
+/// the transport and comes back with the outcome, for the core to encode
+/// its next request into (no allocation, no shared count, no free).
 #[inline(always)]
 fn posting(a: Admitted) -> impl Future<Output = HttpIo> + Send + 'static {
     let Admitted {
@@ -279,14 +289,14 @@ fn posting(a: Admitted) -> impl Future<Output = HttpIo> + Send + 'static {
         routing,
         headers,
     } = a;
-    let body = Bytes::from(bytes);
     let extra = (!headers.is_empty()).then(|| Box::new(headers));
     async move {
         let headers = extra.as_deref().unwrap_or(&NO_HEADERS);
-        let result = http.send_in(slot, body, &routing, headers).await;
+        let result = http.send_in(slot, &bytes, &routing, headers).await;
         HttpIo::Posted {
             id: routing.request_id,
             result,
+            spent: bytes,
         }
     }
 }

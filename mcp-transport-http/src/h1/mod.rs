@@ -60,16 +60,16 @@ pub(crate) struct H1 {
 }
 
 /// Why sending on a connection failed.
-pub(crate) enum SendError {
+pub(crate) enum SendError<'a> {
     /// The connection had closed before the request was written: it may
     /// go out on another one.
-    Unsent(Box<OutRequest>),
+    Unsent(Box<OutRequest<'a>>),
     /// Writing the request or reading the response head failed.
     Failed(BoxError),
 }
 
 /// What sending on a connection gave.
-pub(crate) type Sent = Result<InResponse, SendError>;
+pub(crate) type Sent<'a> = Result<InResponse, SendError<'a>>;
 
 impl H1 {
     /// A connection just opened. Boxed once for its life, so handing it
@@ -126,7 +126,7 @@ impl H1 {
         &mut self,
         cx: &mut Context<'_>,
         written: &mut usize,
-        body: &Bytes,
+        body: &[u8],
     ) -> Poll<io::Result<()>> {
         let total = self.head.len() + body.len();
         while *written < total {
@@ -182,15 +182,15 @@ impl H1 {
 /// written, a failure is [`SendError::Failed`].
 ///
 /// The head is written into the connection's buffer now and the request
-/// dropped: the future (part of every POST's) holds the connection and the
-/// body's bytes, not the request.
-pub(crate) fn send(
+/// dropped: the future (part of every POST's) holds the connection and a
+/// view of the body (borrowed from the sender), not the request.
+pub(crate) fn send<'a>(
     pool: &Arc<Pool>,
     mut h1: Box<H1>,
-    request: OutRequest,
+    request: OutRequest<'a>,
     target: &Uri,
     host: &HeaderValue,
-) -> Result<impl Future<Output = Sent> + use<>, Box<OutRequest>> {
+) -> Result<impl Future<Output = Sent<'a>> + use<'a>, Box<OutRequest<'a>>> {
     if h1.used && !h1.check_idle() {
         return Err(Box::new(request));
     }
@@ -208,10 +208,9 @@ pub(crate) fn send(
     let pool = pool.clone();
     Ok(async move {
         let mut written = 0;
-        poll_fn(|cx| h1.poll_write_request(cx, &mut written, &body))
+        poll_fn(|cx| h1.poll_write_request(cx, &mut written, body))
             .await
             .map_err(|e| SendError::Failed(e.into()))?;
-        drop(body);
         let head = poll_fn(|cx| h1.poll_head(cx, response_fields))
             .await
             .map_err(SendError::Failed)?;

@@ -4,7 +4,6 @@
 
 use crate::h1::ResponseBody;
 use crate::parts::{HeaderList, InResponse, OutRequest, PostFields, ResponseFields};
-use bytes::Bytes;
 use http::header::{LOCATION, WWW_AUTHENTICATE};
 use http::{HeaderMap, HeaderValue, Method, StatusCode};
 use mcp_types::routing::HttpRouting;
@@ -38,7 +37,9 @@ type Executed = (InResponse, Option<HeaderValue>);
 /// One request about to go out (before session and auth headers).
 pub(crate) struct Exchange<'a> {
     method: Method,
-    body: Bytes,
+    /// Borrowed from the POST's sender for the whole exchange (a re-send
+    /// sends it again: nothing is copied).
+    body: &'a [u8],
     /// Its headers but a POST's own ([`PostFields`]): the caller's and
     /// the routing's `Mcp-Param-*` ones (usually none: then the list is
     /// not allocated); [`Inner::execute`] adds the configured ones and
@@ -57,7 +58,7 @@ impl Exchange<'_> {
     pub(super) fn without_body(method: Method, headers: HeaderList) -> Self {
         Exchange {
             method,
-            body: Bytes::new(),
+            body: &[],
             headers,
             routing: None,
         }
@@ -82,7 +83,7 @@ impl Inner {
     /// POST's, and moved with it).
     pub(super) async fn post(
         &self,
-        body: Bytes,
+        body: &[u8],
         routing: &HttpRouting,
         extra: &HeaderMap,
     ) -> Result<Posted, HttpError> {
@@ -128,7 +129,7 @@ impl Inner {
     /// The request of one POST, before session and auth headers.
     fn post_exchange<'a>(
         &self,
-        body: Bytes,
+        body: &'a [u8],
         routing: &'a HttpRouting,
         extra: &HeaderMap,
     ) -> Result<Exchange<'a>, HttpError> {
@@ -391,13 +392,13 @@ struct Refusal<'a> {
 /// # Errors
 /// [`HttpError::InvalidHeader`] when a routing value cannot travel as a
 /// header (nothing is sent).
-fn build(
-    spec: &mut Exchange<'_>,
+fn build<'a>(
+    spec: &mut Exchange<'a>,
     may_retry: bool,
     session: Option<&HeaderValue>,
     credentials: Option<crate::auth::Credentials>,
     values: &ValueCache,
-) -> Result<(OutRequest, u64), HttpError> {
+) -> Result<(OutRequest<'a>, u64), HttpError> {
     let post = match spec.routing {
         Some(routing) => post_fields(routing, values)?,
         None => PostFields::default(),
@@ -409,12 +410,9 @@ fn build(
         true => ResponseFields::All,
         false => ResponseFields::Read,
     };
-    let (mut headers, body) = match may_retry {
-        true => (spec.headers.clone(), spec.body.clone()),
-        false => (
-            std::mem::take(&mut spec.headers),
-            std::mem::take(&mut spec.body),
-        ),
+    let mut headers = match may_retry {
+        true => spec.headers.clone(),
+        false => std::mem::take(&mut spec.headers),
     };
     if let Some(id) = session {
         // Reserved: no field of the exchange's has its name.
@@ -436,7 +434,7 @@ fn build(
         method: spec.method.clone(),
         post,
         headers,
-        body,
+        body: spec.body,
         response_fields,
     };
     Ok((request, generation))
