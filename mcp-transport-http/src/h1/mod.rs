@@ -131,7 +131,7 @@ impl H1 {
         let total = self.head.len() + body.len();
         while *written < total {
             let (head, rest) = if *written < self.head.len() {
-                (&self.head[*written..], &body[..])
+                (&self.head[*written..], body)
             } else {
                 (&[][..], &body[*written - self.head.len()..])
             };
