@@ -14,12 +14,21 @@ use crate::lifecycle::modern;
 use crate::mrtr::RetryExtras;
 use crate::params::Params;
 
-/// How many sent buffers [`Connection::recycle`] keeps.
-const SPARE_BUFFERS: usize = 4;
+/// How many sent buffers [`Connection::recycle`] keeps: as many as a
+/// client has requests in flight at once, often (over HTTP every POST's
+/// buffer comes back when it ends).
+const SPARE_BUFFERS: usize = 32;
 
 /// The largest buffer [`Connection::recycle`] keeps (a larger one held a
-/// big request; keeping it would pin its memory).
+/// big request; keeping it would pin its memory)...
 const SPARE_CAPACITY: usize = 16 * 1024;
+
+/// ...for the first few kept; the others are kept up to this size (a
+/// typical request's): at most some 120 KiB are kept in all.
+const SPARE_CAPACITY_MORE: usize = 2 * 1024;
+
+/// How many spare buffers may be up to [`SPARE_CAPACITY`].
+const SPARE_LARGE: usize = 4;
 
 /// A request's params: the caller's members, then the retry extras and the
 /// `_meta`, which replace caller members of the same names.
@@ -189,11 +198,16 @@ impl Connection {
     /// Hands back the bytes of a [`Transmit::Message`] once the transport
     /// has copied them (a byte stream's write buffer does): a later request
     /// is encoded into the same buffer instead of a new one. Optional; a
-    /// large buffer is dropped, and only a few are kept.
+    /// large buffer is dropped, and only so many are kept.
     ///
     /// [`Transmit::Message`]: crate::Transmit::Message
     pub fn recycle(&mut self, mut bytes: Vec<u8>) {
-        if self.spare_buffers.len() < SPARE_BUFFERS && bytes.capacity() <= SPARE_CAPACITY {
+        let kept = self.spare_buffers.len();
+        let limit = match kept < SPARE_LARGE {
+            true => SPARE_CAPACITY,
+            false => SPARE_CAPACITY_MORE,
+        };
+        if kept < SPARE_BUFFERS && bytes.capacity() <= limit {
             bytes.clear();
             self.spare_buffers.push(bytes);
         }
@@ -324,5 +338,30 @@ mod tests {
                 "requestState": "s", "_meta": {"k": "v"}
             }))
         );
+    }
+
+    /// As many buffers come back as requests were in flight: up to
+    /// `SPARE_BUFFERS` are kept, the first few up to `SPARE_CAPACITY`, the
+    /// rest only if small, and each is handed out again, emptied.
+    #[test]
+    fn sent_buffers_are_kept_within_bounds_and_reused() {
+        let mut conn = Connection::new(crate::Config::new("t", "1"));
+        for _ in 0..SPARE_LARGE {
+            conn.recycle(Vec::with_capacity(SPARE_CAPACITY));
+        }
+        conn.recycle(Vec::with_capacity(SPARE_CAPACITY));
+        assert_eq!(
+            conn.spare_buffers.len(),
+            SPARE_LARGE,
+            "a large one past the first few goes"
+        );
+        for _ in 0..2 * SPARE_BUFFERS {
+            conn.recycle(b"sent".to_vec());
+        }
+        assert_eq!(conn.spare_buffers.len(), SPARE_BUFFERS);
+        conn.recycle(Vec::with_capacity(SPARE_CAPACITY + 1));
+        let reused = conn.encode_buffer();
+        assert!(reused.is_empty(), "handed out emptied");
+        assert_eq!(conn.spare_buffers.len(), SPARE_BUFFERS - 1);
     }
 }
