@@ -55,6 +55,7 @@ mod config;
 mod error;
 mod h1;
 mod parts;
+mod permits;
 mod pool;
 mod runtime;
 mod session;

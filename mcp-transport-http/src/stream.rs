@@ -36,12 +36,13 @@ use std::time::Duration;
 use crate::h1::ResponseBody;
 use http_body_util::BodyExt;
 use mcp_types::{Message, ProtocolVersion, RequestId};
-use tokio::sync::{OwnedSemaphorePermit, mpsc};
+use tokio::sync::mpsc;
 use tokio::time::{Instant, sleep, sleep_until};
 
 use crate::cancel::Cancel;
 use crate::config::HttpConfig;
 use crate::error::{Fault, HttpError};
+use crate::permits::Permit;
 use crate::sse::{SseError, SseEvent, SseParser};
 use crate::transport::Inner;
 
@@ -100,7 +101,7 @@ impl ResponseStream {
         body: ResponseBody,
         kind: StreamKind,
         cancel: Cancel,
-        permit: Option<OwnedSemaphorePermit>,
+        permit: Option<Permit>,
         prelude: Option<Prelude>,
     ) -> Self {
         let (tx, rx) = mpsc::channel(inner.config.stream_buffer);
@@ -187,7 +188,7 @@ struct Pump {
     shared: Arc<Shared>,
     cancel: Cancel,
     /// Held until the reply arrives (the concurrent-request limit).
-    permit: Option<OwnedSemaphorePermit>,
+    permit: Option<Permit>,
     kind: StreamKind,
     request_id: Option<RequestId>,
     last_id: Option<String>,

@@ -8,11 +8,11 @@
 
 use std::sync::Arc;
 
+use crate::permits::{Permit, Permits};
 use bytes::Bytes;
 use http::HeaderMap;
 use mcp_types::routing::HttpRouting;
 use mcp_types::{Era, Message, ProtocolVersion, RequestId};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::cancel::{Cancel, Registry};
 use crate::client::Connector;
@@ -37,7 +37,7 @@ use lane::{Lane, Turn};
 /// [`HttpTransport::send_in`] or dropped; a notification's or response's
 /// slot holds its turn among them (see [`HttpTransport::send_with`]).
 pub struct PostSlot {
-    permit: Option<OwnedSemaphorePermit>,
+    permit: Option<Permit>,
     cancel: Option<Cancel>,
     turn: Option<Turn>,
 }
@@ -101,7 +101,7 @@ pub(crate) struct Inner {
     pub(crate) session: Session,
     /// Headers and the auth provider, changeable after build.
     pub(crate) runtime: crate::runtime::Runtime,
-    permits: Arc<Semaphore>,
+    permits: Arc<Permits>,
     /// The order of the notifications and responses (`lane.rs`).
     lane: Arc<Lane>,
     /// The requests in flight, by id, and the closing signal.
@@ -139,7 +139,7 @@ impl HttpTransport {
         )?;
         Ok(HttpTransport {
             inner: Arc::new(Inner {
-                permits: Arc::new(Semaphore::new(config.max_concurrent_posts)),
+                permits: Permits::new(config.max_concurrent_posts),
                 lane: Arc::default(),
                 runtime: crate::runtime::Runtime::new(&config),
                 config,
@@ -215,13 +215,13 @@ impl HttpTransport {
             return Err(HttpError::Closed);
         }
         let permit = if routing.request_id.is_some() && !routing.long_lived {
-            let acquire = self.inner.permits.clone().acquire_owned();
+            let acquire = self.inner.permits.acquire();
             let permit = tokio::select! {
                 biased;
                 err = cancel.cancelled() => return Err(err),
                 permit = acquire => permit,
             };
-            Some(permit.map_err(|_| HttpError::Closed)?)
+            Some(permit)
         } else {
             None
         };
@@ -258,10 +258,7 @@ impl HttpTransport {
     /// # Errors
     /// [`HttpError::Closed`] once the transport is closed.
     pub fn try_reserve(&self, routing: &HttpRouting) -> Option<Result<PostSlot, HttpError>> {
-        let permit = match self.try_permit(routing)? {
-            Ok(permit) => permit,
-            Err(e) => return Some(Err(e)),
-        };
+        let permit = self.try_permit(routing)?;
         let cancel = self.inner.register(routing.request_id.as_ref());
         if cancel.is_closed() {
             return Some(Err(HttpError::Closed));
@@ -289,10 +286,7 @@ impl HttpTransport {
         &self,
         routing: &HttpRouting,
     ) -> Option<Result<PostSlot, HttpError>> {
-        let permit = match self.try_permit(routing)? {
-            Ok(permit) => permit,
-            Err(e) => return Some(Err(e)),
-        };
+        let permit = self.try_permit(routing)?;
         if self.inner.registry.is_closed() {
             return Some(Err(HttpError::Closed));
         }
@@ -306,18 +300,11 @@ impl HttpTransport {
 
     /// A permit now for a request that needs one (`Ok(None)` when it needs
     /// none); `None` when it would have to wait for one.
-    fn try_permit(
-        &self,
-        routing: &HttpRouting,
-    ) -> Option<Result<Option<OwnedSemaphorePermit>, HttpError>> {
+    fn try_permit(&self, routing: &HttpRouting) -> Option<Option<Permit>> {
         if routing.request_id.is_none() || routing.long_lived {
-            return Some(Ok(None));
+            return Some(None);
         }
-        match self.inner.permits.clone().try_acquire_owned() {
-            Ok(permit) => Some(Ok(Some(permit))),
-            Err(tokio::sync::TryAcquireError::NoPermits) => None,
-            Err(tokio::sync::TryAcquireError::Closed) => Some(Err(HttpError::Closed)),
-        }
+        self.inner.permits.try_acquire().map(Some)
     }
 
     /// A notification's or response's turn in the lane, taken now.
