@@ -204,6 +204,9 @@ pub(crate) enum ResponseFields {
 #[derive(Debug)]
 pub(crate) struct InResponse {
     pub(crate) status: StatusCode,
+    /// The first `Content-Type` (in `headers` as well only when every field
+    /// is kept: [`ResponseFields::All`], and over HTTP/2).
+    pub(crate) content_type: Option<HeaderValue>,
     pub(crate) headers: HeaderList,
     pub(crate) body: ResponseBody,
 }

@@ -245,6 +245,7 @@ impl Pool {
                     let (parts, response) = sent.await.map_err(|e| h2_error(e, body))?.into_parts();
                     Ok(InResponse {
                         status: parts.status,
+                        content_type: parts.headers.get(http::header::CONTENT_TYPE).cloned(),
                         headers: HeaderList::from_map(parts.headers),
                         body: ResponseBody::detached(response),
                     })

@@ -275,6 +275,7 @@ impl ResponseBody {
     fn h1(head: wire::Head, conn: Box<H1>, pool: Arc<Pool>) -> InResponse {
         let response = |kind| InResponse {
             status: head.status,
+            content_type: head.content_type,
             headers: head.headers,
             body: ResponseBody { kind },
         };

@@ -59,6 +59,10 @@ pub(crate) enum Framing {
 #[derive(Debug)]
 pub(crate) struct Head {
     pub(crate) status: StatusCode,
+    /// The first `Content-Type`, which every response's reader looks at:
+    /// kept apart (without an auth provider it is then often the only
+    /// field kept, and the field list is not allocated).
+    pub(crate) content_type: Option<HeaderValue>,
     /// The end-to-end fields (the hop-by-hop ones are this layer's).
     pub(crate) headers: HeaderList,
     pub(crate) framing: Framing,
@@ -170,6 +174,7 @@ pub(crate) fn parse_head(buf: &mut BytesMut, fields: ResponseFields) -> Result<P
     let mut inline: [Span; INLINE_FIELDS] = [[0; 5]; INLINE_FIELDS];
     let mut spilled: Vec<Span> = Vec::new();
     let mut kept = 0;
+    let mut content_type: Option<[u32; 2]> = None;
     let mut lengths = Lengths::default();
     for field in parsed.headers.iter() {
         let known = match field_name(field.name.as_bytes()) {
@@ -184,6 +189,14 @@ pub(crate) fn parse_head(buf: &mut BytesMut, fields: ResponseFields) -> Result<P
                 None
             }
         };
+        if known == Some(0) && content_type.is_none() {
+            content_type = Some(at(field.value));
+            // Kept in the list too only for an auth provider, which sees
+            // every field.
+            if fields == ResponseFields::Read {
+                continue;
+            }
+        }
         if fields == ResponseFields::Read && known.is_none() {
             continue;
         }
@@ -209,6 +222,13 @@ pub(crate) fn parse_head(buf: &mut BytesMut, fields: ResponseFields) -> Result<P
     };
     let http11 = parsed.version == Some(1);
     let head = buf.split_to(len).freeze();
+    let content_type = match content_type {
+        Some([from, to]) => Some(
+            HeaderValue::from_maybe_shared(head.slice(from as usize..to as usize))
+                .map_err(|_| WireError::Header)?,
+        ),
+        None => None,
+    };
     let mut headers = HeaderList::with_capacity(kept);
     for &[name_from, name_to, value_from, value_to, known] in spans {
         let name = match READ_FIELDS.get(known as usize) {
@@ -226,6 +246,7 @@ pub(crate) fn parse_head(buf: &mut BytesMut, fields: ResponseFields) -> Result<P
     let keep_alive = http11 && framing != Framing::UntilClose && !both_lengths && !lengths.close;
     Ok(Parsed::Final(Head {
         status,
+        content_type,
         headers,
         framing,
         keep_alive,
@@ -404,9 +425,13 @@ mod tests {
             .map(|(n, v)| format!("{}={}", n.as_str(), v.to_str().unwrap()))
             .collect();
         assert_eq!(
+            h.content_type.as_ref().map(HeaderValue::as_bytes),
+            Some(&b"text/plain"[..]),
+            "the content type is kept apart"
+        );
+        assert_eq!(
             kept,
             [
-                "content-type=text/plain",
                 "mcp-session-id=s",
                 "location=/a",
                 "www-authenticate=Bearer a",
@@ -423,6 +448,10 @@ mod tests {
             all.headers.iter().count(),
             8,
             "an auth provider sees every field"
+        );
+        assert_eq!(
+            all.content_type, h.content_type,
+            "and the content type apart"
         );
     }
 

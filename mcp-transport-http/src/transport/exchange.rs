@@ -115,10 +115,12 @@ impl Inner {
         }
         let InResponse {
             status,
+            content_type,
             headers,
             body,
         } = response;
-        let kind = body_kind(&headers, self.config.limits.max_error_excerpt);
+        let kind = body_kind(content_type.as_ref(), self.config.limits.max_error_excerpt);
+        drop(content_type);
         // The head goes before the body is read: its header values are
         // views of the connection's read buffer, and the read at the
         // body's end can then reuse that buffer instead of allocating one.
@@ -243,7 +245,10 @@ impl Inner {
             Err(err) => return Err(err),
         };
         let status = response.status;
-        match body_kind(&response.headers, self.config.limits.max_error_excerpt) {
+        match body_kind(
+            response.content_type.as_ref(),
+            self.config.limits.max_error_excerpt,
+        ) {
             BodyKind::EventStream => Ok(Some(response.body)),
             BodyKind::Other(content_type) => Err(HttpError::UnexpectedContentType {
                 status,
