@@ -60,11 +60,10 @@ pub(crate) struct Pool {
     connector: Connector,
     /// The absolute endpoint URI (HTTP/2 requests carry it).
     endpoint: Uri,
-    /// Its origin form (`/path?query`), the target of an HTTP/1.1 request.
-    origin: Uri,
-    /// The `Host` of an HTTP/1.1 request (the port only when not the
-    /// scheme's default).
-    host: HeaderValue,
+    /// The target of an HTTP/1.1 request: the endpoint's origin form
+    /// (`/path?query`) and `Host` (the port only when not the scheme's
+    /// default).
+    target: h1::Target,
     idle_timeout: Duration,
     state: Mutex<State>,
 }
@@ -131,8 +130,7 @@ impl Pool {
         Ok(Pool {
             connector,
             endpoint: endpoint.clone(),
-            origin,
-            host,
+            target: h1::Target::new(origin, host),
             idle_timeout,
             state: Mutex::new(State::default()),
         })
@@ -224,7 +222,7 @@ impl Pool {
         match taken {
             Taken::H1(conn) => {
                 // `Host` and `Content-Length` are written with the head.
-                h1::send(self, conn, request, &self.origin, &self.host).map(Either::Left)
+                h1::send(self, conn, request, &self.target).map(Either::Left)
             }
             Taken::H2(mut sender) => {
                 let headers = request.header_map();

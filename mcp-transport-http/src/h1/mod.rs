@@ -22,6 +22,7 @@
 
 mod chunked;
 mod request_head;
+pub(crate) use request_head::Target;
 pub(crate) mod wire;
 
 use std::future::{Future, poll_fn};
@@ -31,7 +32,6 @@ use std::sync::Arc;
 use std::task::{Context, Poll, Waker, ready};
 
 use bytes::{Bytes, BytesMut};
-use http::{HeaderValue, Uri};
 use hyper::body::{Body, Frame, Incoming, SizeHint};
 use hyper::rt::Write;
 
@@ -188,8 +188,7 @@ pub(crate) fn send<'a>(
     pool: &Arc<Pool>,
     mut h1: Box<H1>,
     request: OutRequest<'a>,
-    target: &Uri,
-    host: &HeaderValue,
+    target: &Target,
 ) -> Result<impl Future<Output = Sent<'a>> + use<'a>, Box<OutRequest<'a>>> {
     if h1.used && !h1.check_idle() {
         return Err(Box::new(request));
@@ -202,7 +201,7 @@ pub(crate) fn send<'a>(
         response_fields,
     } = request;
     let head = &mut h1.head;
-    request_head::encode_head(head, &method, target, host, &post, &headers, body.len());
+    request_head::encode_head(head, &method, target, &post, &headers, body.len());
     drop((post, headers));
     h1.used = true;
     let pool = pool.clone();

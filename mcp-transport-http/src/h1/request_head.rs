@@ -2,9 +2,10 @@
 //! line with its target in origin form, `Host`, a POST's own fields
 //! ([`PostFields`]), every other field, then the body's `Content-Length`.
 //!
-//! The fields a POST always has go out as few pieces as they can: its
-//! `Accept` and `Content-Type` as one piece of static text, and each
-//! routing field as its name's static prefix and its value.
+//! The fields a POST always has go out as few pieces as they can: the
+//! head's start up to its `Accept` and `Content-Type` as one piece made
+//! once per pool ([`Target`]), and each routing field as its name's static
+//! prefix and its value.
 
 use http::header::{CONTENT_LENGTH, HOST};
 use http::{HeaderValue, Method, Uri};
@@ -21,24 +22,36 @@ const BASICS: &[u8] = b"accept: application/json, text/event-stream\r\n\
 /// order.
 const ROUTING_PREFIXES: [&[u8]; 3] = [b"mcp-protocol-version: ", b"mcp-method: ", b"mcp-name: "];
 
-/// Writes the head of a request into `out` (cleared first): the request
-/// line with `target` in origin form, `Host`, the POST's own fields
-/// (`post`), every field of `headers` (any `Host` or `Content-Length` there
-/// left out: the connection's own go out instead), then the body's
-/// `Content-Length` when it has one.
-pub(crate) fn encode_head(
-    out: &mut Vec<u8>,
-    method: &Method,
-    target: &Uri,
-    host: &HeaderValue,
-    post: &PostFields,
-    headers: &HeaderList,
-    body_len: usize,
-) {
-    out.clear();
+/// Where a pool's HTTP/1.1 requests go: the target in origin form and
+/// the `Host`, and the start of a POST of a message's head, made from them
+/// once.
+#[derive(Debug)]
+pub(crate) struct Target {
+    origin: Uri,
+    host: HeaderValue,
+    /// `POST {origin} HTTP/1.1`, `Host`, `Accept` and `Content-Type`,
+    /// each line ended.
+    post_start: Box<[u8]>,
+}
+
+impl Target {
+    /// The target `origin` (`/path?query`) with `host`.
+    pub(crate) fn new(origin: Uri, host: HeaderValue) -> Self {
+        let mut start = Vec::new();
+        write_start(&mut start, &Method::POST, &origin, &host, true);
+        Target {
+            origin,
+            host,
+            post_start: start.into_boxed_slice(),
+        }
+    }
+}
+
+/// The request line, `Host`, and the basics when `basics`.
+fn write_start(out: &mut Vec<u8>, method: &Method, origin: &Uri, host: &HeaderValue, basics: bool) {
     out.extend_from_slice(method.as_str().as_bytes());
     out.push(b' ');
-    let path = target.path_and_query().map_or("/", |p| p.as_str());
+    let path = origin.path_and_query().map_or("/", |p| p.as_str());
     out.extend_from_slice(if path.is_empty() {
         b"/"
     } else {
@@ -47,8 +60,28 @@ pub(crate) fn encode_head(
     out.extend_from_slice(b" HTTP/1.1\r\nhost: ");
     out.extend_from_slice(host.as_bytes());
     out.extend_from_slice(b"\r\n");
-    if post.basics {
+    if basics {
         out.extend_from_slice(BASICS);
+    }
+}
+
+/// Writes the head of a request into `out` (cleared first): the request
+/// line with the target in origin form, `Host`, the POST's own fields
+/// (`post`), every field of `headers` (any `Host` or `Content-Length` there
+/// left out: the connection's own go out instead), then the body's
+/// `Content-Length` when it has one.
+pub(crate) fn encode_head(
+    out: &mut Vec<u8>,
+    method: &Method,
+    target: &Target,
+    post: &PostFields,
+    headers: &HeaderList,
+    body_len: usize,
+) {
+    out.clear();
+    match *method == Method::POST && post.basics {
+        true => out.extend_from_slice(&target.post_start),
+        false => write_start(out, method, &target.origin, &target.host, post.basics),
     }
     let routing = [&post.version, &post.method, &post.name];
     for (prefix, value) in ROUTING_PREFIXES.iter().zip(routing) {
@@ -120,28 +153,19 @@ mod tests {
         }
         let host = HeaderValue::from_static("example.com:8080");
         let mut out = b"stale".to_vec();
-        let target: Uri = "/mcp?x=1".parse().expect("uri");
+        let target = Target::new("/mcp?x=1".parse().expect("uri"), host.clone());
         let none = PostFields::default();
-        encode_head(
-            &mut out,
-            &Method::POST,
-            &target,
-            &host,
-            &none,
-            &headers,
-            1234,
-        );
+        encode_head(&mut out, &Method::POST, &target, &none, &headers, 1234);
         assert_eq!(
             text(&out),
             "POST /mcp?x=1 HTTP/1.1\r\nhost: example.com:8080\r\n\
              content-type: application/json\r\ncontent-length: 1234\r\n\r\n"
         );
-        let target: Uri = "/".parse().expect("uri");
+        let target = Target::new("/".parse().expect("uri"), host);
         encode_head(
             &mut out,
             &Method::GET,
             &target,
-            &host,
             &none,
             &HeaderList::default(),
             0,
@@ -153,8 +177,7 @@ mod tests {
     /// the same fields in a list, in the same order.
     #[test]
     fn a_posts_own_fields_go_out_as_the_same_fields_in_a_list() {
-        let host = HeaderValue::from_static("h");
-        let target: Uri = "/mcp".parse().expect("uri");
+        let target = Target::new("/mcp".parse().expect("uri"), HeaderValue::from_static("h"));
         let value = HeaderValue::from_static;
         let mut extra = HeaderList::default();
         extra.append(HeaderName::from_static("x-a"), value("1"));
@@ -178,14 +201,14 @@ mod tests {
             },
         ] {
             let mut fixed = Vec::new();
-            encode_head(&mut fixed, &Method::POST, &target, &host, &post, &extra, 3);
+            encode_head(&mut fixed, &Method::POST, &target, &post, &extra, 3);
             let mut listed = HeaderList::default();
             for (name, value) in post.iter().chain(extra.iter()) {
                 listed.append(name.clone(), value.clone());
             }
             let mut plain = Vec::new();
             let none = PostFields::default();
-            encode_head(&mut plain, &Method::POST, &target, &host, &none, &listed, 3);
+            encode_head(&mut plain, &Method::POST, &target, &none, &listed, 3);
             assert_eq!(text(&fixed), text(&plain), "{post:?}");
         }
         let basics = format!(
