@@ -108,19 +108,32 @@ pub(crate) fn encode_head(
     out.extend_from_slice(b"\r\n");
 }
 
-/// Appends `n` in decimal.
+/// Appends `n` in decimal: two digits a step (a body's length has three
+/// or four).
 fn push_decimal(out: &mut Vec<u8>, n: usize) {
+    const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
+                                2021222324252627282930313233343536373839\
+                                4041424344454647484950515253545556575859\
+                                6061626364656667686970717273747576777879\
+                                8081828384858687888990919293949596979899";
     let mut digits = [0u8; 20];
     let mut at = digits.len();
     let mut rest = n;
-    loop {
+    while rest >= 100 {
+        // Below 100: two digits of the table.
+        let pair = (rest % 100) * 2;
+        rest /= 100;
+        at -= 2;
+        digits[at..at + 2].copy_from_slice(&PAIRS[pair..pair + 2]);
+    }
+    if rest >= 10 {
+        let pair = rest * 2;
+        at -= 2;
+        digits[at..at + 2].copy_from_slice(&PAIRS[pair..pair + 2]);
+    } else {
         at -= 1;
-        // A digit: `rest % 10` is below 10.
-        digits[at] = b'0' + (rest % 10) as u8;
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
+        // A digit: `rest` is below 10.
+        digits[at] = b'0' + rest as u8;
     }
     out.extend_from_slice(&digits[at..]);
 }
@@ -171,6 +184,27 @@ mod tests {
             0,
         );
         assert_eq!(out, b"GET / HTTP/1.1\r\nhost: example.com:8080\r\n\r\n");
+    }
+
+    #[test]
+    fn lengths_are_written_in_decimal() {
+        for n in [
+            0,
+            7,
+            10,
+            99,
+            100,
+            101,
+            999,
+            1000,
+            65_535,
+            1_234_567,
+            usize::MAX,
+        ] {
+            let mut out = b"x".to_vec();
+            push_decimal(&mut out, n);
+            assert_eq!(out, format!("x{n}").as_bytes());
+        }
     }
 
     /// The head written from the POST's own fields is the one written from

@@ -273,6 +273,13 @@ impl Lengths {
         let list = || value.split(|b| *b == b',').map(<[u8]>::trim_ascii);
         match name {
             FieldName::ContentLength => {
+                // One number, the usual value: read as it is.
+                if self.length.is_none()
+                    && let Some(n) = parse_decimal(value)
+                {
+                    self.length = Some(n);
+                    return Ok(false);
+                }
                 // Repeated values (or a list) must agree.
                 for part in list() {
                     let n = parse_decimal(part).ok_or(WireError::ContentLength)?;
