@@ -275,8 +275,9 @@ async fn plain_400_carries_a_bounded_excerpt_and_no_message() {
     assert!(body.len() <= 1024 + 4, "excerpt is bounded: {}", body.len());
 }
 
-#[tokio::test]
-async fn cancel_closes_the_response_stream() {
+/// A server whose every answer is a stream of one progress event that
+/// then hangs, and a transport to it.
+async fn progress_then_hang() -> (TestServer, HttpTransport) {
     let server = serve_st(|_, _, st| {
         sse(
             vec![chunk(&event(&progress(1))), Step::Hang],
@@ -285,6 +286,12 @@ async fn cancel_closes_the_response_stream() {
     })
     .await;
     let t = HttpTransport::new(config(&server.url)).unwrap();
+    (server, t)
+}
+
+#[tokio::test]
+async fn cancel_closes_the_response_stream() {
+    let (server, t) = progress_then_hang().await;
     let routing = modern(11, "tools/call");
     let Reply::Stream(mut stream) = t.send(request(11, "tools/call"), &routing).await.unwrap()
     else {
@@ -308,14 +315,7 @@ async fn cancel_closes_the_response_stream() {
 /// (its caller drops it), but the response stream it turns into is.
 #[tokio::test]
 async fn an_unregistered_posts_stream_is_registered_when_it_starts() {
-    let server = serve_st(|_, _, st| {
-        sse(
-            vec![chunk(&event(&progress(1))), Step::Hang],
-            Some(st.clone()),
-        )
-    })
-    .await;
-    let t = HttpTransport::new(config(&server.url)).unwrap();
+    let (_server, t) = progress_then_hang().await;
     let routing = modern(12, "tools/call");
     let slot = t.try_reserve_unregistered(&routing).unwrap().unwrap();
     assert!(!t.cancel(&RequestId::Number(12)), "not registered");
