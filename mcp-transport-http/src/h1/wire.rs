@@ -221,6 +221,25 @@ pub(crate) fn parse_head(buf: &mut BytesMut, fields: ResponseFields) -> Result<P
         false => &spilled[..],
     };
     let http11 = parsed.version == Some(1);
+    let framing = lengths.framing(status);
+    // A response with both lengths may have been smuggled: not reused.
+    let both_lengths = lengths.chunked.is_some() && lengths.length.is_some();
+    let keep_alive = http11 && framing != Framing::UntilClose && !both_lengths && !lengths.close;
+    // Nothing kept but a usual content type (the common response without
+    // an auth provider): the head is read past, no view of it is made.
+    let usual = content_type.map(|[from, to]| usual_content_type(&buf[from as usize..to as usize]));
+    if kept == 0
+        && let None | Some(Some(_)) = usual
+    {
+        buf.advance(len);
+        return Ok(Parsed::Final(Head {
+            status,
+            content_type: usual.flatten(),
+            headers: HeaderList::default(),
+            framing,
+            keep_alive,
+        }));
+    }
     let head = buf.split_to(len).freeze();
     let content_type = match content_type {
         Some([from, to]) => Some(
@@ -240,10 +259,6 @@ pub(crate) fn parse_head(buf: &mut BytesMut, fields: ResponseFields) -> Result<P
         let value = HeaderValue::from_maybe_shared(value).map_err(|_| WireError::Header)?;
         headers.append(name, value);
     }
-    let framing = lengths.framing(status);
-    // A response with both lengths may have been smuggled: not reused.
-    let both_lengths = lengths.chunked.is_some() && lengths.length.is_some();
-    let keep_alive = http11 && framing != Framing::UntilClose && !both_lengths && !lengths.close;
     Ok(Parsed::Final(Head {
         status,
         content_type,
@@ -251,6 +266,16 @@ pub(crate) fn parse_head(buf: &mut BytesMut, fields: ResponseFields) -> Result<P
         framing,
         keep_alive,
     }))
+}
+
+/// The static value of a content type servers send as it is (the value
+/// made when the program is built: no view of the head, no count).
+fn usual_content_type(value: &[u8]) -> Option<HeaderValue> {
+    match value {
+        b"application/json" => Some(crate::headers::JSON),
+        b"text/event-stream" => Some(crate::headers::ACCEPT_SSE),
+        _ => None,
+    }
 }
 
 /// What the head's fields say about the body's length and the connection,
@@ -460,6 +485,33 @@ mod tests {
             all.content_type, h.content_type,
             "and the content type apart"
         );
+    }
+
+    /// A head that keeps nothing but a usual content type is read past
+    /// (its value the static one); any other value is a view of the head.
+    #[test]
+    fn a_usual_content_type_needs_no_view_of_the_head() {
+        for (value, rest) in [
+            ("application/json", "{}"),
+            ("text/event-stream", "data: x"),
+            ("application/json; charset=utf-8", "{}"),
+            ("Application/JSON", "{}"),
+        ] {
+            let text = format!(
+                "HTTP/1.1 200 OK\r\nDate: x\r\ncontent-type: {value}\r\ncontent-length: 2\r\n\r\n{rest}"
+            );
+            let mut buf = BytesMut::from(text.as_bytes());
+            let Ok(Parsed::Final(h)) = parse_head(&mut buf, ResponseFields::Read) else {
+                panic!("not a final head: {value}")
+            };
+            assert_eq!(&buf[..], rest.as_bytes(), "only the head is taken");
+            assert_eq!(
+                h.content_type.as_ref().map(HeaderValue::as_bytes),
+                Some(value.as_bytes())
+            );
+            assert_eq!(h.headers.iter().count(), 0);
+            assert_eq!(h.framing, Framing::Length(2));
+        }
     }
 
     #[test]
