@@ -82,7 +82,7 @@ pub const JSON: HeaderValue = HeaderValue::from_static("application/json");
 /// [`HttpError::InvalidHeader`] when a value or a parameter name cannot
 /// travel as a header (the core must encode such values first).
 pub fn render_routing(routing: &HttpRouting, headers: &mut HeaderMap) -> Result<(), HttpError> {
-    render(routing, headers, None)
+    render(routing, headers)
 }
 
 /// [`render_routing`] into the transport's own field list.
@@ -90,24 +90,21 @@ pub(crate) fn render_list(
     routing: &HttpRouting,
     headers: &mut HeaderList,
 ) -> Result<(), HttpError> {
-    render(routing, headers, None)
+    render(routing, headers)
 }
 
 /// A POST's own fields ([`PostFields`]: the basics, then the routing but
 /// its `Mcp-Param-*` fields, which [`render_params`] adds to the list),
-/// with the transport's cache of recent `Mcp-Method` and `Mcp-Name`
-/// values: a name requests keep naming (the tools a client calls) is
-/// validated and copied once, then shared.
+/// their values from the cache of recent `Mcp-Method` and `Mcp-Name`
+/// values ([`cached_value`]): a name requests keep naming (the tools a
+/// client calls) is validated and copied once, then shared.
 ///
 /// # Errors
 /// [`HttpError::InvalidHeader`] when a value cannot travel as a header.
-pub(crate) fn post_fields(
-    routing: &HttpRouting,
-    cache: &ValueCache,
-) -> Result<PostFields, HttpError> {
+pub(crate) fn post_fields(routing: &HttpRouting) -> Result<PostFields, HttpError> {
     Ok(PostFields {
         basics: true,
-        ..routing_fields(routing, Some(cache))?
+        ..routing_fields(routing, true)?
     })
 }
 
@@ -137,26 +134,20 @@ impl Fields for Appending<'_> {
     }
 }
 
-fn render(
-    routing: &HttpRouting,
-    headers: &mut impl Fields,
-    cache: Option<&ValueCache>,
-) -> Result<(), HttpError> {
-    let fields = routing_fields(routing, cache)?;
+fn render(routing: &HttpRouting, headers: &mut impl Fields) -> Result<(), HttpError> {
+    let fields = routing_fields(routing, false)?;
     for (name, value) in fields.routing() {
         headers.set(name.clone(), value.clone());
     }
     params(routing, headers)
 }
 
-/// The routing's version, method and name as values (no basics).
-fn routing_fields(
-    routing: &HttpRouting,
-    cache: Option<&ValueCache>,
-) -> Result<PostFields, HttpError> {
-    let value = |name: &HeaderName, text: &str| match cache {
-        Some(cache) => cache.value(name, text),
-        None => value(name.as_str(), text),
+/// The routing's version, method and name as values (no basics), the
+/// method's and name's from the cache of recent values when `cached`.
+fn routing_fields(routing: &HttpRouting, cached: bool) -> Result<PostFields, HttpError> {
+    let value = |name: &HeaderName, text: &str| match cached {
+        true => cached_value(name, text),
+        false => value(name.as_str(), text),
     };
     let version = match &routing.protocol_version {
         Some(version) => Some(match known_version(version) {
@@ -195,44 +186,40 @@ fn params(routing: &HttpRouting, headers: &mut impl Fields) -> Result<(), HttpEr
     Ok(())
 }
 
-/// How many recent values [`ValueCache`] keeps.
+/// How many recent values [`cached_value`] keeps.
 const CACHED_VALUES: usize = 16;
 
-/// The header values of the methods and names requests named lately on
-/// this thread (a few, replaced in turn): a hit is a shared clone of the
-/// value, with no copy or check of the text. Kept per thread, so a request
-/// looks at it without a lock (a client's POSTs are made on its callers'
-/// threads and its driver's); the handle itself holds nothing.
-#[derive(Default)]
-pub(crate) struct ValueCache;
-
-/// The values of [`ValueCache`], and the slot the next one replaces.
+/// The values of [`cached_value`]'s cache, and the slot the next one
+/// replaces.
 type Recent = ([Option<HeaderValue>; CACHED_VALUES], usize);
 
 thread_local! {
     static RECENT: RefCell<Recent> = const { RefCell::new(([const { None }; CACHED_VALUES], 0)) };
 }
 
-impl ValueCache {
-    fn value(&self, name: &HeaderName, text: &str) -> Result<HeaderValue, HttpError> {
-        let cached = RECENT.try_with(|recent| {
-            let mut recent = recent.borrow_mut();
-            let (values, next) = &mut *recent;
-            let hit = values
-                .iter()
-                .flatten()
-                .find(|v| v.as_bytes() == text.as_bytes());
-            if let Some(v) = hit {
-                return Ok(v.clone());
-            }
-            let v = value(name.as_str(), text)?;
-            values[*next] = Some(v.clone());
-            *next = (*next + 1) % CACHED_VALUES;
-            Ok(v)
-        });
-        // A thread on its way out (its cache gone) makes the value afresh.
-        cached.unwrap_or_else(|_| value(name.as_str(), text))
-    }
+/// The header value of `text`, from the values of the methods and names
+/// requests named lately on this thread (a few, replaced in turn): a hit
+/// is a shared clone of the value, with no copy or check of the text.
+/// Kept per thread, so a request looks at it without a lock (a client's
+/// POSTs are made on its callers' threads and its driver's).
+fn cached_value(name: &HeaderName, text: &str) -> Result<HeaderValue, HttpError> {
+    let cached = RECENT.try_with(|recent| {
+        let mut recent = recent.borrow_mut();
+        let (values, next) = &mut *recent;
+        let hit = values
+            .iter()
+            .flatten()
+            .find(|v| v.as_bytes() == text.as_bytes());
+        if let Some(v) = hit {
+            return Ok(v.clone());
+        }
+        let v = value(name.as_str(), text)?;
+        values[*next] = Some(v.clone());
+        *next = (*next + 1) % CACHED_VALUES;
+        Ok(v)
+    });
+    // A thread on its way out (its cache gone) makes the value afresh.
+    cached.unwrap_or_else(|_| value(name.as_str(), text))
 }
 
 /// Whether only the transport may set this header: `Mcp-*` (routing and
@@ -317,6 +304,18 @@ pub(crate) enum BodyKind {
     Other(String),
 }
 
+/// The content types servers send as they are: the kind of body each
+/// means, and its static value (made when the program is built: a
+/// response's is classified without a scan, and kept without a view of
+/// its head).
+pub(crate) fn usual_content_type(value: &[u8]) -> Option<(BodyKind, HeaderValue)> {
+    match value {
+        b"application/json" => Some((BodyKind::Json, JSON)),
+        b"text/event-stream" => Some((BodyKind::EventStream, ACCEPT_SSE)),
+        _ => None,
+    }
+}
+
 /// Classifies a response's `Content-Type` (its first).
 pub(crate) fn body_kind(content_type: Option<&HeaderValue>, max_len: usize) -> BodyKind {
     let Some(raw) = content_type else {
@@ -324,10 +323,8 @@ pub(crate) fn body_kind(content_type: Option<&HeaderValue>, max_len: usize) -> B
     };
     // The usual values, exactly as servers send them, without the scan
     // (which gives the same answer for them).
-    match raw.as_bytes() {
-        b"application/json" => return BodyKind::Json,
-        b"text/event-stream" => return BodyKind::EventStream,
-        _ => {}
+    if let Some((kind, _)) = usual_content_type(raw.as_bytes()) {
+        return kind;
     }
     let Ok(text) = raw.to_str() else {
         return BodyKind::Other(bounded(&String::from_utf8_lossy(raw.as_bytes()), max_len));
@@ -462,12 +459,11 @@ mod tests {
 
     #[test]
     fn cached_values_render_alike_and_are_shared() {
-        let cache = ValueCache;
         let routing = HttpRouting::new(ProtocolVersion::V2026_07_28)
             .with_method("x/custom")
             .with_name("get_weather")
             .with_param("Region", "eu");
-        let first = post_fields(&routing, &cache).unwrap();
+        let first = post_fields(&routing).unwrap();
         let mut list = HeaderList::default();
         render_params(&routing, &mut list).unwrap();
         let mut cached = HeaderMap::new();
@@ -478,7 +474,7 @@ mod tests {
         render_routing(&routing, &mut plain).unwrap();
         assert_eq!(cached, plain);
         assert!(first.basics, "a POST's fields have its basics");
-        let again = post_fields(&routing, &cache).unwrap();
+        let again = post_fields(&routing).unwrap();
         assert_eq!(
             again.name.unwrap().as_bytes().as_ptr(),
             first.name.unwrap().as_bytes().as_ptr(),
@@ -486,12 +482,12 @@ mod tests {
         );
         for i in 0..=CACHED_VALUES {
             let r = HttpRouting::new(ProtocolVersion::V2026_07_28).with_name(format!("tool{i}"));
-            let fresh = post_fields(&r, &cache).unwrap();
+            let fresh = post_fields(&r).unwrap();
             assert_eq!(fresh.name.unwrap(), format!("tool{i}").as_str());
         }
         let bad = HttpRouting::new(ProtocolVersion::V2026_07_28).with_name("a\nb");
         assert!(
-            matches!(post_fields(&bad, &cache), Err(HttpError::InvalidHeader { name }) if name == "mcp-name")
+            matches!(post_fields(&bad), Err(HttpError::InvalidHeader { name }) if name == "mcp-name")
         );
         let bad = HttpRouting::new(ProtocolVersion::V2026_07_28).with_param("a b", "x");
         assert!(matches!(

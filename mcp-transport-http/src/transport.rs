@@ -18,7 +18,6 @@ use crate::cancel::{Cancel, Registry};
 use crate::client::Connector;
 use crate::config::HttpConfig;
 use crate::error::HttpError;
-use crate::headers::ValueCache;
 use crate::pool::Pool;
 use crate::session::{Session, SessionId};
 use crate::stream::{ResponseStream, StreamKind};
@@ -106,9 +105,6 @@ pub(crate) struct Inner {
     lane: Arc<Lane>,
     /// The requests in flight, by id, and the closing signal.
     pub(crate) registry: Arc<Registry>,
-    /// Recent `Mcp-Method` and `Mcp-Name` values, shared by the requests
-    /// that name them again.
-    values: ValueCache,
 }
 
 impl std::fmt::Debug for Inner {
@@ -146,7 +142,6 @@ impl HttpTransport {
                 pool: Arc::new(pool),
                 session: Session::default(),
                 registry: Registry::new(),
-                values: ValueCache,
             }),
         })
     }
@@ -258,17 +253,7 @@ impl HttpTransport {
     /// # Errors
     /// [`HttpError::Closed`] once the transport is closed.
     pub fn try_reserve(&self, routing: &HttpRouting) -> Option<Result<PostSlot, HttpError>> {
-        let permit = self.try_permit(routing)?;
-        let cancel = self.inner.register(routing.request_id.as_ref());
-        if cancel.is_closed() {
-            return Some(Err(HttpError::Closed));
-        }
-        let turn = self.turn(routing);
-        Some(Ok(PostSlot {
-            permit,
-            cancel: Some(cancel),
-            turn,
-        }))
+        self.try_slot(routing, true)
     }
 
     /// [`HttpTransport::try_reserve`] for a POST its caller cancels by
@@ -286,25 +271,31 @@ impl HttpTransport {
         &self,
         routing: &HttpRouting,
     ) -> Option<Result<PostSlot, HttpError>> {
-        let permit = self.try_permit(routing)?;
+        self.try_slot(routing, false)
+    }
+
+    /// A slot now: its permit, if the request needs one (`None` when it
+    /// would have to wait for it), its registration when `registered`,
+    /// its turn.
+    fn try_slot(
+        &self,
+        routing: &HttpRouting,
+        registered: bool,
+    ) -> Option<Result<PostSlot, HttpError>> {
+        let permit = match routing.request_id.is_none() || routing.long_lived {
+            true => None,
+            false => Some(self.inner.permits.try_acquire()?),
+        };
+        let cancel = registered.then(|| self.inner.register(routing.request_id.as_ref()));
         if self.inner.registry.is_closed() {
             return Some(Err(HttpError::Closed));
         }
         let turn = self.turn(routing);
         Some(Ok(PostSlot {
             permit,
-            cancel: None,
+            cancel,
             turn,
         }))
-    }
-
-    /// A permit now for a request that needs one (`Ok(None)` when it needs
-    /// none); `None` when it would have to wait for one.
-    fn try_permit(&self, routing: &HttpRouting) -> Option<Option<Permit>> {
-        if routing.request_id.is_none() || routing.long_lived {
-            return Some(None);
-        }
-        self.inner.permits.try_acquire().map(Some)
     }
 
     /// A notification's or response's turn in the lane, taken now.

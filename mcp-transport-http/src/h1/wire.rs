@@ -6,7 +6,7 @@ use bytes::{Buf, BytesMut};
 use http::header::{CONTENT_TYPE, LOCATION, WWW_AUTHENTICATE};
 use http::{HeaderName, HeaderValue, StatusCode};
 
-use crate::headers::SESSION_ID;
+use crate::headers::{SESSION_ID, usual_content_type};
 use crate::parts::{HeaderList, ResponseFields};
 
 /// The largest response head read (status line and headers): a server
@@ -227,7 +227,9 @@ pub(crate) fn parse_head(buf: &mut BytesMut, fields: ResponseFields) -> Result<P
     let keep_alive = http11 && framing != Framing::UntilClose && !both_lengths && !lengths.close;
     // Nothing kept but a usual content type (the common response without
     // an auth provider): the head is read past, no view of it is made.
-    let usual = content_type.map(|[from, to]| usual_content_type(&buf[from as usize..to as usize]));
+    let usual = content_type.map(|[from, to]| {
+        usual_content_type(&buf[from as usize..to as usize]).map(|(_, value)| value)
+    });
     if kept == 0
         && let None | Some(Some(_)) = usual
     {
@@ -266,16 +268,6 @@ pub(crate) fn parse_head(buf: &mut BytesMut, fields: ResponseFields) -> Result<P
         framing,
         keep_alive,
     }))
-}
-
-/// The static value of a content type servers send as it is (the value
-/// made when the program is built: no view of the head, no count).
-fn usual_content_type(value: &[u8]) -> Option<HeaderValue> {
-    match value {
-        b"application/json" => Some(crate::headers::JSON),
-        b"text/event-stream" => Some(crate::headers::ACCEPT_SSE),
-        _ => None,
-    }
 }
 
 /// What the head's fields say about the body's length and the connection,

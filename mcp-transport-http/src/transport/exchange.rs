@@ -15,8 +15,7 @@ use crate::body::{ERROR_BODY_LIMIT, describe_error_body, json_reply, read_limite
 use crate::cancel::Cancel;
 use crate::error::HttpError;
 use crate::headers::{
-    self, BodyKind, ValueCache, body_kind, bounded, header_texts, post_fields, render_list,
-    render_params,
+    self, BodyKind, body_kind, bounded, header_texts, post_fields, render_list, render_params,
 };
 use crate::stream::{Inline, Prelude, StreamKind, read_to_reply};
 
@@ -298,8 +297,7 @@ impl Inner {
                     ),
                     None => None,
                 };
-                let (request, generation) =
-                    build(spec, may_retry, session.as_ref(), credentials, &self.values)?;
+                let (request, generation) = build(spec, may_retry, session.as_ref(), credentials)?;
                 let response = self.pool.send(request).await.map_err(HttpError::Network)?;
                 if response.status.is_success() {
                     if let Some(auth) = &auth {
@@ -402,10 +400,9 @@ fn build<'a>(
     may_retry: bool,
     session: Option<&HeaderValue>,
     credentials: Option<crate::auth::Credentials>,
-    values: &ValueCache,
 ) -> Result<(OutRequest<'a>, u64), HttpError> {
     let post = match spec.routing {
-        Some(routing) => post_fields(routing, values)?,
+        Some(routing) => post_fields(routing)?,
         None => PostFields::default(),
     };
     // The auth provider (whose credentials these are) sees every field of
