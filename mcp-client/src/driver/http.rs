@@ -55,8 +55,8 @@ impl Driver {
                 self.http_io.push(send_in(*a));
             }
             HttpIo::Posted { id, result, spent } => {
-                if let Some(RequestId::Number(n)) = &id {
-                    self.unregistered.remove(*n);
+                if let Some(n) = id.as_ref().and_then(RequestId::as_number) {
+                    self.unregistered.remove(n);
                 }
                 self.conn.recycle(spent);
                 self.on_posted(now, id, result);

@@ -87,11 +87,10 @@ impl Driver {
                 // An unregistered POST is cancelled by dropping its future
                 // (its connection closes with it); any other request, and
                 // a response stream, through the transport.
-                let unregistered = match &request_id {
-                    mcp_types::RequestId::Number(n) => self.unregistered.remove(*n),
-                    mcp_types::RequestId::String(_) => None,
-                };
-                match unregistered {
+                let slot = request_id
+                    .as_number()
+                    .and_then(|n| self.unregistered.remove(n));
+                match slot {
                     Some(index) => self.http_io.remove(index),
                     None => {
                         http.cancel(&request_id);
