@@ -61,12 +61,19 @@ impl RequestId {
     pub fn as_number(&self) -> Option<i64> {
         match self {
             RequestId::Number(n) => Some(*n),
-            RequestId::String(s) => {
-                let canonical = s.parse::<i64>().ok()?;
-                (canonical.to_string() == *s).then_some(canonical)
-            }
+            RequestId::String(s) => canonical_number(s),
         }
     }
+}
+
+/// The number a string id spells in canonical form (no sign `+`, no
+/// leading zero): out of line, so that a numeric id's look is inlined
+/// where calls are looked up and does not call into this parse.
+#[cold]
+#[inline(never)]
+fn canonical_number(s: &str) -> Option<i64> {
+    let canonical = s.parse::<i64>().ok()?;
+    (canonical.to_string() == *s).then_some(canonical)
 }
 
 impl fmt::Display for RequestId {

@@ -61,7 +61,10 @@ impl RawCapabilities {
 
     /// [`has_capability`], walked once per path.
     pub(crate) fn has(&mut self, path: &'static str) -> bool {
-        if let Some(&(_, yes)) = self.answers.iter().find(|(p, _)| *p == path) {
+        // The paths are the core's own constants: the same text is
+        // nearly always the same address, looked at before the bytes.
+        let same = |p: &&str| std::ptr::eq(*p, path) || *p == path;
+        if let Some(&(_, yes)) = self.answers.iter().find(|(p, _)| same(p)) {
             return yes;
         }
         let yes = has_capability(&self.value, path);
