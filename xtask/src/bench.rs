@@ -24,7 +24,9 @@
 //!
 //! `--quick` runs fewer calls everywhere; `--no-table` skips part 1;
 //! `--icount` runs only the instruction count of the table's clients
-//! (`bench_icount.rs`), which a loaded machine does not disturb.
+//! (`bench_icount.rs`), with their atomic writes and the code a call
+//! executes in pages and lines (`bench_profile.rs`), which a loaded
+//! machine does not disturb.
 
 use crate::util;
 

@@ -48,68 +48,13 @@ fn atomic_site(line: &str) -> Option<u64> {
 /// Executions of `sites` in a callgrind profile made with
 /// `--dump-instr=yes`, in the object whose file name ends with `exe_name`.
 pub(crate) fn executed(profile: &str, sites: &AtomicSites, exe_name: &str) -> u64 {
-    let mut objects = std::collections::HashMap::new();
-    let (mut in_exe, mut address, mut call_cost_next) = (false, 0u64, false);
     let mut total = 0;
-    for line in profile.lines() {
-        if let Some(ob) = line.strip_prefix("ob=") {
-            in_exe = object_name(&mut objects, ob).ends_with(exe_name);
-            continue;
+    crate::bench_profile::walk(profile, |object, address, cost| {
+        if object.name.ends_with(exe_name) && sites.0.contains(&address) {
+            total += cost;
         }
-        if let Some(cob) = line.strip_prefix("cob=") {
-            object_name(&mut objects, cob);
-            continue;
-        }
-        if line.starts_with("calls=") {
-            call_cost_next = true;
-            continue;
-        }
-        let Some(first) = line.split_ascii_whitespace().next() else {
-            continue;
-        };
-        // A cost line starts with the instruction's address: absolute in
-        // hex, or relative to the last one (in decimal), or `*` (the same).
-        let moved = if let Some(hex) = first.strip_prefix("0x") {
-            u64::from_str_radix(hex, 16).ok()
-        } else if let Some(n) = first.strip_prefix('+') {
-            n.parse::<u64>().ok().map(|n| address.wrapping_add(n))
-        } else if let Some(n) = first.strip_prefix('-') {
-            n.parse::<u64>().ok().map(|n| address.wrapping_sub(n))
-        } else if first == "*" {
-            Some(address)
-        } else {
-            None
-        };
-        let Some(at) = moved else {
-            continue;
-        };
-        address = at;
-        // The line after `calls=` is the call's inclusive cost, not the
-        // instruction's own.
-        if std::mem::take(&mut call_cost_next) {
-            continue;
-        }
-        if in_exe && sites.0.contains(&address) {
-            let cost = line.split_ascii_whitespace().nth(2);
-            total += cost.and_then(|c| c.parse::<u64>().ok()).unwrap_or(0);
-        }
-    }
+    });
     total
-}
-
-/// An object's name from a `(id) name` or `(id)` reference, remembered by
-/// its id.
-fn object_name<'a>(
-    objects: &mut std::collections::HashMap<&'a str, &'a str>,
-    r: &'a str,
-) -> &'a str {
-    match r.split_once(") ") {
-        Some((id, name)) => {
-            objects.insert(id, name);
-            name
-        }
-        None => objects.get(r.trim_end_matches(')')).copied().unwrap_or(r),
-    }
 }
 
 #[cfg(test)]

@@ -15,12 +15,16 @@
 //! of that name).
 //!
 //! The same runs count each client's atomic read-modify-writes per call
-//! (`bench_atomics.rs`; needs `objdump`), printed as a second table.
+//! (`bench_atomics.rs`; needs `objdump`), printed as a second table, and
+//! the code it executes on every call, in 4 KiB pages and 64-byte lines
+//! (`bench_profile.rs`), as a third: what a call costs where each switch
+//! to the server and back empties the TLB (the README, stop 40).
 
 use std::path::Path;
 use std::process::{Command, Stdio};
 
 use crate::bench_atomics::AtomicSites;
+use crate::bench_profile::{Footprint, Lines};
 use crate::bench_table::{HttpServer, Programs, ROWS};
 
 /// Calls of the shorter and the longer run of a row (results of 256 KiB:
@@ -74,10 +78,12 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         }
         println!("{head}\n{rule}");
         let mut atomics_table = format!("{head}\n{rule}\n");
+        let mut footprint_table = format!("{head}\n{rule}\n");
         for row in ROWS {
             let (label, via, bytes, workers, _) = row;
             let mut line = format!("| {label} |");
             let mut atomics_line = format!("| {label} |");
+            let mut footprint_line = format!("| {label} |");
             let mut floor = None;
             for ((_, program), sites) in CLIENTS.iter().zip(&sites) {
                 let program = *program;
@@ -97,9 +103,17 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
                     sites: sites.as_ref(),
                 };
                 let cell = match per_call(&run) {
-                    Ok((n, atomics)) => {
+                    Ok(PerCall {
+                        instructions: n,
+                        atomics,
+                        footprint,
+                    }) => {
                         atomics_line.push_str(&match atomics {
                             Some(a) => format!(" {a:.1} |"),
+                            None => " — |".to_owned(),
+                        });
+                        footprint_line.push_str(&match footprint {
+                            Some(f) => format!(" {} / {} |", f.pages, f.lines),
                             None => " — |".to_owned(),
                         });
                         let ratio =
@@ -112,6 +126,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
                     Err(e) => {
                         eprintln!("bench --icount: {e}");
                         atomics_line.push_str(" — |");
+                        footprint_line.push_str(" — |");
                         " — |".to_owned()
                     }
                 };
@@ -120,10 +135,16 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
             println!("{line}");
             atomics_table.push_str(&atomics_line);
             atomics_table.push('\n');
+            footprint_table.push_str(&footprint_line);
+            footprint_table.push('\n');
         }
         println!(
             "\n### Atomic read-modify-writes per call (lock-prefixed and xchg instructions \
              in the client's executable), {revision}\n\n{atomics_table}"
+        );
+        println!(
+            "\n### Code a call executes: 4 KiB pages / 64-byte lines (every object's, \
+             each executed at least once per call), {revision}\n\n{footprint_table}"
         );
     }
     Ok(())
@@ -151,29 +172,55 @@ struct Run<'a> {
     sites: Option<&'a AtomicSites>,
 }
 
-/// Instructions one more call costs, and atomic writes when counted: two
-/// runs, the difference.
-fn per_call(run: &Run<'_>) -> Result<(f64, Option<f64>), String> {
+/// What one more call costs: the difference of two runs.
+struct PerCall {
+    instructions: f64,
+    /// Atomic writes, when counted.
+    atomics: Option<f64>,
+    /// Code executed on every call, when the profile was read.
+    footprint: Option<Footprint>,
+}
+
+/// What one more call costs: two runs, the difference.
+fn per_call(run: &Run<'_>) -> Result<PerCall, String> {
     let (short, long) = if run.bytes > 0 {
         (SHORT_BIG, LONG_BIG)
     } else {
         (SHORT, LONG)
     };
-    let (a, atomics_a) = instructions(run, short)?;
-    let (b, atomics_b) = instructions(run, long)?;
+    let a = sample(run, short)?;
+    let b = sample(run, long)?;
     // Every client warms up with `measure.rs`'s rule before its measured
     // calls, and the warm-up is in the count.
     let total = |calls: usize| calls + (calls / 4).clamp(run.workers, 500);
-    let calls = total(long).saturating_sub(total(short)).max(1) as f64;
-    let atomics = atomics_a
-        .zip(atomics_b)
+    let extra = total(long).saturating_sub(total(short)).max(1);
+    let calls = extra as f64;
+    let atomics = a
+        .atomics
+        .zip(b.atomics)
         .map(|(a, b)| b.saturating_sub(a) as f64 / calls);
-    Ok((b.saturating_sub(a) as f64 / calls, atomics))
+    let footprint = a
+        .lines
+        .zip(b.lines)
+        .map(|(a, b)| b.per_call(&a, extra as u64));
+    Ok(PerCall {
+        instructions: b.instructions.saturating_sub(a.instructions) as f64 / calls,
+        atomics,
+        footprint,
+    })
 }
 
-/// Total instructions of one client process making `calls` calls, and its
-/// atomic writes when they are counted.
-fn instructions(run: &Run<'_>, calls: usize) -> Result<(u64, Option<u64>), String> {
+/// One run's totals.
+struct Sample {
+    instructions: u64,
+    atomics: Option<u64>,
+    lines: Option<Lines>,
+}
+
+/// Total instructions of one client process making `calls` calls, its
+/// atomic writes when they are counted, and the executions of each line of
+/// its code.
+fn sample(run: &Run<'_>, calls: usize) -> Result<Sample, String> {
     let out_file = std::env::temp_dir().join(format!("mcp-icount-{}.out", std::process::id()));
     let mut cmd = Command::new("valgrind");
     let mut out_flag = std::ffi::OsString::from("--callgrind-out-file=");
@@ -200,12 +247,14 @@ fn instructions(run: &Run<'_>, calls: usize) -> Result<(u64, Option<u64>), Strin
         .exe
         .file_name()
         .map(|n| n.to_string_lossy().into_owned());
-    let atomics = match (run.sites, exe_name) {
-        (Some(sites), Some(name)) => std::fs::read_to_string(&out_file)
-            .ok()
-            .map(|profile| crate::bench_atomics::executed(&profile, sites, &name)),
+    let profile = std::fs::read_to_string(&out_file).ok();
+    let atomics = match (run.sites, exe_name, &profile) {
+        (Some(sites), Some(name), Some(profile)) => {
+            Some(crate::bench_atomics::executed(profile, sites, &name))
+        }
         _ => None,
     };
+    let lines = profile.as_deref().map(crate::bench_profile::lines);
     let _ = std::fs::remove_file(&out_file);
     let stderr = String::from_utf8_lossy(&out.stderr);
     if !out.status.success() {
@@ -225,6 +274,10 @@ fn instructions(run: &Run<'_>, calls: usize) -> Result<(u64, Option<u64>), Strin
                 .map(|(_, n)| n.trim().to_owned())
         })
         .and_then(|n| n.parse().ok())
-        .map(|n| (n, atomics))
+        .map(|instructions| Sample {
+            instructions,
+            atomics,
+            lines,
+        })
         .ok_or_else(|| format!("no instruction count in valgrind's output: {stderr}"))
 }

@@ -1,0 +1,191 @@
+//! A walk over a callgrind profile made with `--dump-instr=yes`, for
+//! `cargo xtask bench --icount`: each instruction's own cost (its
+//! executions), with the object it is in. The atomic writes
+//! (`bench_atomics.rs`) and the code footprint (below) are both read from
+//! it.
+//!
+//! **The code footprint** is how many 4 KiB pages and 64-byte lines of code
+//! a call executes. On a machine whose every switch between the client and
+//! the server empties the TLB (no PCID: AMD before Zen 3, as on the
+//! README's reference VM), each page is a page walk again on every call
+//! (a nested one in a VM), and each line a fetch from further out than
+//! L1: there the footprint costs the client more than its instruction
+//! count does (the README's Performance section, stop 40). A page or line
+//! is counted when the longer run executed its instructions at least once
+//! more per extra call than the shorter run did: touched on (nearly) every
+//! call, whatever the warm-up and start-up touched.
+
+use std::collections::HashMap;
+
+/// Executions per 64-byte line of code (the address over 64), by object
+/// file; the pages are read off the lines.
+#[derive(Default)]
+pub(crate) struct Lines(HashMap<String, HashMap<u64, u64>>);
+
+impl Lines {
+    /// Pages and lines executed at least `calls` more times in `self` (the
+    /// longer run) than in `shorter`.
+    pub(crate) fn per_call(&self, shorter: &Lines, calls: u64) -> Footprint {
+        let (mut pages, mut lines) = (0, 0);
+        for (object, counts) in &self.0 {
+            let before = shorter.0.get(object);
+            let mut object_pages = std::collections::HashSet::new();
+            for (&line, &n) in counts {
+                let earlier = before.and_then(|b| b.get(&line)).copied().unwrap_or(0);
+                if n.saturating_sub(earlier) >= calls {
+                    lines += 1;
+                    object_pages.insert(line >> 6);
+                }
+            }
+            pages += object_pages.len();
+        }
+        Footprint { pages, lines }
+    }
+}
+
+/// Code pages and lines a call executes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Footprint {
+    pub(crate) pages: usize,
+    pub(crate) lines: usize,
+}
+
+/// The executions of each line of code in `profile`, every object's (by
+/// file: valgrind loads each object at the same address in every run).
+pub(crate) fn lines(profile: &str) -> Lines {
+    let mut out = Lines::default();
+    walk(profile, |object, address, cost| {
+        if !out.0.contains_key(object.name) {
+            out.0.insert(object.name.to_owned(), HashMap::new());
+        }
+        if let Some(counts) = out.0.get_mut(object.name) {
+            *counts.entry(address >> 6).or_default() += cost;
+        }
+    });
+    out
+}
+
+/// The object an instruction is in: its file, as the profile names it.
+pub(crate) struct Object<'a> {
+    pub(crate) name: &'a str,
+}
+
+/// Calls `each` with every instruction's object, address and own cost
+/// (the first event, its executions); the inclusive costs of calls are
+/// skipped.
+pub(crate) fn walk<'a>(profile: &'a str, mut each: impl FnMut(&Object<'a>, u64, u64)) {
+    let mut objects: HashMap<u32, &'a str> = HashMap::new();
+    let mut object = Object { name: "" };
+    let (mut address, mut call_cost_next) = (0u64, false);
+    for line in profile.lines() {
+        if let Some(ob) = line.strip_prefix("ob=") {
+            object = object_ref(&mut objects, ob);
+            continue;
+        }
+        if let Some(cob) = line.strip_prefix("cob=") {
+            object_ref(&mut objects, cob);
+            continue;
+        }
+        if line.starts_with("calls=") {
+            call_cost_next = true;
+            continue;
+        }
+        let mut fields = line.split_ascii_whitespace();
+        let Some(first) = fields.next() else {
+            continue;
+        };
+        // A cost line starts with the instruction's address: absolute in
+        // hex, or relative to the last one (in decimal), or `*` (the same).
+        let moved = if let Some(hex) = first.strip_prefix("0x") {
+            u64::from_str_radix(hex, 16).ok()
+        } else if let Some(n) = first.strip_prefix('+') {
+            n.parse::<u64>().ok().map(|n| address.wrapping_add(n))
+        } else if let Some(n) = first.strip_prefix('-') {
+            n.parse::<u64>().ok().map(|n| address.wrapping_sub(n))
+        } else if first == "*" {
+            Some(address)
+        } else {
+            None
+        };
+        let Some(at) = moved else {
+            continue;
+        };
+        address = at;
+        // The line after `calls=` is the call's inclusive cost, not the
+        // instruction's own.
+        if std::mem::take(&mut call_cost_next) {
+            continue;
+        }
+        // After the address, the source line, then the cost.
+        let cost = fields.nth(1).and_then(|c| c.parse::<u64>().ok());
+        each(&object, address, cost.unwrap_or(0));
+    }
+}
+
+/// An object from a `(id) name` or `(id)` reference, remembered by its id.
+fn object_ref<'a>(objects: &mut HashMap<u32, &'a str>, r: &'a str) -> Object<'a> {
+    let (id, name) = match r.split_once(") ") {
+        Some((id, name)) => (id, Some(name)),
+        None => (r.trim_end_matches(')'), None),
+    };
+    let id = id.trim_start_matches('(').parse().unwrap_or(0);
+    let name = match name {
+        Some(name) => {
+            objects.insert(id, name);
+            name
+        }
+        None => objects.get(&id).copied().unwrap_or(""),
+    };
+    Object { name }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PROFILE: &str = "positions: instr line\n\
+                           ob=(1) /tmp/client\n\
+                           fn=(1) a\n\
+                           0x1000 3 5\n\
+                           +4 * 5\n\
+                           cob=(2) /lib/libc.so.6\n\
+                           cfn=(2) b\n\
+                           calls=5 0x2000 1\n\
+                           -4 * 900\n\
+                           +4 * 7\n\
+                           ob=(2)\n\
+                           fn=(2)\n\
+                           0x2000 0 11\n\
+                           ob=(1)\n\
+                           fn=(3) c\n\
+                           0x3000 0 2\n";
+
+    #[test]
+    fn walks_own_costs_with_their_objects_and_skips_call_costs() {
+        let mut seen = Vec::new();
+        walk(PROFILE, |o, at, cost| {
+            seen.push((o.name.to_owned(), at, cost))
+        });
+        let client = "/tmp/client".to_owned();
+        assert_eq!(
+            seen,
+            [
+                (client.clone(), 0x1000, 5),
+                (client.clone(), 0x1004, 5),
+                (client.clone(), 0x1004, 7),
+                ("/lib/libc.so.6".to_owned(), 0x2000, 11),
+                (client, 0x3000, 2),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_line_counts_when_each_extra_call_executed_it() {
+        let short = lines(PROFILE);
+        // The longer run: client line 0x1000/64 ten more times, libc's
+        // line three more, the other client page not at all.
+        let long = lines(&PROFILE.replace("+4 * 7", "+4 * 17").replace("0 11", "0 14"));
+        assert_eq!(long.per_call(&short, 10), Footprint { pages: 1, lines: 1 });
+        assert_eq!(long.per_call(&short, 3), Footprint { pages: 2, lines: 2 });
+    }
+}
