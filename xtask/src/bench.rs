@@ -9,7 +9,9 @@
 //!    its target, the client and the server pinned to one CPU as issue 18
 //!    measures (`--split`: the server on another CPU), every client built
 //!    with the default release profile (`--lto`: each with fat LTO and one
-//!    codegen unit). `--table` runs only this.
+//!    codegen unit; `--hot-first`: one more column, the SDK's client linked
+//!    with a call's functions together, `bench_layout.rs`). `--table` runs
+//!    only this.
 //! 2. `mcp-client/benches/calls.rs` in release mode: sequential and 32-way
 //!    concurrent `tools/call` over stdio and HTTP and 1 MiB results, with
 //!    calls/s, p50 and p99 latency, client CPU per call and RSS growth next
@@ -55,7 +57,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     cmd.args(args.iter().filter(|a| {
         !matches!(
             a.as_str(),
-            "--no-table" | "--split" | "--demo-server" | "--lto"
+            "--no-table" | "--split" | "--demo-server" | "--lto" | "--hot-first"
         )
     }));
     util::run("bench", &mut cmd)?;

@@ -65,9 +65,11 @@ pub(crate) fn lines(profile: &str) -> Lines {
     out
 }
 
-/// The object an instruction is in: its file, as the profile names it.
+/// Where an instruction is: its object's file and its function, as the
+/// profile names them (mangled when valgrind ran with `--demangle=no`).
 pub(crate) struct Object<'a> {
     pub(crate) name: &'a str,
+    pub(crate) function: &'a str,
 }
 
 /// Calls `each` with every instruction's object, address and own cost
@@ -75,15 +77,27 @@ pub(crate) struct Object<'a> {
 /// skipped.
 pub(crate) fn walk<'a>(profile: &'a str, mut each: impl FnMut(&Object<'a>, u64, u64)) {
     let mut objects: HashMap<u32, &'a str> = HashMap::new();
-    let mut object = Object { name: "" };
+    let mut functions: HashMap<u32, &'a str> = HashMap::new();
+    let mut object = Object {
+        name: "",
+        function: "",
+    };
     let (mut address, mut call_cost_next) = (0u64, false);
     for line in profile.lines() {
         if let Some(ob) = line.strip_prefix("ob=") {
-            object = object_ref(&mut objects, ob);
+            object.name = name_ref(&mut objects, ob);
             continue;
         }
         if let Some(cob) = line.strip_prefix("cob=") {
-            object_ref(&mut objects, cob);
+            name_ref(&mut objects, cob);
+            continue;
+        }
+        if let Some(f) = line.strip_prefix("fn=") {
+            object.function = name_ref(&mut functions, f);
+            continue;
+        }
+        if let Some(cf) = line.strip_prefix("cfn=") {
+            name_ref(&mut functions, cf);
             continue;
         }
         if line.starts_with("calls=") {
@@ -122,21 +136,21 @@ pub(crate) fn walk<'a>(profile: &'a str, mut each: impl FnMut(&Object<'a>, u64, 
     }
 }
 
-/// An object from a `(id) name` or `(id)` reference, remembered by its id.
-fn object_ref<'a>(objects: &mut HashMap<u32, &'a str>, r: &'a str) -> Object<'a> {
+/// A name from a `(id) name` or `(id)` reference (an object's or a
+/// function's), remembered by its id.
+fn name_ref<'a>(names: &mut HashMap<u32, &'a str>, r: &'a str) -> &'a str {
     let (id, name) = match r.split_once(") ") {
         Some((id, name)) => (id, Some(name)),
         None => (r.trim_end_matches(')'), None),
     };
     let id = id.trim_start_matches('(').parse().unwrap_or(0);
-    let name = match name {
+    match name {
         Some(name) => {
-            objects.insert(id, name);
+            names.insert(id, name);
             name
         }
-        None => objects.get(&id).copied().unwrap_or(""),
-    };
-    Object { name }
+        None => names.get(&id).copied().unwrap_or(""),
+    }
 }
 
 #[cfg(test)]
@@ -164,17 +178,17 @@ mod tests {
     fn walks_own_costs_with_their_objects_and_skips_call_costs() {
         let mut seen = Vec::new();
         walk(PROFILE, |o, at, cost| {
-            seen.push((o.name.to_owned(), at, cost))
+            seen.push((format!("{} {}", o.name, o.function), at, cost))
         });
-        let client = "/tmp/client".to_owned();
+        let (a, c) = ("/tmp/client a".to_owned(), "/tmp/client c".to_owned());
         assert_eq!(
             seen,
             [
-                (client.clone(), 0x1000, 5),
-                (client.clone(), 0x1004, 5),
-                (client.clone(), 0x1004, 7),
-                ("/lib/libc.so.6".to_owned(), 0x2000, 11),
-                (client, 0x3000, 2),
+                (a.clone(), 0x1000, 5),
+                (a.clone(), 0x1004, 5),
+                (a, 0x1004, 7),
+                ("/lib/libc.so.6 b".to_owned(), 0x2000, 11),
+                (c, 0x3000, 2),
             ]
         );
     }

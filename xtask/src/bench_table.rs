@@ -144,7 +144,7 @@ pub(crate) struct Programs {
 /// scripts that track them (`ring`'s tracks `CARGO_MANIFEST_DIR`) would
 /// otherwise see them change between this build and a plain `cargo build`,
 /// and each would rebuild `ring` and everything above it.
-fn plain_cargo() -> Command {
+pub(crate) fn plain_cargo() -> Command {
     let mut cmd = util::cargo();
     for (name, _) in std::env::vars_os() {
         let Some(name) = name.to_str() else { continue };
@@ -180,6 +180,16 @@ pub(crate) fn build_demo_server(label: &str) -> Result<PathBuf, String> {
         .join(format!("demo-server{}", std::env::consts::EXE_SUFFIX)))
 }
 
+/// Where the bench's own programs are built. `MCP_BENCH_TARGET` gives a
+/// checkout its own (several worktrees benchmarking at once must not
+/// overwrite each other's programs).
+pub(crate) fn bench_target() -> PathBuf {
+    std::env::var_os("MCP_BENCH_TARGET").map_or_else(
+        || crate::install::cache_dir().join("bench-target"),
+        PathBuf::from,
+    )
+}
+
 /// The programs the table needs with the server `server`, built unless
 /// `skip_build` (`--no-build`: re-run with the binaries of the last build).
 pub(crate) fn build(
@@ -188,12 +198,7 @@ pub(crate) fn build(
     profile: Profile,
 ) -> Result<Programs, String> {
     let root = util::root();
-    // `MCP_BENCH_TARGET` gives a checkout its own (several worktrees
-    // benchmarking at once must not overwrite each other's programs).
-    let bench_target = std::env::var_os("MCP_BENCH_TARGET").map_or_else(
-        || crate::install::cache_dir().join("bench-target"),
-        PathBuf::from,
-    );
+    let bench_target = bench_target();
     // The clients of another profile build into a directory of their own;
     // the server is the same in every run.
     let clients_target = match profile {
@@ -426,7 +431,7 @@ fn measure(
 }
 
 /// Runs the side-by-side table; `args` may hold `--quick`, `--no-build`,
-/// `--split`, `--demo-server` and `--lto`.
+/// `--split`, `--demo-server`, `--lto` and `--hot-first`.
 ///
 /// The clients do not run one after the other, each its runs in a row: a
 /// virtual machine's speed drifts by tens of percent over minutes, and a
@@ -465,7 +470,22 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         server: &p.server,
         layout,
     };
-    let variants = Variant::all();
+    let mut variants = Variant::all();
+    // `--hot-first`: the SDK's client linked with a call's functions
+    // together, beside the plain one (`bench_layout.rs`; release profile).
+    let hot_first = match args.iter().any(|a| a == "--hot-first") && profile == Profile::Release {
+        true => {
+            let path = crate::bench_layout::link(&p.sdk, &bench_target(), &http.url, &p.server)?;
+            variants.push(Variant {
+                name: "SDK current-thread, hot-first link",
+                program: "sdk-hot-first",
+                runtime: "ct",
+                pooled: false,
+            });
+            Some(path)
+        }
+        false => None,
+    };
     for era in ["legacy", "modern"] {
         let mut rows = Vec::new();
         for row in ROWS {
@@ -478,9 +498,10 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
                     if v.pooled && row.1 != "http" {
                         continue;
                     }
-                    let program = match v.program {
-                        "floor" => &p.floor,
-                        "rmcp" => &p.rmcp,
+                    let program = match (v.program, &hot_first) {
+                        ("floor", _) => &p.floor,
+                        ("rmcp", _) => &p.rmcp,
+                        ("sdk-hot-first", Some(path)) => path,
                         _ => &p.sdk,
                     };
                     let cell = measure(program, v, row, era, &scale, &peer)

@@ -22,6 +22,7 @@ mod bench_atomics;
 mod bench_cli;
 mod bench_host;
 mod bench_icount;
+mod bench_layout;
 mod bench_profile;
 mod bench_report;
 mod bench_table;
