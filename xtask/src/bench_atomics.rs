@@ -82,24 +82,9 @@ mod tests {
 
     #[test]
     fn counts_executions_in_the_executable_only_and_skips_call_costs() {
-        let sites = AtomicSites([0x1004, 0x2000].into_iter().collect());
-        let profile = "positions: instr line\n\
-                       ob=(1) /tmp/client\n\
-                       fn=(1) a\n\
-                       0x1000 3 5\n\
-                       +4 * 5\n\
-                       cob=(2) /lib/libc.so.6\n\
-                       cfn=(2) b\n\
-                       calls=5 0x2000 1\n\
-                       -4 * 900\n\
-                       +4 * 7\n\
-                       ob=(2)\n\
-                       fn=(2)\n\
-                       0x2000 0 11\n\
-                       ob=(1)\n\
-                       fn=(3) c\n\
-                       0x2000 0 2\n";
-        // 0x1004 five times and seven more, 0x2000 twice in the client;
+        let sites = AtomicSites([0x1004, 0x2000, 0x3000].into_iter().collect());
+        let profile = crate::bench_profile::tests::PROFILE;
+        // 0x1004 five times and seven more, 0x3000 twice in the client;
         // libc's 0x2000 and the call's inclusive cost are not counted.
         assert_eq!(executed(profile, &sites, "client"), 14);
     }

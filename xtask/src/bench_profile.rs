@@ -84,20 +84,21 @@ pub(crate) fn walk<'a>(profile: &'a str, mut each: impl FnMut(&Object<'a>, u64, 
     };
     let (mut address, mut call_cost_next) = (0u64, false);
     for line in profile.lines() {
-        if let Some(ob) = line.strip_prefix("ob=") {
-            object.name = name_ref(&mut objects, ob);
-            continue;
-        }
-        if let Some(cob) = line.strip_prefix("cob=") {
-            name_ref(&mut objects, cob);
-            continue;
-        }
-        if let Some(f) = line.strip_prefix("fn=") {
-            object.function = name_ref(&mut functions, f);
-            continue;
-        }
-        if let Some(cf) = line.strip_prefix("cfn=") {
-            name_ref(&mut functions, cf);
+        // Names: `ob=` and `fn=` set the current object and function,
+        // `cob=` and `cfn=` (a call's target) only name theirs.
+        if let Some((key, r)) = line.split_once('=')
+            && let Some((names, current)) = match key {
+                "ob" => Some((&mut objects, Some(&mut object.name))),
+                "cob" => Some((&mut objects, None)),
+                "fn" => Some((&mut functions, Some(&mut object.function))),
+                "cfn" => Some((&mut functions, None)),
+                _ => None,
+            }
+        {
+            let name = name_ref(names, r);
+            if let Some(current) = current {
+                *current = name;
+            }
             continue;
         }
         if line.starts_with("calls=") {
@@ -154,10 +155,11 @@ fn name_ref<'a>(names: &mut HashMap<u32, &'a str>, r: &'a str) -> &'a str {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    const PROFILE: &str = "positions: instr line\n\
+    /// A profile of two objects, three functions and a call.
+    pub(crate) const PROFILE: &str = "positions: instr line\n\
                            ob=(1) /tmp/client\n\
                            fn=(1) a\n\
                            0x1000 3 5\n\
