@@ -72,9 +72,10 @@ pub(crate) fn link(
         ],
     )?;
     let hot_first = sdk.with_file_name(format!("sdk-hot-first{}", std::env::consts::EXE_SUFFIX));
-    std::fs::copy(sdk, &hot_first).map_err(|e| format!("copy {}: {e}", sdk.display()))?;
-    // The plain link again (cargo sees the extra arguments gone).
+    let copied = std::fs::copy(sdk, &hot_first);
+    // The plain link again, whatever the copy did.
     relink(bench_target, &[])?;
+    copied.map_err(|e| format!("copy {}: {e}", sdk.display()))?;
     Ok(hot_first)
 }
 
