@@ -29,8 +29,8 @@ use crate::bench_table::{HttpServer, Programs, ROWS};
 
 /// Calls of the shorter and the longer run of a row (results of 256 KiB:
 /// fewer).
-const SHORT: usize = 300;
-const LONG: usize = 900;
+pub(crate) const SHORT: usize = 300;
+pub(crate) const LONG: usize = 900;
 const SHORT_BIG: usize = 20;
 const LONG_BIG: usize = 60;
 
@@ -159,17 +159,26 @@ fn programs_path<'a>(p: &'a Programs, program: &str) -> &'a Path {
 }
 
 /// One client in one scenario.
-struct Run<'a> {
-    exe: &'a Path,
-    via: &'a str,
-    era: &'a str,
-    bytes: usize,
-    workers: usize,
-    pooled: bool,
-    url: &'a str,
-    server: &'a Path,
+pub(crate) struct Run<'a> {
+    pub(crate) exe: &'a Path,
+    pub(crate) via: &'a str,
+    pub(crate) era: &'a str,
+    pub(crate) bytes: usize,
+    pub(crate) workers: usize,
+    pub(crate) pooled: bool,
+    pub(crate) url: &'a str,
+    pub(crate) server: &'a Path,
     /// The client's atomic instructions, when objdump found them.
-    sites: Option<&'a AtomicSites>,
+    pub(crate) sites: Option<&'a AtomicSites>,
+}
+
+/// The calls the longer of two runs of `workers` callers makes beyond the
+/// shorter's: every client warms up with `measure.rs`'s rule (a quarter of
+/// its calls, at least one per caller, at most 500) before its measured
+/// calls, and the warm-up is in a profile's count.
+pub(crate) fn extra_calls(short: usize, long: usize, workers: usize) -> usize {
+    let total = |calls: usize| calls + (calls / 4).clamp(workers, 500);
+    total(long).saturating_sub(total(short)).max(1)
 }
 
 /// What one more call costs: the difference of two runs.
@@ -190,10 +199,7 @@ fn per_call(run: &Run<'_>) -> Result<PerCall, String> {
     };
     let a = sample(run, short)?;
     let b = sample(run, long)?;
-    // Every client warms up with `measure.rs`'s rule before its measured
-    // calls, and the warm-up is in the count.
-    let total = |calls: usize| calls + (calls / 4).clamp(run.workers, 500);
-    let extra = total(long).saturating_sub(total(short)).max(1);
+    let extra = extra_calls(short, long, run.workers);
     let calls = extra as f64;
     let atomics = a
         .atomics
@@ -221,12 +227,48 @@ struct Sample {
 /// atomic writes when they are counted, and the executions of each line of
 /// its code.
 fn sample(run: &Run<'_>, calls: usize) -> Result<Sample, String> {
+    let (profile, stderr) = callgrind(run, calls, &[])?;
+    let exe_name = run
+        .exe
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned());
+    let atomics = match (run.sites, exe_name, &profile) {
+        (Some(sites), Some(name), Some(profile)) => {
+            Some(crate::bench_atomics::executed(profile, sites, &name))
+        }
+        _ => None,
+    };
+    let lines = profile.as_deref().map(crate::bench_profile::lines);
+    stderr
+        .lines()
+        .find_map(|l| {
+            l.split_once("Collected : ")
+                .map(|(_, n)| n.trim().to_owned())
+        })
+        .and_then(|n| n.parse().ok())
+        .map(|instructions| Sample {
+            instructions,
+            atomics,
+            lines,
+        })
+        .ok_or_else(|| format!("no instruction count in valgrind's output: {stderr}"))
+}
+
+/// Runs `run`'s client for `calls` calls under callgrind (with
+/// `--dump-instr=yes`, and `flags`): its profile (`None` when it could
+/// not be read) and valgrind's report.
+pub(crate) fn callgrind(
+    run: &Run<'_>,
+    calls: usize,
+    flags: &[&str],
+) -> Result<(Option<String>, String), String> {
     let out_file = std::env::temp_dir().join(format!("mcp-icount-{}.out", std::process::id()));
     let mut cmd = Command::new("valgrind");
     let mut out_flag = std::ffi::OsString::from("--callgrind-out-file=");
     out_flag.push(&out_file);
     cmd.arg("--tool=callgrind")
         .arg("--dump-instr=yes")
+        .args(flags)
         .arg(out_flag)
         .arg(run.exe)
         .args(["--via", run.via, "--era", run.era, "--runtime", "ct"])
@@ -243,20 +285,9 @@ fn sample(run: &Run<'_>, calls: usize) -> Result<Sample, String> {
         .stderr(Stdio::piped())
         .output()
         .map_err(|e| format!("start valgrind: {e}"))?;
-    let exe_name = run
-        .exe
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned());
     let profile = std::fs::read_to_string(&out_file).ok();
-    let atomics = match (run.sites, exe_name, &profile) {
-        (Some(sites), Some(name), Some(profile)) => {
-            Some(crate::bench_atomics::executed(profile, sites, &name))
-        }
-        _ => None,
-    };
-    let lines = profile.as_deref().map(crate::bench_profile::lines);
     let _ = std::fs::remove_file(&out_file);
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     if !out.status.success() {
         return Err(format!(
             "{} ({}, {} {}): {}",
@@ -267,17 +298,5 @@ fn sample(run: &Run<'_>, calls: usize) -> Result<Sample, String> {
             stderr.lines().last().unwrap_or("failed")
         ));
     }
-    stderr
-        .lines()
-        .find_map(|l| {
-            l.split_once("Collected : ")
-                .map(|(_, n)| n.trim().to_owned())
-        })
-        .and_then(|n| n.parse().ok())
-        .map(|instructions| Sample {
-            instructions,
-            atomics,
-            lines,
-        })
-        .ok_or_else(|| format!("no instruction count in valgrind's output: {stderr}"))
+    Ok((profile, stderr))
 }

@@ -17,11 +17,8 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
-/// Calls of the shorter and the longer profiling run.
-const SHORT: usize = 300;
-const LONG: usize = 900;
+use crate::bench_icount::{LONG, Run, SHORT, extra_calls};
 
 /// The scenarios profiled: the sequential ones (transport, era).
 const PROFILED: [(&str, &str); 3] = [("stdio", "legacy"), ("http", "legacy"), ("http", "modern")];
@@ -38,10 +35,20 @@ pub(crate) fn link(
 ) -> Result<PathBuf, String> {
     let mut per_call: HashMap<String, f64> = HashMap::new();
     for (via, era) in PROFILED {
-        let short = self_costs(sdk, via, era, url, server, SHORT)?;
-        let long = self_costs(sdk, via, era, url, server, LONG)?;
-        // The warm-up runs as `measure.rs` has it: a quarter of the calls.
-        let extra = (LONG + LONG / 4 - SHORT - SHORT / 4) as f64;
+        let run = Run {
+            exe: sdk,
+            via,
+            era,
+            bytes: 0,
+            workers: 1,
+            pooled: false,
+            url,
+            server,
+            sites: None,
+        };
+        let short = self_costs(&run, SHORT)?;
+        let long = self_costs(&run, LONG)?;
+        let extra = extra_calls(SHORT, LONG, 1) as f64;
         for (function, cost) in long {
             let more = cost.saturating_sub(short.get(&function).copied().unwrap_or(0)) as f64;
             if more >= extra {
@@ -103,52 +110,20 @@ fn relink(bench_target: &Path, codegen: &[&std::ffi::OsStr]) -> Result<(), Strin
     crate::util::run("bench: link the SDK client", &mut cargo)
 }
 
-/// Each function's own instructions in one run of `calls` sequential calls
+/// Each function's own instructions in one run of `calls` calls of `run`
 /// under callgrind (mangled names: what the linker's list wants).
-fn self_costs(
-    sdk: &Path,
-    via: &str,
-    era: &str,
-    url: &str,
-    server: &Path,
-    calls: usize,
-) -> Result<HashMap<String, u64>, String> {
-    let out = std::env::temp_dir().join(format!("mcp-hot-first-{}.out", std::process::id()));
-    let mut out_flag = std::ffi::OsString::from("--callgrind-out-file=");
-    out_flag.push(&out);
-    let status = Command::new("valgrind")
-        .args(["--tool=callgrind", "--dump-instr=yes", "--demangle=no"])
-        .arg(out_flag)
-        .arg(sdk)
-        .args([
-            "--via",
-            via,
-            "--era",
-            era,
-            "--runtime",
-            "ct",
-            "--workers",
-            "1",
-        ])
-        .args(["--calls", &calls.to_string(), "--reps", "1", "--url", url])
-        .arg("--")
-        .arg(server)
-        .arg("--stdio")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
+fn self_costs(run: &Run<'_>, calls: usize) -> Result<HashMap<String, u64>, String> {
+    let (profile, _) = crate::bench_icount::callgrind(run, calls, &["--demangle=no"])
         .map_err(|e| format!("--hot-first needs valgrind: {e}"))?;
-    let profile = std::fs::read_to_string(&out);
-    let _ = std::fs::remove_file(&out);
-    if !status.success() {
-        return Err(format!("profiling the SDK client ({via}, {era}) failed"));
-    }
-    let profile = profile.map_err(|e| format!("read the profile: {e}"))?;
+    let profile = profile.ok_or("--hot-first: callgrind wrote no profile")?;
     let mut costs: HashMap<String, u64> = HashMap::new();
-    let sdk_name = sdk.file_name().map(|n| n.to_string_lossy().into_owned());
+    let exe_name = run
+        .exe
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned());
     crate::bench_profile::walk(&profile, |at, _, cost| {
         // The client's own functions: the only ones its link orders.
-        if sdk_name.as_deref().is_some_and(|n| at.name.ends_with(n)) {
+        if exe_name.as_deref().is_some_and(|n| at.name.ends_with(n)) {
             *costs.entry(at.function.to_owned()).or_default() += cost;
         }
     });
