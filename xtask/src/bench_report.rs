@@ -10,16 +10,18 @@ pub(crate) struct Variant {
     pub(crate) name: &'static str,
     /// `floor`, `rmcp` or `sdk`.
     pub(crate) program: &'static str,
-    /// `ct` or `mt` (tokio runtime; the floor picks its own).
+    /// `ct` or `mt` (tokio runtime; the floor picks its own), or `tokio`:
+    /// the stdio floor's loop on tokio (stdio rows only).
     pub(crate) runtime: &'static str,
     /// rmcp with one reused HTTP client (HTTP rows only).
     pub(crate) pooled: bool,
 }
 
 impl Variant {
-    /// Every column, in table order: the floor, rmcp (default and pooled
-    /// HTTP, on `#[tokio::main]`'s multi-thread runtime), this SDK on both
-    /// runtimes.
+    /// Every column, in table order: the floor, the stdio floor on tokio
+    /// (what the runtime alone adds; over HTTP the floor is on tokio
+    /// already), rmcp (default and pooled HTTP, on `#[tokio::main]`'s
+    /// multi-thread runtime), this SDK on both runtimes.
     pub(crate) fn all() -> Vec<Variant> {
         let v = |name, program, runtime, pooled| Variant {
             name,
@@ -29,6 +31,7 @@ impl Variant {
         };
         vec![
             v("floor", "floor", "ct", false),
+            v("floor on tokio", "floor", "tokio", false),
             v("rmcp", "rmcp", "mt", false),
             v("rmcp pooled", "rmcp", "mt", true),
             v("SDK current-thread", "sdk", "ct", false),
@@ -38,6 +41,15 @@ impl Variant {
 
     fn is_sdk(&self) -> bool {
         self.program == "sdk"
+    }
+
+    /// Whether this column has a figure for a row over `via` (`stdio` or
+    /// `http`): pooled rmcp is HTTP's, the floor on tokio stdio's.
+    pub(crate) fn runs_over(&self, via: &str) -> bool {
+        match via {
+            "http" => self.runtime != "tokio",
+            _ => !self.pooled,
+        }
     }
 }
 
@@ -252,6 +264,37 @@ mod tests {
     }
 
     #[test]
+    fn pooled_rmcp_runs_over_http_and_the_floor_on_tokio_over_stdio() {
+        let runs = |via| -> Vec<&str> {
+            Variant::all()
+                .into_iter()
+                .filter(|v| v.runs_over(via))
+                .map(|v| v.name)
+                .collect()
+        };
+        assert_eq!(
+            runs("stdio"),
+            [
+                "floor",
+                "floor on tokio",
+                "rmcp",
+                "SDK current-thread",
+                "SDK multi-thread"
+            ]
+        );
+        assert_eq!(
+            runs("http"),
+            [
+                "floor",
+                "rmcp",
+                "rmcp pooled",
+                "SDK current-thread",
+                "SDK multi-thread"
+            ]
+        );
+    }
+
+    #[test]
     fn output_without_runs_or_with_a_bad_number_is_no_cell() {
         assert_eq!(Cell::parse("BENCH rss_kib=10\n"), None);
         assert_eq!(Cell::parse("BENCH cpu_ns=x p50_ns=1\n"), None);
@@ -271,12 +314,19 @@ mod tests {
         let rows = [Row {
             label: "stdio, sequential",
             target: 2.0,
-            cells: vec![cell(10.0), cell(60.0), None, cell(15.0), cell(25.0)],
+            cells: vec![
+                cell(10.0),
+                cell(13.0),
+                cell(60.0),
+                None,
+                cell(15.0),
+                cell(25.0),
+            ],
         }];
         let t = render("legacy", &Variant::all(), &rows, 5);
         assert!(t.contains("2025-11-25"), "{t}");
         assert!(
-            t.contains("| stdio, sequential | 10.0 | 60.0 (6.0x) | — | 15.0 (1.5x) | 25.0 (2.5x) | ≤ 20.0 (2x) | ct yes, mt no |"),
+            t.contains("| stdio, sequential | 10.0 | 13.0 (1.3x) | 60.0 (6.0x) | — | 15.0 (1.5x) | 25.0 (2.5x) | ≤ 20.0 (2x) | ct yes, mt no |"),
             "{t}"
         );
         assert!(t.contains("| 50 / 7 / 4.0 |"), "{t}");

@@ -501,7 +501,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
                 for k in 0..variants.len() {
                     let i = (k + round) % variants.len();
                     let v = &variants[i];
-                    if v.pooled && row.1 != "http" {
+                    if !v.runs_over(row.1) {
                         continue;
                     }
                     let program = match (v.program, &hot_first) {

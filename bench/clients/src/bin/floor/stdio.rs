@@ -6,10 +6,12 @@
 
 use std::io::{Read, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use crate::lines::Lines;
 use crate::measure::{self, Args, Meter, fail};
-use crate::reply::{Template, check};
+use crate::reply::Template;
+use crate::window::Window;
 
 /// The pipes to one server process and the two buffers.
 struct Pipes {
@@ -17,51 +19,31 @@ struct Pipes {
     stdout: ChildStdout,
     /// Requests not yet written to the pipe.
     out: Vec<u8>,
-    /// Read buffer (its whole length is usable); `start..end` is unread,
-    /// `start..scan` holds no newline.
-    buf: Vec<u8>,
-    start: usize,
-    scan: usize,
-    end: usize,
+    lines: Lines,
 }
 
 impl Pipes {
-    /// The next complete line's range in `buf`, flushing pending requests
-    /// first when it has to wait for one.
+    /// The next complete line's range in `lines.buf`, flushing pending
+    /// requests first when it has to wait for one.
     fn next_line(&mut self) -> Result<std::ops::Range<usize>, String> {
         loop {
-            if let Some(pos) = memchr::memchr(b'\n', &self.buf[self.scan..self.end]) {
-                let line = self.start..self.scan + pos;
-                self.start = self.scan + pos + 1;
-                self.scan = self.start;
+            if let Some(line) = self.lines.next() {
                 return Ok(line);
             }
-            self.scan = self.end;
             if !self.out.is_empty() {
                 self.stdin
                     .write_all(&self.out)
                     .map_err(|e| format!("write: {e}"))?;
                 self.out.clear();
             }
-            if self.start == self.end {
-                (self.start, self.scan, self.end) = (0, 0, 0);
-            } else if self.end == self.buf.len() {
-                if self.start > 0 {
-                    self.buf.copy_within(self.start..self.end, 0);
-                    (self.scan, self.end) = (self.end - self.start, self.end - self.start);
-                    self.start = 0;
-                } else {
-                    self.buf.resize(self.buf.len() * 2, 0);
-                }
-            }
             let n = self
                 .stdout
-                .read(&mut self.buf[self.end..])
+                .read(self.lines.space())
                 .map_err(|e| format!("read: {e}"))?;
             if n == 0 {
                 return Err("the server closed its stdout".into());
             }
-            self.end += n;
+            self.lines.filled(n);
         }
     }
 
@@ -75,25 +57,13 @@ impl Pipes {
         window: usize,
         expected: usize,
     ) -> Vec<Duration> {
-        let mut sent_at = Vec::with_capacity(calls);
-        let mut latencies = Vec::with_capacity(calls);
-        let mut in_flight = 0;
-        while latencies.len() < calls {
-            while in_flight < window && sent_at.len() < calls {
-                t.write(first + sent_at.len() as u64, &mut self.out);
-                sent_at.push(Instant::now());
-                in_flight += 1;
-            }
+        let mut w = Window::new(first, calls, window);
+        while !w.done() {
+            w.fill(t, &mut self.out);
             let line = self.next_line().unwrap_or_else(|e| fail(&e));
-            let id = check(&self.buf[line], expected).unwrap_or_else(|e| fail(&e));
-            let at: &Instant = usize::try_from(id.wrapping_sub(first))
-                .ok()
-                .and_then(|i| sent_at.get(i))
-                .unwrap_or_else(|| fail(&format!("reply to an unknown id {id}")));
-            latencies.push(at.elapsed());
-            in_flight -= 1;
+            w.complete(&self.lines.buf[line], expected);
         }
-        latencies
+        w.latencies()
     }
 }
 
@@ -117,16 +87,13 @@ fn connect(args: &Args) -> (Child, Pipes) {
         stdin,
         stdout,
         out: Vec::with_capacity(64 * 1024),
-        buf: vec![0; 64 * 1024],
-        start: 0,
-        scan: 0,
-        end: 0,
+        lines: Lines::new(),
     };
     if args.era != "modern" {
         pipes.out.extend_from_slice(crate::INITIALIZE.as_bytes());
         pipes.out.push(b'\n');
         let line = pipes.next_line().unwrap_or_else(|e| fail(&e));
-        if !pipes.buf[line].windows(8).any(|w| w == b"\"result\"") {
+        if !pipes.lines.buf[line].windows(8).any(|w| w == b"\"result\"") {
             fail("initialize failed");
         }
         pipes.out.extend_from_slice(crate::INITIALIZED.as_bytes());

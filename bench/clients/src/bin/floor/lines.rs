@@ -1,0 +1,60 @@
+//! The floor's read buffer for newline-delimited replies, shared by the
+//! blocking loop (`stdio.rs`) and the one on tokio (`stdio_tokio.rs`):
+//! replies framed in place (no line copied out of the buffer), the buffer
+//! compacted or grown only when a partial line reaches its end.
+
+use std::ops::Range;
+
+/// Read buffer; `start..end` is unread, `start..scan` holds no newline.
+pub struct Lines {
+    pub buf: Vec<u8>,
+    start: usize,
+    scan: usize,
+    end: usize,
+}
+
+impl Lines {
+    /// An empty buffer of 64 KiB (it grows for a longer line).
+    pub fn new() -> Lines {
+        Lines {
+            buf: vec![0; 64 * 1024],
+            start: 0,
+            scan: 0,
+            end: 0,
+        }
+    }
+
+    /// The next complete line's range in `buf`, if one has been read.
+    pub fn next(&mut self) -> Option<Range<usize>> {
+        let Some(pos) = memchr::memchr(b'\n', &self.buf[self.scan..self.end]) else {
+            self.scan = self.end;
+            return None;
+        };
+        let line = self.start..self.scan + pos;
+        self.start = self.scan + pos + 1;
+        self.scan = self.start;
+        Some(line)
+    }
+
+    /// Where the next read goes: the buffer's free end, made room for by
+    /// moving a partial line to the front or growing the buffer.
+    pub fn space(&mut self) -> &mut [u8] {
+        if self.start == self.end {
+            (self.start, self.scan, self.end) = (0, 0, 0);
+        } else if self.end == self.buf.len() {
+            if self.start > 0 {
+                self.buf.copy_within(self.start..self.end, 0);
+                (self.scan, self.end) = (self.end - self.start, self.end - self.start);
+                self.start = 0;
+            } else {
+                self.buf.resize(self.buf.len() * 2, 0);
+            }
+        }
+        &mut self.buf[self.end..]
+    }
+
+    /// Records `n` bytes read into [`Lines::space`].
+    pub fn filled(&mut self, n: usize) {
+        self.end += n;
+    }
+}

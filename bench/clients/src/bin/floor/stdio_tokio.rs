@@ -1,0 +1,118 @@
+//! The stdio floor on tokio (`--runtime tokio`): the blocking floor's
+//! loop (`stdio.rs`: the same template, buffers, framing and window) as
+//! one future on a current-thread runtime, over tokio's child pipes. Not
+//! the floor the targets are judged by: it shows what the runtime alone
+//! (its reactor, its wake-ups, nonblocking pipes) adds to a call, so the
+//! SDK's figure can be read as the runtime's part and its own.
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::process::{ChildStdin, ChildStdout, Command};
+
+use crate::lines::Lines;
+use crate::measure::{self, Args, Meter, fail};
+use crate::reply::Template;
+use crate::window::Window;
+
+/// The pipes to one server process and the two buffers.
+struct Pipes {
+    stdin: ChildStdin,
+    stdout: ChildStdout,
+    /// Requests not yet written to the pipe.
+    out: Vec<u8>,
+    lines: Lines,
+}
+
+impl Pipes {
+    /// The next complete line's range in `lines.buf`, flushing pending
+    /// requests first when it has to wait for one.
+    async fn next_line(&mut self) -> std::ops::Range<usize> {
+        loop {
+            if let Some(line) = self.lines.next() {
+                return line;
+            }
+            if !self.out.is_empty() {
+                if let Err(e) = self.stdin.write_all(&self.out).await {
+                    fail(&format!("write: {e}"));
+                }
+                self.out.clear();
+            }
+            match self.stdout.read(self.lines.space()).await {
+                Ok(0) => fail("the server closed its stdout"),
+                Ok(n) => self.lines.filled(n),
+                Err(e) => fail(&format!("read: {e}")),
+            }
+        }
+    }
+
+    /// Makes `calls` calls with up to `window` in flight, ids from
+    /// `first`; returns each call's latency.
+    async fn calls(
+        &mut self,
+        t: &Template,
+        first: u64,
+        args: &Args,
+        calls: usize,
+    ) -> Vec<Duration> {
+        let mut w = Window::new(first, calls, args.workers);
+        while !w.done() {
+            w.fill(t, &mut self.out);
+            let line = self.next_line().await;
+            w.complete(&self.lines.buf[line], args.expected_len());
+        }
+        w.latencies()
+    }
+}
+
+/// Runs the stdio floor on a current-thread tokio runtime.
+pub fn run(args: &Args) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap_or_else(|e| fail(&format!("runtime: {e}")));
+    runtime.block_on(async {
+        let mut child = Command::new(&args.server[0])
+            .args(&args.server[1..])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| fail(&format!("spawn the server: {e}")));
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            fail("no pipes")
+        };
+        #[cfg(target_os = "linux")]
+        let _ = rustix::pipe::fcntl_setpipe_size(&stdout, 1024 * 1024);
+        let mut pipes = Pipes {
+            stdin,
+            stdout,
+            out: Vec::with_capacity(64 * 1024),
+            lines: Lines::new(),
+        };
+        if args.era != "modern" {
+            pipes.out.extend_from_slice(crate::INITIALIZE.as_bytes());
+            pipes.out.push(b'\n');
+            let line = pipes.next_line().await;
+            if !pipes.lines.buf[line].windows(8).any(|w| w == b"\"result\"") {
+                fail("initialize failed");
+            }
+            pipes.out.extend_from_slice(crate::INITIALIZED.as_bytes());
+            pipes.out.push(b'\n');
+        }
+        let t = Template::new(args, true);
+        let mut next = 2;
+        pipes.calls(&t, next, args, args.warm()).await;
+        next += args.warm() as u64;
+        for _ in 0..args.reps {
+            let meter = Meter::start();
+            let lat = pipes.calls(&t, next, args, args.calls).await;
+            meter.finish(lat.len(), lat);
+            next += args.calls as u64;
+        }
+        measure::print_rss();
+        drop(pipes);
+        let _ = child.wait().await;
+    });
+}
