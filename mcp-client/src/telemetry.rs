@@ -73,8 +73,20 @@ const MAX_STATUS_DESCRIPTION: usize = 256;
 
 /// Creates the client span of a call about to start, records what is known
 /// now, and (with the `opentelemetry` feature) puts the span's trace
-/// context in the call's options.
+/// context in the call's options. With debug tracing off for every
+/// subscriber the span is none, decided here, inline: no call out of line
+/// on every call for it (the OpenTelemetry context is looked for even
+/// then, so that feature always goes the whole way).
+#[inline]
 pub(crate) fn call_span(client: &Client, spec: &mut CallSpec) -> Span {
+    #[cfg(not(feature = "opentelemetry"))]
+    if !tracing::level_enabled!(tracing::Level::DEBUG) {
+        return Span::none();
+    }
+    open_call_span(client, spec)
+}
+
+fn open_call_span(client: &Client, spec: &mut CallSpec) -> Span {
     let method: &str = &spec.method;
     let span = tracing::debug_span!(
         "mcp.request",
@@ -159,11 +171,15 @@ pub(crate) fn handshake_trace() -> Option<mcp_core::TraceContext> {
 }
 
 /// Records what the driver knows once the call started: its JSON-RPC id
-/// and the transport.
+/// and the transport (a look at the span, inline, when it is none).
+#[inline]
 pub(crate) fn record_started(span: &Span, id: &RequestId, link: Option<&Link>) {
-    if span.is_disabled() {
-        return;
+    if !span.is_disabled() {
+        record_started_fields(span, id, link);
     }
+}
+
+fn record_started_fields(span: &Span, id: &RequestId, link: Option<&Link>) {
     span.record("jsonrpc.request.id", tracing::field::display(id));
     match link {
         Some(Link::Stream { .. }) => {
@@ -179,11 +195,16 @@ pub(crate) fn record_started(span: &Span, id: &RequestId, link: Option<&Link>) {
 }
 
 /// Records how the call ended: `error.type` and the span status on
-/// failure, a tool's `isError` included.
+/// failure, a tool's `isError` included (a look at the span, inline, when
+/// it is none).
+#[inline]
 pub(crate) fn record_end(span: &Span, r: &Result<Outcome, Error>) {
-    if span.is_disabled() {
-        return;
+    if !span.is_disabled() {
+        record_end_fields(span, r);
     }
+}
+
+fn record_end_fields(span: &Span, r: &Result<Outcome, Error>) {
     match r {
         Ok(Outcome::Done(done)) if is_tool_error(done) => {
             span.record("error.type", "tool_error");

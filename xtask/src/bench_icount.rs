@@ -1,6 +1,6 @@
 //! `cargo xtask bench --icount`: user-space instructions per `tools/call`,
-//! counted by callgrind, for the floor, rmcp and this SDK, in the table's
-//! scenarios.
+//! counted by callgrind, for the floor (and over stdio its loop on tokio),
+//! rmcp and this SDK, in the table's scenarios.
 //!
 //! CPU time on a shared or virtual machine moves by ±20% between runs (see
 //! the README), which hides a change of a few percent. An instruction
@@ -34,9 +34,11 @@ pub(crate) const LONG: usize = 900;
 const SHORT_BIG: usize = 20;
 const LONG_BIG: usize = 60;
 
-/// The columns: heading and program.
-const CLIENTS: [(&str, &str); 3] = [
+/// The columns: heading and program (`floor-tokio`: the stdio floor's
+/// loop on tokio, stdio rows only).
+const CLIENTS: [(&str, &str); 4] = [
     ("floor", "floor"),
+    ("floor on tokio", "floor-tokio"),
     ("rmcp (pooled over HTTP)", "rmcp"),
     ("this SDK (current-thread)", "sdk"),
 ];
@@ -87,12 +89,23 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
             let mut floor = None;
             for ((_, program), sites) in CLIENTS.iter().zip(&sites) {
                 let program = *program;
+                if program == "floor-tokio" && via != "stdio" {
+                    line.push_str(" — |");
+                    atomics_line.push_str(" — |");
+                    footprint_line.push_str(" — |");
+                    continue;
+                }
                 // rmcp over HTTP is counted with its pooled client (the
                 // fairer of its two).
                 let pooled = program == "rmcp" && via == "http";
                 let exe = programs_path(&p, program);
                 let run = Run {
                     exe,
+                    runtime: if program == "floor-tokio" {
+                        "tokio"
+                    } else {
+                        "ct"
+                    },
                     via,
                     era,
                     bytes,
@@ -152,7 +165,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
 
 fn programs_path<'a>(p: &'a Programs, program: &str) -> &'a Path {
     match program {
-        "floor" => &p.floor,
+        "floor" | "floor-tokio" => &p.floor,
         "rmcp" => &p.rmcp,
         _ => &p.sdk,
     }
@@ -161,6 +174,8 @@ fn programs_path<'a>(p: &'a Programs, program: &str) -> &'a Path {
 /// One client in one scenario.
 pub(crate) struct Run<'a> {
     pub(crate) exe: &'a Path,
+    /// `--runtime`: `ct`, or `tokio` for the floor's stdio loop on tokio.
+    pub(crate) runtime: &'a str,
     pub(crate) via: &'a str,
     pub(crate) era: &'a str,
     pub(crate) bytes: usize,
@@ -271,7 +286,7 @@ pub(crate) fn callgrind(
         .args(flags)
         .arg(out_flag)
         .arg(run.exe)
-        .args(["--via", run.via, "--era", run.era, "--runtime", "ct"])
+        .args(["--via", run.via, "--era", run.era, "--runtime", run.runtime])
         .args(["--bytes", &run.bytes.to_string()])
         .args(["--workers", &run.workers.to_string()])
         .args(["--calls", &calls.to_string(), "--reps", "1"])

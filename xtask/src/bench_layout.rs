@@ -37,6 +37,7 @@ pub(crate) fn link(
     for (via, era) in PROFILED {
         let run = Run {
             exe: sdk,
+            runtime: "ct",
             via,
             era,
             bytes: 0,

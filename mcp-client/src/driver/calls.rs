@@ -186,7 +186,11 @@ impl Driver {
             (Ok(outcome), None) => Ok(outcome),
             (r, rare) => self.ended_otherwise(r, rare),
         };
-        trace_end(&p.span, &r);
+        // Nothing to trace unless some subscriber takes debug records
+        // (the span and both events are debug's).
+        if tracing::level_enabled!(tracing::Level::DEBUG) {
+            trace_end(&p.span, &r);
+        }
         match (&p.sink, p.reply.is_some()) {
             (Sink::Listen(tx), false) => {
                 let _ = tx.send(match r {
@@ -248,8 +252,8 @@ fn not_a_call(id: &RequestId, r: Result<Outcome, Error>) {
 }
 
 /// A call's end in its span: the debug event within it and the span's
-/// fields. Out of line: with tracing off this is a look at the span and
-/// the event's level, and the code that formats stays out of the way.
+/// fields. Out of line, and called only when debug records are on: the
+/// code that formats stays out of the way of every call.
 #[inline(never)]
 fn trace_end(span: &tracing::Span, r: &Result<Outcome, Error>) {
     let _enter = span.enter();
