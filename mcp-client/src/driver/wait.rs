@@ -182,58 +182,86 @@ impl Driver {
             _ => None,
         };
         sources.begin(cx);
-        let mut branch = *next_branch;
-        for _ in 0..BRANCHES {
+        // The branches that may be ready, one bit each, looked at once.
+        let writer_due = match (line_writer.as_ref(), writing.as_ref()) {
+            (Some(w), _) if w.has_queued() => sources.due(Source::Write),
+            (_, writing) => writing.is_some(),
+        };
+        let inbound_due = match receiver {
+            Some(_) => sources.due(Source::Inbound),
+            None => custom_recv.is_some(),
+        };
+        let may = u16::from(sources.due(Source::Commands))
+            | u16::from(inbound_due) << 1
+            | u16::from(writer_due) << 2
+            | u16::from(!http_io.is_empty()) << 3
+            | u16::from(!handler_io.is_empty()) << 4
+            | u16::from(armed && sources.due(Source::Timer)) << 5;
+        for branch in in_turn(may, *next_branch) {
             let polled = match branch {
-                0 if sources.due(Source::Commands) => sources
+                0 => sources
                     .poll(Source::Commands, |cx| commands.poll_recv(cx))
                     .map(Wake::Command),
-                1 => match receiver.as_deref_mut() {
-                    Some(r) if sources.due(Source::Inbound) => sources
+                1 => match (receiver.as_deref_mut(), custom_recv.as_mut()) {
+                    (Some(r), _) => sources
                         .poll(Source::Inbound, |cx| r.poll_recv(cx))
                         .map(stream_wake),
-                    None => match custom_recv.as_mut() {
-                        Some(r) => r.as_mut().poll(cx),
-                        None => Poll::Pending,
-                    },
-                    _ => Poll::Pending,
+                    (None, Some(r)) => r.as_mut().poll(cx),
+                    (None, None) => Poll::Pending,
                 },
                 2 => match (line_writer.as_mut(), writing.as_mut()) {
-                    (Some(w), _) if w.has_queued() => {
-                        if sources.due(Source::Write) {
-                            sources
-                                .poll(Source::Write, |cx| w.poll_flush(cx))
-                                .map(|r| Wake::Wrote(r.map_err(|e| e.to_string())))
-                        } else {
-                            Poll::Pending
-                        }
-                    }
+                    (Some(w), _) if w.has_queued() => sources
+                        .poll(Source::Write, |cx| w.poll_flush(cx))
+                        .map(|r| Wake::Wrote(r.map_err(|e| e.to_string()))),
                     (_, Some(w)) => w.poll_unpin(cx).map(Wake::Wrote),
                     _ => Poll::Pending,
                 },
-                3 if !http_io.is_empty() => match http_io.poll_next(cx) {
+                3 => match http_io.poll_next(cx) {
                     Poll::Ready(Some(io)) => Poll::Ready(Wake::Http(io)),
                     _ => Poll::Pending,
                 },
-                4 if !handler_io.is_empty() => match handler_io.poll_next(cx) {
+                4 => match handler_io.poll_next(cx) {
                     Poll::Ready(Some((t, s))) => Poll::Ready(Wake::Handler(t, s)),
                     _ => Poll::Pending,
                 },
-                5 if armed && sources.due(Source::Timer) => sources
+                _ => sources
                     .poll(Source::Timer, |cx| timer.poll_fired(cx))
                     .map(|()| Wake::Timer),
-                _ => Poll::Pending,
-            };
-            branch = if branch + 1 == BRANCHES {
-                0
-            } else {
-                branch + 1
             };
             if polled.is_ready() {
-                *next_branch = branch;
+                *next_branch = (branch + 1) % BRANCHES;
                 return polled;
             }
         }
         Poll::Pending
+    }
+}
+
+/// The branches set in `may` (bit `b`: branch `b` may be ready), in turn
+/// from `start`.
+fn in_turn(may: u16, start: u8) -> impl Iterator<Item = u8> {
+    // Bit `i` of `order` is branch `(start + i) % BRANCHES`.
+    let mut order = ((may | may << BRANCHES) >> start) & ((1 << BRANCHES) - 1);
+    std::iter::from_fn(move || {
+        (order != 0).then(|| {
+            let branch = (start + order.trailing_zeros() as u8) % BRANCHES;
+            order &= order - 1;
+            branch
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::in_turn;
+
+    #[test]
+    fn the_branches_that_may_be_ready_are_taken_in_turn_from_the_start() {
+        let order = |may, start| in_turn(may, start).collect::<Vec<_>>();
+        assert_eq!(order(0b10_0101, 2), [2, 5, 0]);
+        assert_eq!(order(0b11_1111, 5), [5, 0, 1, 2, 3, 4]);
+        assert_eq!(order(0b11_1111, 0), [0, 1, 2, 3, 4, 5]);
+        assert_eq!(order(0b00_0001, 1), [0]);
+        assert_eq!(order(0, 3), [0u8; 0]);
     }
 }
