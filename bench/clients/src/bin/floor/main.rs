@@ -30,6 +30,7 @@ static ALLOC: counting_alloc::Counting = counting_alloc::Counting;
 mod http;
 mod lines;
 mod reply;
+mod start;
 mod stdio;
 mod stdio_tokio;
 mod window;

@@ -5,12 +5,13 @@
 //! grown to 1 MiB, so a large reply crosses it in one piece.
 
 use std::io::{Read, Write};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout};
 use std::time::Duration;
 
 use crate::lines::Lines;
 use crate::measure::{self, Args, Meter, fail};
 use crate::reply::Template;
+use crate::start;
 use crate::window::Window;
 
 /// The pipes to one server process and the two buffers.
@@ -69,35 +70,22 @@ impl Pipes {
 
 /// Spawns the server and, at 2025-11-25, does the `initialize` handshake.
 fn connect(args: &Args) -> (Child, Pipes) {
-    let mut child = Command::new(&args.server[0])
-        .args(&args.server[1..])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+    let mut child = start::server_command(args)
         .spawn()
         .unwrap_or_else(|e| fail(&format!("spawn the server: {e}")));
     let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
         fail("no pipes")
     };
-    // The SDK grows the pipe once a reply outgrows it (1 MiB); the floor
-    // starts with it grown, so a large reply crosses in one piece here too.
-    #[cfg(target_os = "linux")]
-    let _ = rustix::pipe::fcntl_setpipe_size(&stdout, 1024 * 1024);
+    start::grow_pipe(&stdout);
     let mut pipes = Pipes {
         stdin,
         stdout,
         out: Vec::with_capacity(64 * 1024),
         lines: Lines::new(),
     };
-    if args.era != "modern" {
-        pipes.out.extend_from_slice(crate::INITIALIZE.as_bytes());
-        pipes.out.push(b'\n');
+    if start::queue_initialize(args, &mut pipes.out) {
         let line = pipes.next_line().unwrap_or_else(|e| fail(&e));
-        if !pipes.lines.buf[line].windows(8).any(|w| w == b"\"result\"") {
-            fail("initialize failed");
-        }
-        pipes.out.extend_from_slice(crate::INITIALIZED.as_bytes());
-        pipes.out.push(b'\n');
+        start::initialized(&pipes.lines.buf[line], &mut pipes.out);
     }
     (child, pipes)
 }

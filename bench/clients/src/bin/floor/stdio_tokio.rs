@@ -5,7 +5,6 @@
 //! (its reactor, its wake-ups, nonblocking pipes) adds to a call, so the
 //! SDK's figure can be read as the runtime's part and its own.
 
-use std::process::Stdio;
 use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -14,6 +13,7 @@ use tokio::process::{ChildStdin, ChildStdout, Command};
 use crate::lines::Lines;
 use crate::measure::{self, Args, Meter, fail};
 use crate::reply::Template;
+use crate::start;
 use crate::window::Window;
 
 /// The pipes to one server process and the two buffers.
@@ -73,33 +73,22 @@ pub fn run(args: &Args) {
         .build()
         .unwrap_or_else(|e| fail(&format!("runtime: {e}")));
     runtime.block_on(async {
-        let mut child = Command::new(&args.server[0])
-            .args(&args.server[1..])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+        let mut child = Command::from(start::server_command(args))
             .spawn()
             .unwrap_or_else(|e| fail(&format!("spawn the server: {e}")));
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
             fail("no pipes")
         };
-        #[cfg(target_os = "linux")]
-        let _ = rustix::pipe::fcntl_setpipe_size(&stdout, 1024 * 1024);
+        start::grow_pipe(&stdout);
         let mut pipes = Pipes {
             stdin,
             stdout,
             out: Vec::with_capacity(64 * 1024),
             lines: Lines::new(),
         };
-        if args.era != "modern" {
-            pipes.out.extend_from_slice(crate::INITIALIZE.as_bytes());
-            pipes.out.push(b'\n');
+        if start::queue_initialize(args, &mut pipes.out) {
             let line = pipes.next_line().await;
-            if !pipes.lines.buf[line].windows(8).any(|w| w == b"\"result\"") {
-                fail("initialize failed");
-            }
-            pipes.out.extend_from_slice(crate::INITIALIZED.as_bytes());
-            pipes.out.push(b'\n');
+            start::initialized(&pipes.lines.buf[line], &mut pipes.out);
         }
         let t = Template::new(args, true);
         let mut next = 2;
