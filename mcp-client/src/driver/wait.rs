@@ -183,9 +183,10 @@ impl Driver {
         };
         sources.begin(cx);
         // The branches that may be ready, one bit each, looked at once.
-        let writer_due = match (line_writer.as_ref(), writing.as_ref()) {
-            (Some(w), _) if w.has_queued() => sources.due(Source::Write),
-            (_, writing) => writing.is_some(),
+        let queued = line_writer.as_ref().is_some_and(|w| w.has_queued());
+        let writer_due = match queued {
+            true => sources.due(Source::Write),
+            false => writing.is_some(),
         };
         let inbound_due = match receiver {
             Some(_) => sources.due(Source::Inbound),
@@ -210,7 +211,7 @@ impl Driver {
                     (None, None) => Poll::Pending,
                 },
                 2 => match (line_writer.as_mut(), writing.as_mut()) {
-                    (Some(w), _) if w.has_queued() => sources
+                    (Some(w), _) if queued => sources
                         .poll(Source::Write, |cx| w.poll_flush(cx))
                         .map(|r| Wake::Wrote(r.map_err(|e| e.to_string()))),
                     (_, Some(w)) => w.poll_unpin(cx).map(Wake::Wrote),
