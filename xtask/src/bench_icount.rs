@@ -25,6 +25,7 @@ use std::process::{Command, Stdio};
 
 use crate::bench_atomics::AtomicSites;
 use crate::bench_profile::{Footprint, Lines};
+use crate::bench_report::Variant;
 use crate::bench_table::{HttpServer, Programs, ROWS};
 
 /// Calls of the shorter and the longer run of a row (results of 256 KiB:
@@ -34,14 +35,23 @@ pub(crate) const LONG: usize = 900;
 const SHORT_BIG: usize = 20;
 const LONG_BIG: usize = 60;
 
-/// The columns: heading and program (`floor-tokio`: the stdio floor's
-/// loop on tokio, stdio rows only).
-const CLIENTS: [(&str, &str); 4] = [
-    ("floor", "floor"),
-    ("floor on tokio", "floor-tokio"),
-    ("rmcp (pooled over HTTP)", "rmcp"),
-    ("this SDK (current-thread)", "sdk"),
-];
+/// The columns, the floor first (each client counted on a current-thread
+/// runtime: under valgrind every thread runs in turn; the floor on tokio
+/// over stdio only, as in the table).
+fn clients() -> [Variant; 4] {
+    let v = |name, program, runtime| Variant {
+        name,
+        program,
+        runtime,
+        pooled: false,
+    };
+    [
+        v("floor", "floor", "ct"),
+        v("floor on tokio", "floor", "tokio"),
+        v("rmcp (pooled over HTTP)", "rmcp", "ct"),
+        v("this SDK (current-thread)", "sdk", "ct"),
+    ]
+}
 
 /// Runs the count for both revisions and prints one table per revision.
 pub(crate) fn run(args: &[String]) -> Result<(), String> {
@@ -61,9 +71,10 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         crate::bench_table::Profile::Release,
     )?;
     let http = HttpServer::start(&p.server, crate::bench_table::Layout::Shared)?;
-    let sites: Vec<Option<AtomicSites>> = CLIENTS
+    let clients = clients();
+    let sites: Vec<Option<AtomicSites>> = clients
         .iter()
-        .map(|(_, program)| AtomicSites::of(programs_path(&p, program)))
+        .map(|v| AtomicSites::of(programs_path(&p, v.program)))
         .collect();
     for era in ["legacy", "modern"] {
         let revision = if era == "modern" {
@@ -74,8 +85,8 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         println!("\n### Instructions per call (callgrind, user space), {revision}\n");
         let mut head = "| scenario |".to_owned();
         let mut rule = "| --- |".to_owned();
-        for (name, _) in CLIENTS {
-            head.push_str(&format!(" {name} |"));
+        for v in &clients {
+            head.push_str(&format!(" {} |", v.name));
             rule.push_str(" --- |");
         }
         println!("{head}\n{rule}");
@@ -87,9 +98,9 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
             let mut atomics_line = format!("| {label} |");
             let mut footprint_line = format!("| {label} |");
             let mut floor = None;
-            for ((_, program), sites) in CLIENTS.iter().zip(&sites) {
-                let program = *program;
-                if program == "floor-tokio" && via != "stdio" {
+            for (column, (client, sites)) in clients.iter().zip(&sites).enumerate() {
+                let program = client.program;
+                if !client.runs_over(via) {
                     line.push_str(" — |");
                     atomics_line.push_str(" — |");
                     footprint_line.push_str(" — |");
@@ -101,11 +112,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
                 let exe = programs_path(&p, program);
                 let run = Run {
                     exe,
-                    runtime: if program == "floor-tokio" {
-                        "tokio"
-                    } else {
-                        "ct"
-                    },
+                    runtime: client.runtime,
                     via,
                     era,
                     bytes,
@@ -131,7 +138,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
                         });
                         let ratio =
                             floor.map_or(String::new(), |f: f64| format!(" ({:.1}x)", n / f));
-                        if program == "floor" {
+                        if column == 0 {
                             floor = Some(n);
                         }
                         format!(" {:.1}k{ratio} |", n / 1000.0)
@@ -165,7 +172,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
 
 fn programs_path<'a>(p: &'a Programs, program: &str) -> &'a Path {
     match program {
-        "floor" | "floor-tokio" => &p.floor,
+        "floor" => &p.floor,
         "rmcp" => &p.rmcp,
         _ => &p.sdk,
     }

@@ -1,9 +1,31 @@
-//! The floor's read buffer for newline-delimited replies, shared by the
-//! blocking loop (`stdio.rs`) and the one on tokio (`stdio_tokio.rs`):
-//! replies framed in place (no line copied out of the buffer), the buffer
+//! The floor's pipes and buffers, shared by the blocking loop (`stdio.rs`)
+//! and the one on tokio (`stdio_tokio.rs`), each with its own pipe types:
+//! requests gathered in one write buffer; newline-delimited replies framed
+//! in place in the read buffer (no line copied out of it), which is
 //! compacted or grown only when a partial line reaches its end.
 
 use std::ops::Range;
+
+/// The pipes to one server process and the two buffers.
+pub struct Pipes<W, R> {
+    pub stdin: W,
+    pub stdout: R,
+    /// Requests not yet written to the pipe.
+    pub out: Vec<u8>,
+    pub lines: Lines,
+}
+
+impl<W, R> Pipes<W, R> {
+    /// The pipes, both buffers empty.
+    pub fn new(stdin: W, stdout: R) -> Self {
+        Pipes {
+            stdin,
+            stdout,
+            out: Vec::with_capacity(64 * 1024),
+            lines: Lines::new(),
+        }
+    }
+}
 
 /// Read buffer; `start..end` is unread, `start..scan` holds no newline.
 pub struct Lines {

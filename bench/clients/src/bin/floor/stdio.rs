@@ -8,20 +8,13 @@ use std::io::{Read, Write};
 use std::process::{Child, ChildStdin, ChildStdout};
 use std::time::Duration;
 
-use crate::lines::Lines;
 use crate::measure::{self, Args, Meter, fail};
 use crate::reply::Template;
 use crate::start;
 use crate::window::Window;
 
-/// The pipes to one server process and the two buffers.
-struct Pipes {
-    stdin: ChildStdin,
-    stdout: ChildStdout,
-    /// Requests not yet written to the pipe.
-    out: Vec<u8>,
-    lines: Lines,
-}
+/// The pipes to the server and their buffers.
+type Pipes = crate::lines::Pipes<ChildStdin, ChildStdout>;
 
 impl Pipes {
     /// The next complete line's range in `lines.buf`, flushing pending
@@ -48,21 +41,14 @@ impl Pipes {
         }
     }
 
-    /// Makes `calls` calls with up to `window` in flight, ids from
+    /// Makes `calls` calls with up to `args.workers` in flight, ids from
     /// `first`; returns each call's latency.
-    fn calls(
-        &mut self,
-        t: &Template,
-        first: u64,
-        calls: usize,
-        window: usize,
-        expected: usize,
-    ) -> Vec<Duration> {
-        let mut w = Window::new(first, calls, window);
+    fn calls(&mut self, t: &Template, first: u64, args: &Args, calls: usize) -> Vec<Duration> {
+        let mut w = Window::new(first, calls, args.workers);
         while !w.done() {
             w.fill(t, &mut self.out);
             let line = self.next_line().unwrap_or_else(|e| fail(&e));
-            w.complete(&self.lines.buf[line], expected);
+            w.complete(&self.lines.buf[line], args.expected_len());
         }
         w.latencies()
     }
@@ -70,19 +56,8 @@ impl Pipes {
 
 /// Spawns the server and, at 2025-11-25, does the `initialize` handshake.
 fn connect(args: &Args) -> (Child, Pipes) {
-    let mut child = start::server_command(args)
-        .spawn()
-        .unwrap_or_else(|e| fail(&format!("spawn the server: {e}")));
-    let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
-        fail("no pipes")
-    };
-    start::grow_pipe(&stdout);
-    let mut pipes = Pipes {
-        stdin,
-        stdout,
-        out: Vec::with_capacity(64 * 1024),
-        lines: Lines::new(),
-    };
+    let (child, stdin, stdout) = start::spawn(args);
+    let mut pipes = Pipes::new(stdin, stdout);
     if start::queue_initialize(args, &mut pipes.out) {
         let line = pipes.next_line().unwrap_or_else(|e| fail(&e));
         start::initialized(&pipes.lines.buf[line], &mut pipes.out);
@@ -95,11 +70,11 @@ pub fn run(args: &Args) {
     let (mut child, mut pipes) = connect(args);
     let t = Template::new(args, true);
     let mut next = 2;
-    pipes.calls(&t, next, args.warm(), args.workers, args.expected_len());
+    pipes.calls(&t, next, args, args.warm());
     next += args.warm() as u64;
     for _ in 0..args.reps {
         let meter = Meter::start();
-        let lat = pipes.calls(&t, next, args.calls, args.workers, args.expected_len());
+        let lat = pipes.calls(&t, next, args, args.calls);
         meter.finish(lat.len(), lat);
         next += args.calls as u64;
     }

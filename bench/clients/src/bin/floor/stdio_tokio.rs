@@ -8,22 +8,15 @@
 use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::process::{ChildStdin, ChildStdout, Command};
+use tokio::process::{ChildStdin, ChildStdout};
 
-use crate::lines::Lines;
 use crate::measure::{self, Args, Meter, fail};
 use crate::reply::Template;
 use crate::start;
 use crate::window::Window;
 
-/// The pipes to one server process and the two buffers.
-struct Pipes {
-    stdin: ChildStdin,
-    stdout: ChildStdout,
-    /// Requests not yet written to the pipe.
-    out: Vec<u8>,
-    lines: Lines,
-}
+/// The pipes to the server and their buffers.
+type Pipes = crate::lines::Pipes<ChildStdin, ChildStdout>;
 
 impl Pipes {
     /// The next complete line's range in `lines.buf`, flushing pending
@@ -68,24 +61,13 @@ impl Pipes {
 
 /// Runs the stdio floor on a current-thread tokio runtime.
 pub fn run(args: &Args) {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap_or_else(|e| fail(&format!("runtime: {e}")));
-    runtime.block_on(async {
-        let mut child = Command::from(start::server_command(args))
-            .spawn()
-            .unwrap_or_else(|e| fail(&format!("spawn the server: {e}")));
-        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
-            fail("no pipes")
+    let (mut child, stdin, stdout) = start::spawn(args);
+    args.runtime().block_on(async {
+        let (Ok(stdin), Ok(stdout)) = (ChildStdin::from_std(stdin), ChildStdout::from_std(stdout))
+        else {
+            fail("the pipes on tokio")
         };
-        start::grow_pipe(&stdout);
-        let mut pipes = Pipes {
-            stdin,
-            stdout,
-            out: Vec::with_capacity(64 * 1024),
-            lines: Lines::new(),
-        };
+        let mut pipes = Pipes::new(stdin, stdout);
         if start::queue_initialize(args, &mut pipes.out) {
             let line = pipes.next_line().await;
             start::initialized(&pipes.lines.buf[line], &mut pipes.out);
@@ -101,7 +83,6 @@ pub fn run(args: &Args) {
             next += args.calls as u64;
         }
         measure::print_rss();
-        drop(pipes);
-        let _ = child.wait().await;
     });
+    let _ = child.wait();
 }
