@@ -1,11 +1,15 @@
 //! Calls whose callers read their own replies (the driver's `direct.rs`):
 //! over HTTP at 2026-07-28 a call's POST, left pending by the caller's
-//! start, is polled by the caller itself when it is woken. What that must
-//! not change: a call whose future moves to another task still ends, a
-//! caller that stops polling holds up only its own call, a dropped call's
-//! POST is still read to its end (its place among the transport's POSTs
-//! comes back), and a deadline still ends a call.
+//! start, is polled by the caller itself when it is woken; over a byte
+//! stream, at either revision, the caller of the only call in flight reads
+//! the input itself (its lease). What that must not change: a call whose
+//! future moves to another task still ends, a caller that stops polling
+//! holds up only its own call, a dropped call's POST is still read to its
+//! end (its place among the transport's POSTs comes back) and a dropped
+//! call's lease goes back to the driver, a deadline still ends a call, and
+//! many callers on many threads each get their answer.
 
+use std::collections::BTreeMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::task::Poll;
@@ -13,6 +17,12 @@ use std::time::{Duration, Instant};
 
 use mcp_client::{CallOptions, Client, HttpConfig};
 use mcp_testkit::demo::{Server, Via, text};
+
+/// Where callers read their replies: a POST at 2026-07-28, a byte stream
+/// (the demo server in this process, so that its counters can be looked
+/// at) at both revisions.
+const READERS: [Via; 3] = [Via::HttpModern, Via::StdioLegacy, Via::StdioModern];
+use mcp_client::mcp_types::elicitation::{ElicitResult, ElicitValue};
 use serde_json::json;
 
 /// Bounds every wait: a hang fails the test instead of stalling it.
@@ -27,20 +37,20 @@ async fn within<F: Future>(what: &str, future: F) -> F::Output {
     }
 }
 
-/// The demo server over HTTP at 2026-07-28, and a client connected to it
-/// that sends at most `posts` POSTs at once.
-async fn connect(posts: usize) -> (Server, Client) {
-    let server = Server::start(Via::HttpModern).await;
-    let url = server.url().expect("an HTTP server");
-    let config = HttpConfig::new(&url)
-        .expect("config")
-        .with_max_concurrent_posts(posts);
-    let client = server
-        .builder()
-        .http_config(config)
-        .connect()
-        .await
-        .expect("connect");
+/// The demo server reached by `via`, and a client connected to it that
+/// sends at most `posts` POSTs at once over HTTP.
+async fn connect(via: Via, posts: usize) -> (Server, Client) {
+    let server = Server::start(via).await;
+    let builder = match server.url() {
+        Some(url) => {
+            let config = HttpConfig::new(&url)
+                .expect("config")
+                .with_max_concurrent_posts(posts);
+            server.builder().http_config(config)
+        }
+        None => server.observable_builder(),
+    };
+    let client = builder.connect().await.expect("connect");
     (server, client)
 }
 
@@ -71,115 +81,259 @@ async fn echo(client: &Client, text_in: &str) {
 
 #[tokio::test]
 async fn a_call_moved_to_another_task_after_it_started_still_ends() {
-    let (_server, client) = connect(64).await;
-    let mut call = slow(&client, 300);
-    // Started here, awaited in another task: the reply must wake that one.
-    start(&mut call).await;
-    let moved = tokio::spawn(call);
-    let r = within("the moved call's end", moved)
-        .await
-        .expect("the task");
-    assert_eq!(r.expect("slow_count"), "counted to 1");
-    client.close().await;
+    for via in READERS {
+        let (_server, client) = connect(via, 64).await;
+        let mut call = slow(&client, 300);
+        // Started here, awaited in another task: the reply must wake that one.
+        start(&mut call).await;
+        let moved = tokio::spawn(call);
+        let r = within("the moved call's end", moved)
+            .await
+            .expect("the task");
+        assert_eq!(r.expect("slow_count"), "counted to 1", "{via:?}");
+        client.close().await;
+    }
 }
 
 #[tokio::test]
 async fn a_caller_that_stops_polling_holds_up_only_its_own_call() {
-    let (server, client) = connect(64).await;
-    let mut held = slow(&client, 200);
-    start(&mut held).await;
-    server.until("the held call", |d| d.in_flight() == 1).await;
-    for i in 0..5 {
-        echo(&client, &format!("before {i}")).await;
+    for via in READERS {
+        let (server, client) = connect(via, 64).await;
+        let mut held = slow(&client, 200);
+        start(&mut held).await;
+        server.until("the held call", |d| d.in_flight() == 1).await;
+        for i in 0..5 {
+            echo(&client, &format!("before {i}")).await;
+        }
+        // Its reply is sent, unread: the others go on.
+        server
+            .until("the held call answered", |d| d.in_flight() == 0)
+            .await;
+        for i in 0..5 {
+            echo(&client, &format!("after {i}")).await;
+        }
+        let r = within("the held call's end once polled again", held).await;
+        assert_eq!(r.expect("slow_count"), "counted to 1", "{via:?}");
+        client.close().await;
     }
-    // Its reply is sent, unread: the others go on.
-    server
-        .until("the held call answered", |d| d.in_flight() == 0)
-        .await;
-    for i in 0..5 {
-        echo(&client, &format!("after {i}")).await;
-    }
-    let r = within("the held call's end once polled again", held).await;
-    assert_eq!(r.expect("slow_count"), "counted to 1");
-    client.close().await;
 }
 
 #[tokio::test]
-async fn a_dropped_call_gives_its_post_back() {
-    // One POST at a time: a dropped call's POST that were never read to its
-    // end would keep every later call waiting.
-    let (server, client) = connect(1).await;
-    for i in 0..3 {
-        let mut call = slow(&client, 60_000);
-        start(&mut call).await;
-        server.until("the call", |d| d.in_flight() == 1).await;
-        drop(call);
-        server
-            .until("its cancellation", |d| d.cancelled_requests() == i + 1)
-            .await;
-        echo(&client, &format!("after drop {i}")).await;
+async fn a_caller_that_stops_polling_holds_up_no_request_of_the_servers() {
+    // Over a byte stream the held call is the only one in flight: its
+    // caller holds the input's lease, and the server's elicitation (at
+    // 2026-07-28, the reply that asks for it) comes while it does not
+    // poll. The driver takes the input back at its lease check and
+    // serves the request.
+    for via in [Via::StdioLegacy, Via::StdioModern] {
+        let server = Server::start(via).await;
+        let asked = std::sync::Arc::new(tokio::sync::Notify::new());
+        let notify = asked.clone();
+        let client = server
+            .observable_builder()
+            .form_elicitation(move |_| {
+                let notify = notify.clone();
+                async move {
+                    notify.notify_one();
+                    let name = ElicitValue::String("Ada".into());
+                    Ok(ElicitResult::accept(BTreeMap::from([(
+                        "name".into(),
+                        name,
+                    )])))
+                }
+            })
+            .connect()
+            .await
+            .expect("connect");
+        let mut held = Box::pin(client.call_tool("ask_name", json!({})));
+        start(&mut held).await;
+        within("the server's request served", asked.notified()).await;
+        let r = within("the held call's end once polled again", held).await;
+        assert_eq!(
+            text(&r.expect("ask_name").content),
+            "Hello, Ada!",
+            "{via:?}"
+        );
+        client.close().await;
     }
-    client.close().await;
+}
+
+#[tokio::test]
+async fn a_dropped_call_gives_its_post_or_its_lease_back() {
+    for via in READERS {
+        // One POST at a time: a dropped call's POST that were never read to
+        // its end would keep every later call waiting.
+        let (server, client) = connect(via, 1).await;
+        for i in 0..3 {
+            let mut call = slow(&client, 60_000);
+            start(&mut call).await;
+            server.until("the call", |d| d.in_flight() == 1).await;
+            drop(call);
+            server
+                .until("its cancellation", |d| d.cancelled_requests() == i + 1)
+                .await;
+            echo(&client, &format!("after drop {i}")).await;
+        }
+        client.close().await;
+    }
 }
 
 #[tokio::test]
 async fn a_deadline_ends_a_call_its_caller_reads() {
-    let (_server, client) = connect(64).await;
-    let began = Instant::now();
-    let opts = CallOptions::new().with_timeout(Duration::from_millis(300));
-    let args = json!({"count": 1, "delay_ms": 60_000});
-    let call = client.call_tool_with("slow_count", args, opts);
-    let r = within("the deadline's end of the call", call).await;
-    let e = r.expect_err("timed out");
-    assert!(e.is_timeout(), "{e}");
-    assert!(
-        began.elapsed() < Duration::from_secs(5),
-        "{:?}",
-        began.elapsed()
-    );
-    echo(&client, "after the deadline").await;
-    client.close().await;
+    for via in READERS {
+        let (_server, client) = connect(via, 64).await;
+        let began = Instant::now();
+        let opts = CallOptions::new().with_timeout(Duration::from_millis(300));
+        let args = json!({"count": 1, "delay_ms": 60_000});
+        let call = client.call_tool_with("slow_count", args, opts);
+        let r = within("the deadline's end of the call", call).await;
+        let e = r.expect_err("timed out");
+        assert!(e.is_timeout(), "{via:?}: {e}");
+        assert!(
+            began.elapsed() < Duration::from_secs(5),
+            "{via:?}: {:?}",
+            began.elapsed()
+        );
+        echo(&client, "after the deadline").await;
+        client.close().await;
+    }
 }
 
 #[tokio::test]
 async fn a_closed_client_ends_a_call_no_one_polls() {
-    let (_server, client) = connect(64).await;
-    let mut held = slow(&client, 60_000);
-    start(&mut held).await;
-    within("the close", client.close()).await;
-    let r = within("the held call's end with the client", held).await;
-    assert!(r.is_err(), "{r:?}");
+    for via in READERS {
+        let (_server, client) = connect(via, 64).await;
+        let mut held = slow(&client, 60_000);
+        start(&mut held).await;
+        within("the close", client.close()).await;
+        let r = within("the held call's end with the client", held).await;
+        assert!(r.is_err(), "{via:?}: {r:?}");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn many_callers_on_many_threads_some_dropping_their_calls() {
-    let (server, client) = connect(64).await;
-    let tasks: Vec<_> = (0..8)
-        .map(|t| {
-            let client = client.clone();
-            tokio::spawn(async move {
-                for i in 0..200 {
-                    let text_in = format!("{t}-{i}");
-                    let mut call = Box::pin(client.call_tool("echo", json!({"text": text_in})));
-                    if i % 5 == 0 {
-                        // Started, then dropped: its POST goes back to the
-                        // driver, which reads it to its end.
-                        start(&mut call).await;
-                        drop(call);
-                        continue;
+    for via in READERS {
+        let (server, client) = connect(via, 64).await;
+        let tasks: Vec<_> = (0..8)
+            .map(|t| {
+                let client = client.clone();
+                tokio::spawn(async move {
+                    for i in 0..200 {
+                        let text_in = format!("{t}-{i}");
+                        let mut call = Box::pin(client.call_tool("echo", json!({"text": text_in})));
+                        if i % 5 == 0 {
+                            // Started, then dropped: its POST or its lease
+                            // goes back to the driver, which reads on.
+                            start(&mut call).await;
+                            drop(call);
+                            continue;
+                        }
+                        let r = within("an answer", call).await.expect("echo");
+                        assert_eq!(text(&r.content), text_in);
                     }
-                    let r = within("an answer", call).await.expect("echo");
-                    assert_eq!(text(&r.content), text_in);
-                }
+                })
             })
-        })
-        .collect();
-    for t in tasks {
-        t.await.expect("caller");
+            .collect();
+        for t in tasks {
+            t.await.expect("caller");
+        }
+        server
+            .until("every request ended", |d| d.in_flight() == 0)
+            .await;
+        echo(&client, "after").await;
+        client.close().await;
     }
-    server
-        .until("every request ended", |d| d.in_flight() == 0)
-        .await;
-    echo(&client, "after").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_caller_after_another_on_many_threads() {
+    // Each call alone in flight (its caller holds the input's lease over a
+    // byte stream), each caller on whichever thread runs it.
+    for via in READERS {
+        let (_server, client) = connect(via, 64).await;
+        for t in 0..50 {
+            let client = client.clone();
+            let task = tokio::spawn(async move { echo(&client, &format!("call {t}")).await });
+            within("a caller's task", task).await.expect("caller");
+        }
+        client.close().await;
+    }
+}
+
+/// A 2025-11-25 server over an in-memory pipe that answers `initialize`,
+/// and meets a `tools/call` with a `ping` of its own (a virtual
+/// millisecond later); it sends on `pinged`
+/// when the client's answer to the ping comes, then answers the call.
+async fn pinging_server(end: tokio::io::DuplexStream, pinged: tokio::sync::oneshot::Sender<()>) {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let (r, mut w) = tokio::io::split(end);
+    let mut lines = BufReader::new(r).lines();
+    let mut pinged = Some(pinged);
+    let mut call_id = None;
+    while let Ok(Some(line)) = lines.next_line().await {
+        let message: serde_json::Value = serde_json::from_str(&line).expect("a JSON line");
+        let reply = match message["method"].as_str() {
+            Some("initialize") => json!({"jsonrpc": "2.0", "id": message["id"], "result": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {"tools": {}},
+                "serverInfo": {"name": "pinging", "version": "1"}
+            }}),
+            Some("tools/call") => {
+                call_id = Some(message["id"].clone());
+                // Later than the client's own wake-ups around the call's
+                // start: only the driver's look at the lease finds it.
+                // tidy: real clock: no, the test's clock is paused
+                tokio::time::sleep(Duration::from_millis(1)).await;
+                json!({"jsonrpc": "2.0", "id": "ping-1", "method": "ping"})
+            }
+            Some(_) => continue,
+            // The answer to the ping.
+            None => {
+                if let Some(tx) = pinged.take() {
+                    let _ = tx.send(());
+                }
+                let id = call_id.take().expect("a call before the ping's answer");
+                json!({"jsonrpc": "2.0", "id": id, "result": {"content": []}})
+            }
+        };
+        let mut line = reply.to_string();
+        line.push('\n');
+        if w.write_all(line.as_bytes()).await.is_err() {
+            break;
+        }
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_servers_request_waits_one_lease_check_at_most_for_a_caller_that_does_not_poll() {
+    let (client_end, server_end) = tokio::io::duplex(1 << 16);
+    let (pinged_tx, pinged) = tokio::sync::oneshot::channel();
+    tokio::spawn(pinging_server(server_end, pinged_tx));
+    let (r, w) = tokio::io::split(client_end);
+    let client = Client::builder()
+        .era(mcp_client::EraPreference::LegacyOnly)
+        .io(r, w)
+        .connect()
+        .await
+        .expect("connect");
+    let mut held = Box::pin(client.call_tool("t", json!({})));
+    // The only call in flight: its caller holds the input, and polls no
+    // more. The ping's wake goes to it (this task, which looks elsewhere).
+    start(&mut held).await;
+    let began = tokio::time::Instant::now();
+    within("the ping's answer", pinged)
+        .await
+        .expect("the server");
+    // The driver looks at the lease every 10 ms (on this paused clock,
+    // time moves only when every task waits), and reads the input's wakes
+    // when it does; the second look takes the input back.
+    let waited = began.elapsed();
+    assert!(
+        (Duration::from_millis(1)..=Duration::from_millis(10)).contains(&waited),
+        "{waited:?}"
+    );
+    let r = within("the held call's end once polled again", held).await;
+    assert!(r.expect("answered").content.is_empty());
     client.close().await;
 }

@@ -39,14 +39,15 @@
 //! it waits for the lock as long as one call's start takes.
 
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::task::Poll;
 use std::task::Waker;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::batching::Batching;
 #[cfg(feature = "http")]
 use super::future_set::OwnedSlot;
-use super::sources::Source;
-use super::{Command, Driver, clock};
+use super::sources::{InputLease, Source};
+use super::{Command, Driver, READY_BATCH, clock, stream_wake};
 use crate::transport::Link;
 
 /// The driver's state, locked by the driver for each turn and each poll of
@@ -78,6 +79,13 @@ impl DriverCell {
         d.takes_direct().then_some(d)
     }
 }
+
+/// How often the driver looks at its input while it is leased: it reads
+/// what woke the input when it does, and takes back a lease that held
+/// from one look to the next. A caller that stops polling its call holds
+/// up what the input brings for the others (a server's request, a
+/// notification) for one of these at most.
+const LEASE_CHECK: Duration = Duration::from_millis(10);
 
 /// Whether `command` may be carried out by its sender.
 pub(super) fn is_direct(command: &Command) -> bool {
@@ -122,6 +130,9 @@ impl Driver {
     ) -> Option<Owned> {
         let now = clock();
         let handlers = self.handler_io.len();
+        // Another call: the input is the driver's again (its reply may
+        // come before the lessee's).
+        self.sources.revoke_input();
         #[cfg(feature = "http")]
         let call = match &command {
             Command::Start { call, .. } => call.addr(),
@@ -132,7 +143,11 @@ impl Driver {
             self.last_post = None;
         }
         self.on_command(now, command);
+        let lease = self.lease_input(now, waiting);
         self.settle(now, handlers);
+        if let Some(lease) = lease {
+            return Some(Owned::Input(lease));
+        }
         #[cfg(feature = "http")]
         {
             let (id, index) = self.last_post.take()?;
@@ -140,12 +155,87 @@ impl Driver {
             let id = mcp_types::RequestId::Number(id);
             let theirs = self.pending.get(&id).and_then(|p| p.reply.as_ref());
             if theirs.is_some_and(|tx| tx.addr() == call) {
-                return self.http_io.own(index, waker);
+                return self.http_io.own(index, waker).map(Owned::Post);
             }
         }
-        #[cfg(not(feature = "http"))]
-        let _ = waiting;
         None
+    }
+
+    /// Leases a byte stream's input to the caller `waiting` for the only
+    /// call in flight: its reply then wakes that caller, which reads it
+    /// ([`Reader::read`]), instead of the driver. The driver looks at the
+    /// lease within [`LEASE_CHECK`] (`Driver::check_lease`).
+    fn lease_input(&mut self, now: Instant, waiting: Option<&Waker>) -> Option<InputLease> {
+        let waker = waiting?;
+        let stream = matches!(self.link, Some(Link::Stream { .. }));
+        if !stream || !self.link_open || self.conn.in_flight() != 1 {
+            return None;
+        }
+        self.lease_check.get_or_insert(now + LEASE_CHECK);
+        Some(self.sources.lease_input(waker))
+    }
+
+    /// At the lease's check (the timer): a lease that held since the last
+    /// check is taken back (its caller may not be polling: what the input
+    /// holds is the driver's to read then); a newer one is looked at
+    /// again within [`LEASE_CHECK`].
+    pub(super) fn check_lease(&mut self, now: Instant) {
+        if self.lease_check.is_none_or(|at| now < at) {
+            return;
+        }
+        self.lease_check = None;
+        match self.sources.input_lease() {
+            Some(lease) if lease == self.lease_seen => self.sources.revoke_input(),
+            Some(lease) => {
+                self.lease_seen = lease;
+                self.lease_check = Some(now + LEASE_CHECK);
+            }
+            None => {}
+        }
+    }
+
+    /// Reads the input `lease` leases, if it was woken, and handles each
+    /// message as the driver's turn would; `false` once the lease ended
+    /// (taken back, or handed back here: more input than one turn takes,
+    /// or the input's end, which the driver is woken for).
+    fn read_input(&mut self, lease: &InputLease, owner: &Waker) -> bool {
+        if !self.sources.lease_holds(lease, owner) {
+            return false;
+        }
+        if !self.sources.due(Source::Inbound) {
+            return true;
+        }
+        let now = clock();
+        let handlers = self.handler_io.len();
+        let mut drained = false;
+        for _ in 0..READY_BATCH {
+            let Some(Link::Stream { receiver, .. }) = &mut self.link else {
+                break;
+            };
+            match self
+                .sources
+                .poll(Source::Inbound, |cx| receiver.poll_recv(cx))
+            {
+                Poll::Pending => {
+                    drained = true;
+                    break;
+                }
+                Poll::Ready(item) => {
+                    self.drain_queues(now);
+                    // An input never ends the driver.
+                    let _ = self.on_wake(now, stream_wake(item));
+                    if !self.link_open {
+                        break;
+                    }
+                }
+            }
+        }
+        self.settle(now, handlers);
+        if !drained {
+            self.sources.revoke_input();
+            self.sources.wake_task();
+        }
+        drained
     }
 
     /// The end of a caller's work under the driver's lock (a start, or a
@@ -221,60 +311,48 @@ impl Driver {
     }
 }
 
-/// What a caller owns after its start: its POST's future (HTTP at
-/// 2026-07-28), or nothing in a build without HTTP.
-#[cfg(feature = "http")]
-pub(super) type Owned = OwnedSlot;
-/// What a caller owns after its start: nothing without HTTP.
-#[cfg(not(feature = "http"))]
-pub(super) type Owned = std::convert::Infallible;
-
-/// A caller's hold on its call's POST (2026-07-28 over HTTP), which it
-/// reads itself while it awaits the call ([`Reader::read`]); dropping it
-/// hands the POST, if still the caller's, back to the driver
-/// ([`OwnedSlot`]'s drop).
-#[cfg(feature = "http")]
-pub(crate) struct Reader {
-    cell: Arc<DriverCell>,
-    owned: OwnedSlot,
+/// What a caller owns after its start: the input's lease (a byte
+/// stream), or its POST's future (HTTP at 2026-07-28).
+pub(super) enum Owned {
+    Input(InputLease),
+    #[cfg(feature = "http")]
+    Post(OwnedSlot),
 }
 
-/// A caller's hold on its call's POST: none without HTTP.
-#[cfg(not(feature = "http"))]
-pub(crate) enum Reader {}
+/// A caller's hold on what brings its reply (the input's lease, or its
+/// call's POST), which it reads itself while it awaits the call
+/// ([`Reader::read`]); dropping it hands that back to the driver (the
+/// lease's or [`OwnedSlot`]'s drop).
+pub(crate) struct Reader {
+    cell: Arc<DriverCell>,
+    owned: Owned,
+}
 
-#[cfg(feature = "http")]
 impl Reader {
-    /// The reader of what `owned` owns, by the driver `cell`.
+    /// The reader of what `owned` holds, by the driver `cell`.
     pub(super) fn new(cell: Arc<DriverCell>, owned: Owned) -> Self {
         Reader { cell, owned }
     }
 
-    /// Reads the POST if it was woken, handling its reply as the driver
-    /// would (the call's outcome is then in its [`OutcomeRx`]); `false`
-    /// when the caller reads no more (drop the reader: the POST is done,
-    /// or it goes back to the driver), also when the driver is busy or
-    /// shutting down. `waker` is the caller's now: the POST's wakes wake
-    /// it.
+    /// Reads what it holds if it was woken, handling the reply as the
+    /// driver would (the call's outcome is then in its [`OutcomeRx`]);
+    /// `false` when the caller reads no more (drop the reader: the POST is
+    /// done, or it goes back to the driver), also when the driver is busy
+    /// or shutting down. `waker` is the caller's now: the wakes of what it
+    /// holds wake it.
     ///
     /// [`OutcomeRx`]: super::OutcomeRx
     pub(crate) fn read(&mut self, waker: &Waker) -> bool {
         let Ok(mut d) = self.cell.driver.try_lock() else {
             return false;
         };
-        !d.in_turn && d.link_open && d.read_owned(&mut self.owned, waker)
-    }
-}
-
-#[cfg(not(feature = "http"))]
-impl Reader {
-    /// Never made without HTTP.
-    pub(super) fn new(_: Arc<DriverCell>, owned: Owned) -> Self {
-        match owned {}
-    }
-
-    /// Never made without HTTP.
-    pub(crate) fn read(&mut self, _: &Waker) -> bool {
-        match *self {}
+        if d.in_turn || !d.link_open {
+            return false;
+        }
+        match &mut self.owned {
+            Owned::Input(lease) => d.read_input(lease, waker),
+            #[cfg(feature = "http")]
+            Owned::Post(post) => d.read_owned(post, waker),
+        }
     }
 }

@@ -6,12 +6,14 @@
 //! After every input or command it follows the core's drain rule: drain
 //! `poll_transmit` into the transport, drain `poll_event` into the waiting
 //! callers and handlers, then arm one timer from `poll_timeout`. Every
-//! timer is the core's; the clock it is told is read here, through
+//! protocol timer is the core's; the clock it is told is read here, through
 //! [`clock`] (tokio's, so a paused test clock drives it), once per wake-up
 //! and once per call a caller starts, plus the wall-clock anchor of served
 //! tasks' timestamps at start (the notification debounce window is the
-//! core's too). The one timer is a timerfd, or tokio's timer on a clock
-//! paused when the connection starts (`deadline.rs`). HTTP
+//! core's too). The one deadline of the driver's own is when it looks at
+//! the input's lease (`direct.rs`): who reads the input, not what it
+//! says. The one timer is a timerfd, or tokio's timer on a clock paused
+//! when the connection starts (`deadline.rs`). HTTP
 //! exchanges, response streams and running handlers are futures polled
 //! inside the driver's wait (no task per request or handler); the
 //! only other thread is the notification queue's worker. Nothing outside
@@ -193,6 +195,12 @@ struct Driver {
     /// The timer was armed for the current wait (by the wait, or by a
     /// caller's start, `direct.rs`): the wait polls it.
     wait_armed: bool,
+    /// When the driver looks at the input's lease next (`direct.rs`): the
+    /// one deadline the timer is armed for that is not the core's, a
+    /// matter of the I/O's ownership, not of the protocol.
+    lease_check: Option<Instant>,
+    /// The lease seen at the last look (its generation).
+    lease_seen: u64,
 }
 
 /// What a new driver starts from, besides the core and the transport.
@@ -259,6 +267,8 @@ pub(crate) fn start(
         next_branch: 0,
         in_turn: true,
         wait_armed: false,
+        lease_check: None,
+        lease_seen: 0,
     };
     let (tx, rx) = command_queue::channel();
     tokio::spawn(driver.run(rx));
@@ -304,7 +314,11 @@ impl Driver {
         match wake {
             Wake::Command(Some(Command::Close { done })) => return Err(Some(done)),
             Wake::Command(None) => return Err(None),
-            Wake::Command(Some(c)) => self.on_command(now, c),
+            Wake::Command(Some(c)) => {
+                // Another caller's: the input is the driver's again.
+                self.sources.revoke_input();
+                self.on_command(now, c);
+            }
             Wake::Inbound(Some(Ok(m))) => self.receive(now, m),
             Wake::Inbound(Some(Err(e))) => self.transport_ended(now, Some(e)),
             Wake::Inbound(None) => self.transport_ended(now, None),
@@ -355,6 +369,7 @@ impl Driver {
             Wake::Timer => {
                 self.timer_at = None;
                 self.conn.handle_timeout(now);
+                self.check_lease(now);
             }
         }
         Ok(())

@@ -13,12 +13,18 @@
 //! comes after that wakes the task and one that came before is in the bits:
 //! no wake-up is lost. A source the driver changes itself (a timer it
 //! resets) is marked with [`forget`](Sources::forget) and polled again.
+//!
+//! The input may be leased to a caller (`lease.rs`): its wakes then wake
+//! that caller instead of the driver's task.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU8, Ordering};
+mod lease;
+
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Wake, Waker};
 
 use super::task_waker::TaskWaker;
+pub(super) use lease::InputLease;
 
 /// One of the sources with a waker of its own (its bit).
 #[derive(Clone, Copy)]
@@ -46,6 +52,9 @@ struct Flags {
     woken: AtomicU8,
     /// The driver task's waker.
     task: TaskWaker,
+    /// The input is leased (`lease.rs`): a hint, `lessee` decides.
+    leased: AtomicBool,
+    lessee: Mutex<lease::Lessee>,
 }
 
 /// The waker one source is polled with.
@@ -61,6 +70,9 @@ impl Wake for SourceWaker {
 
     fn wake_by_ref(self: &Arc<Self>) {
         self.flags.woken.fetch_or(self.bit, Ordering::AcqRel);
+        if self.bit == Source::Inbound.bit() && self.flags.wake_lessee() {
+            return;
+        }
         self.flags.task.wake();
     }
 }

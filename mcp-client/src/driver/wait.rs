@@ -24,8 +24,9 @@ use futures::FutureExt;
 const BRANCHES: u8 = 6;
 
 impl Driver {
-    /// Arms the timer for the core's next deadline; `false` when it has
-    /// none. The timer is reset only for a deadline earlier than the armed
+    /// Arms the timer for the core's next deadline, or the input lease's
+    /// check if that comes first (`direct.rs`); `false` when there is
+    /// neither. The timer is reset only for a deadline earlier than the armed
     /// one: when the earliest call ends, the next deadline is later, and
     /// the armed wake-up is kept (it then finds nothing due and re-arms),
     /// so a stream of calls does not move the runtime's timer once per
@@ -33,8 +34,12 @@ impl Driver {
     /// waits unpolled, still set), so sequential calls, each with its own
     /// deadline, do not reset it once per call either.
     pub(super) fn arm_timer(&mut self) -> bool {
-        let Some(at) = self.conn.next_timeout() else {
-            return false;
+        let at = match (self.conn.next_timeout(), self.lease_check) {
+            (Some(core), Some(lease)) => core.min(lease),
+            (core, lease) => match core.or(lease) {
+                Some(at) => at,
+                None => return false,
+            },
         };
         if self.timer_at.is_none_or(|armed| at < armed) {
             self.timer.reset(at);
