@@ -32,6 +32,20 @@
 //! done (its reply, or a stream the driver reads on). The driver may poll
 //! an owned POST it finds woken, as it polls the others.
 //!
+//! Over a byte stream the caller of the only call in flight reads the
+//! input itself: the call's start leases it the input
+//! ([`Sources::lease_input`](super::sources::Sources::lease_input)), whose
+//! wakes then wake the caller, who polls the input under the driver's lock
+//! and handles each message as the driver's turn would ([`Reader::read`]).
+//! A sequential call then wakes the driver not at all here either. The
+//! input is shared by every message of the connection, so the lease is
+//! bounded: another call's start or any command takes it back, so does the
+//! caller's end (its reply, its drop, a busy driver), and while it holds
+//! the driver looks at the input every [`LEASE_CHECK`] (reading what woke
+//! it) and takes back a lease that held from one look to the next. A
+//! caller that stops polling holds up the server's requests and
+//! notifications for one look at most.
+//!
 //! The channel's lock is taken first and the driver's only tried while it
 //! is held (never waited for), so no two locks are ever waited for in the
 //! other order; the channel's lock is released before the call runs (what
