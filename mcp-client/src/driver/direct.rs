@@ -182,7 +182,14 @@ impl Driver {
     fn lease_input(&mut self, now: Instant, waiting: Option<&Waker>) -> Option<InputLease> {
         let waker = waiting?;
         let stream = matches!(self.link, Some(Link::Stream { .. }));
-        if !stream || !self.link_open || self.conn.in_flight() != 1 {
+        // The input holds its waker (the driver's wait polled it to
+        // `Pending`, as it always has while it waits): a reply wakes the
+        // lessee, who polls nothing before it is woken.
+        if !stream
+            || !self.link_open
+            || self.conn.in_flight() != 1
+            || !self.sources.holds(Source::Inbound)
+        {
             return None;
         }
         self.lease_check.get_or_insert(now + LEASE_CHECK);
