@@ -229,7 +229,7 @@ impl Driver {
         let now = clock();
         let handlers = self.handler_io.len();
         let mut drained = false;
-        for _ in 0..READY_BATCH {
+        for read in 0..READY_BATCH {
             let Some(Link::Stream { receiver, .. }) = &mut self.link else {
                 break;
             };
@@ -242,7 +242,11 @@ impl Driver {
                     break;
                 }
                 Poll::Ready(item) => {
-                    self.drain_queues(now);
+                    // What the message before gave goes out first (the
+                    // last turn or start drained the queues before this).
+                    if read > 0 {
+                        self.drain_queues(now);
+                    }
                     // An input never ends the driver.
                     let _ = self.on_wake(now, stream_wake(item));
                     if !self.link_open {
