@@ -7,7 +7,10 @@
 //! holds up only its own call, a dropped call's POST is still read to its
 //! end (its place among the transport's POSTs comes back) and a dropped
 //! call's lease goes back to the driver, a deadline still ends a call, and
-//! many callers on many threads each get their answer.
+//! many callers on many threads each get their answer. Over a byte stream
+//! the input carries the server's own requests too: a caller that stops
+//! polling holds them up until the driver's next look at its lease (10
+//! ms) at most.
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -15,15 +18,15 @@ use std::pin::Pin;
 use std::task::Poll;
 use std::time::{Duration, Instant};
 
+use mcp_client::mcp_types::elicitation::{ElicitResult, ElicitValue};
 use mcp_client::{CallOptions, Client, HttpConfig};
 use mcp_testkit::demo::{Server, Via, text};
+use serde_json::json;
 
 /// Where callers read their replies: a POST at 2026-07-28, a byte stream
 /// (the demo server in this process, so that its counters can be looked
 /// at) at both revisions.
 const READERS: [Via; 3] = [Via::HttpModern, Via::StdioLegacy, Via::StdioModern];
-use mcp_client::mcp_types::elicitation::{ElicitResult, ElicitValue};
-use serde_json::json;
 
 /// Bounds every wait: a hang fails the test instead of stalling it.
 const PATIENCE: Duration = Duration::from_secs(10);
