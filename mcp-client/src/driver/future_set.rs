@@ -36,9 +36,9 @@ use super::task_waker::TaskWaker;
 #[cfg(feature = "http")]
 mod owned;
 #[cfg(feature = "http")]
-pub(super) use owned::OwnedSlot;
+use super::ownership::Ownership;
 #[cfg(feature = "http")]
-use owned::Owner;
+pub(super) use owned::OwnedSlot;
 #[cfg(not(feature = "http"))]
 impl SlotWake {
     /// No slot is owned without HTTP.
@@ -88,13 +88,10 @@ struct SlotWake {
     /// In the queue (or about to be polled) already (slots from [`BITS`]
     /// on; below it, the slot's bit says so).
     queued: AtomicBool,
-    /// The slot has an owner: its wakes go to [`SlotWake::owner`]'s waker
-    /// (read under its lock, which settles a race with the owner's leave;
-    /// `owned.rs`).
+    /// The slot's owner, if it has one: its wakes go to the owner's waker
+    /// (`owned.rs`).
     #[cfg(feature = "http")]
-    owned: AtomicBool,
-    #[cfg(feature = "http")]
-    owner: Mutex<Owner>,
+    ownership: Ownership,
     shared: Arc<Shared>,
 }
 
@@ -110,15 +107,9 @@ impl Wake for SlotWake {
             // A bit already set was set by a wake that woke the driver (or
             // the slot's owner).
             if shared.bits.fetch_or(bit, Ordering::AcqRel) & bit == 0 {
-                // The owner's waker is woken outside the lock (a waker may
-                // poll its task at once, which looks at the owner again).
                 #[cfg(feature = "http")]
-                if self.owned.load(Ordering::Acquire) {
-                    let owner = self.owner().waker.clone();
-                    if let Some(owner) = owner {
-                        owner.wake();
-                        return;
-                    }
+                if self.ownership.wake_owner() {
+                    return;
                 }
                 shared.driver.wake();
             }
@@ -187,9 +178,7 @@ impl<T> FutureSet<T> {
                 index: self.slots.len(),
                 queued: AtomicBool::new(false),
                 #[cfg(feature = "http")]
-                owned: AtomicBool::new(false),
-                #[cfg(feature = "http")]
-                owner: Mutex::default(),
+                ownership: Ownership::default(),
                 shared: Arc::clone(&self.shared),
             });
             self.slots.push(Slot {

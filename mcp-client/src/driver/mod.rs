@@ -30,7 +30,8 @@
 //! * `receive.rs`: every server message into the core (strict checks first).
 //! * `http.rs`, `get_stream.rs`: HTTP exchanges and the 2025-11-25 GET stream.
 //! * `future_set.rs`: the set those futures (and handlers' replies) are
-//!   polled in, each only when woken.
+//!   polled in, each only when woken; `ownership.rs`: whom a source's
+//!   wakes go to when a caller reads it itself (`direct.rs`).
 //! * `notifications.rs`, `notify_queue.rs`: the bounded queue to the
 //!   notification handler and its worker thread.
 //! * `server_exit.rs`: a stdio server's exit, attached to the errors.
@@ -57,6 +58,7 @@ mod get_stream;
 mod http;
 mod notifications;
 mod notify_queue;
+mod ownership;
 mod receive;
 mod server_exit;
 mod serving;

@@ -19,10 +19,11 @@
 
 mod lease;
 
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::task::{Context, Poll, Wake, Waker};
 
+use super::ownership::Ownership;
 use super::task_waker::TaskWaker;
 pub(super) use lease::InputLease;
 
@@ -52,9 +53,8 @@ struct Flags {
     woken: AtomicU8,
     /// The driver task's waker.
     task: TaskWaker,
-    /// The input is leased (`lease.rs`): a hint, `lessee` decides.
-    leased: AtomicBool,
-    lessee: Mutex<lease::Lessee>,
+    /// The input's lessee, if it is leased (`lease.rs`).
+    input: Ownership,
 }
 
 /// The waker one source is polled with.
@@ -70,7 +70,7 @@ impl Wake for SourceWaker {
 
     fn wake_by_ref(self: &Arc<Self>) {
         self.flags.woken.fetch_or(self.bit, Ordering::AcqRel);
-        if self.bit == Source::Inbound.bit() && self.flags.wake_lessee() {
+        if self.bit == Source::Inbound.bit() && self.flags.input.wake_owner() {
             return;
         }
         self.flags.task.wake();

@@ -11,33 +11,17 @@
 //! Only the first 64 slots can be owned: a wake of a later one goes
 //! through the set's queue, which only the driver takes.
 
+use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, MutexGuard, PoisonError};
 use std::task::{Context, Poll, Waker};
 
 use super::{BITS, FutureSet, SlotWake};
 
-/// Who owns a slot, behind its [`SlotWake`]'s lock.
-#[derive(Default)]
-pub(super) struct Owner {
-    /// Counts the slot's owners.
-    generation: u64,
-    /// The owner's waker; `None` when the slot has no owner.
-    pub(super) waker: Option<Waker>,
-}
-
 impl SlotWake {
-    pub(super) fn owner(&self) -> MutexGuard<'_, Owner> {
-        self.owner.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
     /// Ends the slot's ownership, if it has one (its future ended): its
     /// wakes go to the driver again.
     pub(super) fn end_ownership(&self) {
-        if self.owned.load(Ordering::Acquire) {
-            self.owned.store(false, Ordering::Release);
-            self.owner().waker = None;
-        }
+        self.ownership.end(None);
     }
 }
 
@@ -54,15 +38,7 @@ impl OwnedSlot {
     /// Whether the ownership holds (not ended by the future's end); if
     /// so, `owner` is the waker its wakes wake from now on.
     fn holds(&self, owner: &Waker) -> bool {
-        let mut guard = self.wake.owner();
-        let o = &mut *guard;
-        match &mut o.waker {
-            Some(w) if o.generation == self.generation => {
-                w.clone_from(owner);
-                true
-            }
-            _ => false,
-        }
+        self.wake.ownership.holds(self.generation, owner)
     }
 }
 
@@ -71,17 +47,9 @@ impl Drop for OwnedSlot {
     /// nothing when the ownership already ended. Needs no lock of the
     /// driver's.
     fn drop(&mut self) {
-        if self.ended {
-            return;
+        if !self.ended && self.wake.ownership.end(Some(self.generation)) {
+            self.wake.shared.driver.wake();
         }
-        let mut o = self.wake.owner();
-        if o.generation != self.generation || o.waker.is_none() {
-            return;
-        }
-        self.wake.owned.store(false, Ordering::Release);
-        o.waker = None;
-        drop(o);
-        self.wake.shared.driver.wake();
     }
 }
 
@@ -92,13 +60,9 @@ impl<T> FutureSet<T> {
     pub(in crate::driver) fn own(&mut self, index: usize, owner: &Waker) -> Option<OwnedSlot> {
         let slot = self.slots.get(index).filter(|_| index < BITS)?;
         slot.future.as_ref()?;
-        let mut o = slot.wake.owner();
-        o.generation += 1;
-        o.waker = Some(owner.clone());
-        slot.wake.owned.store(true, Ordering::Release);
         Some(OwnedSlot {
+            generation: slot.wake.ownership.take(owner),
             wake: Arc::clone(&slot.wake),
-            generation: o.generation,
             ended: false,
         })
     }

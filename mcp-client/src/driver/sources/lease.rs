@@ -12,61 +12,22 @@
 //! outlived the driver's check, `Driver::check_lease`); a wake that went
 //! to the lessee and was not read then wakes the driver.
 //!
-//! Which task a wake reaches is decided under the lease's lock, which
-//! settles a wake's race with the lease's end: a wake that finds no lessee
-//! there wakes the driver, and an end that finds the input's bit set (a
-//! wake came, the lessee did not read it) wakes the driver too.
+//! Who holds the lease is an [`Ownership`](super::Ownership), as for a
+//! caller's POST: a wake that races the lease's end never goes astray.
 
+use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, MutexGuard, PoisonError};
 use std::task::Waker;
 
 use super::{Flags, Source, Sources};
 
-/// Who holds the input's lease, behind [`Flags`]'s lock.
-#[derive(Default)]
-pub(super) struct Lessee {
-    /// Counts the leases, so that an ended lease ends nothing later.
-    generation: u64,
-    /// The lessee's waker; `None` while the input is the driver's.
-    waker: Option<Waker>,
-}
-
 impl Flags {
-    fn lessee(&self) -> MutexGuard<'_, Lessee> {
-        self.lessee.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// Wakes the lessee for a wake of the input; `false` when the input
-    /// is the driver's (then the driver's task is to be woken).
-    pub(super) fn wake_lessee(&self) -> bool {
-        if !self.leased.load(Ordering::Acquire) {
-            return false;
-        }
-        // Woken outside the lock: a waker may poll its task at once, which
-        // looks at the lease again.
-        let waker = self.lessee().waker.clone();
-        match waker {
-            Some(w) => {
-                w.wake();
-                true
-            }
-            None => false,
-        }
-    }
-
     /// Ends the lease (only `generation`'s, when given); when it ended one
     /// and a wake went to the lessee unread, wakes the driver's task.
     fn end_lease(&self, generation: Option<u64>) {
-        let mut l = self.lessee();
-        if l.waker.is_none() || generation.is_some_and(|g| g != l.generation) {
-            return;
-        }
-        self.leased.store(false, Ordering::Release);
-        let waker = l.waker.take();
-        drop(l);
-        drop(waker);
-        if self.woken.load(Ordering::Acquire) & Source::Inbound.bit() != 0 {
+        if self.input.end(generation)
+            && self.woken.load(Ordering::Acquire) & Source::Inbound.bit() != 0
+        {
             self.task.wake();
         }
     }
@@ -93,44 +54,29 @@ impl Sources {
     /// with [`Sources::lease_holds`] and [`Sources::poll`] under the
     /// driver's lock.
     pub(in crate::driver) fn lease_input(&mut self, owner: &Waker) -> InputLease {
-        let mut l = self.flags.lessee();
-        l.generation += 1;
-        l.waker = Some(owner.clone());
-        self.flags.leased.store(true, Ordering::Release);
         InputLease {
+            generation: self.flags.input.take(owner),
             flags: Arc::clone(&self.flags),
-            generation: l.generation,
         }
     }
 
     /// The generation of the input's lease, if it is leased.
     pub(in crate::driver) fn input_lease(&self) -> Option<u64> {
-        if !self.flags.leased.load(Ordering::Acquire) {
-            return None;
-        }
-        let l = self.flags.lessee();
-        l.waker.as_ref().map(|_| l.generation)
+        self.flags.input.current()
     }
 
     /// Takes the input back from its lessee, if it is leased: its wakes
     /// wake the driver again (woken now if one went to the lessee unread).
     pub(in crate::driver) fn revoke_input(&self) {
-        if self.flags.leased.load(Ordering::Acquire) {
-            self.flags.end_lease(None);
-        }
+        self.flags.end_lease(None);
     }
 
     /// Whether `lease` still holds; if so, `owner` is the waker the input's
     /// wakes wake from now on, and a wake the lessee got is taken into the
     /// driver's view (the input is then [`due`](Sources::due)).
     pub(in crate::driver) fn lease_holds(&mut self, lease: &InputLease, owner: &Waker) -> bool {
-        {
-            let mut guard = self.flags.lessee();
-            let l = &mut *guard;
-            match &mut l.waker {
-                Some(w) if l.generation == lease.generation => w.clone_from(owner),
-                _ => return false,
-            }
+        if !self.flags.input.holds(lease.generation, owner) {
+            return false;
         }
         let bit = Source::Inbound.bit();
         if self.flags.woken.load(Ordering::Acquire) & bit != 0 {
