@@ -138,6 +138,10 @@ pub(crate) enum HttpChange {
 
 impl Driver {
     pub(super) fn on_command(&mut self, now: Instant, c: Command) {
+        // Any command (another call's start, its caller's own next one
+        // included) takes the input back from a caller that reads it
+        // (`direct.rs`): a reply to anyone else may come first.
+        self.sources.revoke_input();
         // A call's start, the command of every call, first; the rest out
         // of line (the common path's code stays small and together).
         match c {

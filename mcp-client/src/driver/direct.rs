@@ -144,9 +144,6 @@ impl Driver {
     ) -> Option<Owned> {
         let now = clock();
         let handlers = self.handler_io.len();
-        // Another call: the input is the driver's again (its reply may
-        // come before the lessee's).
-        self.sources.revoke_input();
         #[cfg(feature = "http")]
         let call = match &command {
             Command::Start { call, .. } => call.addr(),

@@ -316,11 +316,7 @@ impl Driver {
         match wake {
             Wake::Command(Some(Command::Close { done })) => return Err(Some(done)),
             Wake::Command(None) => return Err(None),
-            Wake::Command(Some(c)) => {
-                // Another caller's: the input is the driver's again.
-                self.sources.revoke_input();
-                self.on_command(now, c);
-            }
+            Wake::Command(Some(c)) => self.on_command(now, c),
             Wake::Inbound(Some(Ok(m))) => self.receive(now, m),
             Wake::Inbound(Some(Err(e))) => self.transport_ended(now, Some(e)),
             Wake::Inbound(None) => self.transport_ended(now, None),
