@@ -34,12 +34,12 @@ impl Driver {
     /// waits unpolled, still set), so sequential calls, each with its own
     /// deadline, do not reset it once per call either.
     pub(super) fn arm_timer(&mut self) -> bool {
-        let at = match (self.conn.next_timeout(), self.lease_check) {
-            (Some(core), Some(lease)) => core.min(lease),
-            (core, lease) => match core.or(lease) {
-                Some(at) => at,
-                None => return false,
-            },
+        let Some(at) = [self.conn.next_timeout(), self.lease_check]
+            .into_iter()
+            .flatten()
+            .min()
+        else {
+            return false;
         };
         if self.timer_at.is_none_or(|armed| at < armed) {
             self.timer.reset(at);
