@@ -172,6 +172,7 @@ fn routing_fields(routing: &HttpRouting, cached: bool) -> Result<PostFields, Htt
         version,
         method,
         name,
+        session: None,
     })
 }
 

@@ -118,7 +118,9 @@ impl HeaderList {
 /// `Accept` and `Content-Type` (`basics`: the POST carries a message) and
 /// the routing fields the core decided: `MCP-Protocol-Version`,
 /// `Mcp-Method` and `Mcp-Name` (the rare `Mcp-Param-*` fields go in the
-/// list). Most POSTs carry no other field, so their list stays empty: no
+/// list); and the session's `Mcp-Session-Id`, which any request of a
+/// 2025-11-25 session carries (a GET's and a `DELETE`'s as well, whose
+/// fields have no basics). Most POSTs carry no other field, so their list stays empty: no
 /// allocation, nothing to drop field by field, and HTTP/1.1 writes the
 /// basics as one piece of static text.
 #[derive(Clone, Debug, Default)]
@@ -128,10 +130,16 @@ pub(crate) struct PostFields {
     pub(crate) version: Option<HeaderValue>,
     pub(crate) method: Option<HeaderValue>,
     pub(crate) name: Option<HeaderValue>,
+    /// `Mcp-Session-Id` (2025-11-25): the session every request after
+    /// `initialize` belongs to (a GET's and a `DELETE`'s too).
+    pub(crate) session: Option<HeaderValue>,
 }
 
 /// The names of [`PostFields`]' routing fields, in order.
 static ROUTING_NAMES: [HeaderName; 3] = [headers::PROTOCOL_VERSION, headers::METHOD, headers::NAME];
+
+/// The name of [`PostFields`]' session field.
+static SESSION_NAME: HeaderName = headers::SESSION_ID;
 
 /// [`PostFields`]' basics, as fields.
 static BASICS: [(HeaderName, HeaderValue); 2] = [
@@ -149,10 +157,16 @@ impl PostFields {
             .filter_map(|(name, value)| Some((name, value.as_ref()?)))
     }
 
-    /// Every field, in the order they go out: the basics, then the routing.
+    /// Every field, in the order they go out: the basics, the routing,
+    /// then the session.
     pub(crate) fn iter(&self) -> impl Iterator<Item = (&HeaderName, &HeaderValue)> {
         let basics: &[(HeaderName, HeaderValue)] = if self.basics { &BASICS } else { &[] };
-        basics.iter().map(|(n, v)| (n, v)).chain(self.routing())
+        let session = self.session.as_ref().map(|id| (&SESSION_NAME, id));
+        basics
+            .iter()
+            .map(|(n, v)| (n, v))
+            .chain(self.routing())
+            .chain(session)
     }
 
     /// Whether a field named `name` is among them.
@@ -180,7 +194,7 @@ impl OutRequest<'_> {
     /// Every field as an `http::HeaderMap` (for HTTP/2), the POST's own
     /// first.
     pub(crate) fn header_map(&self) -> HeaderMap {
-        let mut map = HeaderMap::with_capacity(4 + self.headers.0.len());
+        let mut map = HeaderMap::with_capacity(5 + self.headers.0.len());
         for (name, value) in self.post.iter().chain(self.headers.iter()) {
             map.append(name, value.clone());
         }

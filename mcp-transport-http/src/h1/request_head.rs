@@ -1,6 +1,7 @@
 //! The head of an HTTP/1.1 request as written (RFC 9112): the request
 //! line with its target in origin form, `Host`, a POST's own fields
-//! ([`PostFields`]), every other field, then the body's `Content-Length`.
+//! ([`PostFields`], with the session's), every other field, then the
+//! body's `Content-Length`.
 //!
 //! The fields a POST always has go out as few pieces as they can: the
 //! head's start up to its `Accept` and `Content-Type` as one piece made
@@ -90,6 +91,11 @@ pub(crate) fn encode_head(
             out.extend_from_slice(value.as_bytes());
             out.extend_from_slice(b"\r\n");
         }
+    }
+    if let Some(id) = &post.session {
+        out.extend_from_slice(b"mcp-session-id: ");
+        out.extend_from_slice(id.as_bytes());
+        out.extend_from_slice(b"\r\n");
     }
     for (name, value) in headers.iter() {
         if name == HOST || name == CONTENT_LENGTH {
@@ -226,12 +232,14 @@ mod tests {
                 version: Some(value("2026-07-28")),
                 method: Some(value("tools/call")),
                 name: Some(value("echo")),
+                session: None,
             },
             PostFields {
                 basics: false,
                 version: Some(value("2025-11-25")),
                 method: None,
                 name: Some(value("n")),
+                session: Some(value("s-1")),
             },
         ] {
             let mut fixed = Vec::new();

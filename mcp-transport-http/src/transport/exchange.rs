@@ -401,10 +401,13 @@ fn build<'a>(
     session: Option<&HeaderValue>,
     credentials: Option<crate::auth::Credentials>,
 ) -> Result<(OutRequest<'a>, u64), HttpError> {
-    let post = match spec.routing {
+    let mut post = match spec.routing {
         Some(routing) => post_fields(routing)?,
         None => PostFields::default(),
     };
+    // A field of its own (reserved: no field of the exchange's has its
+    // name), so that a POST of a session allocates no list for it.
+    post.session = session.cloned();
     // The auth provider (whose credentials these are) sees every field of
     // the response; without one, only the fields the transport reads are
     // kept.
@@ -416,10 +419,6 @@ fn build<'a>(
         true => spec.headers.clone(),
         false => std::mem::take(&mut spec.headers),
     };
-    if let Some(id) = session {
-        // Reserved: no field of the exchange's has its name.
-        headers.append(headers::SESSION_ID, id.clone());
-    }
     let mut generation = 0;
     if let Some(credentials) = credentials {
         generation = credentials.generation;
