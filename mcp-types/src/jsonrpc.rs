@@ -157,9 +157,32 @@ impl Message {
     /// # Errors
     /// A [`serde_json::Error`] when the bytes are not one JSON-RPC message.
     pub fn from_bytes(bytes: &bytes::Bytes) -> Result<Message, serde_json::Error> {
+        Message::from_frame(bytes, SHARE_FROM)
+    }
+
+    /// [`Message::from_bytes`] for a frame that is its message's own (made
+    /// for it alone, as a server-sent event's data is): its result is a
+    /// slice of it whatever its size, never a copy (there is no larger
+    /// buffer the slice could keep alive).
+    ///
+    /// # Errors
+    /// A [`serde_json::Error`] when the bytes are not one JSON-RPC message.
+    ///
+    /// ```
+    /// use mcp_types::Message;
+    /// let frame = bytes::Bytes::from_static(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
+    /// assert!(matches!(Message::from_own_bytes(&frame), Ok(Message::Response(_))));
+    /// ```
+    pub fn from_own_bytes(bytes: &bytes::Bytes) -> Result<Message, serde_json::Error> {
+        Message::from_frame(bytes, 0)
+    }
+
+    /// A frame's message, its result a slice of the frame when at least
+    /// `share_from` bytes long and a copy otherwise.
+    fn from_frame(bytes: &bytes::Bytes, share_from: usize) -> Result<Message, serde_json::Error> {
         match plain_response(bytes) {
             Some((id, range, head)) => {
-                let result = if range.len() >= SHARE_FROM {
+                let result = if range.len() >= share_from {
                     RawJson::from_bytes(bytes.slice(range))
                 } else {
                     RawJson::from_bytes(bytes::Bytes::copy_from_slice(&bytes[range]))
@@ -419,6 +442,22 @@ mod tests {
 
     fn parse(s: &str) -> Message {
         Message::from_slice(s.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn a_frames_own_result_is_a_view_of_it_and_a_shared_small_one_a_copy() {
+        let frame = bytes::Bytes::from_static(br#"{"jsonrpc":"2.0","id":7,"result":{"a":1}}"#);
+        let within = |m: Message| match m {
+            Message::Response(r) => {
+                let at = r.result.as_bytes().as_ptr() as usize;
+                let start = frame.as_ptr() as usize;
+                assert_eq!(r.result.as_bytes(), br#"{"a":1}"#);
+                (start..start + frame.len()).contains(&at)
+            }
+            other => panic!("a response, not {other:?}"),
+        };
+        assert!(within(Message::from_own_bytes(&frame).unwrap()));
+        assert!(!within(Message::from_bytes(&frame).unwrap()));
     }
 
     #[test]

@@ -158,6 +158,8 @@ proptest! {
         prop_assert_eq!(fast, serde_reading(&text), "{}", text);
         let shared = Message::from_bytes(&bytes::Bytes::from(text.clone())).map(|m| render(&m)).map_err(drop);
         prop_assert_eq!(shared, serde_reading(&text), "{}", text);
+        let own = Message::from_own_bytes(&bytes::Bytes::from(text.clone())).map(|m| render(&m)).map_err(drop);
+        prop_assert_eq!(own, serde_reading(&text), "{}", text);
     }
 
     /// Any bytes: the fast path never accepts a frame serde would read as a

@@ -185,6 +185,16 @@ impl Message {
     pub fn read_bytes(bytes: &bytes::Bytes, check: bool) -> Result<Message, ReadError> {
         read_with(bytes, check, |_| Message::from_bytes(bytes))
     }
+
+    /// [`Message::read`] for a frame that is its message's own: the
+    /// lenient reading is [`Message::from_own_bytes`], which keeps the
+    /// result as a slice of the frame whatever its size.
+    ///
+    /// # Errors
+    /// As [`Message::read`].
+    pub fn read_own_bytes(bytes: &bytes::Bytes, check: bool) -> Result<Message, ReadError> {
+        read_with(bytes, check, |_| Message::from_own_bytes(bytes))
+    }
 }
 
 fn read_with(
