@@ -1,6 +1,6 @@
 //! Calls whose callers read their own replies (the driver's `direct.rs`):
-//! over HTTP at 2026-07-28 a call's POST, left pending by the caller's
-//! start, is polled by the caller itself when it is woken; over a byte
+//! over HTTP a call's POST, left pending by the caller's start, is polled
+//! by the caller itself when it is woken; over a byte
 //! stream, at either revision, the caller of the only call in flight reads
 //! the input itself (its lease). What that must not change: a call whose
 //! future moves to another task still ends, a caller that stops polling
@@ -8,9 +8,9 @@
 //! end (its place among the transport's POSTs comes back) and a dropped
 //! call's lease goes back to the driver, a deadline still ends a call, and
 //! many callers on many threads each get their answer. Over a byte stream
-//! the input carries the server's own requests too: a caller that stops
-//! polling holds them up until the driver's next look at its lease (10
-//! ms) at most.
+//! the input carries the server's own requests too, and so may a
+//! 2025-11-25 POST's stream: a caller that stops polling holds them up
+//! until the driver's next look (10 ms) at most.
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -23,10 +23,15 @@ use mcp_client::{CallOptions, Client, HttpConfig};
 use mcp_testkit::demo::{Server, Via, text};
 use serde_json::json;
 
-/// Where callers read their replies: a POST at 2026-07-28, a byte stream
-/// (the demo server in this process, so that its counters can be looked
-/// at) at both revisions.
-const READERS: [Via; 3] = [Via::HttpModern, Via::StdioLegacy, Via::StdioModern];
+/// Where callers read their replies: a POST at both revisions, a byte
+/// stream (the demo server in this process, so that its counters can be
+/// looked at) at both revisions.
+const READERS: [Via; 4] = [
+    Via::HttpModern,
+    Via::HttpLegacy,
+    Via::StdioLegacy,
+    Via::StdioModern,
+];
 
 /// Bounds every wait: a hang fails the test instead of stalling it.
 const PATIENCE: Duration = Duration::from_secs(10);
@@ -44,7 +49,14 @@ async fn within<F: Future>(what: &str, future: F) -> F::Output {
 /// sends at most `posts` POSTs at once over HTTP.
 async fn connect(via: Via, posts: usize) -> (Server, Client) {
     let server = Server::start(via).await;
-    let builder = match server.url() {
+    let client = builder(&server, posts).connect().await.expect("connect");
+    (server, client)
+}
+
+/// A client's builder for `server`, which sends at most `posts` POSTs at
+/// once over HTTP.
+fn builder(server: &Server, posts: usize) -> mcp_client::ClientBuilder {
+    match server.url() {
         Some(url) => {
             let config = HttpConfig::new(&url)
                 .expect("config")
@@ -52,9 +64,7 @@ async fn connect(via: Via, posts: usize) -> (Server, Client) {
             server.builder().http_config(config)
         }
         None => server.observable_builder(),
-    };
-    let client = builder.connect().await.expect("connect");
-    (server, client)
+    }
 }
 
 /// A call of the demo's `slow_count` that answers after `delay_ms`.
@@ -126,14 +136,14 @@ async fn a_caller_that_stops_polling_holds_up_no_request_of_the_servers() {
     // Over a byte stream the held call is the only one in flight: its
     // caller holds the input's lease, and the server's elicitation (at
     // 2026-07-28, the reply that asks for it) comes while it does not
-    // poll. The driver takes the input back at its lease check and
-    // serves the request.
-    for via in [Via::StdioLegacy, Via::StdioModern] {
+    // poll. The driver takes the input back at its look and serves the
+    // request. At 2025-11-25 over HTTP the caller holds its call's POST,
+    // on whose stream the elicitation comes: the same.
+    for via in [Via::StdioLegacy, Via::StdioModern, Via::HttpLegacy] {
         let server = Server::start(via).await;
         let asked = std::sync::Arc::new(tokio::sync::Notify::new());
         let notify = asked.clone();
-        let client = server
-            .observable_builder()
+        let client = builder(&server, 64)
             .form_elicitation(move |_| {
                 let notify = notify.clone();
                 async move {
@@ -149,8 +159,17 @@ async fn a_caller_that_stops_polling_holds_up_no_request_of_the_servers() {
             .await
             .expect("connect");
         let mut held = Box::pin(client.call_tool("ask_name", json!({})));
+        let began = Instant::now();
         start(&mut held).await;
         within("the server's request served", asked.notified()).await;
+        // A look is 10 ms away; nothing else of the driver's is due within
+        // a second (without the look, a timer of the core's at 2 s served
+        // it over HTTP).
+        assert!(
+            began.elapsed() < Duration::from_secs(1),
+            "{via:?}: served after {:?}",
+            began.elapsed()
+        );
         let r = within("the held call's end once polled again", held).await;
         assert_eq!(
             text(&r.expect("ask_name").content),

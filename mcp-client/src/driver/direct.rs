@@ -16,11 +16,14 @@
 //! commands (a caller's commands stay in order), custom transports (whose
 //! receive is a future of the wait's own).
 //!
-//! Over HTTP at 2026-07-28 the caller also reads its reply: a request's
-//! POST then carries nothing but its reply and notifications about it
+//! Over HTTP the caller also reads its reply. At 2026-07-28 a request's
+//! POST carries nothing but its reply and notifications about it
 //! (`HttpRouting::only_its_reply`: the server sends no requests on it), so
 //! a caller that does not poll its call's future delays nothing but that
-//! call. The POST's future,
+//! call. At 2025-11-25 the POST's stream may carry the server's requests
+//! and notifications before the reply: its caller holds it only from one
+//! of the driver's looks to the next (below), as a byte stream's input.
+//! The POST's future,
 //! left pending by the start, is *owned* by the caller
 //! ([`FutureSet::own`](super::future_set::FutureSet::own)): its wakes wake
 //! the caller, not the driver, and the caller's next poll polls it under
@@ -44,7 +47,9 @@
 //! the driver looks at the input every [`LEASE_CHECK`] (reading what woke
 //! it) and takes back a lease that held from one look to the next. A
 //! caller that stops polling holds up the server's requests and
-//! notifications for one look at most.
+//! notifications for one look at most. The same looks take back a
+//! 2025-11-25 POST its caller held from one look to the next
+//! ([`Driver::look`]): the driver's wait then reads it.
 //!
 //! The channel's lock is taken first and the driver's only tried while it
 //! is held (never waited for), so no two locks are ever waited for in the
@@ -136,7 +141,8 @@ impl Driver {
     /// hold, a set it never polled, a handler) or after a failed write.
     ///
     /// With the caller's waker (`waiting`: it awaits the call now), a
-    /// 2026-07-28 POST left pending is then the caller's to read: `Some`.
+    /// request's POST left pending is then the caller's to read: `Some`
+    /// (a 2025-11-25 one's until the driver's look after next).
     pub(super) fn run_direct(
         &mut self,
         command: Command,
@@ -161,12 +167,28 @@ impl Driver {
         }
         #[cfg(feature = "http")]
         {
-            let (id, index) = self.last_post.take()?;
+            let (id, index, looked) = self.last_post.take()?;
             let waker = waiting?;
             let id = mcp_types::RequestId::Number(id);
             let theirs = self.pending.get(&id).and_then(|p| p.reply.as_ref());
             if theirs.is_some_and(|tx| tx.addr() == call) {
-                return self.http_io.own(index, waker).map(Owned::Post);
+                let owned = self.http_io.own(index, waker)?;
+                if looked {
+                    let (index, generation) = owned.key();
+                    self.held_posts.push(HeldPost {
+                        index,
+                        generation,
+                        seen: false,
+                    });
+                    // The look that bounds its caller's hold on it.
+                    if self.lease_check.is_none() {
+                        self.lease_check = Some(now + LEASE_CHECK);
+                        if self.arm_for_wait() {
+                            self.sources.wake_task();
+                        }
+                    }
+                }
+                return Some(Owned::Post(owned));
             }
         }
         None
@@ -175,7 +197,7 @@ impl Driver {
     /// Leases a byte stream's input to the caller `waiting` for the only
     /// call in flight: its reply then wakes that caller, which reads it
     /// ([`Reader::read`]), instead of the driver. The driver looks at the
-    /// lease within [`LEASE_CHECK`] (`Driver::check_lease`).
+    /// lease within [`LEASE_CHECK`] (`Driver::look`).
     fn lease_input(&mut self, now: Instant, waiting: Option<&Waker>) -> Option<InputLease> {
         let waker = waiting?;
         let stream = matches!(self.link, Some(Link::Stream { .. }));
@@ -193,23 +215,52 @@ impl Driver {
         Some(self.sources.lease_input(waker))
     }
 
-    /// At the lease's check (the timer): a lease that held since the last
-    /// check is taken back (its caller may not be polling: what the input
-    /// holds is the driver's to read then); a newer one is looked at
-    /// again within [`LEASE_CHECK`].
-    pub(super) fn check_lease(&mut self, now: Instant) {
+    /// The driver's look (at the timer) at what callers read themselves:
+    /// the input's lease and the 2025-11-25 POSTs their callers own. One
+    /// that held since the last look is taken back (its caller may not be
+    /// polling: what it holds is the driver's to read then); a newer one
+    /// is looked at again within [`LEASE_CHECK`].
+    pub(super) fn look(&mut self, now: Instant) {
         if self.lease_check.is_none_or(|at| now < at) {
             return;
         }
         self.lease_check = None;
-        match self.sources.input_lease() {
-            Some(lease) if lease == self.lease_seen => self.sources.revoke_input(),
+        let again = match self.sources.input_lease() {
+            Some(lease) if lease == self.lease_seen => {
+                self.sources.revoke_input();
+                false
+            }
             Some(lease) => {
                 self.lease_seen = lease;
-                self.lease_check = Some(now + LEASE_CHECK);
+                true
             }
-            None => {}
+            None => false,
+        };
+        #[cfg(feature = "http")]
+        let again = self.look_at_posts() || again;
+        if again {
+            self.lease_check = Some(now + LEASE_CHECK);
         }
+    }
+
+    /// Takes back the 2025-11-25 POSTs their callers held since the last
+    /// look (the driver's wait then polls any that was woken) and forgets
+    /// the ones whose ownership ended; `true` while some are held.
+    #[cfg(feature = "http")]
+    fn look_at_posts(&mut self) -> bool {
+        let http_io = &self.http_io;
+        self.held_posts.retain_mut(|held| {
+            if !http_io.owned(held.index, held.generation) {
+                return false;
+            }
+            if held.seen {
+                http_io.revoke(held.index, held.generation);
+                return false;
+            }
+            held.seen = true;
+            true
+        });
+        !self.held_posts.is_empty()
     }
 
     /// Reads the input `lease` leases, if it was woken, and handles each
@@ -279,13 +330,21 @@ impl Driver {
             wake = true;
         }
         wake |= self.handler_io.len() > handlers;
-        if self.arm_timer() {
-            self.wait_armed = true;
-            wake |= !self.sources.holds(Source::Timer);
-        }
+        wake |= self.arm_for_wait();
         if wake {
             self.sources.wake_task();
         }
+    }
+
+    /// Arms the timer for the driver's wait; `true` when the driver must be
+    /// woken for it (its wait has not polled the timer: it would not hear
+    /// it fire).
+    fn arm_for_wait(&mut self) -> bool {
+        if !self.arm_timer() {
+            return false;
+        }
+        self.wait_armed = true;
+        !self.sources.holds(Source::Timer)
     }
 
     /// Polls the POST its caller owns, if it was woken, and handles what it
@@ -298,6 +357,9 @@ impl Driver {
             Some(std::task::Poll::Pending) => true,
             None => false,
             Some(std::task::Poll::Ready(io)) => {
+                let key = owned.key();
+                self.held_posts
+                    .retain(|held| (held.index, held.generation) != key);
                 let now = clock();
                 let handlers = self.handler_io.len();
                 self.on_http(now, io);
@@ -333,8 +395,18 @@ impl Driver {
     }
 }
 
+/// A 2025-11-25 POST its caller owns: its slot, the ownership's
+/// generation, and whether the driver's last look saw it (the next one
+/// takes it back, `Driver::look`).
+#[cfg(feature = "http")]
+pub(super) struct HeldPost {
+    index: usize,
+    generation: u64,
+    seen: bool,
+}
+
 /// What a caller owns after its start: the input's lease (a byte
-/// stream), or its POST's future (HTTP at 2026-07-28).
+/// stream), or its POST's future (HTTP).
 pub(super) enum Owned {
     Input(InputLease),
     #[cfg(feature = "http")]

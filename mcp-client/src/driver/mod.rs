@@ -84,6 +84,8 @@ pub(crate) use command_queue::CommandTx;
 #[cfg(feature = "http")]
 pub(crate) use commands::HttpChange;
 pub(crate) use commands::{CallSpec, Command, Reply, SessionCommand, SpecKind};
+#[cfg(feature = "http")]
+use direct::HeldPost;
 pub(crate) use direct::Reader;
 pub(crate) use exchange::{CallRef, OutcomeRx, exchange};
 
@@ -149,9 +151,14 @@ struct Driver {
     writing: Option<BoxFuture<'static, Result<(), String>>>,
     http_io: FutureSet<HttpIo>,
     /// The last POST pushed into `http_io` that its caller may read itself
-    /// (a 2026-07-28 request): its call's id and its slot (`direct.rs`).
+    /// (a request's): its call's id, its slot and whether the caller reads
+    /// it only between the driver's looks (a 2025-11-25 request's, `http.rs`).
     #[cfg(feature = "http")]
-    last_post: Option<(i64, usize)>,
+    last_post: Option<(i64, usize, bool)>,
+    /// The 2025-11-25 POSTs their callers own (`direct.rs`): each slot,
+    /// the ownership's generation, and whether a look saw it already.
+    #[cfg(feature = "http")]
+    held_posts: Vec<HeldPost>,
     /// The POSTs in flight that are not registered for the transport's
     /// cancellation (`http.rs`): their slots in `http_io`, by request id.
     /// Cancelling one drops its future.
@@ -197,9 +204,10 @@ struct Driver {
     /// The timer was armed for the current wait (by the wait, or by a
     /// caller's start, `direct.rs`): the wait polls it.
     wait_armed: bool,
-    /// When the driver looks at the input's lease next (`direct.rs`): the
-    /// one deadline the timer is armed for that is not the core's, a
-    /// matter of the I/O's ownership, not of the protocol.
+    /// When the driver looks next at what callers read themselves
+    /// (`direct.rs`: the input's lease, 2025-11-25 POSTs): the one deadline
+    /// the timer is armed for that is not the core's, a matter of the
+    /// I/O's ownership, not of the protocol.
     lease_check: Option<Instant>,
     /// The lease seen at the last look (its generation).
     lease_seen: u64,
@@ -248,6 +256,8 @@ pub(crate) fn start(
         http_io: FutureSet::new(),
         #[cfg(feature = "http")]
         last_post: None,
+        #[cfg(feature = "http")]
+        held_posts: Vec::new(),
         #[cfg(feature = "http")]
         unregistered: mcp_core::IdTable::new(),
         handler_io: FutureSet::new(),
@@ -367,7 +377,7 @@ impl Driver {
             Wake::Timer => {
                 self.timer_at = None;
                 self.conn.handle_timeout(now);
-                self.check_lease(now);
+                self.look(now);
             }
         }
         Ok(())

@@ -127,6 +127,7 @@ pub(super) async fn shut_down(cell: &DriverCell) {
         #[cfg(feature = "http")]
         {
             d.unregistered = mcp_core::IdTable::new();
+            d.held_posts.clear();
         }
         d.handler_io.clear();
         d.link.take()

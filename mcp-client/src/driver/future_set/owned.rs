@@ -40,6 +40,12 @@ impl OwnedSlot {
     fn holds(&self, owner: &Waker) -> bool {
         self.wake.ownership.holds(self.generation, owner)
     }
+
+    /// Its slot and the ownership's generation, for
+    /// [`FutureSet::revoke`].
+    pub(in crate::driver) fn key(&self) -> (usize, u64) {
+        (self.wake.index, self.generation)
+    }
 }
 
 impl Drop for OwnedSlot {
@@ -65,6 +71,25 @@ impl<T> FutureSet<T> {
             wake: Arc::clone(&slot.wake),
             ended: false,
         })
+    }
+
+    /// Whether the ownership `generation` of slot `index` still holds.
+    pub(in crate::driver) fn owned(&self, index: usize, generation: u64) -> bool {
+        self.slots
+            .get(index)
+            .is_some_and(|slot| slot.wake.ownership.current() == Some(generation))
+    }
+
+    /// Takes back the ownership `generation` of slot `index`, if it still
+    /// holds: the slot's wakes go to the driver again, and the driver is
+    /// woken to look at its bit (a wake that went to the owner unread set
+    /// it). Its owner's next poll finds it no longer holds.
+    pub(in crate::driver) fn revoke(&self, index: usize, generation: u64) {
+        if let Some(slot) = self.slots.get(index)
+            && slot.wake.ownership.end(Some(generation))
+        {
+            slot.wake.shared.driver.wake();
+        }
     }
 
     /// Polls the future `owned` owns, if it was woken: `Some(Ready)` with
@@ -213,6 +238,29 @@ mod tests {
         assert_eq!(wakes(&driver), before, "a stale owner wakes no one");
         next.open();
         assert_eq!((wakes(&owner), wakes(&driver)), (1, before + 1));
+    }
+
+    #[test]
+    fn a_revoked_ownership_hands_a_wake_its_owner_left_unread_to_the_driver() {
+        let (driver, driver_waker) = counting_waker();
+        let (owner, owner_waker) = counting_waker();
+        let (mut set, gate) = one(&driver_waker);
+        let mut owned = set.own(0, &owner_waker).expect("owned");
+        let (index, generation) = owned.key();
+        assert!(set.owned(index, generation));
+        gate.open();
+        assert_eq!((wakes(&owner), wakes(&driver)), (1, 0));
+        // The owner does not poll; the driver takes the slot back.
+        set.revoke(index, generation);
+        assert!(!set.owned(index, generation));
+        assert_eq!(wakes(&driver), 1, "the driver is woken to look");
+        assert_eq!(set.poll_owned(&mut owned, &owner_waker), None);
+        let mut cx = Context::from_waker(&driver_waker);
+        assert_eq!(set.poll_next(&mut cx), Poll::Ready(Some(7)));
+        // Revoked already, and then dropped: no one is woken again.
+        set.revoke(index, generation);
+        drop(owned);
+        assert_eq!((wakes(&owner), wakes(&driver)), (1, 1));
     }
 
     #[test]

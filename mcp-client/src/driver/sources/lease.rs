@@ -9,7 +9,7 @@
 //! ([`InputLease`]'s drop: its call ended, was dropped, or the driver was
 //! busy) and when the driver takes the input back
 //! ([`Sources::revoke_input`]: another call or command, or a lease that
-//! outlived the driver's check, `Driver::check_lease`); a wake that went
+//! outlived the driver's look, `Driver::look`); a wake that went
 //! to the lessee and was not read then wakes the driver.
 //!
 //! Who holds the lease is an [`Ownership`](super::Ownership), as for a
