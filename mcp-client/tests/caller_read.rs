@@ -328,7 +328,7 @@ async fn pinging_server(end: tokio::io::DuplexStream, pinged: tokio::sync::onesh
 }
 
 #[tokio::test(start_paused = true)]
-async fn a_servers_request_waits_one_lease_check_at_most_for_a_caller_that_does_not_poll() {
+async fn a_servers_request_waits_one_look_at_most_for_a_caller_that_does_not_poll() {
     let (client_end, server_end) = tokio::io::duplex(1 << 16);
     let (pinged_tx, pinged) = tokio::sync::oneshot::channel();
     tokio::spawn(pinging_server(server_end, pinged_tx));

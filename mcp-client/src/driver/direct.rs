@@ -44,7 +44,7 @@
 //! input is shared by every message of the connection, so the lease is
 //! bounded: another call's start or any command takes it back, so does the
 //! caller's end (its reply, its drop, a busy driver), and while it holds
-//! the driver looks at the input every [`LEASE_CHECK`] (reading what woke
+//! the driver looks at the input every [`LOOK_EVERY`] (reading what woke
 //! it) and takes back a lease that held from one look to the next. A
 //! caller that stops polling holds up the server's requests and
 //! notifications for one look at most. The same looks take back a
@@ -99,12 +99,12 @@ impl DriverCell {
     }
 }
 
-/// How often the driver looks at its input while it is leased: it reads
-/// what woke the input when it does, and takes back a lease that held
-/// from one look to the next. A caller that stops polling its call holds
-/// up what the input brings for the others (a server's request, a
-/// notification) for one of these at most.
-const LEASE_CHECK: Duration = Duration::from_millis(10);
+/// How often the driver looks at what callers read themselves while any
+/// is held (the input's lease, a 2025-11-25 POST): it reads what woke
+/// them when it does, and takes back one that was held from one look to
+/// the next. A caller that stops polling its call holds up what they
+/// bring (a server's request, a notification) for one of these at most.
+const LOOK_EVERY: Duration = Duration::from_millis(10);
 
 /// Whether `command` may be carried out by its sender.
 pub(super) fn is_direct(command: &Command) -> bool {
@@ -181,8 +181,8 @@ impl Driver {
                         seen: false,
                     });
                     // The look that bounds its caller's hold on it.
-                    if self.lease_check.is_none() {
-                        self.lease_check = Some(now + LEASE_CHECK);
+                    if self.next_look.is_none() {
+                        self.next_look = Some(now + LOOK_EVERY);
                         if self.arm_for_wait() {
                             self.sources.wake_task();
                         }
@@ -197,7 +197,7 @@ impl Driver {
     /// Leases a byte stream's input to the caller `waiting` for the only
     /// call in flight: its reply then wakes that caller, which reads it
     /// ([`Reader::read`]), instead of the driver. The driver looks at the
-    /// lease within [`LEASE_CHECK`] (`Driver::look`).
+    /// lease within [`LOOK_EVERY`] (`Driver::look`).
     fn lease_input(&mut self, now: Instant, waiting: Option<&Waker>) -> Option<InputLease> {
         let waker = waiting?;
         let stream = matches!(self.link, Some(Link::Stream { .. }));
@@ -211,7 +211,7 @@ impl Driver {
         {
             return None;
         }
-        self.lease_check.get_or_insert(now + LEASE_CHECK);
+        self.next_look.get_or_insert(now + LOOK_EVERY);
         Some(self.sources.lease_input(waker))
     }
 
@@ -219,12 +219,12 @@ impl Driver {
     /// the input's lease and the 2025-11-25 POSTs their callers own. One
     /// that held since the last look is taken back (its caller may not be
     /// polling: what it holds is the driver's to read then); a newer one
-    /// is looked at again within [`LEASE_CHECK`].
+    /// is looked at again within [`LOOK_EVERY`].
     pub(super) fn look(&mut self, now: Instant) {
-        if self.lease_check.is_none_or(|at| now < at) {
+        if self.next_look.is_none_or(|at| now < at) {
             return;
         }
-        self.lease_check = None;
+        self.next_look = None;
         let again = match self.sources.input_lease() {
             Some(lease) if lease == self.lease_seen => {
                 self.sources.revoke_input();
@@ -239,7 +239,7 @@ impl Driver {
         #[cfg(feature = "http")]
         let again = self.look_at_posts() || again;
         if again {
-            self.lease_check = Some(now + LEASE_CHECK);
+            self.next_look = Some(now + LOOK_EVERY);
         }
     }
 

@@ -208,7 +208,7 @@ struct Driver {
     /// (`direct.rs`: the input's lease, 2025-11-25 POSTs): the one deadline
     /// the timer is armed for that is not the core's, a matter of the
     /// I/O's ownership, not of the protocol.
-    lease_check: Option<Instant>,
+    next_look: Option<Instant>,
     /// The lease seen at the last look (its generation).
     lease_seen: u64,
 }
@@ -279,7 +279,7 @@ pub(crate) fn start(
         next_branch: 0,
         in_turn: true,
         wait_armed: false,
-        lease_check: None,
+        next_look: None,
         lease_seen: 0,
     };
     let (tx, rx) = command_queue::channel();

@@ -34,7 +34,7 @@ impl Driver {
     /// waits unpolled, still set), so sequential calls, each with its own
     /// deadline, do not reset it once per call either.
     pub(super) fn arm_timer(&mut self) -> bool {
-        let Some(at) = [self.conn.next_timeout(), self.lease_check]
+        let Some(at) = [self.conn.next_timeout(), self.next_look]
             .into_iter()
             .flatten()
             .min()
