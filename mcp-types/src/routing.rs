@@ -88,6 +88,26 @@ impl HttpRouting {
         self
     }
 
+    /// Whether the response to this message ends with the request's own
+    /// reply: a request that is not long-lived, at a known revision. At
+    /// 2026-07-28 nothing comes before it but notifications about the
+    /// request ([`HttpRouting::only_its_reply`]); at 2025-11-25 the server's
+    /// requests and notifications may. A listen stream has no end of that
+    /// kind; neither has a message before a version is known
+    /// (`initialize`).
+    ///
+    /// ```
+    /// use mcp_types::{ProtocolVersion, RequestId, routing::HttpRouting};
+    /// let legacy = HttpRouting::new(ProtocolVersion::V2025_11_25).with_request_id(RequestId::Number(1));
+    /// assert!(legacy.ends_with_its_reply());
+    /// assert!(!legacy.clone().long_lived().ends_with_its_reply());
+    /// let initialize = HttpRouting::default().with_request_id(RequestId::Number(0));
+    /// assert!(!initialize.ends_with_its_reply());
+    /// ```
+    pub fn ends_with_its_reply(&self) -> bool {
+        self.request_id.is_some() && !self.long_lived && self.era().is_some()
+    }
+
     /// Whether the response to this message carries nothing but the
     /// request's own reply and notifications about it: a 2026-07-28
     /// request that is not long-lived (the server sends no requests on a
@@ -104,12 +124,13 @@ impl HttpRouting {
     /// assert!(!legacy.only_its_reply());
     /// ```
     pub fn only_its_reply(&self) -> bool {
-        self.request_id.is_some()
-            && !self.long_lived
-            && self
-                .protocol_version
-                .as_ref()
-                .and_then(ProtocolVersion::era)
-                == Some(Era::Modern)
+        self.ends_with_its_reply() && self.era() == Some(Era::Modern)
+    }
+
+    /// The era of the message's protocol version, when it has a known one.
+    fn era(&self) -> Option<Era> {
+        self.protocol_version
+            .as_ref()
+            .and_then(ProtocolVersion::era)
     }
 }

@@ -193,17 +193,18 @@ impl Driver {
         routing: HttpRouting,
         headers: http::HeaderMap,
     ) {
-        // A request's POST may be read by its caller (`direct.rs`), and is
-        // cancelled by dropping its future: it is not registered for the
-        // transport's cancellation. One that carries nothing but its
-        // request's reply (2026-07-28) freely; a 2025-11-25 one, whose
-        // stream may carry the server's requests, only between two of the
-        // driver's looks (`looked`).
-        let looked = caller_reads_between_looks(&routing);
+        // A POST that ends with its request's reply may be read by its
+        // caller (`direct.rs`), and is cancelled by dropping its future: it
+        // is not registered for the transport's cancellation. One that
+        // carries nothing but that reply (2026-07-28) freely; one whose
+        // stream may carry the server's requests first (2025-11-25) only
+        // between two of the driver's looks (`looked`): a caller that
+        // stops polling its call holds those up for one look at most.
         let readable = match &routing.request_id {
-            Some(RequestId::Number(n)) if looked || routing.only_its_reply() => Some(*n),
+            Some(RequestId::Number(n)) if routing.ends_with_its_reply() => Some(*n),
             _ => None,
         };
+        let looked = !routing.only_its_reply();
         let reserved = match readable {
             Some(_) => http.try_reserve_unregistered(&routing),
             None => http.try_reserve(&routing),
@@ -242,24 +243,6 @@ impl Driver {
         }
         self.last_post = readable.map(|n| (n, index, looked));
     }
-}
-
-/// Whether a request's POST may be read by its caller only between two of
-/// the driver's looks: a 2025-11-25 request's (not `initialize`, which
-/// has no version yet), whose stream may carry the server's requests and
-/// notifications before its reply. Its caller owns it as a 2026-07-28
-/// POST's caller does, and the driver takes it back when it holds it from
-/// one look to the next (`Driver::look`): a caller that stops polling its
-/// call holds up what the server sends on the call's stream for one look
-/// at most.
-fn caller_reads_between_looks(routing: &HttpRouting) -> bool {
-    routing.request_id.is_some()
-        && !routing.long_lived
-        && routing
-            .protocol_version
-            .as_ref()
-            .and_then(mcp_types::ProtocolVersion::era)
-            == Some(mcp_types::Era::Legacy)
 }
 
 /// A POST that must wait for a place among the transport's concurrent
