@@ -23,6 +23,16 @@ impl SlotWake {
     pub(super) fn end_ownership(&self) {
         self.ownership.end(None);
     }
+
+    /// Hands the slot back to the driver from the owner of `generation`
+    /// (its leave, or the driver taking it back): the driver is woken to
+    /// look at the slot's bit (a wake that went to the owner unread set
+    /// it); nothing when that ownership had ended.
+    fn hand_back(&self, generation: u64) {
+        if self.ownership.end(Some(generation)) {
+            self.shared.driver.wake();
+        }
+    }
 }
 
 /// A caller's ownership of one slot's future ([`FutureSet::own`]);
@@ -53,8 +63,8 @@ impl Drop for OwnedSlot {
     /// nothing when the ownership already ended. Needs no lock of the
     /// driver's.
     fn drop(&mut self) {
-        if !self.ended && self.wake.ownership.end(Some(self.generation)) {
-            self.wake.shared.driver.wake();
+        if !self.ended {
+            self.wake.hand_back(self.generation);
         }
     }
 }
@@ -85,10 +95,8 @@ impl<T> FutureSet<T> {
     /// woken to look at its bit (a wake that went to the owner unread set
     /// it). Its owner's next poll finds it no longer holds.
     pub(in crate::driver) fn revoke(&self, index: usize, generation: u64) {
-        if let Some(slot) = self.slots.get(index)
-            && slot.wake.ownership.end(Some(generation))
-        {
-            slot.wake.shared.driver.wake();
+        if let Some(slot) = self.slots.get(index) {
+            slot.wake.hand_back(generation);
         }
     }
 
