@@ -5,8 +5,8 @@
 //!
 //! The fields a POST always has go out as few pieces as they can: the
 //! head's start up to its `Accept` and `Content-Type` as one piece made
-//! once per pool ([`Target`]), and each routing field as its name's static
-//! prefix and its value.
+//! once per pool ([`Target`]), and each other own field (the routing's,
+//! the session's) as its name's static prefix and its value.
 
 use http::header::{CONTENT_LENGTH, HOST};
 use http::{HeaderValue, Method, Uri};
@@ -19,9 +19,14 @@ use crate::parts::{HeaderList, PostFields};
 const BASICS: &[u8] = b"accept: application/json, text/event-stream\r\n\
                         content-type: application/json\r\n";
 
-/// The start of each routing field's line, in [`PostFields::routing`]'s
-/// order.
-const ROUTING_PREFIXES: [&[u8]; 3] = [b"mcp-protocol-version: ", b"mcp-method: ", b"mcp-name: "];
+/// The start of each of a request's own fields' lines but the basics, in
+/// [`PostFields::iter`]'s order: the routing, then the session.
+const FIELD_PREFIXES: [&[u8]; 4] = [
+    b"mcp-protocol-version: ",
+    b"mcp-method: ",
+    b"mcp-name: ",
+    b"mcp-session-id: ",
+];
 
 /// Where a pool's HTTP/1.1 requests go: the target in origin form and
 /// the `Host`, and the start of a POST of a message's head, made from them
@@ -84,18 +89,13 @@ pub(crate) fn encode_head(
         true => out.extend_from_slice(&target.post_start),
         false => write_start(out, method, &target.origin, &target.host, post.basics),
     }
-    let routing = [&post.version, &post.method, &post.name];
-    for (prefix, value) in ROUTING_PREFIXES.iter().zip(routing) {
+    let own = [&post.version, &post.method, &post.name, &post.session];
+    for (prefix, value) in FIELD_PREFIXES.iter().zip(own) {
         if let Some(value) = value {
             out.extend_from_slice(prefix);
             out.extend_from_slice(value.as_bytes());
             out.extend_from_slice(b"\r\n");
         }
-    }
-    if let Some(id) = &post.session {
-        out.extend_from_slice(b"mcp-session-id: ");
-        out.extend_from_slice(id.as_bytes());
-        out.extend_from_slice(b"\r\n");
     }
     for (name, value) in headers.iter() {
         if name == HOST || name == CONTENT_LENGTH {
