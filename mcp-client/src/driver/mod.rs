@@ -11,8 +11,8 @@
 //! and once per call a caller starts, plus the wall-clock anchor of served
 //! tasks' timestamps at start (the notification debounce window is the
 //! core's too). The one deadline of the driver's own is when it looks at
-//! the input's lease (`direct.rs`): who reads the input, not what it
-//! says. The one timer is a timerfd, or tokio's timer on a clock paused
+//! what callers read themselves (`direct.rs`: the input's lease,
+//! 2025-11-25 POSTs): who reads the I/O, not what it says. The one timer is a timerfd, or tokio's timer on a clock paused
 //! when the connection starts (`deadline.rs`). HTTP
 //! exchanges, response streams and running handlers are futures polled
 //! inside the driver's wait (no task per request or handler); the

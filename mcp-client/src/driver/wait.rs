@@ -24,9 +24,9 @@ use futures::FutureExt;
 const BRANCHES: u8 = 6;
 
 impl Driver {
-    /// Arms the timer for the core's next deadline, or the input lease's
-    /// check if that comes first (`direct.rs`); `false` when there is
-    /// neither. The timer is reset only for a deadline earlier than the armed
+    /// Arms the timer for the core's next deadline, or the driver's next
+    /// look at what callers read themselves if that comes first
+    /// (`direct.rs`); `false` when there is neither. The timer is reset only for a deadline earlier than the armed
     /// one: when the earliest call ends, the next deadline is later, and
     /// the armed wake-up is kept (it then finds nothing due and re-arms),
     /// so a stream of calls does not move the runtime's timer once per
