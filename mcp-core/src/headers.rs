@@ -16,6 +16,8 @@
 //! [`Connection::tool_headers`](crate::Connection::tool_headers) (unit
 //! tests in `headers/tests.rs`).
 
+use std::sync::Arc;
+
 use base64::Engine;
 use serde_json::Value;
 
@@ -26,31 +28,82 @@ const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
 /// leading or trailing whitespace, otherwise `=?base64?<base64>?=`. A bare
 /// value that itself looks like the wrapping is wrapped too.
 pub(crate) fn encode_header_value(value: &str) -> String {
-    let unsafe_byte = value.bytes().any(|b| !(0x20..0x7f).contains(&b));
-    let padded = value.starts_with([' ', '\t']) || value.ends_with([' ', '\t']);
-    let looks_wrapped = value.starts_with("=?base64?") && value.ends_with("?=");
-    if !(unsafe_byte || padded || looks_wrapped) {
+    if travels_bare(value) {
         value.to_owned()
     } else {
-        let b64 = base64::engine::general_purpose::STANDARD.encode(value.as_bytes());
-        format!("=?base64?{b64}?=")
+        wrapped(value)
     }
 }
 
-/// The value of `Mcp-Name` for a request: the tool or prompt
-/// name, the resource URI (also of `skills/get` and
+/// Whether `value` goes into a header as it is ([`encode_header_value`]).
+fn travels_bare(value: &str) -> bool {
+    let unsafe_byte = value.bytes().any(|b| !(0x20..0x7f).contains(&b));
+    let padded = value.starts_with([' ', '\t']) || value.ends_with([' ', '\t']);
+    let looks_wrapped = value.starts_with("=?base64?") && value.ends_with("?=");
+    !(unsafe_byte || padded || looks_wrapped)
+}
+
+/// `value` wrapped as `=?base64?<base64>?=`.
+fn wrapped(value: &str) -> String {
+    let b64 = base64::engine::general_purpose::STANDARD.encode(value.as_bytes());
+    format!("=?base64?{b64}?=")
+}
+
+/// How many names [`RecentNames`] keeps.
+const RECENT_NAMES: usize = 8;
+
+/// The longest name [`RecentNames`] keeps (a resource URI may be long;
+/// the names that recur, tools' and prompts', are short).
+const RECENT_NAME_MAX: usize = 128;
+
+/// The `Mcp-Name` values of the names requests carried lately: a request
+/// that names one of them again (an agent calls the same few tools over
+/// and over) shares its header text, with no new copy or check of it. A
+/// few short names that travel bare, replaced in turn: bounded whatever
+/// the names are.
+#[derive(Debug, Default)]
+pub(crate) struct RecentNames {
+    names: Vec<Arc<str>>,
+    /// The entry the next new name replaces, once all are taken.
+    next: usize,
+}
+
+impl RecentNames {
+    /// The header text of `name` ([`encode_header_value`]'s), shared.
+    pub(crate) fn value(&mut self, name: &str) -> Arc<str> {
+        if let Some(known) = self.names.iter().find(|n| ***n == *name) {
+            return Arc::clone(known);
+        }
+        if !travels_bare(name) {
+            return wrapped(name).into();
+        }
+        let value: Arc<str> = name.into();
+        if name.len() <= RECENT_NAME_MAX {
+            if self.names.len() < RECENT_NAMES {
+                self.names.push(Arc::clone(&value));
+            } else {
+                self.names[self.next] = Arc::clone(&value);
+                self.next = (self.next + 1) % RECENT_NAMES;
+            }
+        }
+        value
+    }
+}
+
+/// The text `Mcp-Name` carries for a request, before its encoding: the
+/// tool or prompt name, the resource URI (also of `skills/get` and
 /// `resources/directory/read`), or the task id. `facts` is the call's row of
 /// the method table, when it has one (no lookup by name then).
-pub(crate) fn mcp_name(
+pub(crate) fn mcp_name<'p>(
     method: &str,
     facts: Option<&mcp_types::methods::facts::MethodFacts>,
-    params: &crate::params::Params,
-) -> Option<String> {
+    params: &'p crate::params::Params,
+) -> Option<&'p str> {
     let key = match facts {
         Some(f) if f.name == method => f.mcp_name_param,
         _ => mcp_types::methods::facts::mcp_name_param(method),
     }?;
-    params.get_str(key).map(encode_header_value)
+    params.get_str(key)
 }
 
 /// Why a tool's `x-mcp-header` annotations were rejected.

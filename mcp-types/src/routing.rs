@@ -5,6 +5,7 @@
 //! them as headers. Pure data, shared by `mcp-core` and the transports.
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use crate::jsonrpc::RequestId;
 use crate::version::{Era, ProtocolVersion};
@@ -29,8 +30,11 @@ pub struct HttpRouting {
     /// `Mcp-Method` (2026-07-28): the JSON-RPC method of the message
     /// (a method the core knows is its static name: no copy per request).
     pub method: Option<Cow<'static, str>>,
-    /// `Mcp-Name` (2026-07-28): the tool or prompt name, resource URI or task id.
-    pub name: Option<String>,
+    /// `Mcp-Name` (2026-07-28): the tool or prompt name, resource URI or
+    /// task id, as header text. Shared: a sender that names the same tool
+    /// request after request hands each the same text (no copy per
+    /// request).
+    pub name: Option<Arc<str>>,
     /// `Mcp-Param-{Name}` headers (2026-07-28), as `(Name, value)` pairs whose
     /// values are already valid header text (wrapped as `=?base64?...?=` by
     /// the core where a value cannot travel bare).
@@ -60,9 +64,10 @@ impl HttpRouting {
         self
     }
 
-    /// Sets `Mcp-Name`.
+    /// Sets `Mcp-Name` (a `&str` or `String` is copied into a shared
+    /// text; an `Arc<str>` is kept).
     #[must_use]
-    pub fn with_name(mut self, name: impl Into<String>) -> Self {
+    pub fn with_name(mut self, name: impl Into<Arc<str>>) -> Self {
         self.name = Some(name.into());
         self
     }

@@ -224,7 +224,7 @@ impl Connection {
     /// Encodes the main request of call `key` with wire id `id` into
     /// `bytes` (empty; from [`Connection::encode_buffer`]).
     pub(super) fn encode_call(
-        &self,
+        &mut self,
         id: i64,
         key: i64,
         mut bytes: Vec<u8>,
@@ -274,7 +274,7 @@ impl Connection {
         if modern && http {
             routing = routing.with_method(c.method.clone());
             if let Some(name) = crate::headers::mcp_name(&c.method, c.facts, &c.params) {
-                routing = routing.with_name(name);
+                routing.name = Some(self.names.value(name));
             }
             if c.method == "tools/call" && !self.tools.is_empty() {
                 let tool = c.params.get_str("name").unwrap_or("");

@@ -143,6 +143,9 @@ pub struct Connection {
     calls: IdTable<Box<Call>>,
     server_requests: server_requests::LiveServerRequests,
     tools: HashMap<String, HeaderBindings>,
+    /// The `Mcp-Name` values of recent requests, shared by the next ones
+    /// that name the same (headers.rs).
+    names: crate::headers::RecentNames,
     cache: Cache,
     principal: String,
     timers: TimerTable,
@@ -193,6 +196,7 @@ impl Connection {
             calls: IdTable::default(),
             server_requests: server_requests::LiveServerRequests::default(),
             tools: HashMap::new(),
+            names: crate::headers::RecentNames::default(),
             cache,
             principal: String::new(),
             timers: TimerTable::default(),

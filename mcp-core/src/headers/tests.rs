@@ -70,3 +70,27 @@ fn annotation_validation() {
         HeaderAnnotationError::Unreachable(_)
     ));
 }
+
+#[test]
+fn a_recent_name_is_shared_and_the_names_kept_are_bounded() {
+    let mut recent = RecentNames::default();
+    let first = recent.value("get_weather");
+    let again = recent.value("get_weather");
+    assert_eq!(&*again, "get_weather");
+    assert!(Arc::ptr_eq(&first, &again), "the same text, not a copy");
+    // Encoded as before; a name that must be wrapped is not kept.
+    assert_eq!(&*recent.value(" lead"), "=?base64?IGxlYWQ=?=");
+    assert!(!Arc::ptr_eq(&recent.value(" lead"), &recent.value(" lead")));
+    // A long name is encoded but not kept.
+    let long = "x".repeat(RECENT_NAME_MAX + 1);
+    assert!(!Arc::ptr_eq(&recent.value(&long), &recent.value(&long)));
+    // Many names: at most RECENT_NAMES kept, the oldest replaced first.
+    for i in 0..3 * RECENT_NAMES {
+        let name = format!("tool{i}");
+        assert_eq!(&*recent.value(&name), name);
+    }
+    assert_eq!(recent.names.len(), RECENT_NAMES);
+    let newest = format!("tool{}", 3 * RECENT_NAMES - 1);
+    assert!(Arc::ptr_eq(&recent.value(&newest), &recent.value(&newest)));
+    assert!(!recent.names.iter().any(|n| &**n == "get_weather"));
+}
