@@ -55,6 +55,7 @@ pub(super) struct ServedState {
 impl Driver {
     /// `Event::ServedTaskStarted`: the core answered the server with a
     /// `CreateTaskResult`; the handler runs now, inside the driver.
+    #[inline(never)]
     pub(super) fn start_served_task(
         &mut self,
         now: Instant,
@@ -91,6 +92,7 @@ impl Driver {
 
     /// `Event::ServedTaskStopped`: cancelled, expired or its session
     /// ended; the handler stops (its future is dropped).
+    #[inline(never)]
     pub(super) fn stop_served_task(&mut self, task_id: &str) {
         if let Some(running) = self.served.running.remove(task_id) {
             running.end();

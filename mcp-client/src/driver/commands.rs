@@ -251,31 +251,7 @@ impl Driver {
                 Sink::Plain,
                 false,
             ),
-            SpecKind::ListAll => (
-                conn.list_all(now, &method, params, core_options(&mut set)),
-                Sink::Plain,
-                false,
-            ),
-            SpecKind::Listen(tx) => {
-                let filter = params
-                    .and_then(|mut p| p.get_mut("notifications").map(Value::take))
-                    .unwrap_or_else(|| serde_json::json!({}));
-                let started = conn.listen(now, filter, core_options(&mut set));
-                (started, Sink::Listen(tx), false)
-            }
-            SpecKind::Watch { task_id, sink } => {
-                let started = conn.watch_task(now, &task_id, core_options(&mut set));
-                (started, Sink::Task(Box::new(sink)), true)
-            }
-            SpecKind::Task(tx) => {
-                let started = conn.start_task(now, &method, params, core_options(&mut set));
-                (started, Sink::Task(Box::new(tx)), false)
-            }
-            SpecKind::Plain => (
-                conn.send_request(now, &method, params, core_options(&mut set)),
-                Sink::Plain,
-                false,
-            ),
+            other => start_other(conn, now, other, &method, params, &mut set),
         };
         // No header map is made (and dropped) for a call without options.
         let (progress, headers) = match set {
@@ -357,6 +333,53 @@ impl Driver {
 fn core_options(set: &mut Option<Box<crate::options::Set>>) -> RequestOptions {
     set.as_deref_mut()
         .map_or_else(RequestOptions::default, |s| std::mem::take(&mut s.core))
+}
+
+/// Starts a call of any kind (`Driver::start` starts a tool call itself):
+/// the call's start in the core, where its outcome goes, and whether it
+/// watches a task. Out of line: a tool call's start stays a few lines of
+/// code.
+#[inline(never)]
+fn start_other(
+    conn: &mut mcp_core::Connection,
+    now: Instant,
+    kind: SpecKind,
+    method: &str,
+    params: Option<Value>,
+    set: &mut Option<Box<crate::options::Set>>,
+) -> (Result<RequestId, mcp_core::UsageError>, Sink, bool) {
+    match kind {
+        SpecKind::Plain => (
+            conn.send_request(now, method, params, core_options(set)),
+            Sink::Plain,
+            false,
+        ),
+        SpecKind::Tool(tool) => (
+            conn.call_tool_owned(now, tool, core_options(set)),
+            Sink::Plain,
+            false,
+        ),
+        SpecKind::ListAll => (
+            conn.list_all(now, method, params, core_options(set)),
+            Sink::Plain,
+            false,
+        ),
+        SpecKind::Listen(tx) => {
+            let filter = params
+                .and_then(|mut p| p.get_mut("notifications").map(Value::take))
+                .unwrap_or_else(|| serde_json::json!({}));
+            let started = conn.listen(now, filter, core_options(set));
+            (started, Sink::Listen(tx), false)
+        }
+        SpecKind::Watch { task_id, sink } => {
+            let started = conn.watch_task(now, &task_id, core_options(set));
+            (started, Sink::Task(Box::new(sink)), true)
+        }
+        SpecKind::Task(tx) => {
+            let started = conn.start_task(now, method, params, core_options(set));
+            (started, Sink::Task(Box::new(tx)), false)
+        }
+    }
 }
 
 /// A call the core did not start: it ends here with the core's refusal.

@@ -16,8 +16,23 @@ use crate::error::{Error, ErrorKind};
 use crate::options::Progress;
 
 impl Driver {
-    /// Routes one event of the core.
+    /// Routes one event of the core: a call's end here, where every call
+    /// passes; every other event out of line (`on_other_event`), so that
+    /// this stays a few lines of code.
     pub(super) fn on_event(&mut self, now: Instant, e: Event) {
+        match e {
+            Event::Response(c) => {
+                let id = c.id.clone();
+                self.finish(&id, Ok(Outcome::Done(c)));
+            }
+            Event::RequestFailed { id, error, .. } => self.finish(&id, Err(error.into())),
+            other => self.on_other_event(now, other),
+        }
+    }
+
+    /// Routes an event other than a call's end.
+    #[inline(never)]
+    fn on_other_event(&mut self, now: Instant, e: Event) {
         match e {
             Event::Connected { version, era } => self.connected(&version, era),
             Event::EraDecided(outcome) => {
@@ -37,11 +52,6 @@ impl Driver {
             // The GET stream opened with the session has answered (or the
             // wait for it is over): `connect` may return.
             Event::ServerStreamSettled => self.release_connect(),
-            Event::Response(c) => {
-                let id = c.id.clone();
-                self.finish(&id, Ok(Outcome::Done(c)));
-            }
-            Event::RequestFailed { id, error, .. } => self.finish(&id, Err(error.into())),
             Event::ListComplete { id, items, .. } => self.finish(&id, Ok(Outcome::List(items))),
             Event::InputRequired { id, result, .. } => {
                 self.finish(&id, Ok(Outcome::InputRequired(result)));
@@ -98,6 +108,7 @@ impl Driver {
     }
 
     /// The handshake is done (or a 2025-11-25 session was recovered).
+    #[cold]
     fn connected(&mut self, version: &mcp_types::ProtocolVersion, era: mcp_types::Era) {
         tracing::debug!(%version, ?era, "connected");
         // An HTTP failure the handshake survived (a notification's POST,
@@ -119,6 +130,7 @@ impl Driver {
         }
     }
 
+    #[cold]
     fn connect_failed(&mut self, error: ConnectError) {
         let context = self.last_transport_error.take();
         let cause = self.last_http_error.take();
@@ -130,6 +142,7 @@ impl Driver {
 
     /// The connection is over: every call fails, and so does a `connect`
     /// still waiting.
+    #[cold]
     fn closed(&mut self) {
         self.closed = true;
         self.shared.set_closed();
@@ -148,6 +161,7 @@ impl Driver {
         }
     }
 
+    #[inline(never)]
     fn on_notification(&mut self, n: ServerNotification) {
         self.list_changed(&n);
         // The handler runs off the driver, behind a bounded queue.
@@ -166,6 +180,7 @@ impl Driver {
     }
 
     /// 2026-07-28 subscriptions, and what the core only reports.
+    #[inline(never)]
     fn on_subscription_or_report(&mut self, e: Event) {
         match e {
             Event::SubscriptionAcknowledged { id, params } => {

@@ -107,6 +107,7 @@ impl Driver {
 
     /// `Transmit::OpenServerStream`: opens the GET (dropping an older one).
     #[cfg(feature = "http")]
+    #[cold]
     pub(super) fn open_get(&mut self, generation: u64) {
         let Some(Link::Http(http)) = &self.link else {
             return;
@@ -125,6 +126,7 @@ impl Driver {
     }
 
     /// `Transmit::CloseServerStream`: drops the GET, open or opening.
+    #[cold]
     pub(super) fn close_get(&mut self) {
         self.get_stream.stop();
     }
@@ -150,7 +152,9 @@ impl Driver {
     }
 
     /// One step of the GET: its answer or an item, reported to the core.
+    /// Out of line: not on a call's path.
     #[cfg(feature = "http")]
+    #[inline(never)]
     pub(super) fn on_get_io(&mut self, now: Instant, io: GetIo) {
         match io {
             GetIo::Opened { generation, result } => {
@@ -209,6 +213,7 @@ impl Driver {
     }
 
     /// Tells `connect` it succeeded, if it still waits.
+    #[inline(never)]
     pub(super) fn release_connect(&mut self) {
         if let Some(tx) = self.connect_reply.take() {
             let _ = tx.send(Ok(()));
@@ -216,6 +221,7 @@ impl Driver {
     }
 
     /// `Event::ServerStream`: answers the handles waiting for the stream.
+    #[inline(never)]
     pub(super) fn server_stream_changed(&mut self, change: ServerStreamChange) {
         match change {
             ServerStreamChange::Opened => self.get_stream.answer(|| Ok(true)),

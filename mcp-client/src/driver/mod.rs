@@ -318,6 +318,8 @@ impl Driver {
     }
 
     /// Handles one wake-up; `Err` ends the loop (with the closer to notify).
+    /// The rare wake-ups' handlers are out of line (the transport's end
+    /// `#[cold]`, a handler's answer `#[inline(never)]`).
     fn on_wake(&mut self, now: Instant, wake: Wake) -> Result<(), Option<oneshot::Sender<()>>> {
         if let Wake::Inbound(Some(_)) | Wake::Skipped | Wake::Broken(_) | Wake::Oversized(_) = wake
         {
@@ -448,6 +450,7 @@ impl Driver {
         self.unwritten + custom
     }
 
+    #[cold]
     fn transport_ended(&mut self, now: Instant, error: Option<String>) {
         self.link_open = false;
         let reason = match &error {

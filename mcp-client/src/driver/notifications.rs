@@ -73,6 +73,7 @@ impl Driver {
 
     /// Hands a call's progress to its callback (here, on the driver) or
     /// to the handler's `on_progress` (queued).
+    #[inline(never)]
     pub(super) fn deliver_progress(
         &mut self,
         call: RequestId,

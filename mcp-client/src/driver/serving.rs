@@ -48,6 +48,7 @@ impl Driver {
     /// A request from the server (callback tasks and `tasks/*` are the
     /// core's): served by the handle of the task it names, else by its
     /// handler; "method not found" when nobody serves it.
+    #[inline(never)]
     pub(super) fn serve_server_request(
         &mut self,
         now: Instant,
@@ -76,6 +77,7 @@ impl Driver {
         }
     }
 
+    #[inline(never)]
     pub(super) fn serve_input(
         &mut self,
         now: Instant,
@@ -168,6 +170,7 @@ impl Driver {
 
     /// The server cancelled a request it sent: its handler stops (its future
     /// is dropped) and no answer goes out.
+    #[inline(never)]
     pub(super) fn abandon(&mut self, id: &RequestId) {
         if let Some(abort) = self.serving.remove(id) {
             abort.abort();
@@ -175,6 +178,7 @@ impl Driver {
     }
 
     /// A handler finished: hand its answer to the core.
+    #[inline(never)]
     pub(super) fn on_served(&mut self, now: Instant, target: Target, served: Served) {
         // Progress a handler reported goes out before its answer.
         self.flush_progress(now);

@@ -42,6 +42,7 @@ impl Driver {
     /// with an error of its own (an input nobody answered, a handler's
     /// error) gets none: that error is the wait's answer, not the
     /// `cancelled` state the core concludes from the cancel it sent.
+    #[inline(never)]
     pub(super) fn task_wait_over(&mut self, id: &RequestId, end: TaskWaitEnd) {
         let Some(p) = self.pending.get_mut(id) else {
             return;

@@ -123,6 +123,7 @@ impl Connection {
         Ok(())
     }
 
+    #[cold]
     pub(super) fn on_discover(&mut self, now: Instant, key: i64, raw: Box<RawValue>) {
         let parsed: Result<DiscoverResult, _> = serde_json::from_str(raw.get());
         let d = match parsed {
@@ -165,6 +166,7 @@ impl Connection {
 
     /// The answer to the background `server/discover` (a cached era): the
     /// server's facts, now known. The era stays as decided.
+    #[cold]
     pub(super) fn on_facts(&mut self, now: Instant, key: i64, raw: Box<RawValue>) {
         self.remove_call(key);
         self.facts_call = None;
@@ -282,6 +284,7 @@ impl Connection {
         }
     }
 
+    #[cold]
     pub(super) fn on_initialize(&mut self, now: Instant, key: i64, raw: &RawValue) {
         self.remove_call(key);
         let init: InitializeResult = match serde_json::from_str(raw.get()) {

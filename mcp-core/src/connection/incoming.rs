@@ -21,6 +21,9 @@ use mcp_types::notifications::{CancelledNotificationParams, ProgressNotification
 
 impl Connection {
     /// Feeds one message from the server (parsed once by the transport).
+    /// A response's handling is inline; every other kind's, and the strict
+    /// checks, are out of line (`#[inline(never)]`): this stays a few lines
+    /// of code on the path of every call.
     pub fn handle_message(&mut self, now: Instant, message: Message) {
         if self.state == State::Closed {
             return;
@@ -52,6 +55,7 @@ impl Connection {
         }
     }
 
+    #[inline(never)]
     fn on_error(&mut self, now: Instant, id: &RequestId, error: ErrorObject) {
         match self.take_wire(id) {
             Some((_, call, Role::Main)) => self.on_main_error(now, call, error),
@@ -93,6 +97,7 @@ impl Connection {
         }
     }
 
+    #[inline(never)]
     fn on_server_request(&mut self, now: Instant, r: Request) {
         if self.era == Some(Era::Modern) {
             self.events.push_back(Event::ProtocolViolation(
@@ -123,6 +128,7 @@ impl Connection {
         self.events.push_back(Event::ServerRequest { id, request });
     }
 
+    #[inline(never)]
     fn on_notification(&mut self, now: Instant, n: Notification) {
         let n = ServerNotification::classify(n);
         if let Some(key) = self.subscription_of(n.raw()) {

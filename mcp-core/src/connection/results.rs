@@ -36,7 +36,8 @@ impl Connection {
     /// A result for one of our calls. It arrives unparsed ([`RawJson`]): the
     /// common case (a complete result handed to the caller) only peeks at
     /// its head and leaves the one full parse to the caller's decode; every
-    /// other path parses it here first.
+    /// other path parses it here first. The other paths' handlers are out
+    /// of line (`#[inline(never)]`, the handshake's `#[cold]`).
     pub(super) fn on_main_result(&mut self, now: Instant, key: i64, result: RawJson) {
         let Some(c) = self.calls.get(key) else {
             return;
@@ -110,6 +111,7 @@ impl Connection {
 
     /// Fails a call whose result does not have the expected shape (the
     /// method is copied only here, on the error path).
+    #[cold]
     fn fail_invalid(&mut self, key: i64, reason: impl ToString) {
         let method = self
             .calls
@@ -121,6 +123,7 @@ impl Connection {
 
     /// Parses a result that a path of the core reads in full; an invalid
     /// one fails the call.
+    #[inline(never)]
     fn checked(&mut self, key: i64, result: RawJson) -> Option<Box<RawValue>> {
         match result.into_raw_value() {
             Ok(raw) => Some(raw),
@@ -309,6 +312,7 @@ impl Connection {
         Ok(Some(serde_json::value::to_raw_value(&obj)?))
     }
 
+    #[inline(never)]
     fn on_input_required(&mut self, now: Instant, key: i64, raw: Box<RawValue>) {
         let mode = self.config.input_mode;
         let Some(c) = self.calls.get_mut(key) else {

@@ -22,6 +22,32 @@ use crate::params::Params;
 use crate::timers::Timer;
 use crate::trace_context::trace_members;
 
+/// Moves the reserved members a caller put in a request's params
+/// (`_meta`, `inputResponses`, `requestState`) to where the core writes
+/// them from. Out of line: almost no request has any.
+#[inline(never)]
+fn take_reserved(
+    params: &mut Map<String, Value>,
+    opts: &mut crate::config::RequestOptions,
+    extras: &mut RetryExtras,
+) -> Result<(), UsageError> {
+    if let Some(Value::Object(meta)) = params.remove("_meta") {
+        for (k, v) in meta {
+            opts.meta.entry(k).or_insert(v);
+        }
+    }
+    if let Some(Value::Object(r)) = params.remove("inputResponses") {
+        extras
+            .input_responses
+            .get_or_insert_with(Map::new)
+            .extend(r);
+    }
+    if let Some(state) = params.remove("requestState") {
+        extras.request_state = Some(serde_json::value::to_raw_value(&state)?);
+    }
+    Ok(())
+}
+
 impl Connection {
     pub(super) fn start_call(
         &mut self,
@@ -53,20 +79,7 @@ impl Connection {
             }
         }
         if let (true, Params::Map(params)) = (reserved, &mut params) {
-            if let Some(Value::Object(meta)) = params.remove("_meta") {
-                for (k, v) in meta {
-                    opts.meta.entry(k).or_insert(v);
-                }
-            }
-            if let Some(Value::Object(r)) = params.remove("inputResponses") {
-                extras
-                    .input_responses
-                    .get_or_insert_with(Map::new)
-                    .extend(r);
-            }
-            if let Some(state) = params.remove("requestState") {
-                extras.request_state = Some(serde_json::value::to_raw_value(&state)?);
-            }
+            take_reserved(params, &mut opts, &mut extras)?;
         }
         if let Some(cx) = opts.trace.take() {
             cx.merge_into(&mut opts.meta);
@@ -554,6 +567,7 @@ impl Connection {
     }
 
     /// Ends a call with an error event of the kind that fits it.
+    #[inline(never)]
     pub(super) fn fail_call(&mut self, key: i64, error: RequestError) {
         // A task's state this end implies is reported first (task_wait.rs).
         self.conclude_task(key, Err(&error));
@@ -587,6 +601,7 @@ impl Connection {
         }
     }
 
+    #[inline(never)]
     pub(super) fn end_subscription(&mut self, key: i64, reason: SubscriptionEnd) {
         if self.remove_call(key).is_some() {
             self.events.push_back(Event::SubscriptionEnded {

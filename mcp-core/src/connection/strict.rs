@@ -145,6 +145,7 @@ impl Connection {
     /// notification is then dropped (returns `true`: consumed), while a
     /// request goes on to its admission, which answers `-32602` (where a
     /// `null` counts as absent).
+    #[inline(never)]
     pub(super) fn strict_params_check(&mut self, message: &Message) -> bool {
         let (params, notification) = match message {
             Message::Request(r) => (r.params.as_deref(), false),
@@ -165,6 +166,7 @@ impl Connection {
     /// Strict mode: a response whose id is the string spelling of the
     /// number that was sent fails its request. Returns whether the message
     /// was consumed.
+    #[inline(never)]
     pub(super) fn strict_id_check(&mut self, now: Instant, message: &Message) -> bool {
         let id = match message {
             Message::Response(r) => &r.id,

@@ -63,6 +63,7 @@ impl Connection {
         self.send_request(now, method, params, opts)
     }
 
+    #[inline(never)]
     pub(super) fn on_task_created(
         &mut self,
         now: Instant,
@@ -116,6 +117,7 @@ impl Connection {
     }
 
     /// A `tasks/get` result (or a task notification) for a call's task.
+    #[inline(never)]
     pub(super) fn on_task_observed(&mut self, now: Instant, key: i64, raw: &[u8]) {
         let snapshot = match TaskSnapshot::from_flat(raw) {
             Ok(s) => s,
@@ -217,6 +219,7 @@ impl Connection {
     }
 
     /// The underlying result of a task: the call completes with it.
+    #[inline(never)]
     pub(super) fn on_task_result(&mut self, key: i64, result: RawJson) {
         self.conclude_task(key, Ok(()));
         let Some(c) = self.remove_call(key) else {
