@@ -213,9 +213,10 @@ impl SseParser {
                 self.has_data = true;
             }
             b"event" => self.event_type = Some(String::from_utf8_lossy(value).into_owned()),
-            b"id" if !value.contains(&0) => {
-                replace_id(&mut self.last_id, &String::from_utf8_lossy(value));
-            }
+            b"id" if !value.contains(&0) => match std::str::from_utf8(value) {
+                Ok(id) => replace_id(&mut self.last_id, id),
+                Err(_) => replace_id(&mut self.last_id, &String::from_utf8_lossy(value)),
+            },
             b"retry" if !value.is_empty() && value.iter().all(u8::is_ascii_digit) => {
                 let millis = value.iter().fold(0u64, |acc, d| {
                     acc.saturating_mul(10).saturating_add(u64::from(d - b'0'))
@@ -325,6 +326,9 @@ mod tests {
         assert_eq!(p.last_event_id(), Some("5"));
         let ids: Vec<_> = out[1..].iter().map(|e| e.id.as_deref()).collect();
         assert_eq!(ids, [Some("1234"), Some("5")]);
+        // An id that is not UTF-8 is kept with its bad bytes replaced.
+        p.feed(b"id: a\xffb\n\n", &mut out).unwrap();
+        assert_eq!(p.last_event_id(), Some("a\u{fffd}b"));
     }
 
     #[test]
