@@ -204,23 +204,35 @@ thread_local! {
 /// Kept per thread, so a request looks at it without a lock (a client's
 /// POSTs are made on its callers' threads and its driver's).
 fn cached_value(name: &HeaderName, text: &str) -> Result<HeaderValue, HttpError> {
-    let cached = RECENT.try_with(|recent| {
-        let mut recent = recent.borrow_mut();
-        let (values, next) = &mut *recent;
-        let hit = values
+    let hit = RECENT.try_with(|recent| {
+        let recent = recent.borrow();
+        recent
+            .0
             .iter()
             .flatten()
-            .find(|v| v.as_bytes() == text.as_bytes());
-        if let Some(v) = hit {
-            return Ok(v.clone());
-        }
-        let v = value(name.as_str(), text)?;
+            .find(|v| v.as_bytes() == text.as_bytes())
+            .cloned()
+    });
+    match hit {
+        Ok(Some(v)) => Ok(v),
+        // Not among them (or the thread is on its way out, its cache gone).
+        _ => remember_value(name, text),
+    }
+}
+
+/// The value of a text that is not among the recent ones: made, and kept
+/// in place of the oldest. Out of line: a request naming a recent method
+/// or name (nearly every one) does not carry its code.
+#[inline(never)]
+fn remember_value(name: &HeaderName, text: &str) -> Result<HeaderValue, HttpError> {
+    let v = value(name.as_str(), text)?;
+    let _ = RECENT.try_with(|recent| {
+        let mut recent = recent.borrow_mut();
+        let (values, next) = &mut *recent;
         values[*next] = Some(v.clone());
         *next = (*next + 1) % CACHED_VALUES;
-        Ok(v)
     });
-    // A thread on its way out (its cache gone) makes the value afresh.
-    cached.unwrap_or_else(|_| value(name.as_str(), text))
+    Ok(v)
 }
 
 /// Whether only the transport may set this header: `Mcp-*` (routing and

@@ -21,6 +21,7 @@
 //! on a timerfd where there is one (`ticker.rs`: no tokio timer set while
 //! calls go on).
 
+use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::Duration;
 
@@ -224,32 +225,41 @@ impl Pool {
                 // `Host` and `Content-Length` are written with the head.
                 h1::send(self, conn, request, &self.target).map(Either::Left)
             }
-            Taken::H2(mut sender) => {
-                let headers = request.header_map();
-                let body = request.body;
-                // HTTP/2's body is hyper's to hold: a copy of the sender's.
-                let mut h2_request = Request::new(Full::new(Bytes::copy_from_slice(body)));
-                *h2_request.method_mut() = request.method;
-                *h2_request.uri_mut() = self.endpoint.clone();
-                *h2_request.headers_mut() = headers;
-                h2_request.headers_mut().remove(HOST);
-                let sent = sender.try_send_request(h2_request);
-                // Boxed: an HTTP/2 request pays for the room of its wait
-                // (an allocation, small beside HTTP/2's own work) instead of
-                // every HTTP/1.1 request's future being that much larger.
-                Ok(Either::Right(Box::pin(async move {
-                    // Held until the head arrives, as the pool's own is.
-                    let _sender = sender;
-                    let (parts, response) = sent.await.map_err(|e| h2_error(e, body))?.into_parts();
-                    Ok(InResponse {
-                        status: parts.status,
-                        content_type: parts.headers.get(http::header::CONTENT_TYPE).cloned(),
-                        headers: HeaderList::from_map(parts.headers),
-                        body: ResponseBody::detached(response),
-                    })
-                })))
-            }
+            Taken::H2(sender) => Ok(Either::Right(self.send_h2(sender, request))),
         }
+    }
+
+    /// [`Pool::send_on`] for an HTTP/2 connection. Boxed: an HTTP/2 request
+    /// pays for the room of its wait (an allocation, small beside HTTP/2's
+    /// own work) instead of every HTTP/1.1 request's future being that
+    /// much larger; out of line, so that an HTTP/1.1 request's path does
+    /// not carry its code.
+    #[inline(never)]
+    fn send_h2<'a>(
+        &self,
+        mut sender: http2::SendRequest<Full<Bytes>>,
+        request: OutRequest<'a>,
+    ) -> Pin<Box<impl Future<Output = Sent<'a>> + use<'a>>> {
+        let headers = request.header_map();
+        let body = request.body;
+        // HTTP/2's body is hyper's to hold: a copy of the sender's.
+        let mut h2_request = Request::new(Full::new(Bytes::copy_from_slice(body)));
+        *h2_request.method_mut() = request.method;
+        *h2_request.uri_mut() = self.endpoint.clone();
+        *h2_request.headers_mut() = headers;
+        h2_request.headers_mut().remove(HOST);
+        let sent = sender.try_send_request(h2_request);
+        Box::pin(async move {
+            // Held until the head arrives, as the pool's own is.
+            let _sender = sender;
+            let (parts, response) = sent.await.map_err(|e| h2_error(e, body))?.into_parts();
+            Ok(InResponse {
+                status: parts.status,
+                content_type: parts.headers.get(http::header::CONTENT_TYPE).cloned(),
+                headers: HeaderList::from_map(parts.headers),
+                body: ResponseBody::detached(response),
+            })
+        })
     }
 
     /// Opens a connection (TCP, tunnel, TLS: [`Connector`]): an HTTP/1.1

@@ -318,8 +318,8 @@ impl Driver {
     }
 
     /// Handles one wake-up; `Err` ends the loop (with the closer to notify).
-    /// The rare wake-ups' handlers are out of line (the transport's end
-    /// `#[cold]`, a handler's answer `#[inline(never)]`).
+    /// The wake-ups a call brings are handled here, the others out of line
+    /// (`on_rare_wake`).
     fn on_wake(&mut self, now: Instant, wake: Wake) -> Result<(), Option<oneshot::Sender<()>>> {
         if let Wake::Inbound(Some(_)) | Wake::Skipped | Wake::Broken(_) | Wake::Oversized(_) = wake
         {
@@ -330,6 +330,26 @@ impl Driver {
             Wake::Command(None) => return Err(None),
             Wake::Command(Some(c)) => self.on_command(now, c),
             Wake::Inbound(Some(Ok(m))) => self.receive(now, m),
+            Wake::Wrote(Ok(())) => {
+                self.writing = None;
+                self.written();
+            }
+            Wake::Http(io) => self.on_http(now, io),
+            Wake::Timer => {
+                self.timer_at = None;
+                self.conn.handle_timeout(now);
+                self.look(now);
+            }
+            other => self.on_rare_wake(now, other),
+        }
+        Ok(())
+    }
+
+    /// The wake-ups a call does not bring: the input's end or fault, a
+    /// broken or oversized line, a failed write, a handler's answer.
+    #[inline(never)]
+    fn on_rare_wake(&mut self, now: Instant, wake: Wake) {
+        match wake {
             Wake::Inbound(Some(Err(e))) => self.transport_ended(now, Some(e)),
             Wake::Inbound(None) => self.transport_ended(now, None),
             Wake::CustomFailed(e) => {
@@ -343,7 +363,6 @@ impl Driver {
                 }
                 self.transport_ended(now, Some(e.to_string()));
             }
-            Wake::Skipped => {}
             // A broken reply fails its request at once, as the peer's
             // protocol fault; any other broken line is reported.
             Wake::Broken(b) => {
@@ -356,10 +375,6 @@ impl Driver {
                     let limit = u64::try_from(l.limit).unwrap_or(u64::MAX);
                     self.conn.handle_response_too_large(now, id, l.len, limit);
                 }
-            }
-            Wake::Wrote(Ok(())) => {
-                self.writing = None;
-                self.written();
             }
             Wake::Wrote(Err(e)) => {
                 self.writing = None;
@@ -374,15 +389,15 @@ impl Driver {
                     self.transport_ended(now, Some(e));
                 }
             }
-            Wake::Http(io) => self.on_http(now, io),
             Wake::Handler(target, served) => self.on_served(now, target, served),
-            Wake::Timer => {
-                self.timer_at = None;
-                self.conn.handle_timeout(now);
-                self.look(now);
-            }
+            // Handled by `on_wake` (and a skipped line needs nothing).
+            Wake::Skipped
+            | Wake::Command(_)
+            | Wake::Inbound(Some(Ok(_)))
+            | Wake::Wrote(Ok(()))
+            | Wake::Http(_)
+            | Wake::Timer => {}
         }
-        Ok(())
     }
 
     /// Handles commands and stdio messages that are ready without waiting.

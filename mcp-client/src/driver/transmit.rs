@@ -52,6 +52,9 @@ impl Driver {
         }
     }
 
+    /// Every transmit but a byte stream's line: an HTTP POST or stream's
+    /// end, a custom transport's message. Out of line: a byte stream's
+    /// drain stays a few lines of code.
     #[cfg_attr(
         not(feature = "http"),
         expect(
@@ -59,6 +62,7 @@ impl Driver {
             reason = "only an HTTP POST starts its deadline here"
         )
     )]
+    #[inline(never)]
     fn transmit_other(&mut self, now: Instant, t: mcp_core::Transmit) {
         match (&self.link, t) {
             #[cfg(feature = "http")]

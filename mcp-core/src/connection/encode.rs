@@ -223,6 +223,17 @@ impl Connection {
 
     /// Encodes the main request of call `key` with wire id `id` into
     /// `bytes` (empty; from [`Connection::encode_buffer`]).
+    /// The `Mcp-Param-*` values of a tool call whose tool's listing
+    /// annotated some (`x-mcp-header`). Out of line: most tools have none.
+    #[inline(never)]
+    fn param_headers(&self, params: &crate::params::Params) -> Vec<(String, String)> {
+        let tool = params.get_str("name").unwrap_or("");
+        match self.tools.get(tool) {
+            Some(b) => b.derive(params.arguments().as_deref()),
+            None => Vec::new(),
+        }
+    }
+
     pub(super) fn encode_call(
         &mut self,
         id: i64,
@@ -277,10 +288,7 @@ impl Connection {
                 routing.name = Some(self.names.value(name));
             }
             if c.method == "tools/call" && !self.tools.is_empty() {
-                let tool = c.params.get_str("name").unwrap_or("");
-                if let Some(b) = self.tools.get(tool) {
-                    routing.params = b.derive(c.params.arguments().as_deref());
-                }
+                routing.params = self.param_headers(&c.params);
             }
         }
         if matches!(c.kind, CallKind::Listen { .. }) {

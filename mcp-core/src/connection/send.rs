@@ -257,6 +257,7 @@ impl Connection {
         }
     }
 
+    #[inline(never)]
     fn cache_hit(&self, now: Instant, key: i64) -> Option<mcp_types::raw::RawJson> {
         // Only 2026-07-28 caches (no lookup of the call before that).
         if self.era != Some(Era::Modern) {
