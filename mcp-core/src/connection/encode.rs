@@ -221,8 +221,6 @@ impl Connection {
             .unwrap_or_else(|| Vec::with_capacity(512))
     }
 
-    /// Encodes the main request of call `key` with wire id `id` into
-    /// `bytes` (empty; from [`Connection::encode_buffer`]).
     /// The `Mcp-Param-*` values of a tool call whose tool's listing
     /// annotated some (`x-mcp-header`). Out of line: most tools have none.
     #[inline(never)]
@@ -234,6 +232,8 @@ impl Connection {
         }
     }
 
+    /// Encodes the main request of call `key` with wire id `id` into
+    /// `bytes` (empty; from [`Connection::encode_buffer`]).
     pub(super) fn encode_call(
         &mut self,
         id: i64,

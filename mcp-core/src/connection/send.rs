@@ -257,6 +257,8 @@ impl Connection {
         }
     }
 
+    /// The cached result that answers call `key`'s request, if any.
+    /// Out of line: a call that may not be cached asks and is told no.
     #[inline(never)]
     fn cache_hit(&self, now: Instant, key: i64) -> Option<mcp_types::raw::RawJson> {
         // Only 2026-07-28 caches (no lookup of the call before that).
