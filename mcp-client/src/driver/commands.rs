@@ -244,15 +244,8 @@ impl Driver {
         // argument itself: no default set of some 400 bytes built, and no
         // 300 bytes of options moved, when none was set.
         let mut set = opts.into_set();
-        let conn = &mut self.conn;
-        let (started, sink, watch) = match kind {
-            SpecKind::Tool(tool) => (
-                conn.call_tool_owned(now, tool, core_options(&mut set)),
-                Sink::Plain,
-                false,
-            ),
-            other => start_other(conn, now, other, &method, params, &mut set),
-        };
+        let (started, sink, watch) =
+            start_in_core(&mut self.conn, now, kind, &method, params, &mut set);
         // No header map is made (and dropped) for a call without options.
         let (progress, headers) = match set {
             Some(set) => (set.progress, Some(set.headers)),
@@ -335,12 +328,12 @@ fn core_options(set: &mut Option<Box<crate::options::Set>>) -> RequestOptions {
         .map_or_else(RequestOptions::default, |s| std::mem::take(&mut s.core))
 }
 
-/// Starts a call of any kind (`Driver::start` starts a tool call itself):
-/// the call's start in the core, where its outcome goes, and whether it
-/// watches a task. Out of line: a tool call's start stays a few lines of
-/// code.
+/// Starts a call of `kind` in the core: the core's answer, where the
+/// call's outcome goes, and whether it watches a task. Out of line (each
+/// kind's start inlines the core's options): `Driver::start`, which every
+/// call runs, stays a few lines of code.
 #[inline(never)]
-fn start_other(
+fn start_in_core(
     conn: &mut mcp_core::Connection,
     now: Instant,
     kind: SpecKind,

@@ -318,8 +318,8 @@ impl Driver {
     }
 
     /// Handles one wake-up; `Err` ends the loop (with the closer to notify).
-    /// The wake-ups a call brings are handled here, the others out of line
-    /// (`on_rare_wake`).
+    /// The wake-ups a call brings are handled here, the rare ones by
+    /// functions out of line (so that this stays a few lines of code).
     fn on_wake(&mut self, now: Instant, wake: Wake) -> Result<(), Option<oneshot::Sender<()>>> {
         if let Wake::Inbound(Some(_)) | Wake::Skipped | Wake::Broken(_) | Wake::Oversized(_) = wake
         {
@@ -330,73 +330,77 @@ impl Driver {
             Wake::Command(None) => return Err(None),
             Wake::Command(Some(c)) => self.on_command(now, c),
             Wake::Inbound(Some(Ok(m))) => self.receive(now, m),
+            Wake::Inbound(Some(Err(e))) => self.transport_ended(now, Some(e)),
+            Wake::Inbound(None) => self.transport_ended(now, None),
+            Wake::CustomFailed(e) => self.custom_failed(now, &e),
+            Wake::Skipped => {}
+            Wake::Broken(b) => self.broken_line(now, b),
+            Wake::Oversized(l) => self.oversized_line(now, &l),
             Wake::Wrote(Ok(())) => {
                 self.writing = None;
                 self.written();
             }
+            Wake::Wrote(Err(e)) => self.write_failed(now, e),
             Wake::Http(io) => self.on_http(now, io),
+            Wake::Handler(target, served) => self.on_served(now, target, served),
             Wake::Timer => {
                 self.timer_at = None;
                 self.conn.handle_timeout(now);
                 self.look(now);
             }
-            other => self.on_rare_wake(now, other),
         }
         Ok(())
     }
 
-    /// The wake-ups a call does not bring: the input's end or fault, a
-    /// broken or oversized line, a failed write, a handler's answer.
-    #[inline(never)]
-    fn on_rare_wake(&mut self, now: Instant, wake: Wake) {
-        match wake {
-            Wake::Inbound(Some(Err(e))) => self.transport_ended(now, Some(e)),
-            Wake::Inbound(None) => self.transport_ended(now, None),
-            Wake::CustomFailed(e) => {
-                #[cfg(feature = "http")]
-                for p in self.pending.values_mut() {
-                    if p.rare().is_none_or(|r| r.cause.is_none())
-                        && let Some(cause) = crate::legacy_sse::pending_cause(&e)
-                    {
-                        p.rare_mut().cause = Some(cause);
-                    }
-                }
-                self.transport_ended(now, Some(e.to_string()));
+    /// A custom transport failed: its calls keep the cause (HTTP+SSE's
+    /// pending one), and the transport has ended.
+    #[cold]
+    fn custom_failed(&mut self, now: Instant, e: &std::io::Error) {
+        #[cfg(feature = "http")]
+        for p in self.pending.values_mut() {
+            if p.rare().is_none_or(|r| r.cause.is_none())
+                && let Some(cause) = crate::legacy_sse::pending_cause(e)
+            {
+                p.rare_mut().cause = Some(cause);
             }
-            // A broken reply fails its request at once, as the peer's
-            // protocol fault; any other broken line is reported.
-            Wake::Broken(b) => {
-                self.conn
-                    .handle_envelope_violation(now, b.id.as_ref(), b.violations);
-            }
-            Wake::Oversized(l) => {
-                tracing::warn!(error = %l, "discarded a line over the limit");
-                if let Some(id) = &l.id {
-                    let limit = u64::try_from(l.limit).unwrap_or(u64::MAX);
-                    self.conn.handle_response_too_large(now, id, l.len, limit);
-                }
-            }
-            Wake::Wrote(Err(e)) => {
-                self.writing = None;
-                self.written();
-                self.outbox.clear();
-                if self.has_server_process() {
-                    // The receiver reports how the child ended (exit status,
-                    // stderr tail), which says more than a broken pipe.
-                    tracing::debug!(error = %e, "writing to the server failed");
-                    self.last_transport_error = Some(e);
-                } else {
-                    self.transport_ended(now, Some(e));
-                }
-            }
-            Wake::Handler(target, served) => self.on_served(now, target, served),
-            // Handled by `on_wake` (and a skipped line needs nothing).
-            Wake::Skipped
-            | Wake::Command(_)
-            | Wake::Inbound(Some(Ok(_)))
-            | Wake::Wrote(Ok(()))
-            | Wake::Http(_)
-            | Wake::Timer => {}
+        }
+        self.transport_ended(now, Some(e.to_string()));
+    }
+
+    /// A line that breaks the JSON-RPC envelope: a broken reply fails its
+    /// request at once, as the peer's protocol fault; any other broken
+    /// line is reported.
+    #[cold]
+    fn broken_line(&mut self, now: Instant, b: mcp_transport_stdio::BrokenEnvelope) {
+        self.conn
+            .handle_envelope_violation(now, b.id.as_ref(), b.violations);
+    }
+
+    /// A line over the limit, discarded: a reply's fails its request.
+    #[cold]
+    fn oversized_line(&mut self, now: Instant, l: &mcp_transport_stdio::LineTooLong) {
+        tracing::warn!(error = %l, "discarded a line over the limit");
+        if let Some(id) = &l.id {
+            let limit = u64::try_from(l.limit).unwrap_or(u64::MAX);
+            self.conn.handle_response_too_large(now, id, l.len, limit);
+        }
+    }
+
+    /// Writing to the server failed: what was queued is dropped, and the
+    /// transport ends (for a server process, when its receiver says how
+    /// the child ended).
+    #[cold]
+    fn write_failed(&mut self, now: Instant, e: String) {
+        self.writing = None;
+        self.written();
+        self.outbox.clear();
+        if self.has_server_process() {
+            // The receiver reports how the child ended (exit status,
+            // stderr tail), which says more than a broken pipe.
+            tracing::debug!(error = %e, "writing to the server failed");
+            self.last_transport_error = Some(e);
+        } else {
+            self.transport_ended(now, Some(e));
         }
     }
 

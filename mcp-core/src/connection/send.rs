@@ -208,7 +208,12 @@ impl Connection {
     /// Sends (or resends, with a fresh id) the main request of a call,
     /// serving it from the cache when possible.
     pub(super) fn send_main(&mut self, now: Instant, key: i64) {
-        if let Some(raw) = self.cache_hit(now, key) {
+        // Only 2026-07-28 caches: no look at the cache before that.
+        let cached = match self.era {
+            Some(Era::Modern) => self.cache_hit(now, key),
+            _ => None,
+        };
+        if let Some(raw) = cached {
             if let Some(c) = self.calls.get_mut(key) {
                 c.cached = true;
             }
@@ -257,14 +262,12 @@ impl Connection {
         }
     }
 
-    /// The cached result that answers call `key`'s request, if any.
-    /// Out of line: a call that may not be cached asks and is told no.
+    /// The cached result that answers call `key`'s request, if any (asked
+    /// at 2026-07-28 only, the one revision that caches). Out of line: at
+    /// 2025-11-25 it is never asked, and a call that may not be cached is
+    /// told no.
     #[inline(never)]
     fn cache_hit(&self, now: Instant, key: i64) -> Option<mcp_types::raw::RawJson> {
-        // Only 2026-07-28 caches (no lookup of the call before that).
-        if self.era != Some(Era::Modern) {
-            return None;
-        }
         let c = self.calls.get(key)?;
         let usable =
             !c.opts.no_cache && !c.extras().is_retry() && c.facts.is_some_and(|f| f.cacheable);
