@@ -123,11 +123,38 @@ impl SseParser {
     /// # Errors
     /// [`SseError::EventTooLarge`] when an event exceeds the cap; the parser
     /// then stays failed. Events completed before the fault are in `out`.
-    pub fn feed(&mut self, chunk: &[u8], out: &mut Vec<SseEvent>) -> Result<(), SseError> {
+    pub fn feed(&mut self, mut chunk: &[u8], out: &mut Vec<SseEvent>) -> Result<(), SseError> {
+        while let Some(event) = self.next_event(&mut chunk)? {
+            out.push(event);
+        }
+        Ok(())
+    }
+
+    /// Reads lines off the front of `chunk` up to the end of the next
+    /// event and gives it, leaving in `chunk` what follows it; `None` once
+    /// the chunk is used up (its unfinished last line kept for the next
+    /// chunk). [`SseParser::feed`] one event at a time, for a reader that
+    /// handles each event as it comes (and may stop after one) without
+    /// collecting them first.
+    ///
+    /// # Errors
+    /// As [`SseParser::feed`]'s, once the events before the fault are given.
+    ///
+    /// ```
+    /// use mcp_transport_http::sse::SseParser;
+    /// let mut parser = SseParser::new(1024);
+    /// let mut chunk = &b"data: a\n\ndata: b\n\ndata: c"[..];
+    /// assert_eq!(parser.next_event(&mut chunk).unwrap().unwrap().data, b"a");
+    /// assert_eq!(chunk, b"data: b\n\ndata: c");
+    /// assert_eq!(parser.next_event(&mut chunk).unwrap().unwrap().data, b"b");
+    /// assert!(parser.next_event(&mut chunk).unwrap().is_none());
+    /// assert!(chunk.is_empty());
+    /// ```
+    pub fn next_event(&mut self, chunk: &mut &[u8]) -> Result<Option<SseEvent>, SseError> {
         if let Some(err) = &self.failed {
             return Err(err.clone());
         }
-        let mut rest = chunk;
+        let mut rest = *chunk;
         if self.skip_lf && !rest.is_empty() {
             self.skip_lf = false;
             if rest[0] == b'\n' {
@@ -145,23 +172,29 @@ impl SseParser {
                     None => self.skip_lf = true,
                 }
             }
+            *chunk = rest;
             self.check(head.len())?;
-            if self.line.is_empty() {
+            let event = if self.line.is_empty() {
                 // The whole line is in this chunk: read where it is.
-                self.process_line(head, out);
+                self.process_line(head)
             } else {
                 // Its start came in an earlier chunk; its buffer is kept
                 // (emptied) for the next line that spans chunks.
                 let mut line = std::mem::take(&mut self.line);
                 line.extend_from_slice(head);
-                self.process_line(&line, out);
+                let event = self.process_line(&line);
                 line.clear();
                 self.line = line;
+                event
+            };
+            if event.is_some() {
+                return Ok(event);
             }
         }
+        *chunk = &[];
         self.check(rest.len())?;
         self.line.extend_from_slice(rest);
-        Ok(())
+        Ok(None)
     }
 
     /// Fails when the current event plus `extra` pending bytes exceed the cap.
@@ -180,18 +213,19 @@ impl SseParser {
         Ok(())
     }
 
-    fn process_line(&mut self, line: &[u8], out: &mut Vec<SseEvent>) {
+    /// Reads one whole line (without its terminator): the event a blank
+    /// line dispatches, `None` for any other.
+    fn process_line(&mut self, line: &[u8]) -> Option<SseEvent> {
         let line = match std::mem::take(&mut self.at_start) {
             true => line.strip_prefix(BOM).unwrap_or(line),
             false => line,
         };
         if line.is_empty() {
-            self.dispatch(out);
-            return;
+            return self.dispatch();
         }
         self.event_bytes += line.len();
         if line[0] == b':' {
-            return;
+            return None;
         }
         let (field, value) = match line.iter().position(|&b| b == b':') {
             Some(colon) => {
@@ -225,24 +259,26 @@ impl SseParser {
             }
             _ => {}
         }
+        None
     }
 
-    fn dispatch(&mut self, out: &mut Vec<SseEvent>) {
+    /// Ends the current event: the event, unless it has no data.
+    fn dispatch(&mut self) -> Option<SseEvent> {
         self.event_bytes = 0;
         let event_type = self.event_type.take();
         if !self.has_data {
-            return;
+            return None;
         }
         self.has_data = false;
         let data = std::mem::take(&mut self.data);
-        out.push(SseEvent {
+        Some(SseEvent {
             event: event_type.filter(|t| !t.is_empty()),
             data,
             id: match self.event_ids {
                 true => self.last_id.clone(),
                 false => None,
             },
-        });
+        })
     }
 }
 
@@ -348,6 +384,36 @@ mod tests {
         assert_eq!(events[0].event.as_deref(), Some("ping"));
         assert!(!events[0].is_message());
         assert_eq!(events[0].data, b"");
+    }
+
+    proptest::proptest! {
+        /// Events read one at a time, the rest of each chunk handed back,
+        /// are the events `feed` collects, however the input is cut.
+        #[test]
+        fn next_event_gives_what_feed_collects(
+            lines in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "data: a", "data:b", "id: 7", "retry: 5", ": c", "event: x", "", "data",
+                ]),
+                0..24,
+            ),
+            ends in proptest::collection::vec(proptest::sample::select(vec!["\n", "\r", "\r\n"]), 24),
+            cut in 0usize..64,
+        ) {
+            let text: String = lines.iter().zip(&ends).map(|(l, e)| format!("{l}{e}")).collect();
+            let whole = parse(text.as_bytes());
+            let mut p = SseParser::new(1 << 20);
+            let mut got = Vec::new();
+            let (a, b) = text.as_bytes().split_at(cut.min(text.len()));
+            for piece in [a, b] {
+                let mut chunk = piece;
+                while let Some(event) = p.next_event(&mut chunk).unwrap() {
+                    got.push(event);
+                }
+                proptest::prop_assert!(chunk.is_empty());
+            }
+            proptest::prop_assert_eq!(got, whole);
+        }
     }
 
     #[test]

@@ -124,7 +124,6 @@ pub(crate) async fn read_to_reply(
 ) -> Result<Inline, HttpError> {
     let check = config.check_envelopes;
     let mut parser = super::event_parser(config);
-    let mut events = Vec::new();
     let mut reply: Option<Message> = None;
     let pump = |parser, queued, fault| {
         Ok(Inline::Pump(Prelude {
@@ -159,15 +158,21 @@ pub(crate) async fn read_to_reply(
                 };
             }
         };
-        let fault = parser.feed(&data, &mut events).err();
-        let mut rest = events.drain(..);
-        while let Some(event) = rest.next() {
+        // Each event is handled as it is read: most streams' events are
+        // read without ever being collected.
+        let mut chunk: &[u8] = &data;
+        loop {
+            let event = match parser.next_event(&mut chunk) {
+                Ok(Some(event)) => event,
+                Ok(None) => break,
+                Err(fault) => return pump(parser, queue(reply, []), Some(fault)),
+            };
             if reply.is_some() {
                 if !carries_message(&event) {
                     continue;
                 }
-                let queued = queue(reply, [event].into_iter().chain(rest));
-                return pump(parser, queued, fault);
+                let (rest, fault) = rest_of(&mut parser, chunk);
+                return pump(parser, queue(reply, [event].into_iter().chain(rest)), fault);
             }
             let first = match read_event(event, Some(request_id), check) {
                 Read::Skip => continue,
@@ -178,16 +183,21 @@ pub(crate) async fn read_to_reply(
                 }
                 other => Queued::Read(other),
             };
+            let (rest, fault) = rest_of(&mut parser, chunk);
             let queued = std::iter::once(first)
-                .chain(rest.map(Queued::Event))
+                .chain(rest.into_iter().map(Queued::Event))
                 .collect();
             return pump(parser, queued, fault);
         }
-        drop(rest);
-        if fault.is_some() {
-            return pump(parser, queue(reply, []), fault);
-        }
     }
+}
+
+/// The events left in `chunk` (and a fault after them), for a pump that
+/// takes over in the middle of a chunk.
+fn rest_of(parser: &mut SseParser, chunk: &[u8]) -> (Vec<SseEvent>, Option<SseError>) {
+    let mut rest = Vec::new();
+    let fault = parser.feed(chunk, &mut rest).err();
+    (rest, fault)
 }
 
 /// The reply read so far (if any), then `events`.
