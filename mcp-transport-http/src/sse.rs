@@ -161,6 +161,14 @@ impl SseParser {
                 rest = &rest[1..];
             }
         }
+        // Whether the cap may be reached within this chunk: when the event
+        // so far and the whole chunk fit under it (most chunks), no line of
+        // the chunk needs its own check.
+        let roomy = self
+            .event_bytes
+            .saturating_add(self.line.len())
+            .saturating_add(rest.len())
+            <= self.limit;
         while let Some(pos) = memchr::memchr2(b'\n', b'\r', rest) {
             let head = &rest[..pos];
             let terminator = rest[pos];
@@ -173,7 +181,9 @@ impl SseParser {
                 }
             }
             *chunk = rest;
-            self.check(head.len())?;
+            if !roomy {
+                self.check(head.len())?;
+            }
             let event = if self.line.is_empty() {
                 // The whole line is in this chunk: read where it is.
                 self.process_line(head)
@@ -192,7 +202,9 @@ impl SseParser {
             }
         }
         *chunk = &[];
-        self.check(rest.len())?;
+        if !roomy {
+            self.check(rest.len())?;
+        }
         self.line.extend_from_slice(rest);
         Ok(None)
     }
@@ -413,6 +425,36 @@ mod tests {
                 proptest::prop_assert!(chunk.is_empty());
             }
             proptest::prop_assert_eq!(got, whole);
+        }
+
+        /// Under a cap, the events given before the fault and the fault
+        /// itself do not depend on how the input is cut either.
+        #[test]
+        fn the_cap_holds_however_the_input_is_cut(
+            lines in proptest::collection::vec(
+                proptest::sample::select(vec!["data: abc", "id: 12", ": c", "", "data: x"]),
+                0..6,
+            ),
+            limit in 0usize..24,
+            cut in 0usize..64,
+        ) {
+            let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+            let run = |pieces: &[&[u8]]| {
+                let mut p = SseParser::new(limit);
+                let mut out = Vec::new();
+                let fault = pieces.iter().find_map(|piece| p.feed(piece, &mut out).err());
+                (out, fault)
+            };
+            let (a, b) = text.as_bytes().split_at(cut.min(text.len()));
+            let whole = run(&[text.as_bytes()]);
+            proptest::prop_assert_eq!(run(&[a, b]), whole.clone());
+            // The fault comes exactly when an event's lines outgrow the cap.
+            let mut bytes = 0;
+            let over = lines.iter().any(|l| {
+                bytes = if l.is_empty() { 0 } else { bytes + l.len() };
+                bytes > limit
+            });
+            proptest::prop_assert_eq!(whole.1.is_some(), over);
         }
     }
 

@@ -56,8 +56,15 @@ impl Chunked {
         loop {
             match self.state {
                 State::Size => {
-                    let Some(size) = take_line(buf, chunk_size)? else {
-                        return Ok(Step::NeedMore);
+                    let size = match plain_size(buf) {
+                        Some((size, len)) => {
+                            buf.advance(len);
+                            size
+                        }
+                        None => match take_line(buf, chunk_size)? {
+                            Some(size) => size,
+                            None => return Ok(Step::NeedMore),
+                        },
                     };
                     self.state = if size == 0 {
                         State::Trailers(0)
@@ -71,12 +78,17 @@ impl Chunked {
                     }
                     let n = usize::try_from(left).unwrap_or(usize::MAX).min(buf.len());
                     let rest = left - n as u64;
-                    self.state = if rest == 0 {
-                        State::DataEnd
-                    } else {
-                        State::Data(rest)
+                    let data = buf.split_to(n).freeze();
+                    self.state = match rest {
+                        // The data's line end, when it is there already.
+                        0 if buf.starts_with(b"\r\n") => {
+                            buf.advance(2);
+                            State::Size
+                        }
+                        0 => State::DataEnd,
+                        _ => State::Data(rest),
                     };
-                    return Ok(Step::Data(buf.split_to(n).freeze()));
+                    return Ok(Step::Data(data));
                 }
                 State::DataEnd => {
                     let ended = |line: &[u8]| match line.is_empty() {
@@ -145,6 +157,25 @@ fn take_line<T>(
     let value = read(line.strip_suffix(b"\r").unwrap_or(line))?;
     buf.advance(end + 1);
     Ok(Some(value))
+}
+
+/// A chunk-size line in its plainest spelling, hexadecimal digits and
+/// `\r\n` (no extension, no space), read without a search for its end:
+/// its size and its length. `None` for any other line (or one not all
+/// there yet), which [`chunk_size`] reads; at most 15 digits either way.
+fn plain_size(buf: &[u8]) -> Option<(u64, usize)> {
+    let mut size = 0u64;
+    for (at, byte) in buf.iter().enumerate().take(16) {
+        let digit = match byte {
+            b'0'..=b'9' => byte - b'0',
+            b'a'..=b'f' => byte - b'a' + 10,
+            b'A'..=b'F' => byte - b'A' + 10,
+            b'\r' if at > 0 && buf.get(at + 1) == Some(&b'\n') => return Some((size, at + 2)),
+            _ => return None,
+        };
+        size = size << 4 | u64::from(digit);
+    }
+    None
 }
 
 /// The hexadecimal size at the start of a chunk-size line (extensions
@@ -274,6 +305,20 @@ mod tests {
         }
 
         #[test]
+        fn a_plain_size_line_reads_as_any_size_line_does(
+            line in proptest::collection::vec(
+                proptest::sample::select(b"0123456789abcdefABCDEFxz; \r\n".to_vec()),
+                0..20,
+            ),
+        ) {
+            if let Some((size, len)) = plain_size(&line) {
+                let mut buf = BytesMut::from(&line[..]);
+                prop_assert_eq!(take_line(&mut buf, chunk_size).ok(), Some(Some(size)));
+                prop_assert_eq!(buf.len(), line.len() - len);
+            }
+        }
+
+        #[test]
         fn any_chunking_of_any_body_decodes_to_it(
             body in proptest::collection::vec(any::<u8>(), 0..2000),
             sizes in proptest::collection::vec(1usize..300, 1..20),
@@ -286,7 +331,12 @@ mod tests {
                     break;
                 }
                 let (chunk, tail) = rest.split_at((*size).min(rest.len()));
-                wire.extend_from_slice(format!("{:x}\r\n", chunk.len()).as_bytes());
+                // Upper and lower case hex, as servers write both.
+                let size = match chunk.len() % 2 {
+                    0 => format!("{:x}\r\n", chunk.len()),
+                    _ => format!("{:X}\r\n", chunk.len()),
+                };
+                wire.extend_from_slice(size.as_bytes());
                 wire.extend_from_slice(chunk);
                 wire.extend_from_slice(b"\r\n");
                 rest = tail;
