@@ -79,6 +79,7 @@ impl<T> Correlation<T> {
     }
 
     /// Records an entry under an id from [`Correlation::reserve`].
+    #[inline]
     pub(crate) fn insert_reserved(&mut self, id: i64, entry: T) {
         self.in_flight.insert(id, entry);
     }
@@ -105,7 +106,9 @@ impl<T> Correlation<T> {
         id.as_number().filter(|n| self.in_flight.contains_key(*n))
     }
 
-    /// Matches a response id and removes the entry.
+    /// Matches a response id and removes the entry (its late or duplicate
+    /// cases out of line).
+    #[inline]
     pub(crate) fn take(&mut self, id: &RequestId) -> Lookup<T> {
         let Some(n) = id.as_number() else {
             return Lookup::Unknown;
@@ -114,6 +117,12 @@ impl<T> Correlation<T> {
             self.remember(n, Ended::Answered);
             return Lookup::Found(n, entry);
         }
+        self.ended(n)
+    }
+
+    /// How an id no longer in flight ended, if it is remembered.
+    #[inline(never)]
+    fn ended(&self, n: i64) -> Lookup<T> {
         // Newest first: a late reply is most likely a recent one.
         let ended = self.finished.iter().rev().find(|(id, _)| *id == n);
         match ended.map(|(_, how)| how) {

@@ -336,9 +336,17 @@ pub(crate) fn body_kind(content_type: Option<&HeaderValue>, max_len: usize) -> B
     };
     // The usual values, exactly as servers send them, without the scan
     // (which gives the same answer for them).
-    if let Some((kind, _)) = usual_content_type(raw.as_bytes()) {
-        return kind;
+    match usual_content_type(raw.as_bytes()) {
+        Some((kind, _)) => kind,
+        None => unusual_body_kind(raw, max_len),
     }
+}
+
+/// [`body_kind`] of a value not spelled as servers usually spell it: its
+/// essence, compared without regard to case (out of line: rare).
+#[cold]
+#[inline(never)]
+fn unusual_body_kind(raw: &HeaderValue, max_len: usize) -> BodyKind {
     let Ok(text) = raw.to_str() else {
         return BodyKind::Other(bounded(&String::from_utf8_lossy(raw.as_bytes()), max_len));
     };

@@ -67,6 +67,7 @@ impl Runtime {
     /// already has (its own headers take precedence; every value of such
     /// a name is left out), and for a `post` the names of its own fields
     /// (`Accept`, `Content-Type`). Nothing is copied but the values added.
+    #[inline]
     pub(crate) fn apply(
         &self,
         headers: &mut HeaderList,
@@ -75,6 +76,13 @@ impl Runtime {
         if self.unset.load(Ordering::Acquire) {
             return None;
         }
+        self.apply_set(headers, post)
+    }
+
+    /// [`Runtime::apply`] once anything is set (out of line: most
+    /// transports never set anything at run time).
+    #[inline(never)]
+    fn apply_set(&self, headers: &mut HeaderList, post: bool) -> Option<Arc<dyn AuthProvider>> {
         self.read(|s| {
             let auth = match &s.auth {
                 Some(auth) if !headers.contains(&http::header::AUTHORIZATION) => Some(auth.clone()),

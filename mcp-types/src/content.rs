@@ -149,6 +149,7 @@ impl<'de> Deserialize<'de> for Kind {
 /// Makes room for one more block in a list that grows from one slot and
 /// then doubles (see [`blocks`]): every reader of a content list grows it
 /// by this rule.
+#[inline]
 pub(crate) fn room_for_one(blocks: &mut Vec<ContentBlock>) {
     if blocks.len() == blocks.capacity() {
         blocks.reserve_exact(blocks.len().max(1));

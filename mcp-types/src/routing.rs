@@ -50,6 +50,7 @@ pub struct HttpRouting {
 
 impl HttpRouting {
     /// Routing for a message at a known protocol version.
+    #[inline]
     pub fn new(version: ProtocolVersion) -> Self {
         HttpRouting {
             protocol_version: Some(version),

@@ -46,6 +46,7 @@ fn tool_spec<A: Serialize + ?Sized>(
 
 /// A `tools/call` outcome read as its result (`CallToolResult::from_raw`:
 /// serde's reading, cheaper for text blocks).
+#[inline]
 fn tool_result(outcome: Result<Outcome, Error>) -> Result<CallToolResult, Error> {
     decoded_with(methods::CallTool::METHOD, outcome, CallToolResult::from_raw)
 }

@@ -22,7 +22,9 @@ pub(super) struct Admitted {
     slot: PostSlot,
     bytes: Vec<u8>,
     routing: HttpRouting,
-    headers: http::HeaderMap,
+    /// The call's extra headers, when it has any (most calls have none:
+    /// nothing is made, moved or dropped for them).
+    headers: Option<Box<http::HeaderMap>>,
 }
 
 /// One finished HTTP step.
@@ -191,7 +193,7 @@ impl Driver {
         http: HttpTransport,
         bytes: Vec<u8>,
         routing: HttpRouting,
-        headers: http::HeaderMap,
+        headers: Option<Box<http::HeaderMap>>,
     ) {
         // A POST that ends with its request's reply may be read by its
         // caller (`direct.rs`), and is cancelled by dropping its future: it
@@ -251,7 +253,7 @@ fn wait_to_post(
     http: HttpTransport,
     bytes: Vec<u8>,
     routing: HttpRouting,
-    headers: http::HeaderMap,
+    headers: Option<Box<http::HeaderMap>>,
 ) -> BoxFuture<'static, HttpIo> {
     Box::pin(async move {
         match http.reserve(&routing).await {
@@ -281,10 +283,11 @@ fn send_in(a: Admitted) -> BoxFuture<'static, HttpIo> {
 /// A POST's future, to be boxed. The `Admitted` is taken apart before the
 /// future is made: it then holds each part once (not the whole `Admitted`
 /// beside the parts it was split into). A call's extra headers are boxed
-/// when it has any: the future stays small enough for the allocator's
-/// quick sizes (`tests::POST_FUTURE_MAX`). The request's buffer is lent to
-/// the transport and comes back with the outcome, for the core to encode
-/// its next request into (no allocation, no shared count, no free).
+/// when it has any (`Admitted::headers`): the future stays small enough
+/// for the allocator's quick sizes (`tests::POST_FUTURE_MAX`). The
+/// request's buffer is lent to the transport and comes back with the
+/// outcome, for the core to encode its next request into (no allocation,
+/// no shared count, no free).
 #[inline(always)]
 fn posting(a: Admitted) -> impl Future<Output = HttpIo> + Send + 'static {
     let Admitted {
@@ -294,9 +297,8 @@ fn posting(a: Admitted) -> impl Future<Output = HttpIo> + Send + 'static {
         routing,
         headers,
     } = a;
-    let extra = (!headers.is_empty()).then(|| Box::new(headers));
     async move {
-        let headers = extra.as_deref().unwrap_or(&NO_HEADERS);
+        let headers = headers.as_deref().unwrap_or(&NO_HEADERS);
         let result = http.send_in(slot, &bytes, &routing, headers).await;
         HttpIo::Posted {
             id: routing.request_id,
@@ -356,7 +358,7 @@ mod tests {
             slot,
             bytes: b"{}".to_vec(),
             routing,
-            headers: http::HeaderMap::new(),
+            headers: None,
         });
         let size = std::mem::size_of_val(&future);
         assert!(

@@ -82,8 +82,8 @@ impl Driver {
                     .as_ref()
                     .and_then(|id| self.pending.get(id))
                     .and_then(|p| p.rare())
-                    .map(|r| r.headers.clone())
-                    .unwrap_or_default();
+                    .filter(|r| !r.headers.is_empty())
+                    .map(|r| Box::new(r.headers.clone()));
                 self.post(now, http.clone(), bytes, routing, headers);
             }
             #[cfg(feature = "http")]

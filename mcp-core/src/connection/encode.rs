@@ -201,6 +201,7 @@ impl Connection {
     /// large buffer is dropped, and only so many are kept.
     ///
     /// [`Transmit::Message`]: crate::Transmit::Message
+    #[inline]
     pub fn recycle(&mut self, mut bytes: Vec<u8>) {
         let kept = self.spare_buffers.len();
         let limit = match kept < SPARE_LARGE {

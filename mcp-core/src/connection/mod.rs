@@ -306,12 +306,14 @@ impl Connection {
 
     /// The next thing for the transport to send.
     #[must_use]
+    #[inline]
     pub fn poll_transmit(&mut self) -> Option<Transmit> {
         self.transmits.pop_front()
     }
 
     /// The next event for the application.
     #[must_use]
+    #[inline]
     pub fn poll_event(&mut self) -> Option<Event> {
         self.events.pop_front()
     }
@@ -326,6 +328,7 @@ impl Connection {
     /// [`Connection::poll_timeout`] without its reason, which a driver that
     /// only arms a wake-up does not need (nothing is made or copied for it).
     #[must_use]
+    #[inline]
     pub fn next_timeout(&self) -> Option<Instant> {
         self.next_deadline_at()
     }
@@ -394,6 +397,7 @@ impl Connection {
     ///
     /// # Errors
     /// As [`Connection::send_request`].
+    #[inline]
     pub fn call_tool_owned(
         &mut self,
         now: Instant,

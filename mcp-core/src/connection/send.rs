@@ -67,7 +67,8 @@ impl Connection {
             _ if handshake || park => {}
             _ => return Err(UsageError::NotReady),
         }
-        let mut extras = opts.retry.take().unwrap_or_default();
+        // Almost no call carries extras: none is made (nor dropped) for it.
+        let mut extras = opts.retry.take();
         // One scan of the few keys costs less than hashed lookups, and
         // almost no request carries any of these members (a tool call's
         // two members are neither).
@@ -79,7 +80,11 @@ impl Connection {
             }
         }
         if let (true, Params::Map(params)) = (reserved, &mut params) {
-            take_reserved(params, &mut opts, &mut extras)?;
+            take_reserved(
+                params,
+                &mut opts,
+                extras.get_or_insert_with(Default::default),
+            )?;
         }
         if let Some(cx) = opts.trace.take() {
             cx.merge_into(&mut opts.meta);
@@ -95,7 +100,9 @@ impl Connection {
         }
         let key = self.wires.reserve();
         let mut call = self.new_call(now, method, facts, params, &mut opts, kind);
-        call.set_extras(extras);
+        if let Some(extras) = extras {
+            call.set_extras(extras);
+        }
         call.task_augmented = task_augmented;
         self.calls.insert(key, call);
         if park {

@@ -60,13 +60,21 @@ impl RawCapabilities {
     }
 
     /// [`has_capability`], walked once per path.
+    #[inline]
     pub(crate) fn has(&mut self, path: &'static str) -> bool {
         // The paths are the core's own constants: the same text is
         // nearly always the same address, looked at before the bytes.
         let same = |p: &&str| std::ptr::eq(*p, path) || *p == path;
-        if let Some(&(_, yes)) = self.answers.iter().find(|(p, _)| same(p)) {
-            return yes;
+        match self.answers.iter().find(|(p, _)| same(p)) {
+            Some(&(_, yes)) => yes,
+            None => self.walk(path),
         }
+    }
+
+    /// The first answer for `path`: walked, then kept.
+    #[cold]
+    #[inline(never)]
+    fn walk(&mut self, path: &'static str) -> bool {
         let yes = has_capability(&self.value, path);
         self.answers.push((path, yes));
         yes

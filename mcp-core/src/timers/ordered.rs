@@ -42,6 +42,7 @@ impl<K: Ord> Default for Ordered<K> {
 
 impl<K: Ord> Ordered<K> {
     /// Queues an entry.
+    #[inline]
     pub(crate) fn push(&mut self, at: Instant, key: K) {
         if self
             .lane
@@ -55,6 +56,7 @@ impl<K: Ord> Ordered<K> {
     }
 
     /// The earliest entry, and whether it is the lane's.
+    #[inline]
     fn front_of(&self) -> Option<(Instant, &K, bool)> {
         let lane = self.lane.front().map(|(at, k)| (*at, k, true));
         let heap = self.heap.peek().map(|Reverse((at, k))| (*at, k, false));
@@ -80,6 +82,7 @@ impl<K: Ord> Ordered<K> {
     /// Drops the entry `(at, key)` if it is at a front (usually the one
     /// that goes: requests end in the order they started), without a
     /// search; elsewhere it stays, stale.
+    #[inline]
     pub(crate) fn remove_at_front(&mut self, at: Instant, key: &K) {
         let is = |a: &Instant, k: &K| *a == at && k == key;
         if self.lane.front().is_some_and(|(a, k)| is(a, k)) {

@@ -193,14 +193,20 @@ pub(crate) async fn read_to_reply(
 }
 
 /// The events left in `chunk` (and a fault after them), for a pump that
-/// takes over in the middle of a chunk.
+/// takes over in the middle of a chunk (out of line: a stream of only its
+/// reply never gets here).
+#[cold]
+#[inline(never)]
 fn rest_of(parser: &mut SseParser, chunk: &[u8]) -> (Vec<SseEvent>, Option<SseError>) {
     let mut rest = Vec::new();
     let fault = parser.feed(chunk, &mut rest).err();
     (rest, fault)
 }
 
-/// The reply read so far (if any), then `events`.
+/// The reply read so far (if any), then `events` (out of line, as
+/// [`rest_of`]).
+#[cold]
+#[inline(never)]
 fn queue(reply: Option<Message>, events: impl IntoIterator<Item = SseEvent>) -> Vec<Queued> {
     reply
         .map(|m| Queued::Read(Read::Message(m)))

@@ -172,6 +172,7 @@ impl Message {
     /// assert!(matches!(Message::read(no_version, true), Err(ReadError::Broken { .. })));
     /// assert!(matches!(Message::read(b"hello", false), Err(ReadError::Invalid(_))));
     /// ```
+    #[inline]
     pub fn read(bytes: &[u8], check: bool) -> Result<Message, ReadError> {
         read_with(bytes, check, Message::from_slice)
     }
@@ -182,6 +183,7 @@ impl Message {
     ///
     /// # Errors
     /// As [`Message::read`].
+    #[inline]
     pub fn read_bytes(bytes: &bytes::Bytes, check: bool) -> Result<Message, ReadError> {
         read_with(bytes, check, |_| Message::from_bytes(bytes))
     }
@@ -192,6 +194,7 @@ impl Message {
     ///
     /// # Errors
     /// As [`Message::read`].
+    #[inline]
     pub fn read_own_bytes(bytes: &bytes::Bytes, check: bool) -> Result<Message, ReadError> {
         read_with(bytes, check, |_| Message::from_own_bytes(bytes))
     }

@@ -135,6 +135,7 @@ impl RawJson {
     /// assert_eq!(head[0], Some(&br#""complete""#[..]));
     /// assert_eq!(head[1..], [None, None, None]);
     /// ```
+    #[inline]
     pub fn head_members(&self) -> Option<[Option<&[u8]>; 4]> {
         values(self.as_bytes(), self.1?)
     }

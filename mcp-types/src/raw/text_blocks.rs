@@ -148,6 +148,7 @@ struct Cursor<'a> {
 
 impl Cursor<'_> {
     /// Steps over `bytes` when they come next.
+    #[inline]
     fn eat(&mut self, bytes: &[u8]) -> bool {
         let here = self.s.get(self.at..).is_some_and(|r| r.starts_with(bytes));
         if here {
@@ -158,6 +159,7 @@ impl Cursor<'_> {
 
     /// Steps over the rest of a plain string whose opening quote was just
     /// eaten; where the string is, quotes included.
+    #[inline]
     fn plain_string(&mut self) -> Option<Range<usize>> {
         let opening = self.at - 1;
         self.at += plain_len(self.s.get(self.at..)?)? + 1;

@@ -67,6 +67,7 @@ impl CallToolResult {
     ///
     /// # Errors
     /// As [`CallToolResult::from_json`], and when the bytes are not UTF-8.
+    #[inline]
     pub fn from_raw(raw: &RawJson) -> Result<Self, serde_json::Error> {
         // The canonical form's fixed bytes are ASCII: only its texts need
         // the UTF-8 check that the whole text needs otherwise.

@@ -62,6 +62,7 @@ impl Drop for OwnedSlot {
     /// Hands the slot back to the driver, which is woken to look at it;
     /// nothing when the ownership already ended. Needs no lock of the
     /// driver's.
+    #[inline]
     fn drop(&mut self) {
         if !self.ended {
             self.wake.hand_back(self.generation);

@@ -24,6 +24,7 @@ use super::{Flags, Source, Sources};
 impl Flags {
     /// Ends the lease (only `generation`'s, when given); when it ended one
     /// and a wake went to the lessee unread, wakes the driver's task.
+    #[inline]
     fn end_lease(&self, generation: Option<u64>) {
         if self.input.end(generation)
             && self.woken.load(Ordering::Acquire) & Source::Inbound.bit() != 0
@@ -44,6 +45,7 @@ impl Drop for InputLease {
     /// Hands the input back to the driver (woken if a wake went to the
     /// lessee unread); nothing when the lease ended already. Needs no lock
     /// of the driver's.
+    #[inline]
     fn drop(&mut self) {
         self.flags.end_lease(Some(self.generation));
     }
