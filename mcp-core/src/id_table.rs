@@ -139,7 +139,7 @@ impl<V> IdTable<V> {
     }
 
     /// Records `value` under `key`; returns the entry it replaced.
-    #[inline]
+    #[inline(always)]
     pub fn insert(&mut self, key: i64, value: V) -> Option<V> {
         // The common cases first: the next key after the window's last,
         // with room for it, or any key into an empty window (each call of
@@ -353,7 +353,7 @@ impl<V> Ring<V> {
     }
 
     /// Adds a slot at the back.
-    #[inline]
+    #[inline(always)]
     fn push_back(&mut self, slot: Option<V>) {
         if self.len == self.buf.len() {
             self.grow();

@@ -114,10 +114,15 @@ pub(crate) fn post_fields(routing: &HttpRouting) -> Result<PostFields, HttpError
 /// # Errors
 /// [`HttpError::InvalidHeader`] when a name or value cannot travel as a
 /// header.
+#[inline]
 pub(crate) fn render_params(
     routing: &HttpRouting,
     headers: &mut HeaderList,
 ) -> Result<(), HttpError> {
+    // Most requests carry no `Mcp-Param-*` field.
+    if routing.params.is_empty() {
+        return Ok(());
+    }
     params(routing, &mut Appending(headers))
 }
 

@@ -137,7 +137,7 @@ pub(crate) enum HttpChange {
 }
 
 impl Driver {
-    #[inline]
+    #[inline(always)]
     pub(super) fn on_command(&mut self, now: Instant, c: Command) {
         // Any command (another call's start, its caller's own next one
         // included) takes the input back from a caller that reads it

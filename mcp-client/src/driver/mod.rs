@@ -492,8 +492,20 @@ impl Driver {
     }
 }
 
-/// What one item from a stdio receiver wakes the driver with.
+/// What one item from a stdio receiver wakes the driver with (a message
+/// here, any other item out of line).
+#[inline]
 fn stream_wake(item: Option<Result<Inbound, mcp_transport_stdio::RecvError>>) -> Wake {
+    match item {
+        Some(Ok(Inbound::Message(m))) => Wake::Inbound(Some(Ok(m))),
+        other => other_stream_wake(other),
+    }
+}
+
+/// [`stream_wake`] for anything but a message.
+#[cold]
+#[inline(never)]
+fn other_stream_wake(item: Option<Result<Inbound, mcp_transport_stdio::RecvError>>) -> Wake {
     match item {
         Some(Ok(Inbound::Message(m))) => Wake::Inbound(Some(Ok(m))),
         Some(Ok(Inbound::Broken(b))) => Wake::Broken(b),

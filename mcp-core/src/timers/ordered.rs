@@ -102,6 +102,7 @@ impl<K: Ord> Ordered<K> {
     /// by the `live` ones, rebuilding from `all_live` past the bound (a
     /// rebuild is linear, and follows at least as many changes as there
     /// are live entries).
+    #[inline]
     pub(crate) fn settle<I: IntoIterator<Item = (Instant, K)>>(
         &mut self,
         live: usize,
@@ -109,14 +110,23 @@ impl<K: Ord> Ordered<K> {
         all_live: impl FnOnce() -> I,
     ) {
         if self.len() > 2 * live + STALE_SLACK {
-            self.lane.clear();
-            self.heap = all_live().into_iter().map(Reverse).collect();
+            self.rebuild(all_live());
         } else {
             self.drop_stale_fronts(is_live);
         }
     }
 
+    /// Replaces every entry with `live` ones (out of line: a rebuild
+    /// follows many changes).
+    #[cold]
+    #[inline(never)]
+    fn rebuild(&mut self, live: impl IntoIterator<Item = (Instant, K)>) {
+        self.lane.clear();
+        self.heap = live.into_iter().map(Reverse).collect();
+    }
+
     /// Drops stale entries from both fronts.
+    #[inline]
     pub(crate) fn drop_stale_fronts(&mut self, is_live: impl Fn(Instant, &K) -> bool) {
         while let Some((at, k)) = self.lane.front() {
             if is_live(*at, k) {

@@ -381,6 +381,7 @@ impl Body for ResponseBody {
         }
     }
 
+    #[inline]
     fn is_end_stream(&self) -> bool {
         // Until the end has been polled the connection is still lent.
         match &self.kind {
@@ -390,6 +391,7 @@ impl Body for ResponseBody {
         }
     }
 
+    #[inline]
     fn size_hint(&self) -> SizeHint {
         match &self.kind {
             Kind::Done => SizeHint::with_exact(0),
