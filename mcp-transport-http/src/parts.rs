@@ -33,6 +33,7 @@ impl HeaderList {
     }
 
     /// The first value of `name`.
+    #[inline]
     pub(crate) fn get(&self, name: &HeaderName) -> Option<&HeaderValue> {
         self.0.iter().find(|(n, _)| n == name).map(|(_, v)| v)
     }

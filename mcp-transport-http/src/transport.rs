@@ -389,6 +389,7 @@ impl HttpTransport {
     /// `DELETE`): every request after initialization must name it in
     /// `MCP-Protocol-Version`. POSTs record it too, but the GET stream may
     /// open before any versioned POST has gone out.
+    #[inline]
     pub fn set_protocol_version(&self, version: &ProtocolVersion) {
         self.inner.session.note_version(version);
     }
