@@ -493,28 +493,28 @@ impl Driver {
 }
 
 /// What one item from a stdio receiver wakes the driver with (a message
-/// here, any other item out of line).
+/// here, any other line out of line).
 #[inline]
 fn stream_wake(item: Option<Result<Inbound, mcp_transport_stdio::RecvError>>) -> Wake {
     match item {
         Some(Ok(Inbound::Message(m))) => Wake::Inbound(Some(Ok(m))),
-        other => other_stream_wake(other),
+        Some(Ok(other)) => other_line(other),
+        Some(Err(e)) => Wake::Inbound(Some(Err(e.to_string()))),
+        None => Wake::Inbound(None),
     }
 }
 
-/// [`stream_wake`] for anything but a message.
+/// [`stream_wake`] for a line that is not a message: broken, oversized,
+/// or one the receiver skipped.
 #[cold]
 #[inline(never)]
-fn other_stream_wake(item: Option<Result<Inbound, mcp_transport_stdio::RecvError>>) -> Wake {
-    match item {
-        Some(Ok(Inbound::Message(m))) => Wake::Inbound(Some(Ok(m))),
-        Some(Ok(Inbound::Broken(b))) => Wake::Broken(b),
-        Some(Ok(Inbound::Oversized(l))) => Wake::Oversized(l),
-        Some(Ok(other)) => {
+fn other_line(line: Inbound) -> Wake {
+    match line {
+        Inbound::Broken(b) => Wake::Broken(b),
+        Inbound::Oversized(l) => Wake::Oversized(l),
+        other => {
             tracing::debug!(item = ?other, "skipped a line from the server");
             Wake::Skipped
         }
-        Some(Err(e)) => Wake::Inbound(Some(Err(e.to_string()))),
-        None => Wake::Inbound(None),
     }
 }
