@@ -459,25 +459,21 @@ struct ReadInFull {
     tools: bool,
 }
 
-/// Drops the parts of a finished call that most calls leave plain (a tool
-/// call's params, a user call's kind, no task) without a call to their
-/// types' drop glue, which is out of line and would be a page of code of
-/// its own on every call; any other value is dropped as usual.
+/// Drops a finished call's params, kind and task field by field: moved out
+/// of their variants, what is left of each is dropped where it is (a
+/// `CallKind::User`, a `None` task: nothing), not by a call to the type's
+/// drop glue, which is out of line and would be a page of code of its own
+/// on every call.
 #[inline]
 fn drop_plain_parts(params: Params, kind: CallKind, task: Option<Box<TaskWatch>>) {
     match params {
         Params::Tool(call) => drop(call),
-        other => drop(other),
+        Params::Map(members) => drop(members),
     }
-    match kind {
-        // Holds nothing: forgetting it leaks nothing.
-        CallKind::User => std::mem::forget(kind),
-        other => drop(other),
+    if let CallKind::List(listing) = kind {
+        drop(listing);
     }
     if let Some(task) = task {
         drop(task);
-    } else {
-        // `None`: nothing to drop.
-        std::mem::forget(task);
     }
 }
