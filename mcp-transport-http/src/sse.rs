@@ -164,11 +164,7 @@ impl SseParser {
         // Whether the cap may be reached within this chunk: when the event
         // so far and the whole chunk fit under it (most chunks), no line of
         // the chunk needs its own check.
-        let roomy = self
-            .event_bytes
-            .saturating_add(self.line.len())
-            .saturating_add(rest.len())
-            <= self.limit;
+        let roomy = self.fits(rest.len());
         while let Some(pos) = memchr::memchr2(b'\n', b'\r', rest) {
             let head = &rest[..pos];
             let terminator = rest[pos];
@@ -209,13 +205,18 @@ impl SseParser {
         Ok(None)
     }
 
+    /// Whether the current event (its lines and its partial line) and
+    /// `extra` more bytes fit under the cap.
+    fn fits(&self, extra: usize) -> bool {
+        self.event_bytes
+            .saturating_add(self.line.len())
+            .saturating_add(extra)
+            <= self.limit
+    }
+
     /// Fails when the current event plus `extra` pending bytes exceed the cap.
     fn check(&mut self, extra: usize) -> Result<(), SseError> {
-        let total = self
-            .event_bytes
-            .saturating_add(self.line.len())
-            .saturating_add(extra);
-        if total > self.limit {
+        if !self.fits(extra) {
             let err = SseError::EventTooLarge { limit: self.limit };
             self.failed = Some(err.clone());
             self.line = Vec::new();
@@ -455,6 +456,23 @@ mod tests {
                 bytes > limit
             });
             proptest::prop_assert_eq!(whole.1.is_some(), over);
+        }
+    }
+
+    #[test]
+    fn the_cap_counts_every_line_of_an_event_in_one_chunk_or_two() {
+        // The second event's lines (6 + 7 bytes) outgrow a cap of 11 that
+        // the whole input (23 bytes with its line ends) also outgrows, and
+        // that its first 16 bytes do not: each piece's lines are checked.
+        let text = b"data: x\n\nid: 12\ndata: x\n";
+        for pieces in [&[&text[..]][..], &[&text[..16], &text[16..]]] {
+            let mut p = SseParser::new(11);
+            let mut out = Vec::new();
+            let fault = pieces
+                .iter()
+                .find_map(|piece| p.feed(piece, &mut out).err());
+            assert_eq!(fault, Some(SseError::EventTooLarge { limit: 11 }));
+            assert_eq!(out.len(), 1);
         }
     }
 
