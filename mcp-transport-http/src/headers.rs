@@ -119,10 +119,6 @@ pub(crate) fn render_params(
     routing: &HttpRouting,
     headers: &mut HeaderList,
 ) -> Result<(), HttpError> {
-    // Most requests carry no `Mcp-Param-*` field.
-    if routing.params.is_empty() {
-        return Ok(());
-    }
     params(routing, &mut Appending(headers))
 }
 
@@ -181,8 +177,19 @@ fn routing_fields(routing: &HttpRouting, cached: bool) -> Result<PostFields, Htt
     })
 }
 
-/// The routing's `Mcp-Param-*` fields, added to `headers`.
+/// The routing's `Mcp-Param-*` fields, added to `headers`. Most requests
+/// carry none: that look is inline, the fields' making out of line.
+#[inline]
 fn params(routing: &HttpRouting, headers: &mut impl Fields) -> Result<(), HttpError> {
+    match routing.params.is_empty() {
+        true => Ok(()),
+        false => each_param(routing, headers),
+    }
+}
+
+/// [`params`] for a request that carries some.
+#[inline(never)]
+fn each_param(routing: &HttpRouting, headers: &mut impl Fields) -> Result<(), HttpError> {
     for (param, text) in &routing.params {
         let full = format!("{PARAM_PREFIX}{param}");
         let header = HeaderName::try_from(full.as_str())

@@ -165,17 +165,18 @@ fn take_line<T>(
 /// there yet), which [`chunk_size`] reads; at most 15 digits either way.
 fn plain_size(buf: &[u8]) -> Option<(u64, usize)> {
     let mut size = 0u64;
-    for (at, byte) in buf.iter().enumerate().take(16) {
-        let digit = match byte {
-            b'0'..=b'9' => byte - b'0',
-            b'a'..=b'f' => byte - b'a' + 10,
-            b'A'..=b'F' => byte - b'A' + 10,
-            b'\r' if at > 0 && buf.get(at + 1) == Some(&b'\n') => return Some((size, at + 2)),
-            _ => return None,
-        };
-        size = size << 4 | u64::from(digit);
+    for (at, &byte) in buf.iter().enumerate().take(16) {
+        if byte == b'\r' {
+            return (at > 0 && buf.get(at + 1) == Some(&b'\n')).then_some((size, at + 2));
+        }
+        size = size << 4 | u64::from(hex_digit(byte)?);
     }
     None
+}
+
+/// The value of one hexadecimal digit, either case.
+fn hex_digit(byte: u8) -> Option<u32> {
+    char::from(byte).to_digit(16)
 }
 
 /// The hexadecimal size at the start of a chunk-size line (extensions
@@ -190,9 +191,7 @@ fn chunk_size(line: &[u8]) -> Result<u64, WireError> {
         return Err(WireError::Chunk("invalid chunk size"));
     }
     digits.iter().try_fold(0u64, |n, d| {
-        let v = (*d as char)
-            .to_digit(16)
-            .ok_or(WireError::Chunk("invalid chunk size"))?;
+        let v = hex_digit(*d).ok_or(WireError::Chunk("invalid chunk size"))?;
         Ok(n << 4 | u64::from(v))
     })
 }
