@@ -115,6 +115,15 @@ impl<V> IdTable<V> {
         if self.spilled.is_empty() {
             return None;
         }
+        self.spilled_get(key)
+    }
+
+    /// [`IdTable::get`] beside the window (cold: out of line, so that the
+    /// window's look stays a few instructions in the many places it is
+    /// inlined).
+    #[cold]
+    #[inline(never)]
+    fn spilled_get(&self, key: i64) -> Option<&V> {
         self.spilled.get(&key)
     }
 
@@ -129,6 +138,13 @@ impl<V> IdTable<V> {
         if self.spilled.is_empty() {
             return None;
         }
+        self.spilled_get_mut(key)
+    }
+
+    /// [`IdTable::get_mut`] beside the window (cold, as `spilled_get`).
+    #[cold]
+    #[inline(never)]
+    fn spilled_get_mut(&mut self, key: i64) -> Option<&mut V> {
         self.spilled.get_mut(&key)
     }
 
@@ -243,6 +259,13 @@ impl<V> IdTable<V> {
         if self.spilled.is_empty() {
             return None;
         }
+        self.spilled_remove(key)
+    }
+
+    /// [`IdTable::remove`] beside the window (cold, as `spilled_get`).
+    #[cold]
+    #[inline(never)]
+    fn spilled_remove(&mut self, key: i64) -> Option<V> {
         let v = self.spilled.remove(&key);
         if self.spilled.is_empty() {
             self.spilled_max = i64::MIN;

@@ -59,13 +59,17 @@ impl ToolCall {
     }
 
     /// The tool's name.
+    #[inline]
     pub fn name(&self) -> &str {
-        &self.text[self.name_at..]
+        // `name_at` is where `new` put the name: always a boundary (no
+        // panic path on every request's encode).
+        self.text.get(self.name_at..).unwrap_or_default()
     }
 
     /// The arguments' JSON text (`{}` for none).
+    #[inline]
     pub fn arguments(&self) -> &str {
-        match &self.text[..self.name_at] {
+        match self.text.get(..self.name_at).unwrap_or_default() {
             "" => "{}",
             text => text,
         }

@@ -82,8 +82,9 @@ impl TimerTable {
     }
 
     /// The earliest armed timer's instant.
+    #[inline]
     pub(crate) fn next_at(&self) -> Option<Instant> {
-        self.queue.front().map(|(at, _)| at)
+        self.queue.front_at()
     }
 
     /// Removes and returns every timer due at `now`, earliest first.

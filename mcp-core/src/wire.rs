@@ -26,6 +26,15 @@ pub(crate) struct ResultHead {
     pub(crate) cache_scope: Option<Tag>,
 }
 
+/// A head with no members: what a 2025-11-25 result that is not a page is
+/// read with (a static, so nothing is made or dropped for it).
+pub(crate) static EMPTY_HEAD: ResultHead = ResultHead {
+    result_type: None,
+    next_cursor: None,
+    ttl_ms: None,
+    cache_scope: None,
+};
+
 /// A string member with a few well-known values (`resultType`,
 /// `cacheScope`), read without allocating when it is one of them: it is
 /// read once per result.

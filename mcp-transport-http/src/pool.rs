@@ -158,9 +158,15 @@ impl Pool {
             let request = match first {
                 Ok(sent) => match sent.await {
                     Ok(response) => return Ok(response),
-                    Err(e) => unsent(e)?,
+                    Err(e) => {
+                        std::hint::cold_path();
+                        unsent(e)?
+                    }
                 },
-                Err(request) => *request,
+                Err(request) => {
+                    std::hint::cold_path();
+                    *request
+                }
             };
             Box::pin(pool.send_slow(request)).await
         }
@@ -198,10 +204,12 @@ impl Pool {
     /// open HTTP/2 one (dropping closed connections on the way).
     fn take(&self) -> Option<Taken> {
         let mut state = self.lock();
-        state.h2.retain(|e| !e.conn.is_closed());
-        if let Some(entry) = state.h2.first_mut() {
-            entry.used = true;
-            return Some(Taken::H2(entry.conn.clone()));
+        if !state.h2.is_empty() {
+            state.h2.retain(|e| !e.conn.is_closed());
+            if let Some(entry) = state.h2.first_mut() {
+                entry.used = true;
+                return Some(Taken::H2(entry.conn.clone()));
+            }
         }
         while let Some(entry) = state.idle.pop() {
             if !entry.conn.is_closed() {

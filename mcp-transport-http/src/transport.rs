@@ -330,6 +330,8 @@ impl HttpTransport {
         async move {
             let post = async {
                 if let Some(turn) = &slot.turn {
+                    // A notification's turn: off a call's path.
+                    std::hint::cold_path();
                     turn.wait().await;
                 }
                 self.inner.post(body.as_ref(), routing, extra).await

@@ -234,6 +234,7 @@ impl Receiver {
             match self.phase {
                 Phase::Reading => match ready!(self.poll_read(cx)) {
                     Ok(0) => {
+                        std::hint::cold_path();
                         self.phase = Phase::Ended;
                         if let Some(Some(item)) = self.classify_next(true) {
                             return Poll::Ready(Some(Ok(item)));
@@ -242,11 +243,13 @@ impl Receiver {
                     Ok(_) => {}
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                     Err(e) => {
+                        std::hint::cold_path();
                         self.phase = Phase::Done;
                         return Poll::Ready(Some(Err(RecvError::Io(e))));
                     }
                 },
                 Phase::Ended => {
+                    std::hint::cold_path();
                     #[cfg(feature = "process")]
                     let end = {
                         if let Some(mut link) = self.process.take() {

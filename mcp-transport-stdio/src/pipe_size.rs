@@ -58,13 +58,21 @@ impl PipeGrowth {
         if unread > DEFAULT
             && let Some(fd) = self.fd.take()
         {
-            match rustix::pipe::fcntl_setpipe_size(&fd, GROWN) {
-                Ok(size) => tracing::debug!(size, "grew the server's stdout pipe"),
-                Err(e) => tracing::debug!(error = %e, "the server's stdout pipe was not grown"),
-            }
+            grow(&fd);
         }
         #[cfg(not(target_os = "linux"))]
         let _ = unread;
+    }
+}
+
+/// Grows the pipe `fd` (once a connection: out of line).
+#[cfg(target_os = "linux")]
+#[cold]
+#[inline(never)]
+fn grow(fd: &OwnedFd) {
+    match rustix::pipe::fcntl_setpipe_size(fd, GROWN) {
+        Ok(size) => tracing::debug!(size, "grew the server's stdout pipe"),
+        Err(e) => tracing::debug!(error = %e, "the server's stdout pipe was not grown"),
     }
 }
 

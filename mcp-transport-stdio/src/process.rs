@@ -212,6 +212,7 @@ impl ExitSignal {
     }
 
     /// Ready once the exit is set; otherwise `cx` is woken when it is.
+    #[inline]
     fn poll(&self, cx: &mut Context<'_>) -> Poll<()> {
         if self.exited.load(Ordering::Acquire) {
             return Poll::Ready(());
@@ -354,6 +355,7 @@ impl ProcessLink {
     /// Reads stdout; once the child has exited, a silent stdout counts as
     /// ended even if a grandchild still holds it open: each read then
     /// waits at most [`EXIT_DRAIN_IDLE`] (its wait is kept between polls).
+    #[inline]
     pub(crate) fn poll_read(
         &mut self,
         reader: &mut (impl AsyncRead + Unpin + ?Sized),
@@ -367,6 +369,19 @@ impl ProcessLink {
             ready!(self.exit.poll(cx));
             self.exited = true;
         }
+        self.poll_read_after_exit(reader, buf, cx)
+    }
+
+    /// [`ProcessLink::poll_read`] once the child has exited (out of line:
+    /// off every read of a running server).
+    #[cold]
+    #[inline(never)]
+    fn poll_read_after_exit(
+        &mut self,
+        reader: &mut (impl AsyncRead + Unpin + ?Sized),
+        buf: &mut (impl bytes::BufMut + ?Sized),
+        cx: &mut Context<'_>,
+    ) -> Poll<io::Result<usize>> {
         let idle = self
             .drain_idle
             .get_or_insert_with(|| Box::pin(tokio::time::sleep(EXIT_DRAIN_IDLE)));

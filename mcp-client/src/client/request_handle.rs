@@ -430,6 +430,9 @@ pub(crate) fn decoded_with<T>(
 ) -> Result<T, Error> {
     match outcome? {
         Outcome::Done(c) => read(&c.result).map_err(|e| Error::decode(method, e)),
-        other => Err(unexpected(method, &other)),
+        other => {
+            std::hint::cold_path();
+            Err(unexpected(method, &other))
+        }
     }
 }

@@ -133,6 +133,7 @@ pub(super) struct PendingCalls(IdTable<Pending>);
 
 impl PendingCalls {
     /// Records a started call under the number the core gave it.
+    #[inline]
     pub(super) fn insert(&mut self, key: i64, call: Pending) {
         self.0.insert(key, call);
     }
@@ -184,7 +185,10 @@ impl Driver {
         // rare parts: nothing is made for them here.
         let r = match (r, p.rare.take()) {
             (Ok(outcome), None) => Ok(outcome),
-            (r, rare) => self.ended_otherwise(r, rare),
+            (r, rare) => {
+                std::hint::cold_path();
+                self.ended_otherwise(r, rare)
+            }
         };
         // Nothing to trace unless some subscriber takes debug records
         // (the span and both events are debug's).
@@ -193,6 +197,7 @@ impl Driver {
         }
         match (&p.sink, p.reply.is_some()) {
             (Sink::Listen(tx), false) => {
+                std::hint::cold_path();
                 let _ = tx.send(match r {
                     Err(e) => ListenItem::Failed(e),
                     Ok(_) => ListenItem::Ended,

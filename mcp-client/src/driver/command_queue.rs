@@ -115,6 +115,7 @@ impl CommandTx {
     ///
     /// # Errors
     /// The command back when the driver is gone.
+    #[inline]
     pub(crate) fn send_as(
         &self,
         command: Command,

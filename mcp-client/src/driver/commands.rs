@@ -229,6 +229,7 @@ impl Driver {
             .filter(|id| self.pending.get(id).is_some_and(|p| !p.cancelled))
     }
 
+    #[inline]
     fn start(&mut self, now: Instant, call: CallTx, span: tracing::Span) {
         // Taken once, here: a started call's `CallTx` holds its spec.
         let Some(spec) = call.take_spec() else {
@@ -342,14 +343,15 @@ fn start_in_core(
     params: Option<Value>,
     set: &mut Option<Box<crate::options::Set>>,
 ) -> (Result<RequestId, mcp_core::UsageError>, Sink, bool) {
+    // A tool call first: its arm is laid out next to the dispatch.
     match kind {
-        SpecKind::Plain => (
-            conn.send_request(now, method, params, core_options(set)),
+        SpecKind::Tool(tool) => (
+            conn.call_tool_owned(now, tool, core_options(set)),
             Sink::Plain,
             false,
         ),
-        SpecKind::Tool(tool) => (
-            conn.call_tool_owned(now, tool, core_options(set)),
+        SpecKind::Plain => (
+            conn.send_request(now, method, params, core_options(set)),
             Sink::Plain,
             false,
         ),
@@ -378,6 +380,7 @@ fn start_in_core(
 
 /// A call the core did not start: it ends here with the core's refusal.
 /// Out of line: a start's common path stays a few instructions.
+#[cold]
 #[inline(never)]
 fn not_started(
     started: Result<RequestId, mcp_core::UsageError>,

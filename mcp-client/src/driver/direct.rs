@@ -89,6 +89,7 @@ impl DriverCell {
 
     /// The driver, when no one holds it and it can take a call's start
     /// from its caller now.
+    #[inline]
     pub(super) fn try_take(&self) -> Option<MutexGuard<'_, Driver>> {
         let d = match self.driver.try_lock() {
             Ok(d) => d,
@@ -436,6 +437,7 @@ impl Reader {
     /// holds wake it.
     ///
     /// [`OutcomeRx`]: super::OutcomeRx
+    #[inline]
     pub(crate) fn read(&mut self, waker: &Waker) -> bool {
         let Ok(mut d) = self.cell.driver.try_lock() else {
             return false;

@@ -25,7 +25,10 @@ impl Driver {
                 let id = c.id.clone();
                 self.finish(&id, Ok(Outcome::Done(c)));
             }
-            Event::RequestFailed { id, error, .. } => self.finish(&id, Err(error.into())),
+            Event::RequestFailed { id, error, .. } => {
+                std::hint::cold_path();
+                self.finish(&id, Err(error.into()));
+            }
             other => self.on_other_event(now, other),
         }
     }

@@ -170,6 +170,7 @@ impl Drop for CallTx {
 impl Future for OutcomeRx {
     type Output = Result<CallResult, Closed>;
 
+    #[inline]
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let mut slot = lock(&self.0);
         if let Held::Outcome(_) = &slot.held

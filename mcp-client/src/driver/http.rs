@@ -220,6 +220,7 @@ impl Driver {
                 headers,
             },
             Some(Err(e)) => {
+                std::hint::cold_path();
                 let id = routing.request_id;
                 self.http_io.push(Box::pin(async move {
                     HttpIo::Posted {
@@ -231,6 +232,8 @@ impl Driver {
                 return;
             }
             None => {
+                // Every place taken: waits its turn (rare but under load).
+                std::hint::cold_path();
                 self.http_io
                     .push(wait_to_post(http, bytes, routing, headers));
                 return;

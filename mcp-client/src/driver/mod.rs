@@ -494,7 +494,7 @@ impl Driver {
 
 /// What one item from a stdio receiver wakes the driver with (a message
 /// here, any other line out of line).
-#[inline]
+#[inline(always)]
 fn stream_wake(item: Option<Result<Inbound, mcp_transport_stdio::RecvError>>) -> Wake {
     match item {
         Some(Ok(Inbound::Message(m))) => Wake::Inbound(Some(Ok(m))),

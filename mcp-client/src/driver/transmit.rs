@@ -78,12 +78,17 @@ impl Driver {
                 // The call's extra headers go on every POST of the call:
                 // retries with a fresh id, multi round-trip rounds, pages and
                 // task requests.
-                let headers = call
+                let rare = call
                     .as_ref()
                     .and_then(|id| self.pending.get(id))
-                    .and_then(|p| p.rare())
-                    .filter(|r| !r.headers.is_empty())
-                    .map(|r| Box::new(r.headers.clone()));
+                    .and_then(|p| p.rare());
+                let headers = match rare {
+                    Some(r) if !r.headers.is_empty() => {
+                        std::hint::cold_path();
+                        Some(Box::new(r.headers.clone()))
+                    }
+                    _ => None,
+                };
                 self.post(now, http.clone(), bytes, routing, headers);
             }
             #[cfg(feature = "http")]

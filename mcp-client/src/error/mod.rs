@@ -113,10 +113,14 @@ impl Error {
         }
     }
 
+    /// The client or its connection is closed (cold: an error path).
+    #[cold]
     pub(crate) fn closed() -> Self {
         Error::new(ErrorKind::Closed)
     }
 
+    /// A result that did not decode (cold: only ever on an error path).
+    #[cold]
     pub(crate) fn decode(method: &str, source: serde_json::Error) -> Self {
         Error::new(ErrorKind::Decode {
             method: method.to_owned(),

@@ -86,16 +86,30 @@ pub(super) struct KeptOptions {
 }
 
 impl KeptOptions {
-    /// What a call keeps of its options, taken from them (their `_meta`
-    /// left empty).
-    pub(super) fn take_from(o: &mut RequestOptions) -> Self {
+    /// What a call keeps of its options: the options taken apart, so
+    /// that the rest drops field by field in place (no `_meta` map made
+    /// to leave behind, no call of the options' drop glue).
+    #[inline]
+    pub(super) fn from_options(o: RequestOptions) -> Self {
+        let RequestOptions {
+            timeout,
+            max_total: _,
+            progress,
+            meta,
+            trace: _,
+            task_ttl: _,
+            poll_interval,
+            no_cache,
+            retry: _,
+            pause_for_input,
+        } = o;
         KeptOptions {
-            timeout: o.timeout,
-            poll_interval: o.poll_interval,
-            meta: std::mem::take(&mut o.meta),
-            progress: o.progress,
-            no_cache: o.no_cache,
-            pause_for_input: o.pause_for_input,
+            timeout,
+            poll_interval,
+            meta,
+            progress,
+            no_cache,
+            pause_for_input,
         }
     }
 }

@@ -133,7 +133,7 @@ impl Connection {
 
     /// The instant of [`Connection::next_deadline`].
     pub(super) fn next_deadline_at(&self) -> Option<Instant> {
-        let request = self.deadlines.front().map(|(at, _)| at);
+        let request = self.deadlines.queue.front_at();
         match (request, self.timers.next_at()) {
             (Some(at), Some(other)) => Some(at.min(other)),
             (at, other) => at.or(other),

@@ -172,10 +172,18 @@ impl Connection {
 
     /// Emits the held progress of a call that is ending, before its final
     /// event.
+    #[inline]
     pub(super) fn flush_progress_of(&mut self, call: i64) {
-        if self.debouncer.held.is_empty() {
-            return;
+        if !self.debouncer.held.is_empty() {
+            self.flush_held_progress_of(call);
         }
+    }
+
+    /// [`Connection::flush_progress_of`] when anything is held (only with
+    /// a debounce configured: out of line, off every call's end).
+    #[cold]
+    #[inline(never)]
+    fn flush_held_progress_of(&mut self, call: i64) {
         let key = RequestId::Number(call).to_string();
         self.flush_where(|h| h.method == progress() && h.key == key);
     }

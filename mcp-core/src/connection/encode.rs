@@ -153,6 +153,7 @@ impl Connection {
     /// Renders the `_meta` of a 2026-07-28 request that adds no members of
     /// its own, once per negotiated version: every such request of the
     /// connection carries the same one.
+    #[inline]
     pub(super) fn render_plain_meta(&mut self) {
         let Some(version) = &self.version else {
             return;
@@ -160,6 +161,17 @@ impl Connection {
         if matches!(&self.plain_meta, Some((v, _)) if v == version) {
             return;
         }
+        self.render_plain_meta_anew();
+    }
+
+    /// [`Connection::render_plain_meta`] when the version changed (once a
+    /// connection, nearly always: out of line).
+    #[cold]
+    #[inline(never)]
+    fn render_plain_meta_anew(&mut self) {
+        let Some(version) = &self.version else {
+            return;
+        };
         let meta = modern::RequestMeta {
             user: &Map::new(),
             progress_token: None,

@@ -44,14 +44,15 @@ impl Connection {
                 Some((_, call, Role::TaskResult)) => self.on_task_result(call, r.result),
                 Some((_, _, Role::TaskAck)) | None => {}
             },
-            Message::Error(e) => {
-                match e.id {
-                    None => self.events.push_back(Event::ProtocolViolation(
+            Message::Error(e) => match e.id {
+                None => {
+                    std::hint::cold_path();
+                    self.events.push_back(Event::ProtocolViolation(
                         PeerMisbehaved::ErrorWithoutId(e.error),
-                    )),
-                    Some(id) => self.on_error(now, &id, e.error),
+                    ));
                 }
-            }
+                Some(id) => self.on_error(now, &id, e.error),
+            },
         }
     }
 
@@ -67,6 +68,7 @@ impl Connection {
     }
 
     /// Matches a response id; reports unknown and duplicate ids.
+    #[inline]
     pub(super) fn take_wire(&mut self, id: &RequestId) -> Option<(i64, i64, Role)> {
         match self.wires.take(id) {
             Lookup::Found(wire, w) => {
@@ -81,20 +83,26 @@ impl Connection {
             }
             Lookup::Late => None,
             Lookup::Duplicate => {
-                self.events
-                    .push_back(Event::ProtocolViolation(PeerMisbehaved::DuplicateResponse(
-                        id.clone(),
-                    )));
+                self.unmatched_response(id, true);
                 None
             }
             Lookup::Unknown => {
-                self.events
-                    .push_back(Event::ProtocolViolation(PeerMisbehaved::UnknownResponseId(
-                        id.clone(),
-                    )));
+                self.unmatched_response(id, false);
                 None
             }
         }
+    }
+
+    /// Reports a response whose id matches no request in flight (`true`:
+    /// one answered already). Out of line: a well-behaved server sends none.
+    #[cold]
+    #[inline(never)]
+    fn unmatched_response(&mut self, id: &RequestId, duplicate: bool) {
+        let violation = match duplicate {
+            true => PeerMisbehaved::DuplicateResponse(id.clone()),
+            false => PeerMisbehaved::UnknownResponseId(id.clone()),
+        };
+        self.events.push_back(Event::ProtocolViolation(violation));
     }
 
     #[inline(never)]

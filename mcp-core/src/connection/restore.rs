@@ -47,10 +47,23 @@ pub(super) struct SessionState {
 
 impl Connection {
     /// A call of the user's succeeded: remember what it set on the session.
+    #[inline]
     pub(super) fn remember_session_state(&mut self, call: &Call) {
-        if self.era != Some(Era::Legacy) || !matches!(call.kind, CallKind::User) {
+        // A tool call by name (`Params::Tool`) sets no session state.
+        if self.era != Some(Era::Legacy)
+            || !matches!(call.kind, CallKind::User)
+            || matches!(call.params, crate::params::Params::Tool(_))
+        {
             return;
         }
+        self.remember_state_of(call);
+    }
+
+    /// [`Connection::remember_session_state`] of a 2025-11-25 call with a
+    /// params map (out of line: the method is compared with the three that
+    /// set session state).
+    #[inline(never)]
+    fn remember_state_of(&mut self, call: &Call) {
         // The method first: its params are looked up only for the three
         // methods that set session state.
         let state = &mut self.session_state;

@@ -43,6 +43,7 @@ impl Connection {
             return;
         };
         if self.facts_call == Some(key) {
+            std::hint::cold_path();
             if let Some(raw) = self.checked(key, result) {
                 self.on_facts(now, key, raw);
             }
@@ -50,6 +51,7 @@ impl Connection {
         }
         match c.kind {
             CallKind::Probe | CallKind::Initialize => {
+                std::hint::cold_path();
                 let probe = matches!(c.kind, CallKind::Probe);
                 let Some(raw) = self.checked(key, result) else {
                     return;
@@ -61,6 +63,7 @@ impl Connection {
                 };
             }
             CallKind::Listen { .. } => {
+                std::hint::cold_path();
                 return self.end_subscription(key, SubscriptionEnd::Completed);
             }
             _ => {}
@@ -81,31 +84,33 @@ impl Connection {
                 Err(e) => self.fail_invalid(key, e),
                 Ok((head, Ok(ResultKind::Complete))) => self.on_complete(now, key, raw, &head),
                 Ok((_, Ok(ResultKind::InputRequired))) => {
+                    std::hint::cold_path();
                     if let Some(raw) = self.checked(key, raw) {
                         self.on_input_required(now, key, raw);
                     }
                 }
-                Ok((_, Ok(ResultKind::Task))) => match TaskSnapshot::from_flat(raw.as_bytes()) {
-                    Ok(t) => self.on_task_created(now, key, t, false),
-                    Err(e) => self.fail_invalid(key, e),
-                },
+                Ok((_, Ok(ResultKind::Task))) => {
+                    std::hint::cold_path();
+                    match TaskSnapshot::from_flat(raw.as_bytes()) {
+                        Ok(t) => self.on_task_created(now, key, t, false),
+                        Err(e) => self.fail_invalid(key, e),
+                    }
+                }
                 Ok((_, Err(p))) => self.fail_call(key, RequestError::Peer(p)),
             }
         } else if task_augmented {
+            std::hint::cold_path();
             match TaskSnapshot::from_legacy_create(raw.as_bytes()) {
                 Ok(t) => self.on_task_created(now, key, t, true),
                 Err(e) => self.fail_invalid(key, e),
             }
+        } else if is_list {
+            match ResultHead::of(&raw) {
+                Ok(head) => self.on_complete(now, key, raw, &head),
+                Err(e) => self.fail_invalid(key, e),
+            }
         } else {
-            let head = if is_list {
-                match ResultHead::of(&raw) {
-                    Ok(h) => h,
-                    Err(e) => return self.fail_invalid(key, e),
-                }
-            } else {
-                ResultHead::default()
-            };
-            self.on_complete(now, key, raw, &head);
+            self.on_complete(now, key, raw, &crate::wire::EMPTY_HEAD);
         }
     }
 

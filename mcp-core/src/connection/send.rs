@@ -48,6 +48,38 @@ fn take_reserved(
     Ok(())
 }
 
+/// Adds a 2025-11-25 task-augmented request's `task` member (`ttl`: its
+/// TTL in milliseconds, if any). Out of line: few calls ask for a task.
+#[cold]
+#[inline(never)]
+fn add_task_member(params: &mut Params, ttl: Option<u64>) -> Result<(), UsageError> {
+    let task = ttl.map_or_else(|| json!({}), |t| json!({ "ttl": t }));
+    params.as_map()?.insert("task".into(), task);
+    Ok(())
+}
+
+/// Looks at a map's members for the reserved ones (moved into `opts` and
+/// `extras`) and for `task`; `true` when the request is task-augmented.
+/// One scan of the few keys costs less than hashed lookups, and almost no
+/// request carries any of these members. Out of line: a tool call by name
+/// has no map.
+#[inline(never)]
+fn scan_members(
+    members: &mut Map<String, Value>,
+    opts: &mut crate::config::RequestOptions,
+    extras: &mut Option<RetryExtras>,
+) -> Result<bool, UsageError> {
+    let (mut reserved, mut task_augmented) = (false, false);
+    for k in members.keys() {
+        reserved |= OutParams::is_reserved(k);
+        task_augmented |= k == "task";
+    }
+    if reserved {
+        take_reserved(members, opts, extras.get_or_insert_with(Default::default))?;
+    }
+    Ok(task_augmented)
+}
+
 impl Connection {
     pub(super) fn start_call(
         &mut self,
@@ -72,21 +104,12 @@ impl Connection {
         // One scan of the few keys costs less than hashed lookups, and
         // almost no request carries any of these members (a tool call's
         // two members are neither).
-        let (mut reserved, mut task_augmented) = (false, false);
+        let mut task_augmented = false;
         if let Params::Map(members) = &mut params {
-            for k in members.keys() {
-                reserved |= OutParams::is_reserved(k);
-                task_augmented |= k == "task";
-            }
-        }
-        if let (true, Params::Map(params)) = (reserved, &mut params) {
-            take_reserved(
-                params,
-                &mut opts,
-                extras.get_or_insert_with(Default::default),
-            )?;
+            task_augmented = scan_members(members, &mut opts, &mut extras)?;
         }
         if let Some(cx) = opts.trace.take() {
+            std::hint::cold_path();
             cx.merge_into(&mut opts.meta);
         }
         // A tool call by name knows its row (only `call_tool_owned` makes
@@ -99,7 +122,7 @@ impl Connection {
             self.check_method(method, facts, &mut params, &opts, &mut task_augmented)?;
         }
         let key = self.wires.reserve();
-        let mut call = self.new_call(now, method, facts, params, &mut opts, kind);
+        let mut call = self.new_call(now, method, facts, params, opts, kind);
         if let Some(extras) = extras {
             call.set_extras(extras);
         }
@@ -114,15 +137,15 @@ impl Connection {
     }
 
     /// A call that has sent nothing yet; its total deadline starts `now`.
-    /// It keeps what it reads of `opts` later (taken from them, so that
-    /// the options are not moved whole: they are some 300 bytes).
+    /// It keeps what it reads of `opts` later ([`KeptOptions`]: the
+    /// options are taken apart, not kept whole: they are some 300 bytes).
     pub(super) fn new_call(
         &self,
         now: Instant,
         method: &str,
         facts: Option<&'static MethodFacts>,
         params: Params,
-        opts: &mut crate::config::RequestOptions,
+        opts: crate::config::RequestOptions,
         kind: CallKind,
     ) -> Box<Call> {
         // The box is allocated first and the call written into it: made
@@ -141,7 +164,7 @@ impl Connection {
                 facts,
                 params,
                 task_augmented: false,
-                opts: KeptOptions::take_from(opts),
+                opts: KeptOptions::from_options(opts),
                 kind,
                 wire: None,
                 started: now,
@@ -176,6 +199,7 @@ impl Connection {
         let required = match era {
             Era::Modern => {
                 if let Some(replacement) = facts.and_then(|f| f.modern_replacement) {
+                    std::hint::cold_path();
                     return Err(UsageError::RetiredMethod {
                         method: method.to_owned(),
                         replacement,
@@ -185,14 +209,14 @@ impl Connection {
             }
             Era::Legacy => {
                 if facts.is_some_and(|f| f.only_in(Era::Modern)) {
+                    std::hint::cold_path();
                     return Err(UsageError::WrongEra {
                         method: method.to_owned(),
                         era,
                     });
                 }
                 if let Some(ttl) = opts.task_ttl {
-                    let task = ttl.map_or_else(|| json!({}), |t| json!({ "ttl": t }));
-                    params.as_map()?.insert("task".into(), task);
+                    add_task_member(params, ttl)?;
                     *task_augmented = true;
                 }
                 facts.and_then(|f| f.server_capability(Era::Legacy, *task_augmented))
@@ -204,6 +228,7 @@ impl Connection {
             self.server.capabilities_raw.as_mut(),
         ) && !caps.has(capability)
         {
+            std::hint::cold_path();
             return Err(UsageError::CapabilityNotAdvertised {
                 method: method.to_owned(),
                 capability,
@@ -233,6 +258,7 @@ impl Connection {
         let id = if c.sends == 0 {
             key
         } else {
+            std::hint::cold_path();
             self.wires.reserve()
         };
         c.sends += 1;
@@ -263,6 +289,7 @@ impl Connection {
                 self.arm_when_sent(now, key, restart);
             }
             Err(e) => {
+                std::hint::cold_path();
                 self.wires.abandon(id);
                 self.fail_call(key, RequestError::Build(e));
             }
@@ -543,6 +570,7 @@ impl Connection {
                     && self.config.transport == TransportKind::Stdio
                     && super::handshake::accepts_legacy(&self.config)
                 {
+                    std::hint::cold_path();
                     self.timers
                         .set(Timer::Probe, now + self.config.probe_timeout);
                     return;

@@ -66,6 +66,18 @@ impl<K: Ord> Ordered<K> {
         }
     }
 
+    /// The earliest entry's instant (the keys of entries at the same
+    /// instant are not compared).
+    #[inline]
+    pub(crate) fn front_at(&self) -> Option<Instant> {
+        let lane = self.lane.front().map(|(at, _)| *at);
+        let heap = self.heap.peek().map(|Reverse((at, _))| *at);
+        match (lane, heap) {
+            (Some(l), Some(h)) => Some(l.min(h)),
+            (l, h) => l.or(h),
+        }
+    }
+
     /// The earliest entry.
     pub(crate) fn front(&self) -> Option<(Instant, &K)> {
         self.front_of().map(|(at, k, _)| (at, k))

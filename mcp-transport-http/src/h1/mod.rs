@@ -328,7 +328,10 @@ impl H1Body {
                     Ok(Step::Data(data)) => return Poll::Ready(Some(Ok(data))),
                     Ok(Step::End) => return Poll::Ready(None),
                     Ok(Step::NeedMore) => READ_CHUNK,
-                    Err(e) => return Poll::Ready(Some(Err(e.into()))),
+                    Err(e) => {
+                        std::hint::cold_path();
+                        return Poll::Ready(Some(Err(e.into())));
+                    }
                 },
                 Reading::UntilClose => {
                     if !conn.buf.is_empty() {
@@ -341,9 +344,15 @@ impl H1Body {
                 Ok(0) if matches!(self.reading, Reading::UntilClose) => {
                     return Poll::Ready(None);
                 }
-                Ok(0) => return Poll::Ready(Some(Err(WireError::Closed.into()))),
+                Ok(0) => {
+                    std::hint::cold_path();
+                    return Poll::Ready(Some(Err(WireError::Closed.into())));
+                }
                 Ok(_) => {}
-                Err(e) => return Poll::Ready(Some(Err(e.into()))),
+                Err(e) => {
+                    std::hint::cold_path();
+                    return Poll::Ready(Some(Err(e.into())));
+                }
             }
         }
     }
@@ -369,6 +378,7 @@ impl Body for ResponseBody {
             Some(Ok(data)) => Poll::Ready(Some(Ok(Frame::data(data)))),
             // A broken body: its connection is not reused.
             Some(Err(e)) => {
+                std::hint::cold_path();
                 this.kind = Kind::Done;
                 Poll::Ready(Some(Err(e)))
             }

@@ -165,23 +165,34 @@ pub(crate) async fn read_to_reply(
             let event = match parser.next_event(&mut chunk) {
                 Ok(Some(event)) => event,
                 Ok(None) => break,
-                Err(fault) => return pump(parser, queue(reply, []), Some(fault)),
+                Err(fault) => {
+                    std::hint::cold_path();
+                    return pump(parser, queue(reply, []), Some(fault));
+                }
             };
             if reply.is_some() {
                 if !carries_message(&event) {
                     continue;
                 }
+                std::hint::cold_path();
                 let (rest, fault) = rest_of(&mut parser, chunk);
                 return pump(parser, queue(reply, [event].into_iter().chain(rest)), fault);
             }
             let first = match read_event(event, Some(request_id), check) {
                 Read::Skip => continue,
-                Read::BrokenReply(err) => return Err(err),
+                Read::BrokenReply(err) => {
+                    std::hint::cold_path();
+                    return Err(err);
+                }
                 Read::Message(m) if is_reply(&m, request_id) => {
                     reply = Some(m);
                     continue;
                 }
-                other => Queued::Read(other),
+                other => {
+                    // A message before the reply: a pump takes over.
+                    std::hint::cold_path();
+                    Queued::Read(other)
+                }
             };
             let (rest, fault) = rest_of(&mut parser, chunk);
             let queued = std::iter::once(first)

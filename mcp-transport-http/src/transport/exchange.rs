@@ -98,6 +98,7 @@ impl Inner {
                     // an expiry: it is not sent, and says so (the caller
                     // sends it in the new session).
                     if id.is_none() && version.is_some() && lost {
+                        std::hint::cold_path();
                         return Err(HttpError::SessionLost);
                     }
                     id
@@ -108,6 +109,7 @@ impl Inner {
         };
         if legacy && let Some(received) = response.headers.get(&headers::SESSION_ID) {
             if !headers::valid_session_id(received) {
+                std::hint::cold_path();
                 return Err(HttpError::InvalidSessionId);
             }
             self.session.adopt(sent_session.as_ref(), received);
@@ -167,6 +169,8 @@ impl Inner {
         // captured (an `async fn` would copy them into its own variables).
         async move {
             if status == StatusCode::ACCEPTED || status == StatusCode::NO_CONTENT {
+                // A notification's answer: off a call's path.
+                std::hint::cold_path();
                 let _ = read_prefix(&mut body, ERROR_BODY_LIMIT).await;
                 return Ok(Posted::Reply(Reply::Accepted));
             }
@@ -203,6 +207,7 @@ impl Inner {
                     )?)))
                 }
                 BodyKind::Missing | BodyKind::Other(_) => {
+                    std::hint::cold_path();
                     let bytes = read_prefix(&mut body, ERROR_BODY_LIMIT).await;
                     if bytes.is_empty() && routing.request_id.is_none() {
                         return Ok(Posted::Reply(Reply::Accepted));
@@ -308,6 +313,7 @@ impl Inner {
                 // Boxed: the failures (their bodies, a refused credential and
                 // the provider's answer) are rare, and their state would make
                 // every request's future larger.
+                std::hint::cold_path();
                 let refusal = Refusal {
                     session: session.as_ref(),
                     auth: auth.as_deref().filter(|_| may_retry),

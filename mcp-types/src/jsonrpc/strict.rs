@@ -200,24 +200,40 @@ impl Message {
     }
 }
 
+/// The lenient reading first, inline (every message's path); what did not
+/// read and the checked reading out of line.
+#[inline]
 fn read_with(
     bytes: &[u8],
     check: bool,
     lenient: impl FnOnce(&[u8]) -> Result<Message, serde_json::Error>,
 ) -> Result<Message, ReadError> {
     if !check {
-        let err = match lenient(bytes) {
-            Ok(message) => return Ok(message),
-            Err(e) => e,
-        };
-        return match Message::from_slice_checked(bytes) {
-            Ok(c) if c.id.is_some() => Err(ReadError::Broken {
-                id: c.id,
-                violations: c.violations,
-            }),
-            _ => Err(ReadError::Invalid(err)),
+        return match lenient(bytes) {
+            Ok(message) => Ok(message),
+            Err(e) => Err(unreadable(bytes, e)),
         };
     }
+    read_checked(bytes)
+}
+
+/// Why a message the lenient reader refused is not one: a broken envelope
+/// (with its id, if it has one) or not JSON-RPC at all.
+#[cold]
+#[inline(never)]
+fn unreadable(bytes: &[u8], err: serde_json::Error) -> ReadError {
+    match Message::from_slice_checked(bytes) {
+        Ok(c) if c.id.is_some() => ReadError::Broken {
+            id: c.id,
+            violations: c.violations,
+        },
+        _ => ReadError::Invalid(err),
+    }
+}
+
+/// The checked reading (`check_envelopes`): every violation named.
+#[inline(never)]
+fn read_checked(bytes: &[u8]) -> Result<Message, ReadError> {
     let c = Message::from_slice_checked(bytes).map_err(ReadError::Invalid)?;
     match c.message {
         Some(message) if c.is_complete() => Ok(message),
