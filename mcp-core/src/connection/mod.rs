@@ -36,6 +36,7 @@ mod debounce;
 mod encode;
 mod handshake;
 mod incoming;
+mod members;
 pub mod restore;
 mod results;
 mod send;
