@@ -133,7 +133,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
                             None => " — |".to_owned(),
                         });
                         footprint_line.push_str(&match footprint {
-                            Some(f) => format!(" {} / {} |", f.pages, f.lines),
+                            Some(f) => format!(" {} / {} ({}) |", f.pages, f.lines, f.packed),
                             None => " — |".to_owned(),
                         });
                         let ratio =
@@ -164,7 +164,8 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         );
         println!(
             "\n### Code a call executes: 4 KiB pages / 64-byte lines (every object's, \
-             each executed at least once per call), {revision}\n\n{footprint_table}"
+             each executed at least once per call; in brackets the lines its \
+             instructions would fill packed), {revision}\n\n{footprint_table}"
         );
     }
     Ok(())
