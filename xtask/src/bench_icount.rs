@@ -24,7 +24,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 use crate::bench_atomics::AtomicSites;
-use crate::bench_profile::{Footprint, Lines};
+use crate::bench_profile::{Executions, Footprint};
 use crate::bench_report::Variant;
 use crate::bench_table::{HttpServer, Programs, ROWS};
 
@@ -229,8 +229,8 @@ fn per_call(run: &Run<'_>) -> Result<PerCall, String> {
         .zip(b.atomics)
         .map(|(a, b)| b.saturating_sub(a) as f64 / calls);
     let footprint = a
-        .lines
-        .zip(b.lines)
+        .executions
+        .zip(b.executions)
         .map(|(a, b)| b.per_call(&a, extra as u64));
     Ok(PerCall {
         instructions: b.instructions.saturating_sub(a.instructions) as f64 / calls,
@@ -243,12 +243,12 @@ fn per_call(run: &Run<'_>) -> Result<PerCall, String> {
 struct Sample {
     instructions: u64,
     atomics: Option<u64>,
-    lines: Option<Lines>,
+    executions: Option<Executions>,
 }
 
 /// Total instructions of one client process making `calls` calls, its
-/// atomic writes when they are counted, and the executions of each line of
-/// its code.
+/// atomic writes when they are counted, and the executions of each of its
+/// instructions.
 fn sample(run: &Run<'_>, calls: usize) -> Result<Sample, String> {
     let (profile, stderr) = callgrind(run, calls, &[])?;
     let exe_name = run
@@ -261,7 +261,7 @@ fn sample(run: &Run<'_>, calls: usize) -> Result<Sample, String> {
         }
         _ => None,
     };
-    let lines = profile.as_deref().map(crate::bench_profile::lines);
+    let executions = profile.as_deref().map(crate::bench_profile::executions);
     stderr
         .lines()
         .find_map(|l| {
@@ -272,7 +272,7 @@ fn sample(run: &Run<'_>, calls: usize) -> Result<Sample, String> {
         .map(|instructions| Sample {
             instructions,
             atomics,
-            lines,
+            executions,
         })
         .ok_or_else(|| format!("no instruction count in valgrind's output: {stderr}"))
 }

@@ -29,13 +29,13 @@ use std::collections::HashMap;
 /// Executions per instruction (by address), by object file; the lines
 /// and pages are read off the instructions.
 #[derive(Default)]
-pub(crate) struct Lines(HashMap<String, HashMap<u64, u64>>);
+pub(crate) struct Executions(HashMap<String, HashMap<u64, u64>>);
 
-impl Lines {
+impl Executions {
     /// Pages and lines executed at least `calls` more times in `self` (the
     /// longer run) than in `shorter`, and the lines their instructions
     /// executed that often would fill packed.
-    pub(crate) fn per_call(&self, shorter: &Lines, calls: u64) -> Footprint {
+    pub(crate) fn per_call(&self, shorter: &Executions, calls: u64) -> Footprint {
         let (mut pages, mut lines, mut packed) = (0, 0, 0);
         for (object, counts) in &self.0 {
             let before = shorter.0.get(object);
@@ -88,8 +88,8 @@ pub(crate) struct Footprint {
 
 /// The executions of each instruction in `profile`, every object's (by
 /// file: valgrind loads each object at the same address in every run).
-pub(crate) fn lines(profile: &str) -> Lines {
-    let mut out = Lines::default();
+pub(crate) fn executions(profile: &str) -> Executions {
+    let mut out = Executions::default();
     walk(profile, |object, address, cost| {
         if !out.0.contains_key(object.name) {
             out.0.insert(object.name.to_owned(), HashMap::new());
@@ -233,10 +233,10 @@ pub(crate) mod tests {
 
     #[test]
     fn a_line_counts_when_each_extra_call_executed_it() {
-        let short = lines(PROFILE);
+        let short = executions(PROFILE);
         // The longer run: client line 0x1000/64 ten more times, libc's
         // line three more, the other client page not at all.
-        let long = lines(&PROFILE.replace("+4 * 7", "+4 * 17").replace("0 11", "0 14"));
+        let long = executions(&PROFILE.replace("+4 * 7", "+4 * 17").replace("0 11", "0 14"));
         // The instructions executed that often: the client's second (its
         // size unknown: the next executed one is 0x2000 bytes on, so 4)
         // and libc's one; each fills a line packed.
@@ -269,7 +269,7 @@ pub(crate) mod tests {
                     .collect();
                 format!("ob=(1) /tmp/client\nfn=(1) a\n{body}")
             };
-            lines(&profile(11)).per_call(&lines(&profile(1)), 10)
+            executions(&profile(11)).per_call(&executions(&profile(1)), 10)
         };
         // 20 x 4 bytes: 80, two lines packed.
         let f = footprint(20, 4);

@@ -35,6 +35,11 @@ impl Deadlines {
         self.queue.front().map(|(at, key)| (at, *key))
     }
 
+    /// The earliest armed deadline's instant (no call numbers compared).
+    pub(super) fn front_at(&self) -> Option<Instant> {
+        self.queue.front_at()
+    }
+
     /// Pairs queued, live and stale: never more than `2 * live + 32`.
     #[cfg(test)]
     pub(super) fn queued(&self) -> usize {
@@ -133,7 +138,7 @@ impl Connection {
 
     /// The instant of [`Connection::next_deadline`].
     pub(super) fn next_deadline_at(&self) -> Option<Instant> {
-        let request = self.deadlines.queue.front_at();
+        let request = self.deadlines.front_at();
         match (request, self.timers.next_at()) {
             (Some(at), Some(other)) => Some(at.min(other)),
             (at, other) => at.or(other),

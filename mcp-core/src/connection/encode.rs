@@ -152,9 +152,14 @@ impl OutRequest<'_> {
 impl Connection {
     /// Renders the `_meta` of a 2026-07-28 request that adds no members of
     /// its own, once per negotiated version: every such request of the
-    /// connection carries the same one.
+    /// connection carries the same one. Only once the era is 2026-07-28:
+    /// a 2025-11-25 request carries none (a probe, before the era is
+    /// known, renders its own).
     #[inline]
     pub(super) fn render_plain_meta(&mut self) {
+        if self.era != Some(Era::Modern) {
+            return;
+        }
         let Some(version) = &self.version else {
             return;
         };
