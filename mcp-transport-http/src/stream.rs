@@ -102,13 +102,13 @@ impl ResponseStream {
         kind: StreamKind,
         cancel: Cancel,
         permit: Option<Permit>,
-        prelude: Option<Prelude>,
+        prelude: Option<Box<Prelude>>,
     ) -> Self {
         let (tx, rx) = mpsc::channel(inner.config.stream_buffer);
         let shared = Arc::new(Shared::default());
         let request_id = cancel.request_id();
         let session = inner.session.id();
-        let (parser, queued, fault) = match prelude {
+        let (parser, queued, fault) = match prelude.map(|p| *p) {
             Some(Prelude {
                 parser,
                 queued,

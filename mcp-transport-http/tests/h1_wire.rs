@@ -65,6 +65,36 @@ async fn a_reply_that_says_close_is_not_reused() {
     assert_eq!(connections.load(Ordering::SeqCst), 2);
 }
 
+/// A `Content-Length` reply whose body came with its head is taken from
+/// the buffer whole; one whose body comes after it is read as it comes.
+/// Either way the connection is reused, and a body over the limit is a
+/// typed error however it came.
+#[tokio::test]
+async fn a_length_delimited_body_with_its_head_or_after_it_is_read_and_bounded() {
+    let reply = format!(
+        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{BODY}",
+        BODY.len()
+    );
+    let head_len = reply.len() - BODY.len();
+    for pieces in [split(&reply, &[]), split(&reply, &[head_len, head_len + 9])] {
+        let (url, connections) = raw_server(pieces.clone(), After::KeepOpen).await;
+        let t = HttpTransport::new(config(&url)).unwrap();
+        for id in 1..=3 {
+            let reply = ping(&t, id).await;
+            assert!(matches!(reply, Ok(Reply::Message(_))), "{reply:?}");
+        }
+        assert_eq!(connections.load(Ordering::SeqCst), 1);
+
+        let (url, _) = raw_server(pieces, After::KeepOpen).await;
+        let small = HttpTransport::new(config(&url).with_max_body_bytes(BODY.len() - 1)).unwrap();
+        let err = ping(&small, 1).await.unwrap_err();
+        assert!(
+            matches!(err, mcp_transport_http::HttpError::BodyTooLarge { limit } if limit == BODY.len() - 1),
+            "{err:?}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn a_body_delimited_by_the_close_is_read_to_it() {
     let reply = format!("HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n\r\n{BODY}");

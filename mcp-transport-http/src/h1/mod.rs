@@ -261,6 +261,31 @@ impl std::fmt::Debug for ResponseBody {
 }
 
 impl ResponseBody {
+    /// The whole body, when all of it is in its connection's buffer
+    /// already and within `limit` (a `Content-Length` body that came with
+    /// its head, as most JSON replies do; an empty one), taken without a
+    /// poll: the connection goes back to the pool as at the body's end.
+    /// `None` leaves the body as it was, to be read as a [`Body`].
+    #[inline]
+    pub(crate) fn take_buffered(&mut self, limit: usize) -> Option<Bytes> {
+        let body = match &mut self.kind {
+            Kind::H1(body) => body,
+            Kind::Done => return Some(Bytes::new()),
+            Kind::H2(_) => return None,
+        };
+        let Reading::Length(left) = body.reading else {
+            return None;
+        };
+        let left = usize::try_from(left)
+            .ok()
+            .filter(|&n| n <= limit && n <= body.conn.buf.len())?;
+        let data = body.conn.buf.split_to(left).freeze();
+        if let Kind::H1(body) = std::mem::replace(&mut self.kind, Kind::Done) {
+            finish(body.conn, &body.pool, body.keep_alive);
+        }
+        Some(data)
+    }
+
     /// A body whose connection runs elsewhere (HTTP/2's own task).
     pub(crate) fn detached(incoming: Incoming) -> Self {
         ResponseBody {

@@ -36,8 +36,9 @@ use crate::sse::{SseError, SseEvent, SseParser};
 pub(crate) enum Inline {
     /// The reply, and the body read to its end (its connection is free).
     Reply(Message),
-    /// The stream needs a pump, which starts from here.
-    Pump(Prelude),
+    /// The stream needs a pump, which starts from here (boxed: a reply,
+    /// the common outcome, is moved without its room).
+    Pump(Box<Prelude>),
 }
 
 /// What was read of a stream before its pump started: the parser (its
@@ -126,11 +127,11 @@ pub(crate) async fn read_to_reply(
     let mut parser = super::event_parser(config);
     let mut reply: Option<Message> = None;
     let pump = |parser, queued, fault| {
-        Ok(Inline::Pump(Prelude {
+        Ok(Inline::Pump(Box::new(Prelude {
             parser,
             queued,
             fault,
-        }))
+        })))
     };
     loop {
         let frame = match reply {

@@ -2,6 +2,10 @@
 //! session and auth headers (`Inner::execute`, with the auth provider's
 //! re-sends and redirects), and its response read into a [`Posted`].
 
+use std::sync::Arc;
+
+use bytes::Bytes;
+
 use crate::h1::ResponseBody;
 use crate::parts::{HeaderList, InResponse, OutRequest, PostFields, ResponseFields};
 use http::header::{LOCATION, WWW_AUTHENTICATE};
@@ -10,7 +14,7 @@ use mcp_types::routing::HttpRouting;
 use mcp_types::{ProtocolVersion, RequestId};
 
 use super::{Inner, Reply, is_modern};
-use crate::auth::{AuthChallenge, AuthDecision, AuthRequest, MAX_AUTH_RETRIES};
+use crate::auth::{AuthChallenge, AuthDecision, AuthProvider, AuthRequest, MAX_AUTH_RETRIES};
 use crate::body::{ERROR_BODY_LIMIT, describe_error_body, json_reply, read_limited, read_prefix};
 use crate::cancel::Cancel;
 use crate::error::HttpError;
@@ -27,7 +31,7 @@ pub(super) enum Posted {
     Reply(Reply),
     /// A `text/event-stream` body to read as a [`ResponseStream`](crate::stream::ResponseStream),
     /// from where the POST stopped reading it (if it started).
-    Stream(ResponseBody, StreamKind, Option<Prelude>),
+    Stream(ResponseBody, StreamKind, Option<Box<Prelude>>),
 }
 
 /// A successful response and the session id its request carried.
@@ -118,7 +122,7 @@ impl Inner {
             status,
             content_type,
             headers,
-            body,
+            mut body,
         } = response;
         let kind = body_kind(content_type.as_ref(), self.config.limits.max_error_excerpt);
         drop(content_type);
@@ -126,7 +130,28 @@ impl Inner {
         // views of the connection's read buffer, and the read at the
         // body's end can then reuse that buffer instead of allocating one.
         drop(headers);
+        // Most replies are a JSON body that came with its head: read now,
+        // with no future for the rest.
+        if kind == BodyKind::Json
+            && status != StatusCode::ACCEPTED
+            && status != StatusCode::NO_CONTENT
+            && let Some(bytes) = body.take_buffered(self.config.limits.max_body_bytes)
+        {
+            return self.json_posted(&bytes, routing);
+        }
         self.read_reply(body, status, kind, routing).await
+    }
+
+    /// What a whole `application/json` body gives: nothing (whitespace, to
+    /// a notification or response) or its one message.
+    fn json_posted(&self, bytes: &Bytes, routing: &HttpRouting) -> Result<Posted, HttpError> {
+        if bytes.iter().all(u8::is_ascii_whitespace) && routing.request_id.is_none() {
+            return Ok(Posted::Reply(Reply::Accepted));
+        }
+        Ok(Posted::Reply(Reply::Message(json_reply(
+            bytes,
+            self.config.check_envelopes,
+        )?)))
     }
 
     /// The request of one POST, before session and auth headers.
@@ -196,15 +221,10 @@ impl Inner {
                     Ok(Posted::Stream(body, stream_kind, prelude))
                 }
                 BodyKind::Json => {
-                    let limit = self.config.limits.max_body_bytes;
-                    let bytes = read_limited(&mut body, limit).await?;
-                    if bytes.iter().all(u8::is_ascii_whitespace) && routing.request_id.is_none() {
-                        return Ok(Posted::Reply(Reply::Accepted));
-                    }
-                    Ok(Posted::Reply(Reply::Message(json_reply(
-                        &bytes,
-                        self.config.check_envelopes,
-                    )?)))
+                    // Not all in the buffer yet ([`Inner::post`] takes a
+                    // body that is).
+                    let bytes = read_limited(&mut body, self.config.limits.max_body_bytes).await?;
+                    self.json_posted(&bytes, routing)
                 }
                 BodyKind::Missing | BodyKind::Other(_) => {
                     std::hint::cold_path();
@@ -279,7 +299,6 @@ impl Inner {
         // An async block: the session id stays where it was captured (an
         // `async fn` would copy it into the body's own variables).
         async move {
-            let mut retries = 0;
             // A request carrying its own `Authorization` leaves the provider out.
             let auth = self
                 .runtime
@@ -289,51 +308,97 @@ impl Inner {
                     value.set_sensitive(true);
                 }
             }
-            loop {
-                let may_retry = auth.is_some() && retries < MAX_AUTH_RETRIES;
-                let credentials = match &auth {
-                    Some(auth) => Some(
-                        auth.credentials(AuthRequest {
-                            method: &spec.method,
-                            uri: &self.config.endpoint,
-                            operation: spec.operation(),
-                        })
-                        .await?,
-                    ),
-                    None => None,
-                };
-                let (request, generation) = build(spec, may_retry, session.as_ref(), credentials)?;
-                let response = self.pool.send(request).await.map_err(HttpError::Network)?;
-                if response.status.is_success() {
-                    if let Some(auth) = &auth {
-                        auth.on_success(spec.operation(), &response.headers.to_map());
-                    }
-                    return Ok((response, session));
-                }
-                // Boxed: the failures (their bodies, a refused credential and
-                // the provider's answer) are rare, and their state would make
-                // every request's future larger.
+            if let Some(auth) = auth {
+                // Boxed: a transport without a provider (most) sends each
+                // request once, with no room in its future for the
+                // provider's calls and re-sends.
                 std::hint::cold_path();
-                let refusal = Refusal {
-                    session: session.as_ref(),
-                    auth: auth.as_deref().filter(|_| may_retry),
-                    generation,
-                    operation: spec.operation(),
-                };
-                Box::pin(self.refused(response, refusal)).await?;
-                retries += 1;
+                return Box::pin(self.execute_authorized(spec, session, auth)).await;
             }
+            let (request, _) = build(spec, false, session.as_ref(), None)?;
+            let response = self.pool.send(request).await.map_err(HttpError::Network)?;
+            if response.status.is_success() {
+                return Ok((response, session));
+            }
+            // Boxed, as the failures are rare (their bodies' state would
+            // make every request's future larger).
+            std::hint::cold_path();
+            Err(Box::pin(self.refused(response, session.as_ref())).await)
         }
     }
 
-    /// A response that is not a success: the typed error, after a bounded
-    /// read of its body, or `Ok` when the auth provider asks for the
-    /// request to be sent again.
-    async fn refused(
+    /// [`Inner::execute`] with an auth provider: its credentials on each
+    /// send, its look at each success, and its answer to a `401`/`403`
+    /// ([`Inner::challenged`]), which may ask for a re-send.
+    async fn execute_authorized(
+        &self,
+        spec: &mut Exchange<'_>,
+        session: Option<HeaderValue>,
+        auth: Arc<dyn AuthProvider>,
+    ) -> Result<Executed, HttpError> {
+        let mut retries = 0;
+        loop {
+            let may_retry = retries < MAX_AUTH_RETRIES;
+            let credentials = auth
+                .credentials(AuthRequest {
+                    method: &spec.method,
+                    uri: &self.config.endpoint,
+                    operation: spec.operation(),
+                })
+                .await?;
+            let (request, generation) =
+                build(spec, may_retry, session.as_ref(), Some(credentials))?;
+            let response = self.pool.send(request).await.map_err(HttpError::Network)?;
+            if response.status.is_success() {
+                auth.on_success(spec.operation(), &response.headers.to_map());
+                return Ok((response, session));
+            }
+            let status = response.status;
+            if !(may_retry
+                && (status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN))
+            {
+                return Err(self.refused(response, session.as_ref()).await);
+            }
+            self.challenged(response, &*auth, generation, spec.operation())
+                .await?;
+            retries += 1;
+        }
+    }
+
+    /// A `401`/`403` shown to the auth provider, after a bounded read of
+    /// its body: `Ok` when the provider asks for the request to be sent
+    /// again, the typed error otherwise.
+    async fn challenged(
         &self,
         mut response: InResponse,
-        refusal: Refusal<'_>,
+        auth: &dyn AuthProvider,
+        generation: u64,
+        operation: Option<&str>,
     ) -> Result<(), HttpError> {
+        let status = response.status;
+        let excerpt_limit = self.config.limits.max_error_excerpt;
+        let bytes = read_prefix(&mut response.body, ERROR_BODY_LIMIT).await;
+        let www_authenticate = header_texts(&response.headers, &WWW_AUTHENTICATE, 8, excerpt_limit);
+        let mut challenge = AuthChallenge::new(status, www_authenticate.clone());
+        challenge.headers = response.headers.to_map();
+        challenge.generation = generation;
+        challenge.operation = operation.map(str::to_owned);
+        let (_, message) = describe_error_body(&bytes, excerpt_limit);
+        challenge.body = bytes;
+        if auth.on_unauthorized(&challenge).await? == AuthDecision::Retry {
+            return Ok(());
+        }
+        Err(HttpError::Unauthorized {
+            status,
+            www_authenticate,
+            message,
+        })
+    }
+
+    /// The typed error of a response that is not a success, after a
+    /// bounded read of its body (a `401`/`403` the auth provider, if any,
+    /// has seen already).
+    async fn refused(&self, mut response: InResponse, session: Option<&HeaderValue>) -> HttpError {
         let status = response.status;
         let excerpt_limit = self.config.limits.max_error_excerpt;
         if status.is_redirection() {
@@ -342,54 +407,35 @@ impl Inner {
                 .get(&LOCATION)
                 .map(|v| bounded(&String::from_utf8_lossy(v.as_bytes()), excerpt_limit));
             let _ = read_prefix(&mut response.body, ERROR_BODY_LIMIT).await;
-            return Err(HttpError::Redirect { status, location });
+            return HttpError::Redirect { status, location };
         }
         if status == StatusCode::NOT_FOUND
-            && let Some(sent) = refusal.session
+            && let Some(sent) = session
         {
             let _ = read_prefix(&mut response.body, ERROR_BODY_LIMIT).await;
             self.session.expire(sent);
-            return Err(HttpError::SessionExpired);
+            return HttpError::SessionExpired;
         }
         let bytes = read_prefix(&mut response.body, ERROR_BODY_LIMIT).await;
         let (body, message) = describe_error_body(&bytes, excerpt_limit);
         if status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN {
-            let www_authenticate =
-                header_texts(&response.headers, &WWW_AUTHENTICATE, 8, excerpt_limit);
-            if let Some(auth) = refusal.auth {
-                let mut challenge = AuthChallenge::new(status, www_authenticate.clone());
-                challenge.headers = response.headers.to_map();
-                challenge.body = bytes;
-                challenge.generation = refusal.generation;
-                challenge.operation = refusal.operation.map(str::to_owned);
-                if auth.on_unauthorized(&challenge).await? == AuthDecision::Retry {
-                    return Ok(());
-                }
-            }
-            return Err(HttpError::Unauthorized {
+            return HttpError::Unauthorized {
                 status,
-                www_authenticate,
+                www_authenticate: header_texts(
+                    &response.headers,
+                    &WWW_AUTHENTICATE,
+                    8,
+                    excerpt_limit,
+                ),
                 message,
-            });
+            };
         }
-        Err(HttpError::Status {
+        HttpError::Status {
             status,
             body,
             message,
-        })
+        }
     }
-}
-
-/// What [`Inner::refused`] needs of the request a server refused.
-struct Refusal<'a> {
-    /// The session id it carried.
-    session: Option<&'a HeaderValue>,
-    /// The auth provider, when it may still ask for a re-send.
-    auth: Option<&'a dyn crate::auth::AuthProvider>,
-    /// The credential generation it carried.
-    generation: u64,
-    /// Its JSON-RPC method.
-    operation: Option<&'a str>,
 }
 
 /// The request with every header; the credential generation it carries.
