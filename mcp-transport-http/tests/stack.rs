@@ -466,6 +466,43 @@ async fn tls_with_a_test_ca_negotiates_http2() {
     assert_eq!(server.state.connections.load(Ordering::SeqCst), 1);
 }
 
+/// Over HTTP/2 a POST's event stream is read by the POST up to its reply
+/// as over HTTP/1.1 (from hyper's frames): a stream of its reply alone is
+/// the reply, a message before the reply hands the stream to a pump.
+#[tokio::test]
+async fn event_streams_over_http2_are_read_to_their_reply() {
+    let pki = test_pki();
+    let server = serve_tls(
+        |seen, _| {
+            let id = request_id(seen);
+            let mut steps = vec![chunk("id: 1\nretry: 50\ndata:\n\n")];
+            if id % 2 == 1 {
+                steps.push(chunk(&event(&progress(1))));
+            }
+            steps.push(chunk(&event(&result(id, "{}"))));
+            sse(steps, None)
+        },
+        pki.server,
+    )
+    .await;
+    let t = HttpTransport::new(config(&server.url).with_tls(trust_ca(&pki.ca_pem))).unwrap();
+    for id in 0..6 {
+        match t.send(request(id, "x"), &modern(id, "x")).await.unwrap() {
+            Reply::Message(m) => assert_eq!(id % 2, 0, "{m:?}"),
+            Reply::Stream(mut s) => {
+                assert_eq!(id % 2, 1);
+                let first = s.next().await.unwrap().unwrap();
+                assert_eq!(first.method(), Some("notifications/progress"));
+                let reply = s.next().await.unwrap().unwrap();
+                assert!(reply.method().is_none(), "{reply:?}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!(server.state.seen()[0].version, http::Version::HTTP_2);
+    assert_eq!(server.state.connections.load(Ordering::SeqCst), 1);
+}
+
 #[tokio::test]
 async fn an_untrusted_certificate_is_rejected() {
     let pki = test_pki();

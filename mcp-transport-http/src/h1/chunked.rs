@@ -1,9 +1,9 @@
 //! The chunked transfer coding (RFC 9112 section 7.1), decoded in place:
-//! each piece of chunk data is a view of the connection's read buffer,
-//! never copied. Size lines and trailers are bounded; extensions and
+//! each piece of chunk data is left in the connection's read buffer, to
+//! be read there or split off as a view of it, never copied. Size lines and trailers are bounded; extensions and
 //! trailer fields are read past and dropped.
 
-use bytes::{Buf, Bytes, BytesMut};
+use bytes::{Buf, BytesMut};
 
 use super::wire::WireError;
 
@@ -28,11 +28,17 @@ enum State {
     Done,
 }
 
-/// What one step of decoding gave.
+/// What [`Chunked::next_piece`] found.
 #[derive(Debug, PartialEq, Eq)]
-pub(crate) enum Step {
-    /// Chunk data, a view of the read buffer.
-    Data(Bytes),
+pub(crate) enum Piece {
+    /// Chunk data: the buffer's first `len` bytes, then `then` bytes of
+    /// line end to skip. Both are the caller's to consume.
+    Data {
+        /// The data's length.
+        len: usize,
+        /// The line end after it, when it is there already.
+        then: usize,
+    },
     /// More bytes must be read first.
     NeedMore,
     /// The body's end (the last chunk and its trailers).
@@ -51,8 +57,10 @@ impl Chunked {
         Chunked { state: State::Size }
     }
 
-    /// Decodes from the front of `buf`, consuming what it used.
-    pub(crate) fn step(&mut self, buf: &mut BytesMut) -> Result<Step, WireError> {
+    /// Decodes from the front of `buf` up to the next piece of chunk data,
+    /// which it leaves there: its bytes are read in place, then consumed
+    /// ([`Piece::Data`]). The decoder is past them already.
+    pub(crate) fn next_piece(&mut self, buf: &mut BytesMut) -> Result<Piece, WireError> {
         loop {
             match self.state {
                 State::Size => {
@@ -63,7 +71,7 @@ impl Chunked {
                         }
                         None => match take_line(buf, chunk_size)? {
                             Some(size) => size,
-                            None => return Ok(Step::NeedMore),
+                            None => return Ok(Piece::NeedMore),
                         },
                     };
                     self.state = if size == 0 {
@@ -74,21 +82,21 @@ impl Chunked {
                 }
                 State::Data(left) => {
                     if buf.is_empty() {
-                        return Ok(Step::NeedMore);
+                        return Ok(Piece::NeedMore);
                     }
-                    let n = usize::try_from(left).unwrap_or(usize::MAX).min(buf.len());
-                    let rest = left - n as u64;
-                    let data = buf.split_to(n).freeze();
+                    let len = usize::try_from(left).unwrap_or(usize::MAX).min(buf.len());
+                    let rest = left - len as u64;
+                    let mut then = 0;
                     self.state = match rest {
                         // The data's line end, when it is there already.
-                        0 if buf.starts_with(b"\r\n") => {
-                            buf.advance(2);
+                        0 if buf[len..].starts_with(b"\r\n") => {
+                            then = 2;
                             State::Size
                         }
                         0 => State::DataEnd,
                         _ => State::Data(rest),
                     };
-                    return Ok(Step::Data(data));
+                    return Ok(Piece::Data { len, then });
                 }
                 State::DataEnd => {
                     let ended = |line: &[u8]| match line.is_empty() {
@@ -96,13 +104,13 @@ impl Chunked {
                         false => Err(WireError::Chunk("data longer than its chunk size")),
                     };
                     if take_line(buf, ended)?.is_none() {
-                        return Ok(Step::NeedMore);
+                        return Ok(Piece::NeedMore);
                     }
                     self.state = State::Size;
                 }
                 State::Trailers(read) => {
                     let Some(len) = take_line(buf, |line| Ok(line.len()))? else {
-                        return Ok(Step::NeedMore);
+                        return Ok(Piece::NeedMore);
                     };
                     let read = read + len + 2;
                     if read > MAX_TRAILERS {
@@ -114,7 +122,7 @@ impl Chunked {
                         State::Trailers(read)
                     };
                 }
-                State::Done => return Ok(Step::End),
+                State::Done => return Ok(Piece::End),
             }
         }
     }
@@ -199,7 +207,31 @@ fn chunk_size(line: &[u8]) -> Result<u64, WireError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use bytes::Bytes;
     use proptest::prelude::*;
+
+    /// A step of the decoder with its data split off the buffer, as the
+    /// body's frames take it.
+    #[derive(Debug, PartialEq, Eq)]
+    enum Step {
+        Data(Bytes),
+        NeedMore,
+        End,
+    }
+
+    impl Chunked {
+        fn step(&mut self, buf: &mut BytesMut) -> Result<Step, WireError> {
+            Ok(match self.next_piece(buf)? {
+                Piece::Data { len, then } => {
+                    let data = buf.split_to(len).freeze();
+                    buf.advance(then);
+                    Step::Data(data)
+                }
+                Piece::NeedMore => Step::NeedMore,
+                Piece::End => Step::End,
+            })
+        }
+    }
 
     /// Decodes `wire` arriving in pieces of `piece` bytes.
     fn decode(wire: &[u8], piece: usize) -> Result<Vec<u8>, WireError> {

@@ -31,11 +31,11 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker, ready};
 
-use bytes::{Bytes, BytesMut};
+use bytes::{Buf, Bytes, BytesMut};
 use hyper::body::{Body, Frame, Incoming, SizeHint};
 use hyper::rt::Write;
 
-use self::chunked::{Chunked, Step};
+use self::chunked::{Chunked, Piece};
 use self::wire::{Framing, Parsed, WireError};
 use crate::body::MAX_PRESIZE;
 use crate::client::{BoxError, Conn};
@@ -331,9 +331,15 @@ fn finish(conn: Box<H1>, pool: &Arc<Pool>, keep_alive: bool) {
 }
 
 impl H1Body {
-    /// The next piece of the body, `None` at its end (then the body gives
-    /// its connection back and this is not called again).
-    fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<Bytes, BoxError>>> {
+    /// The next piece of the body, left in the connection's buffer: its
+    /// first `len` bytes, then `then` bytes to skip (a chunk's line end),
+    /// both the caller's to consume; `None` at its end
+    /// (then the body gives its connection back and this is not called
+    /// again).
+    fn poll_piece(
+        &mut self,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<(usize, usize), BoxError>>> {
         let conn = &mut self.conn;
         loop {
             let want = match &mut self.reading {
@@ -345,14 +351,14 @@ impl H1Body {
                             .len()
                             .min(usize::try_from(*left).unwrap_or(usize::MAX));
                         *left -= n as u64;
-                        return Poll::Ready(Some(Ok(conn.buf.split_to(n).freeze())));
+                        return Poll::Ready(Some(Ok((n, 0))));
                     }
                     usize::try_from(*left).unwrap_or(usize::MAX)
                 }
-                Reading::Chunked(decoder) => match decoder.step(&mut conn.buf) {
-                    Ok(Step::Data(data)) => return Poll::Ready(Some(Ok(data))),
-                    Ok(Step::End) => return Poll::Ready(None),
-                    Ok(Step::NeedMore) => READ_CHUNK,
+                Reading::Chunked(decoder) => match decoder.next_piece(&mut conn.buf) {
+                    Ok(Piece::Data { len, then }) => return Poll::Ready(Some(Ok((len, then)))),
+                    Ok(Piece::End) => return Poll::Ready(None),
+                    Ok(Piece::NeedMore) => READ_CHUNK,
                     Err(e) => {
                         std::hint::cold_path();
                         return Poll::Ready(Some(Err(e.into())));
@@ -360,7 +366,7 @@ impl H1Body {
                 },
                 Reading::UntilClose => {
                     if !conn.buf.is_empty() {
-                        return Poll::Ready(Some(Ok(conn.buf.split().freeze())));
+                        return Poll::Ready(Some(Ok((conn.buf.len(), 0))));
                     }
                     READ_CHUNK
                 }
@@ -383,6 +389,60 @@ impl H1Body {
     }
 }
 
+impl ResponseBody {
+    /// The next piece of the body, read in place by `visit` (over HTTP/1.1
+    /// a view of the connection's buffer: no `Bytes` made of it, no count
+    /// taken of the buffer); `Ready(Some(Ok(())))` once a piece was
+    /// visited, `Ready(None)` at the end (its connection then goes back to
+    /// the pool, as after [`Body::poll_frame`]'s end).
+    pub(crate) fn poll_visit(
+        &mut self,
+        cx: &mut Context<'_>,
+        visit: impl FnOnce(&[u8]),
+    ) -> Poll<Option<Result<(), BoxError>>> {
+        let polled = match &mut self.kind {
+            Kind::H1(body) => ready!(body.poll_piece(cx)).map(|piece| {
+                piece.map(|(len, then)| {
+                    visit(&body.conn.buf[..len]);
+                    body.conn.buf.advance(len + then);
+                })
+            }),
+            Kind::H2(_) | Kind::Done => {
+                return match ready!(Pin::new(self).poll_frame(cx)) {
+                    Some(Ok(frame)) => {
+                        if let Some(data) = frame.data_ref() {
+                            visit(data);
+                        }
+                        Poll::Ready(Some(Ok(())))
+                    }
+                    other => Poll::Ready(other.map(|r| r.map(drop))),
+                };
+            }
+        };
+        Poll::Ready(self.after_h1(polled))
+    }
+
+    /// What an HTTP/1.1 body's poll gave, with its end handled: a broken
+    /// body's connection is not reused, an ended body's goes back to the
+    /// pool.
+    fn after_h1<T>(&mut self, polled: Option<Result<T, BoxError>>) -> Option<Result<T, BoxError>> {
+        match polled {
+            Some(Ok(piece)) => Some(Ok(piece)),
+            Some(Err(e)) => {
+                std::hint::cold_path();
+                self.kind = Kind::Done;
+                Some(Err(e))
+            }
+            None => {
+                if let Kind::H1(body) = std::mem::replace(&mut self.kind, Kind::Done) {
+                    finish(body.conn, &body.pool, body.keep_alive);
+                }
+                None
+            }
+        }
+    }
+}
+
 impl Body for ResponseBody {
     type Data = Bytes;
     type Error = BoxError;
@@ -397,23 +457,15 @@ impl Body for ResponseBody {
             Kind::H2(incoming) => {
                 return Pin::new(incoming).poll_frame(cx).map_err(Into::into);
             }
-            Kind::H1(body) => ready!(body.poll_next(cx)),
+            Kind::H1(body) => ready!(body.poll_piece(cx)).map(|piece| {
+                piece.map(|(len, then)| {
+                    let data = body.conn.buf.split_to(len).freeze();
+                    body.conn.buf.advance(then);
+                    data
+                })
+            }),
         };
-        match polled {
-            Some(Ok(data)) => Poll::Ready(Some(Ok(Frame::data(data)))),
-            // A broken body: its connection is not reused.
-            Some(Err(e)) => {
-                std::hint::cold_path();
-                this.kind = Kind::Done;
-                Poll::Ready(Some(Err(e)))
-            }
-            None => {
-                if let Kind::H1(body) = std::mem::replace(&mut this.kind, Kind::Done) {
-                    finish(body.conn, &body.pool, body.keep_alive);
-                }
-                Poll::Ready(None)
-            }
-        }
+        Poll::Ready(this.after_h1(polled).map(|data| data.map(Frame::data)))
     }
 
     #[inline]

@@ -21,9 +21,10 @@
 //! A broken reply (one that names the request and breaks the JSON-RPC
 //! envelope) fails the request at once, as it does from a pump.
 
+use std::future::poll_fn;
+use std::task::{Context, Poll, Waker};
+
 use bytes::Bytes;
-use futures::FutureExt;
-use http_body_util::BodyExt;
 use mcp_types::jsonrpc::ReadError;
 use mcp_types::{Message, RequestId};
 
@@ -115,6 +116,8 @@ pub(super) fn is_reply(message: &Message, expected: &RequestId) -> bool {
 
 /// Reads the event stream that answers the request `request_id` up to its
 /// reply (see the module docs for when it stops short and hands over).
+/// Each piece of the body is parsed where it arrived, in the connection's
+/// buffer ([`ResponseBody::poll_visit`]).
 ///
 /// # Errors
 /// [`HttpError::InvalidEnvelope`] for a broken reply.
@@ -123,70 +126,99 @@ pub(crate) async fn read_to_reply(
     request_id: &RequestId,
     config: &HttpConfig,
 ) -> Result<Inline, HttpError> {
-    let check = config.check_envelopes;
-    let mut parser = super::event_parser(config);
-    let mut reply: Option<Message> = None;
-    let pump = |parser, queued, fault| {
-        Ok(Inline::Pump(Box::new(Prelude {
-            parser,
-            queued,
-            fault,
-        })))
+    let mut read = InlineRead {
+        parser: super::event_parser(config),
+        reply: None,
+        request_id,
+        check: config.check_envelopes,
+        stop: None,
     };
     loop {
-        let frame = match reply {
-            None => body.frame().await,
+        let polled = match read.reply {
+            None => poll_fn(|cx| body.poll_visit(cx, |piece| read.events(piece))).await,
             // After the reply only what is already there is read: a body
             // that goes on goes to a pump, the reply first.
-            Some(_) => match body.frame().now_or_never() {
-                Some(frame) => frame,
-                None => return pump(parser, queue(reply, []), None),
-            },
-        };
-        let data = match frame {
-            Some(Ok(frame)) => match frame.into_data() {
-                Ok(data) => data,
-                Err(_) => continue,
-            },
-            // The end, or a break (then the connection is not reused).
-            None | Some(Err(_)) => {
-                if let Some(Err(err)) = &frame {
-                    tracing::debug!(%err, "event stream broke");
+            Some(_) => {
+                let mut cx = Context::from_waker(Waker::noop());
+                match body.poll_visit(&mut cx, |piece| read.events(piece)) {
+                    Poll::Ready(polled) => polled,
+                    Poll::Pending => return read.end(Stop::Pump(Vec::new(), None)),
                 }
-                return match reply {
-                    Some(reply) => Ok(Inline::Reply(reply)),
-                    None => pump(parser, Vec::new(), None),
-                };
             }
         };
-        // Each event is handled as it is read: most streams' events are
-        // read without ever being collected.
-        let mut chunk: &[u8] = &data;
+        if let Some(stop) = read.stop.take() {
+            return read.end(stop);
+        }
+        match polled {
+            Some(Ok(())) => {}
+            // The end, or a break (then the connection is not reused).
+            None | Some(Err(_)) => {
+                if let Some(Err(err)) = &polled {
+                    tracing::debug!(%err, "event stream broke");
+                }
+                return match read.reply {
+                    Some(reply) => Ok(Inline::Reply(reply)),
+                    None => read.end(Stop::Pump(Vec::new(), None)),
+                };
+            }
+        }
+    }
+}
+
+/// [`read_to_reply`]'s state: the parser, the reply once read, and why it
+/// stops short, once it does.
+struct InlineRead<'a> {
+    parser: SseParser,
+    reply: Option<Message>,
+    request_id: &'a RequestId,
+    check: bool,
+    stop: Option<Stop>,
+}
+
+/// Why [`read_to_reply`] stops before the body's end.
+enum Stop {
+    /// The reply is broken: the request fails.
+    Broken(HttpError),
+    /// A pump takes over, with these to deliver after the reply (if one
+    /// was read) and the parser's fault after them.
+    Pump(Vec<Queued>, Option<SseError>),
+}
+
+impl InlineRead<'_> {
+    /// Handles each event in `piece` as it is read (most streams' events
+    /// are read without ever being collected), until the read stops short
+    /// ([`InlineRead::stop`]): then what is left of `piece` is parsed into
+    /// the pump's queue.
+    fn events(&mut self, mut piece: &[u8]) {
         loop {
-            let event = match parser.next_event(&mut chunk) {
+            let event = match self.parser.next_event(&mut piece) {
                 Ok(Some(event)) => event,
-                Ok(None) => break,
+                Ok(None) => return,
                 Err(fault) => {
                     std::hint::cold_path();
-                    return pump(parser, queue(reply, []), Some(fault));
+                    self.stop = Some(Stop::Pump(Vec::new(), Some(fault)));
+                    return;
                 }
             };
-            if reply.is_some() {
+            if self.reply.is_some() {
                 if !carries_message(&event) {
                     continue;
                 }
                 std::hint::cold_path();
-                let (rest, fault) = rest_of(&mut parser, chunk);
-                return pump(parser, queue(reply, [event].into_iter().chain(rest)), fault);
+                let (rest, fault) = rest_of(&mut self.parser, piece);
+                let queued = [event].into_iter().chain(rest).map(Queued::Event).collect();
+                self.stop = Some(Stop::Pump(queued, fault));
+                return;
             }
-            let first = match read_event(event, Some(request_id), check) {
+            let first = match read_event(event, Some(self.request_id), self.check) {
                 Read::Skip => continue,
                 Read::BrokenReply(err) => {
                     std::hint::cold_path();
-                    return Err(err);
+                    self.stop = Some(Stop::Broken(err));
+                    return;
                 }
-                Read::Message(m) if is_reply(&m, request_id) => {
-                    reply = Some(m);
+                Read::Message(m) if is_reply(&m, self.request_id) => {
+                    self.reply = Some(m);
                     continue;
                 }
                 other => {
@@ -195,12 +227,34 @@ pub(crate) async fn read_to_reply(
                     Queued::Read(other)
                 }
             };
-            let (rest, fault) = rest_of(&mut parser, chunk);
+            let (rest, fault) = rest_of(&mut self.parser, piece);
             let queued = std::iter::once(first)
                 .chain(rest.into_iter().map(Queued::Event))
                 .collect();
-            return pump(parser, queued, fault);
+            self.stop = Some(Stop::Pump(queued, fault));
+            return;
         }
+    }
+
+    /// The read's end short of the body's: the broken reply's error, or the
+    /// pump's prelude (the reply first, if one was read).
+    #[cold]
+    fn end(self, stop: Stop) -> Result<Inline, HttpError> {
+        let (events, fault) = match stop {
+            Stop::Broken(err) => return Err(err),
+            Stop::Pump(events, fault) => (events, fault),
+        };
+        let queued = self
+            .reply
+            .map(|m| Queued::Read(Read::Message(m)))
+            .into_iter()
+            .chain(events)
+            .collect();
+        Ok(Inline::Pump(Box::new(Prelude {
+            parser: self.parser,
+            queued,
+            fault,
+        })))
     }
 }
 
@@ -213,16 +267,4 @@ fn rest_of(parser: &mut SseParser, chunk: &[u8]) -> (Vec<SseEvent>, Option<SseEr
     let mut rest = Vec::new();
     let fault = parser.feed(chunk, &mut rest).err();
     (rest, fault)
-}
-
-/// The reply read so far (if any), then `events` (out of line, as
-/// [`rest_of`]).
-#[cold]
-#[inline(never)]
-fn queue(reply: Option<Message>, events: impl IntoIterator<Item = SseEvent>) -> Vec<Queued> {
-    reply
-        .map(|m| Queued::Read(Read::Message(m)))
-        .into_iter()
-        .chain(events.into_iter().map(Queued::Event))
-        .collect()
 }
