@@ -28,7 +28,8 @@
 //! `--icount` runs only the instruction count of the table's clients
 //! (`bench_icount.rs`), with their atomic writes and the code a call
 //! executes in pages and lines (`bench_profile.rs`), which a loaded
-//! machine does not disturb.
+//! machine does not disturb; against the demo server, or with
+//! `--rmcp-server` the table's.
 
 use crate::util;
 

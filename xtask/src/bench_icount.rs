@@ -1,6 +1,7 @@
 //! `cargo xtask bench --icount`: user-space instructions per `tools/call`,
 //! counted by callgrind, for the floor (and over stdio its loop on tokio),
-//! rmcp and this SDK, in the table's scenarios.
+//! rmcp and this SDK, in the table's scenarios, against the workspace's
+//! demo server (`--rmcp-server`: the table's, rmcp's).
 //!
 //! CPU time on a shared or virtual machine moves by ±20% between runs (see
 //! the README), which hides a change of a few percent. An instruction
@@ -63,11 +64,17 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     if !valgrind.is_ok_and(|s| s.success()) {
         return Err("`--icount` needs valgrind (Debian's `valgrind` package)".into());
     }
-    // The counts stay against the demo server (the figures in the README
-    // were counted so); the table's default server is rmcp's.
+    // The counts stay against the demo server by default (the figures in
+    // the README were counted so); `--rmcp-server` counts against the
+    // table's, whose 2025-11-25 replies over HTTP are event streams.
+    let server = match args.iter().any(|a| a == "--rmcp-server") {
+        true => crate::bench_table::ServerKind::Rmcp,
+        false => crate::bench_table::ServerKind::Demo,
+    };
+    println!("{}", server.describe());
     let p = crate::bench_table::build(
         args.iter().any(|a| a == "--no-build"),
-        crate::bench_table::ServerKind::Demo,
+        server,
         crate::bench_table::Profile::Release,
     )?;
     let http = HttpServer::start(&p.server, crate::bench_table::Layout::Shared)?;

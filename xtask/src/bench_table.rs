@@ -85,7 +85,7 @@ impl ServerKind {
     pub(crate) fn describe(self) -> &'static str {
         match self {
             ServerKind::Rmcp => "server: rmcp 3.11.0 (bench/rmcp-server)",
-            ServerKind::Demo => "server: the workspace's demo server (--demo-server)",
+            ServerKind::Demo => "server: the workspace's demo server",
         }
     }
 }
