@@ -1,6 +1,8 @@
 //! One POST's exchange: the request built from its routing, sent with the
-//! session and auth headers (`Inner::execute`, with the auth provider's
-//! re-sends and redirects), and its response read into a [`Posted`].
+//! session and auth headers (`Inner::execute`; with an auth provider
+//! `Inner::execute_authorized`, which answers its challenges with
+//! re-sends), and its response read into a [`Posted`] (a JSON reply that
+//! came with its head at once, `Inner::post`).
 
 use std::sync::Arc;
 
