@@ -58,7 +58,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     cmd.args(args.iter().filter(|a| {
         !matches!(
             a.as_str(),
-            "--no-table" | "--split" | "--demo-server" | "--lto" | "--hot-first"
+            "--no-table" | "--split" | "--demo-server" | "--rmcp-server" | "--lto" | "--hot-first"
         )
     }));
     util::run("bench", &mut cmd)?;

@@ -39,12 +39,19 @@ impl Executions {
         let (mut pages, mut lines, mut packed) = (0, 0, 0);
         for (object, counts) in &self.0 {
             let before = shorter.0.get(object);
-            let extra = |at: u64, n: u64| {
-                n.saturating_sub(before.and_then(|b| b.get(&at)).copied().unwrap_or(0))
-            };
+            // Each executed instruction and its executions over the
+            // shorter run's, in address order (the next one sizes it).
+            let mut extra: Vec<(u64, u64)> = counts
+                .iter()
+                .map(|(&at, &n)| {
+                    let earlier = before.and_then(|b| b.get(&at)).copied().unwrap_or(0);
+                    (at, n.saturating_sub(earlier))
+                })
+                .collect();
+            extra.sort_unstable();
             let mut by_line: HashMap<u64, u64> = HashMap::new();
-            for (&at, &n) in counts {
-                *by_line.entry(at >> 6).or_default() += extra(at, n);
+            for &(at, n) in &extra {
+                *by_line.entry(at >> 6).or_default() += n;
             }
             let hot: Vec<u64> = by_line
                 .into_iter()
@@ -56,14 +63,12 @@ impl Executions {
                 .map(|line| line >> 6)
                 .collect::<std::collections::HashSet<_>>()
                 .len();
-            let mut executed: Vec<u64> = counts.keys().copied().collect();
-            executed.sort_unstable();
-            let bytes: u64 = executed
+            let bytes: u64 = extra
                 .iter()
                 .enumerate()
-                .filter(|&(_, &at)| extra(at, counts[&at]) >= calls)
-                .map(|(i, &at)| match executed.get(i + 1) {
-                    Some(&next) if next - at < 16 => next - at,
+                .filter(|&(_, &(_, n))| n >= calls)
+                .map(|(i, &(at, _))| match extra.get(i + 1) {
+                    Some(&(next, _)) if next - at < 16 => next - at,
                     _ => 4,
                 })
                 .sum();

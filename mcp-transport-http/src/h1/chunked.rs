@@ -1,7 +1,8 @@
 //! The chunked transfer coding (RFC 9112 section 7.1), decoded in place:
 //! each piece of chunk data is left in the connection's read buffer, to
-//! be read there or split off as a view of it, never copied. Size lines and trailers are bounded; extensions and
-//! trailer fields are read past and dropped.
+//! be read there or split off as a view of it, never copied. Size lines
+//! and trailers are bounded; extensions and trailer fields are read past
+//! and dropped.
 
 use bytes::{Buf, BytesMut};
 

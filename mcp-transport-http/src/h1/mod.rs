@@ -280,9 +280,7 @@ impl ResponseBody {
             .ok()
             .filter(|&n| n <= limit && n <= body.conn.buf.len())?;
         let data = body.conn.buf.split_to(left).freeze();
-        if let Kind::H1(body) = std::mem::replace(&mut self.kind, Kind::Done) {
-            finish(body.conn, &body.pool, body.keep_alive);
-        }
+        self.end();
         Some(data)
     }
 
@@ -392,31 +390,27 @@ impl H1Body {
 impl ResponseBody {
     /// The next piece of the body, read in place by `visit` (over HTTP/1.1
     /// a view of the connection's buffer: no `Bytes` made of it, no count
-    /// taken of the buffer); `Ready(Some(Ok(())))` once a piece was
-    /// visited, `Ready(None)` at the end (its connection then goes back to
-    /// the pool, as after [`Body::poll_frame`]'s end).
-    pub(crate) fn poll_visit(
+    /// taken of the buffer; a frame without data is an empty piece): what
+    /// `visit` made of it, `Ready(None)` at the end (its connection then
+    /// goes back to the pool, as after [`Body::poll_frame`]'s end).
+    pub(crate) fn poll_visit<T>(
         &mut self,
         cx: &mut Context<'_>,
-        visit: impl FnOnce(&[u8]),
-    ) -> Poll<Option<Result<(), BoxError>>> {
+        visit: impl FnOnce(&[u8]) -> T,
+    ) -> Poll<Option<Result<T, BoxError>>> {
         let polled = match &mut self.kind {
             Kind::H1(body) => ready!(body.poll_piece(cx)).map(|piece| {
                 piece.map(|(len, then)| {
-                    visit(&body.conn.buf[..len]);
+                    let visited = visit(&body.conn.buf[..len]);
                     body.conn.buf.advance(len + then);
+                    visited
                 })
             }),
             Kind::H2(_) | Kind::Done => {
-                return match ready!(Pin::new(self).poll_frame(cx)) {
-                    Some(Ok(frame)) => {
-                        if let Some(data) = frame.data_ref() {
-                            visit(data);
-                        }
-                        Poll::Ready(Some(Ok(())))
-                    }
-                    other => Poll::Ready(other.map(|r| r.map(drop))),
-                };
+                let frame = ready!(Pin::new(self).poll_frame(cx));
+                return Poll::Ready(frame.map(|frame| {
+                    frame.map(|frame| visit(frame.data_ref().map_or(&[][..], |d| &d[..])))
+                }));
             }
         };
         Poll::Ready(self.after_h1(polled))
@@ -434,11 +428,18 @@ impl ResponseBody {
                 Some(Err(e))
             }
             None => {
-                if let Kind::H1(body) = std::mem::replace(&mut self.kind, Kind::Done) {
-                    finish(body.conn, &body.pool, body.keep_alive);
-                }
+                self.end();
                 None
             }
+        }
+    }
+
+    /// The body has ended: an HTTP/1.1 connection goes back to the pool
+    /// when it may carry another exchange.
+    #[inline]
+    fn end(&mut self) {
+        if let Kind::H1(body) = std::mem::replace(&mut self.kind, Kind::Done) {
+            finish(body.conn, &body.pool, body.keep_alive);
         }
     }
 }

@@ -131,7 +131,6 @@ pub(crate) async fn read_to_reply(
         reply: None,
         request_id,
         check: config.check_envelopes,
-        stop: None,
     };
     loop {
         let polled = match read.reply {
@@ -146,11 +145,9 @@ pub(crate) async fn read_to_reply(
                 }
             }
         };
-        if let Some(stop) = read.stop.take() {
-            return read.end(stop);
-        }
         match polled {
-            Some(Ok(())) => {}
+            Some(Ok(None)) => {}
+            Some(Ok(Some(stop))) => return read.end(stop),
             // The end, or a break (then the connection is not reused).
             None | Some(Err(_)) => {
                 if let Some(Err(err)) = &polled {
@@ -165,14 +162,12 @@ pub(crate) async fn read_to_reply(
     }
 }
 
-/// [`read_to_reply`]'s state: the parser, the reply once read, and why it
-/// stops short, once it does.
+/// [`read_to_reply`]'s state: the parser and the reply once read.
 struct InlineRead<'a> {
     parser: SseParser,
     reply: Option<Message>,
     request_id: &'a RequestId,
     check: bool,
-    stop: Option<Stop>,
 }
 
 /// Why [`read_to_reply`] stops before the body's end.
@@ -186,53 +181,48 @@ enum Stop {
 
 impl InlineRead<'_> {
     /// Handles each event in `piece` as it is read (most streams' events
-    /// are read without ever being collected), until the read stops short
-    /// ([`InlineRead::stop`]): then what is left of `piece` is parsed into
-    /// the pump's queue.
-    fn events(&mut self, mut piece: &[u8]) {
+    /// are read without ever being collected); why the read stops short,
+    /// once it does (then what is left of `piece` is parsed into the pump's
+    /// queue).
+    fn events(&mut self, mut piece: &[u8]) -> Option<Stop> {
         loop {
             let event = match self.parser.next_event(&mut piece) {
                 Ok(Some(event)) => event,
-                Ok(None) => return,
+                Ok(None) => return None,
                 Err(fault) => {
                     std::hint::cold_path();
-                    self.stop = Some(Stop::Pump(Vec::new(), Some(fault)));
-                    return;
+                    return Some(Stop::Pump(Vec::new(), Some(fault)));
                 }
             };
-            if self.reply.is_some() {
+            let first = if self.reply.is_some() {
                 if !carries_message(&event) {
                     continue;
                 }
                 std::hint::cold_path();
-                let (rest, fault) = rest_of(&mut self.parser, piece);
-                let queued = [event].into_iter().chain(rest).map(Queued::Event).collect();
-                self.stop = Some(Stop::Pump(queued, fault));
-                return;
-            }
-            let first = match read_event(event, Some(self.request_id), self.check) {
-                Read::Skip => continue,
-                Read::BrokenReply(err) => {
-                    std::hint::cold_path();
-                    self.stop = Some(Stop::Broken(err));
-                    return;
-                }
-                Read::Message(m) if is_reply(&m, self.request_id) => {
-                    self.reply = Some(m);
-                    continue;
-                }
-                other => {
-                    // A message before the reply: a pump takes over.
-                    std::hint::cold_path();
-                    Queued::Read(other)
+                Queued::Event(event)
+            } else {
+                match read_event(event, Some(self.request_id), self.check) {
+                    Read::Skip => continue,
+                    Read::BrokenReply(err) => {
+                        std::hint::cold_path();
+                        return Some(Stop::Broken(err));
+                    }
+                    Read::Message(m) if is_reply(&m, self.request_id) => {
+                        self.reply = Some(m);
+                        continue;
+                    }
+                    other => {
+                        // A message before the reply: a pump takes over.
+                        std::hint::cold_path();
+                        Queued::Read(other)
+                    }
                 }
             };
             let (rest, fault) = rest_of(&mut self.parser, piece);
             let queued = std::iter::once(first)
                 .chain(rest.into_iter().map(Queued::Event))
                 .collect();
-            self.stop = Some(Stop::Pump(queued, fault));
-            return;
+            return Some(Stop::Pump(queued, fault));
         }
     }
 

@@ -132,16 +132,29 @@ impl Inner {
         // views of the connection's read buffer, and the read at the
         // body's end can then reuse that buffer instead of allocating one.
         drop(headers);
-        // Most replies are a JSON body that came with its head: read now,
-        // with no future for the rest.
-        if kind == BodyKind::Json
-            && status != StatusCode::ACCEPTED
-            && status != StatusCode::NO_CONTENT
-            && let Some(bytes) = body.take_buffered(self.config.limits.max_body_bytes)
-        {
-            return self.json_posted(&bytes, routing);
+        if let Some(posted) = self.reply_now(&mut body, status, &kind, routing) {
+            return posted;
         }
         self.read_reply(body, status, kind, routing).await
+    }
+
+    /// What a POST's response body gives when it can be read without
+    /// waiting: most replies are a JSON body that came with its head, read
+    /// here with no future for the rest. `None` leaves the body to
+    /// [`Inner::read_reply`].
+    #[inline]
+    fn reply_now(
+        &self,
+        body: &mut ResponseBody,
+        status: StatusCode,
+        kind: &BodyKind,
+        routing: &HttpRouting,
+    ) -> Option<Result<Posted, HttpError>> {
+        if *kind != BodyKind::Json || answers_nothing(status) {
+            return None;
+        }
+        let bytes = body.take_buffered(self.config.limits.max_body_bytes)?;
+        Some(self.json_posted(&bytes, routing))
     }
 
     /// What a whole `application/json` body gives: nothing (whitespace, to
@@ -195,7 +208,7 @@ impl Inner {
         // An async block: the body and its kind stay where they were
         // captured (an `async fn` would copy them into its own variables).
         async move {
-            if status == StatusCode::ACCEPTED || status == StatusCode::NO_CONTENT {
+            if answers_nothing(status) {
                 // A notification's answer: off a call's path.
                 std::hint::cold_path();
                 let _ = read_prefix(&mut body, ERROR_BODY_LIMIT).await;
@@ -223,8 +236,8 @@ impl Inner {
                     Ok(Posted::Stream(body, stream_kind, prelude))
                 }
                 BodyKind::Json => {
-                    // Not all in the buffer yet ([`Inner::post`] takes a
-                    // body that is).
+                    // Not all in the buffer yet ([`Inner::reply_now`]
+                    // takes a body that is).
                     let bytes = read_limited(&mut body, self.config.limits.max_body_bytes).await?;
                     self.json_posted(&bytes, routing)
                 }
@@ -438,6 +451,12 @@ impl Inner {
             message,
         }
     }
+}
+
+/// Whether a POST's `status` says its body carries no reply (`202`, `204`:
+/// a notification's or response's answer).
+fn answers_nothing(status: StatusCode) -> bool {
+    status == StatusCode::ACCEPTED || status == StatusCode::NO_CONTENT
 }
 
 /// The request with every header; the credential generation it carries.
