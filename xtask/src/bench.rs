@@ -29,7 +29,8 @@
 //! (`bench_icount.rs`), with their atomic writes and the code a call
 //! executes in pages and lines (`bench_profile.rs`), which a loaded
 //! machine does not disturb; against the demo server, or with
-//! `--rmcp-server` the table's.
+//! `--rmcp-server` the table's; `--functions[=N]` adds, for each scenario,
+//! the N functions this SDK's call runs on the most lines of.
 
 use crate::util;
 

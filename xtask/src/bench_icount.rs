@@ -20,12 +20,15 @@
 //! the code it executes on every call, in 4 KiB pages and 64-byte lines
 //! (`bench_profile.rs`), as a third: what a call costs where each switch
 //! to the server and back empties the TLB (the README, stop 40).
+//! `--functions` (or `--functions=N`) names where this SDK's call is: for
+//! each scenario, the N functions (20 by default) on the most of those
+//! lines, with their instructions a call.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
 
 use crate::bench_atomics::AtomicSites;
-use crate::bench_profile::{Executions, Footprint};
+use crate::bench_profile::{Executions, Footprint, FunctionCost};
 use crate::bench_report::Variant;
 use crate::bench_table::{HttpServer, Programs, ROWS};
 
@@ -78,6 +81,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         crate::bench_table::Profile::Release,
     )?;
     let http = HttpServer::start(&p.server, crate::bench_table::Layout::Shared)?;
+    let functions = functions_wanted(args)?;
     let clients = clients();
     let sites: Vec<Option<AtomicSites>> = clients
         .iter()
@@ -99,6 +103,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         println!("{head}\n{rule}");
         let mut atomics_table = format!("{head}\n{rule}\n");
         let mut footprint_table = format!("{head}\n{rule}\n");
+        let mut by_function = String::new();
         for row in ROWS {
             let (label, via, bytes, workers, _) = row;
             let mut line = format!("| {label} |");
@@ -129,12 +134,17 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
                     server: &p.server,
                     sites: sites.as_ref(),
                 };
-                let cell = match per_call(&run) {
+                let named = functions.filter(|_| program == "sdk");
+                let cell = match per_call(&run, named) {
                     Ok(PerCall {
                         instructions: n,
                         atomics,
                         footprint,
+                        functions,
                     }) => {
+                        if let Some(top) = &functions {
+                            by_function.push_str(&function_table(label, top));
+                        }
                         atomics_line.push_str(&match atomics {
                             Some(a) => format!(" {a:.1} |"),
                             None => " — |".to_owned(),
@@ -174,8 +184,50 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
              each executed at least once per call; in brackets the lines its \
              instructions would fill packed), {revision}\n\n{footprint_table}"
         );
+        if !by_function.is_empty() {
+            println!(
+                "\n### Where this SDK's call runs: the functions on the most of those lines \
+                 (a line shared among the functions on it), {revision}\n{by_function}"
+            );
+        }
     }
     Ok(())
+}
+
+/// How many functions `--functions[=N]` asks for (`None`: not asked).
+fn functions_wanted(args: &[String]) -> Result<Option<usize>, String> {
+    let Some(flag) = args.iter().find(|a| a.starts_with("--functions")) else {
+        return Ok(None);
+    };
+    match flag.strip_prefix("--functions") {
+        Some("") => Ok(Some(20)),
+        Some(n) => n
+            .strip_prefix('=')
+            .and_then(|n| n.parse().ok())
+            .filter(|&n| n > 0)
+            .map(Some)
+            .ok_or_else(|| format!("`{flag}`: expected `--functions` or `--functions=N`, N > 0")),
+        None => Ok(None),
+    }
+}
+
+/// One scenario's functions, as a Markdown table under its label.
+fn function_table(label: &str, top: &[FunctionCost]) -> String {
+    let mut out =
+        format!("\n{label}\n\n| lines | instructions | function |\n| --- | --- | --- |\n");
+    for f in top {
+        // Generic names run long: their start says where they are.
+        let name: String = match f.name.char_indices().nth(140) {
+            Some((cut, _)) => format!("{}…", &f.name[..cut]),
+            None => f.name.clone(),
+        };
+        let name = name.replace('|', "\\|");
+        out.push_str(&format!(
+            "| {:.1} | {:.0} | `{name}` |\n",
+            f.lines, f.instructions
+        ));
+    }
+    out
 }
 
 fn programs_path<'a>(p: &'a Programs, program: &str) -> &'a Path {
@@ -218,10 +270,13 @@ struct PerCall {
     atomics: Option<f64>,
     /// Code executed on every call, when the profile was read.
     footprint: Option<Footprint>,
+    /// The functions on the most of those lines, when asked for.
+    functions: Option<Vec<FunctionCost>>,
 }
 
-/// What one more call costs: two runs, the difference.
-fn per_call(run: &Run<'_>) -> Result<PerCall, String> {
+/// What one more call costs: two runs, the difference; with `functions`,
+/// that many functions on the most lines a call.
+fn per_call(run: &Run<'_>, functions: Option<usize>) -> Result<PerCall, String> {
     let (short, long) = if run.bytes > 0 {
         (SHORT_BIG, LONG_BIG)
     } else {
@@ -235,14 +290,20 @@ fn per_call(run: &Run<'_>) -> Result<PerCall, String> {
         .atomics
         .zip(b.atomics)
         .map(|(a, b)| b.saturating_sub(a) as f64 / calls);
-    let footprint = a
-        .executions
-        .zip(b.executions)
-        .map(|(a, b)| b.per_call(&a, extra as u64));
+    let executions = a.executions.zip(b.executions);
+    let footprint = executions
+        .as_ref()
+        .map(|(a, b)| b.per_call(a, extra as u64));
+    let functions = functions.zip(executions.as_ref()).map(|(n, (a, b))| {
+        let mut all = b.by_function(a, extra as u64);
+        all.truncate(n);
+        all
+    });
     Ok(PerCall {
         instructions: b.instructions.saturating_sub(a.instructions) as f64 / calls,
         atomics,
         footprint,
+        functions,
     })
 }
 
@@ -329,4 +390,46 @@ pub(crate) fn callgrind(
         ));
     }
     Ok((profile, stderr))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(a: &[&str]) -> Vec<String> {
+        a.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    #[test]
+    fn functions_are_asked_for_with_an_optional_count() {
+        assert_eq!(functions_wanted(&args(&["--icount"])), Ok(None));
+        assert_eq!(functions_wanted(&args(&["--functions"])), Ok(Some(20)));
+        assert_eq!(functions_wanted(&args(&["--functions=5"])), Ok(Some(5)));
+        for bad in ["--functions=0", "--functions=x", "--functions5"] {
+            let e = functions_wanted(&args(&[bad])).unwrap_err();
+            assert!(e.contains(bad), "{e}");
+        }
+    }
+
+    #[test]
+    fn a_function_table_escapes_and_shortens_names() {
+        let long = "f".repeat(200);
+        let t = function_table(
+            "stdio, sequential",
+            &[
+                FunctionCost {
+                    name: "<a as b>::c|d".into(),
+                    lines: 12.5,
+                    instructions: 300.4,
+                },
+                FunctionCost {
+                    name: long,
+                    lines: 1.0,
+                    instructions: 2.0,
+                },
+            ],
+        );
+        assert!(t.contains("| 12.5 | 300 | `<a as b>::c\\|d` |"), "{t}");
+        assert!(t.contains(&format!("`{}…`", "f".repeat(140))), "{t}");
+    }
 }

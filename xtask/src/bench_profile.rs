@@ -23,52 +23,94 @@
 //! `#[cold]` helpers win back (stop 46). An instruction's size is the
 //! distance to the next instruction the profile executed, when that is
 //! under 16 bytes (the longest x86-64 instruction is 15), 4 otherwise.
+//!
+//! **By function** (`--icount --functions`): the same lines, each shared
+//! among the functions whose instructions ran on it, and each function's
+//! instructions a call: where a call's code is, named.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
-/// Executions per instruction (by address), by object file; the lines
-/// and pages are read off the instructions.
+/// Executions per instruction (by address), by object file, with the
+/// function each instruction is in; the lines and pages are read off the
+/// instructions.
 #[derive(Default)]
-pub(crate) struct Executions(HashMap<String, HashMap<u64, u64>>);
+pub(crate) struct Executions {
+    objects: HashMap<String, HashMap<u64, Executed>>,
+    /// Function names, by [`Executed::function`].
+    functions: Vec<String>,
+    function_ids: HashMap<String, u32>,
+}
+
+/// One instruction's executions and the function it is in.
+#[derive(Clone, Copy, Default)]
+struct Executed {
+    count: u64,
+    function: u32,
+}
+
+/// A function's share of what a call executes ([`Executions::by_function`]).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct FunctionCost {
+    pub(crate) name: String,
+    /// The lines executed on every call that its instructions are on
+    /// (a line shared with other functions counts for each in part).
+    pub(crate) lines: f64,
+    /// Its instructions a call.
+    pub(crate) instructions: f64,
+}
 
 impl Executions {
+    /// Each instruction of `object` with its executions over `shorter`'s,
+    /// in address order (the next one sizes it).
+    fn extra(&self, shorter: &Executions, object: &str) -> Vec<(u64, u64, u32)> {
+        let before = shorter.objects.get(object);
+        let mut extra: Vec<(u64, u64, u32)> = self
+            .objects
+            .get(object)
+            .into_iter()
+            .flatten()
+            .map(|(&at, e)| {
+                let earlier = before.and_then(|b| b.get(&at)).map_or(0, |b| b.count);
+                (at, e.count.saturating_sub(earlier), e.function)
+            })
+            .collect();
+        extra.sort_unstable();
+        extra
+    }
+
+    /// The 64-byte lines (by number) whose instructions `extra` executed
+    /// at least `calls` times in all.
+    fn hot_lines(extra: &[(u64, u64, u32)], calls: u64) -> HashSet<u64> {
+        let mut by_line: HashMap<u64, u64> = HashMap::new();
+        for &(at, n, _) in extra {
+            *by_line.entry(at >> 6).or_default() += n;
+        }
+        by_line
+            .into_iter()
+            .filter_map(|(line, n)| (n >= calls).then_some(line))
+            .collect()
+    }
+
     /// Pages and lines executed at least `calls` more times in `self` (the
     /// longer run) than in `shorter`, and the lines their instructions
     /// executed that often would fill packed.
     pub(crate) fn per_call(&self, shorter: &Executions, calls: u64) -> Footprint {
         let (mut pages, mut lines, mut packed) = (0, 0, 0);
-        for (object, counts) in &self.0 {
-            let before = shorter.0.get(object);
-            // Each executed instruction and its executions over the
-            // shorter run's, in address order (the next one sizes it).
-            let mut extra: Vec<(u64, u64)> = counts
-                .iter()
-                .map(|(&at, &n)| {
-                    let earlier = before.and_then(|b| b.get(&at)).copied().unwrap_or(0);
-                    (at, n.saturating_sub(earlier))
-                })
-                .collect();
-            extra.sort_unstable();
-            let mut by_line: HashMap<u64, u64> = HashMap::new();
-            for &(at, n) in &extra {
-                *by_line.entry(at >> 6).or_default() += n;
-            }
-            let hot: Vec<u64> = by_line
-                .into_iter()
-                .filter_map(|(line, n)| (n >= calls).then_some(line))
-                .collect();
+        for object in self.objects.keys() {
+            let extra = self.extra(shorter, object);
+            let hot = Self::hot_lines(&extra, calls);
             lines += hot.len();
             pages += hot
                 .iter()
                 .map(|line| line >> 6)
-                .collect::<std::collections::HashSet<_>>()
+                .collect::<HashSet<_>>()
                 .len();
             let bytes: u64 = extra
                 .iter()
                 .enumerate()
-                .filter(|&(_, &(_, n))| n >= calls)
-                .map(|(i, &(at, _))| match extra.get(i + 1) {
-                    Some(&(next, _)) if next - at < 16 => next - at,
+                .filter(|&(_, &(_, n, _))| n >= calls)
+                .map(|(i, &(at, _, _))| match extra.get(i + 1) {
+                    Some(&(next, _, _)) if next - at < 16 => next - at,
                     _ => 4,
                 })
                 .sum();
@@ -79,6 +121,54 @@ impl Executions {
             lines,
             packed,
         }
+    }
+
+    /// What `calls` more calls in `self` (the longer run) than in
+    /// `shorter` executed, by function, the most lines first: each line
+    /// executed on every call ([`Executions::per_call`]'s) shared equally
+    /// among the functions whose instructions on it ran, and each
+    /// function's instructions a call.
+    pub(crate) fn by_function(&self, shorter: &Executions, calls: u64) -> Vec<FunctionCost> {
+        let mut lines: HashMap<u32, f64> = HashMap::new();
+        let mut instructions: HashMap<u32, u64> = HashMap::new();
+        for object in self.objects.keys() {
+            let extra = self.extra(shorter, object);
+            let hot = Self::hot_lines(&extra, calls);
+            let mut on_line: HashMap<u64, Vec<u32>> = HashMap::new();
+            for &(at, n, function) in &extra {
+                if n == 0 {
+                    continue;
+                }
+                *instructions.entry(function).or_default() += n;
+                if hot.contains(&(at >> 6)) {
+                    let functions = on_line.entry(at >> 6).or_default();
+                    if !functions.contains(&function) {
+                        functions.push(function);
+                    }
+                }
+            }
+            for functions in on_line.values() {
+                let share = 1.0 / functions.len() as f64;
+                for &f in functions {
+                    *lines.entry(f).or_default() += share;
+                }
+            }
+        }
+        let mut out: Vec<FunctionCost> = instructions
+            .into_iter()
+            .map(|(f, n)| FunctionCost {
+                name: self.functions.get(f as usize).cloned().unwrap_or_default(),
+                lines: lines.get(&f).copied().unwrap_or(0.0),
+                instructions: n as f64 / calls.max(1) as f64,
+            })
+            .collect();
+        out.sort_by(|a, b| {
+            b.lines
+                .total_cmp(&a.lines)
+                .then(b.instructions.total_cmp(&a.instructions))
+                .then_with(|| a.name.cmp(&b.name))
+        });
+        out
     }
 }
 
@@ -96,11 +186,22 @@ pub(crate) struct Footprint {
 pub(crate) fn executions(profile: &str) -> Executions {
     let mut out = Executions::default();
     walk(profile, |object, address, cost| {
-        if !out.0.contains_key(object.name) {
-            out.0.insert(object.name.to_owned(), HashMap::new());
+        let function = match out.function_ids.get(object.function) {
+            Some(&id) => id,
+            None => {
+                let id = out.functions.len() as u32;
+                out.functions.push(object.function.to_owned());
+                out.function_ids.insert(object.function.to_owned(), id);
+                id
+            }
+        };
+        if !out.objects.contains_key(object.name) {
+            out.objects.insert(object.name.to_owned(), HashMap::new());
         }
-        if let Some(counts) = out.0.get_mut(object.name) {
-            *counts.entry(address).or_default() += cost;
+        if let Some(counts) = out.objects.get_mut(object.name) {
+            let e = counts.entry(address).or_default();
+            e.count += cost;
+            e.function = function;
         }
     });
     out
@@ -257,6 +358,29 @@ pub(crate) mod tests {
             packed: 2,
         };
         assert_eq!(long.per_call(&short, 3), two);
+    }
+
+    #[test]
+    fn a_calls_lines_are_named_by_the_functions_on_them() {
+        let short = executions(PROFILE);
+        let long = executions(&PROFILE.replace("+4 * 7", "+4 * 17").replace("0 11", "0 14"));
+        // `a`'s line ran on each of ten calls; `b`'s line only three times
+        // (on no line a call runs), `c` not at all (not listed).
+        let cost = |name: &str, lines, instructions| FunctionCost {
+            name: name.to_owned(),
+            lines,
+            instructions,
+        };
+        assert_eq!(
+            long.by_function(&short, 10),
+            [cost("a", 1.0, 1.0), cost("b", 0.0, 0.3)]
+        );
+        // Two functions on one line share it.
+        let shared = |n: u64| {
+            format!("ob=(1) /tmp/client\nfn=(1) x\n0x1000 0 {n}\nfn=(2) y\n0x1010 0 {n}\n")
+        };
+        let by = executions(&shared(12)).by_function(&executions(&shared(2)), 10);
+        assert_eq!(by, [cost("x", 0.5, 1.0), cost("y", 0.5, 1.0)]);
     }
 
     #[test]
