@@ -74,7 +74,7 @@ pub struct SseParser {
     data: Vec<u8>,
     has_data: bool,
     event_type: Option<String>,
-    last_id: Option<String>,
+    last_id: LastId,
     retry: Option<Duration>,
     failed: Option<SseError>,
     /// Whether each event carries the last event id (a copy per event).
@@ -93,7 +93,7 @@ impl SseParser {
             data: Vec::new(),
             has_data: false,
             event_type: None,
-            last_id: None,
+            last_id: LastId::None,
             retry: None,
             failed: None,
             event_ids: true,
@@ -110,7 +110,7 @@ impl SseParser {
 
     /// The last event id seen (`id:` field), if any.
     pub fn last_event_id(&self) -> Option<&str> {
-        self.last_id.as_deref()
+        self.last_id.get()
     }
 
     /// The last reconnection delay the server asked for (`retry:`), if any.
@@ -261,8 +261,8 @@ impl SseParser {
             }
             b"event" => self.event_type = Some(String::from_utf8_lossy(value).into_owned()),
             b"id" if !value.contains(&0) => match std::str::from_utf8(value) {
-                Ok(id) => replace_id(&mut self.last_id, id),
-                Err(_) => replace_id(&mut self.last_id, &String::from_utf8_lossy(value)),
+                Ok(id) => self.last_id.set(id),
+                Err(_) => self.last_id.set(&String::from_utf8_lossy(value)),
             },
             b"retry" if !value.is_empty() && value.iter().all(u8::is_ascii_digit) => {
                 let millis = value.iter().fold(0u64, |acc, d| {
@@ -288,10 +288,51 @@ impl SseParser {
             event: event_type.filter(|t| !t.is_empty()),
             data,
             id: match self.event_ids {
-                true => self.last_id.clone(),
+                true => self.last_id.get().map(str::to_owned),
                 false => None,
             },
         })
+    }
+}
+
+/// How long an event id [`LastId`] keeps in place.
+const SHORT_ID: usize = 30;
+
+/// A parser's last event id: a short one (most are: a counter, a
+/// stream's number and a counter) in place, a longer one in a `String`.
+/// A stream's parser is made for each POST that answers with one, and
+/// most never hand their id to anyone (the reply came): no allocation
+/// for it.
+#[derive(Debug)]
+enum LastId {
+    None,
+    Short { len: u8, bytes: [u8; SHORT_ID] },
+    Long(String),
+}
+
+impl LastId {
+    fn get(&self) -> Option<&str> {
+        match self {
+            LastId::None => None,
+            // Written from a `str` (`set`): always UTF-8.
+            LastId::Short { len, bytes } => std::str::from_utf8(&bytes[..usize::from(*len)]).ok(),
+            LastId::Long(id) => Some(id),
+        }
+    }
+
+    fn set(&mut self, id: &str) {
+        match (u8::try_from(id.len()), self) {
+            (Ok(len), this) if id.len() <= SHORT_ID => {
+                let mut bytes = [0; SHORT_ID];
+                bytes[..id.len()].copy_from_slice(id.as_bytes());
+                *this = LastId::Short { len, bytes };
+            }
+            (_, LastId::Long(last)) => {
+                last.clear();
+                last.push_str(id);
+            }
+            (_, this) => *this = LastId::Long(id.to_owned()),
+        }
     }
 }
 
@@ -378,6 +419,20 @@ mod tests {
         // An id that is not UTF-8 is kept with its bad bytes replaced.
         p.feed(b"id: a\xffb\n\n", &mut out).unwrap();
         assert_eq!(p.last_event_id(), Some("a\u{fffd}b"));
+    }
+
+    #[test]
+    fn long_and_short_ids_follow_each_other() {
+        let mut p = SseParser::new(1000);
+        let mut out = Vec::new();
+        let long = "l".repeat(SHORT_ID + 1);
+        let at_most = "s".repeat(SHORT_ID);
+        for id in [long.as_str(), "1", at_most.as_str(), &long, &long[1..], ""] {
+            p.feed(format!("id: {id}\ndata: x\n\n").as_bytes(), &mut out)
+                .unwrap();
+            assert_eq!(p.last_event_id(), Some(id));
+            assert_eq!(out.last().and_then(|e| e.id.as_deref()), Some(id));
+        }
     }
 
     #[test]
