@@ -328,14 +328,11 @@ impl HttpTransport {
         // captured instead of being copied into the body's own variables
         // (this future is part of every POST's, and moved with it).
         async move {
-            let post = async {
-                if let Some(turn) = &slot.turn {
-                    // A notification's turn: off a call's path.
-                    std::hint::cold_path();
-                    turn.wait().await;
-                }
-                self.inner.post(body.as_ref(), routing, extra).await
-            };
+            if let Some(turn) = &slot.turn {
+                // A notification's turn: off a call's path.
+                std::hint::cold_path();
+                turn.wait().await;
+            }
             // The POST first: the poll that finds its reply ends here,
             // without a look at the cancellation (a look takes the
             // registry's lock). A cancellation's wake polls the POST once
@@ -344,10 +341,10 @@ impl HttpTransport {
             let posted = match &mut slot.cancel {
                 Some(cancel) => tokio::select! {
                     biased;
-                    posted = post => posted?,
+                    posted = self.inner.post(body.as_ref(), routing, extra) => posted?,
                     err = cancel.cancelled() => return Err(err),
                 },
-                None => post.await?,
+                None => self.inner.post(body.as_ref(), routing, extra).await?,
             };
             let PostSlot {
                 permit,
