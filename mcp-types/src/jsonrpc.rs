@@ -177,38 +177,6 @@ impl Message {
         Message::from_frame(bytes, 0)
     }
 
-    /// [`Message::from_own_bytes`] for a frame handed over whole: the
-    /// result keeps the frame and reads its part of it, with no slice
-    /// taken (a slice of a frame made of a `Vec`, as an event's data is,
-    /// allocates the frame's shared count and counts it up and down).
-    ///
-    /// # Errors
-    /// A [`serde_json::Error`] when the bytes are not one JSON-RPC message.
-    ///
-    /// ```
-    /// use mcp_types::Message;
-    /// let frame = bytes::Bytes::from(br#"{"jsonrpc":"2.0","id":1,"result":{"a":1}}"#.to_vec());
-    /// let Ok(Message::Response(r)) = Message::from_own(frame) else { panic!() };
-    /// assert_eq!(r.result.as_bytes(), br#"{"a":1}"#);
-    /// ```
-    pub fn from_own(frame: bytes::Bytes) -> Result<Message, serde_json::Error> {
-        Message::own_frame(frame).map_err(|(e, _)| e)
-    }
-
-    /// [`Message::from_own`], giving the frame back with the error (for
-    /// the reading that names what is wrong with it).
-    pub(crate) fn own_frame(
-        frame: bytes::Bytes,
-    ) -> Result<Message, (serde_json::Error, bytes::Bytes)> {
-        match plain_response(&frame) {
-            Some((id, range, head)) => {
-                let result = RawJson::within(frame, range).with_head(head);
-                Ok(Message::Response(Response { id, result }))
-            }
-            None => crate::raw::parse(&frame).map_err(|e| (e, frame)),
-        }
-    }
-
     /// A frame's message, its result a slice of the frame when at least
     /// `share_from` bytes long and a copy otherwise.
     fn from_frame(bytes: &bytes::Bytes, share_from: usize) -> Result<Message, serde_json::Error> {

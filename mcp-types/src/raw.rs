@@ -60,13 +60,6 @@ pub struct RawJson(Repr, Option<HeadNotes>);
 enum Repr {
     Checked(Box<RawValue>),
     Unchecked(Bytes),
-    /// Part of a frame the value came in, kept whole: a result read out
-    /// of a frame that is its message's own ([`Message::from_own`]) takes
-    /// no slice of it, which for a frame made of a `Vec` (an event's
-    /// data) would allocate the frame's shared count.
-    ///
-    /// [`Message::from_own`]: crate::Message::from_own
-    Within(Bytes, u32, u32),
 }
 
 impl RawJson {
@@ -75,24 +68,11 @@ impl RawJson {
         RawJson(Repr::Unchecked(bytes.into()), None)
     }
 
-    /// The bytes of `frame` in `range`, kept with the frame whole when
-    /// the range fits the offsets kept (a slice of it otherwise).
-    pub(crate) fn within(frame: Bytes, range: Range<usize>) -> RawJson {
-        let repr = match (u32::try_from(range.start), u32::try_from(range.end)) {
-            (Ok(start), Ok(end)) if start <= end && range.end <= frame.len() => {
-                Repr::Within(frame, start, end)
-            }
-            _ => Repr::Unchecked(frame.slice(range)),
-        };
-        RawJson(repr, None)
-    }
-
     /// The JSON text as bytes.
     pub fn as_bytes(&self) -> &[u8] {
         match &self.0 {
             Repr::Checked(raw) => raw.get().as_bytes(),
             Repr::Unchecked(bytes) => bytes,
-            Repr::Within(frame, start, end) => &frame[*start as usize..*end as usize],
         }
     }
 
@@ -148,7 +128,7 @@ impl RawJson {
     ) -> Result<T, serde_json::Error> {
         match &self.0 {
             Repr::Checked(raw) => read(raw.get()),
-            Repr::Unchecked(_) | Repr::Within(..) => read(utf8(self.as_bytes())?),
+            Repr::Unchecked(bytes) => read(utf8(bytes)?),
         }
     }
 
@@ -159,8 +139,8 @@ impl RawJson {
     pub fn to_raw_value(&self) -> Result<Box<RawValue>, serde_json::Error> {
         match &self.0 {
             Repr::Checked(raw) => Ok(raw.clone()),
-            Repr::Unchecked(_) | Repr::Within(..) => {
-                let raw: &RawValue = parse(self.as_bytes())?;
+            Repr::Unchecked(bytes) => {
+                let raw: &RawValue = parse(bytes)?;
                 Ok(raw.to_owned())
             }
         }
@@ -174,7 +154,7 @@ impl RawJson {
     pub fn into_raw_value(self) -> Result<Box<RawValue>, serde_json::Error> {
         match self.0 {
             Repr::Checked(raw) => Ok(raw),
-            Repr::Unchecked(_) | Repr::Within(..) => self.to_raw_value(),
+            Repr::Unchecked(_) => self.to_raw_value(),
         }
     }
 }
@@ -209,8 +189,8 @@ impl Serialize for RawJson {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match &self.0 {
             Repr::Checked(raw) => raw.serialize(serializer),
-            Repr::Unchecked(_) | Repr::Within(..) => {
-                let raw: &RawValue = parse(self.as_bytes()).map_err(serde::ser::Error::custom)?;
+            Repr::Unchecked(bytes) => {
+                let raw: &RawValue = parse(bytes).map_err(serde::ser::Error::custom)?;
                 raw.serialize(serializer)
             }
         }

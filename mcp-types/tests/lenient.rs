@@ -10,7 +10,6 @@ use mcp_types::common::NotificationParams;
 use mcp_types::content::ContentBlock;
 use mcp_types::elicitation::schema::PrimitiveSchemaDefinition;
 use mcp_types::elicitation::{ElicitRequestParams, LegacyElicitRequestParams};
-use mcp_types::jsonrpc::ReadError;
 use mcp_types::logging::LoggingLevel;
 use mcp_types::meta::ProgressToken;
 use mcp_types::notifications::ProgressNotificationParams;
@@ -313,48 +312,4 @@ fn call_tool_result_blocks_read_in_order() {
             "{bad}: {err}"
         );
     }
-}
-
-/// A frame handed over whole (`read_own`, an event's data) reads as the
-/// borrowed reading of the same bytes does.
-#[test]
-fn a_frame_read_whole_reads_as_its_borrowed_reading_does() {
-    for frame in [
-        &br#"{"jsonrpc":"2.0","id":1,"result":{"content":[]}}"#[..],
-        br#"{"jsonrpc":"2.0","id":"a","method":"ping"}"#,
-        br#"{"jsonrpc":"2.0","method":"notifications/x","params":{"a":1}}"#,
-        br#"{"jsonrpc":"2.0","id":2,"error":{"code":-1,"message":"m"}}"#,
-        br#"{"id":3,"result":{}}"#,
-    ] {
-        for check in [false, true] {
-            let borrowed = Message::read_own_bytes(&bytes::Bytes::from(frame.to_vec()), check);
-            let owned = Message::read_own(bytes::Bytes::from(frame.to_vec()), check);
-            assert_eq!(format!("{owned:?}"), format!("{borrowed:?}"), "{check}");
-        }
-    }
-    // A result read whole is the frame's part, and reads as one.
-    let frame = bytes::Bytes::from(br#"{"jsonrpc":"2.0","id":1,"result":{"a":[1]}}"#.to_vec());
-    let Ok(Message::Response(r)) = Message::read_own(frame, false) else {
-        panic!("not a response");
-    };
-    assert_eq!(r.result.as_bytes(), br#"{"a":[1]}"#);
-    assert_eq!(r.result.clone(), r.result);
-    assert_eq!(r.result.decode::<serde_json::Value>().unwrap()["a"][0], 1);
-    assert_eq!(r.result.to_raw_value().unwrap().get(), r#"{"a":[1]}"#);
-    assert_eq!(serde_json::to_string(&r.result).unwrap(), r#"{"a":[1]}"#);
-    // Not a message: the frame comes back for the reading that names
-    // what is wrong.
-    assert!(matches!(
-        Message::read_own(bytes::Bytes::from_static(b"[1"), false),
-        Err(ReadError::Invalid(_))
-    ));
-    assert!(matches!(
-        Message::read_own(
-            bytes::Bytes::from_static(
-                br#"{"jsonrpc":"2.0","id":4,"result":{},"error":{"code":1,"message":"x"}}"#
-            ),
-            false
-        ),
-        Err(ReadError::Broken { id: Some(_), .. })
-    ));
 }

@@ -123,7 +123,7 @@ fn message_of(event: SseEvent, check_envelopes: bool) -> Option<Message> {
     if event.data.is_empty() {
         return None;
     }
-    match Message::read_own(Bytes::from(event.data), check_envelopes) {
+    match Message::read_own_bytes(&Bytes::from(event.data), check_envelopes) {
         Ok(message) => Some(message),
         Err(ReadError::Broken { id, violations }) => {
             tracing::warn!(?id, ?violations, "a message breaks the JSON-RPC envelope");

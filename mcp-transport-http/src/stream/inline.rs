@@ -79,14 +79,14 @@ fn carries_message(event: &SseEvent) -> bool {
     event.is_message() && !event.data.is_empty()
 }
 
-/// Reads one event ([`Message::read_own`]: its data is its own, so the
-/// result reads its part of it, with no slice taken; strictly when
-/// `check`).
+/// Reads one event ([`Message::read_own_bytes`]: its data is its own,
+/// so the result is a slice of it; strictly when `check`).
 pub(super) fn read_event(event: SseEvent, request_id: Option<&RequestId>, check: bool) -> Read {
     if !carries_message(&event) {
         return Read::Skip;
     }
-    match Message::read_own(Bytes::from(event.data), check) {
+    let data = Bytes::from(event.data);
+    match Message::read_own_bytes(&data, check) {
         Ok(message) => Read::Message(message),
         Err(ReadError::Broken { id, violations }) if id.is_some() && id.as_ref() == request_id => {
             Read::BrokenReply(HttpError::InvalidEnvelope { id, violations })

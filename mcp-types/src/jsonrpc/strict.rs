@@ -198,20 +198,6 @@ impl Message {
     pub fn read_own_bytes(bytes: &bytes::Bytes, check: bool) -> Result<Message, ReadError> {
         read_with(bytes, check, |_| Message::from_own_bytes(bytes))
     }
-
-    /// [`Message::read_own_bytes`] for a frame handed over whole: the
-    /// lenient reading is [`Message::from_own`], which takes no slice of
-    /// it.
-    ///
-    /// # Errors
-    /// As [`Message::read`].
-    #[inline]
-    pub fn read_own(frame: bytes::Bytes, check: bool) -> Result<Message, ReadError> {
-        if check {
-            return read_checked(&frame);
-        }
-        Message::own_frame(frame).map_err(|(e, frame)| unreadable(&frame, e))
-    }
 }
 
 /// The lenient reading first, inline (every message's path); what did not
