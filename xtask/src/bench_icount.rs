@@ -395,10 +395,7 @@ pub(crate) fn callgrind(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn args(a: &[&str]) -> Vec<String> {
-        a.iter().map(|s| (*s).to_owned()).collect()
-    }
+    use crate::util::args;
 
     #[test]
     fn functions_are_asked_for_with_an_optional_count() {

@@ -359,10 +359,7 @@ fn run_one(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn args(a: &[&str]) -> Vec<String> {
-        a.iter().map(|s| (*s).to_owned()).collect()
-    }
+    use crate::util::args;
 
     #[test]
     fn options_parse_and_reject_what_is_not_a_revision() {

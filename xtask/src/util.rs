@@ -45,3 +45,10 @@ pub(crate) fn run(step: &str, cmd: &mut Command) -> Result<(), String> {
         Err(format!("{step} failed ({status})"))
     }
 }
+
+/// A command line's arguments, for the tests of the commands that read
+/// them.
+#[cfg(test)]
+pub(crate) fn args(a: &[&str]) -> Vec<String> {
+    a.iter().map(|s| (*s).to_owned()).collect()
+}
