@@ -17,7 +17,7 @@ use serde_json::Value;
 use tokio::sync::oneshot;
 
 use crate::client::{CancelGuard, Client, unexpected};
-use crate::driver::{CallRef, Outcome, OutcomeRx, Reader};
+use crate::driver::{CallRef, Outcome, OutcomeRx, Read, Reader};
 use crate::driver::{CallSpec, Command};
 use crate::error::Error;
 use crate::options::CallOptions;
@@ -376,14 +376,14 @@ impl<F: FnOnce() -> Result<CallSpec, Error> + Unpin> Future for Running<'_, F> {
                 }
             }
             RunState::Waiting(mut rx, mut reader) => {
-                // A caller that reads its reply reads first, with its waker
-                // taken out (the outcome it may hand itself now must not
-                // wake it: it looks right after, registering it again).
+                // A caller that reads its reply reads first: the read hands
+                // it its outcome when it ends the call.
                 if let Some(r) = &mut reader {
-                    drop(rx.take_waker());
-                    if !r.read(cx.waker()) {
+                    match r.read(cx.waker()) {
+                        Read::Outcome(outcome) => return Poll::Ready(outcome),
+                        Read::More => {}
                         // Done, or handed back to the driver.
-                        reader = None;
+                        Read::Done => reader = None,
                     }
                 }
                 match Pin::new(&mut rx).poll(cx) {

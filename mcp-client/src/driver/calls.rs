@@ -204,7 +204,16 @@ impl Driver {
                 });
             }
             _ => {
-                p.reply(r);
+                match p.reply.take() {
+                    // The caller reading its own reply now (`direct.rs`)
+                    // takes its outcome from here, not from its slot.
+                    Some(tx) if self.reader_call != 0 && tx.addr() == self.reader_call => {
+                        tx.hand_over();
+                        self.read_outcome = Some(r);
+                    }
+                    Some(tx) => tx.send(r),
+                    None => {}
+                }
                 self.delivered += 1;
             }
         }

@@ -134,6 +134,10 @@ impl CommandTx {
             && is_direct(&command)
             && let Some(cell) = state.direct.clone()
         {
+            let call = match &command {
+                Command::Start { call, .. } => call.addr(),
+                _ => 0,
+            };
             let owned = match cell.try_take() {
                 Some(mut driver) => {
                     drop(state);
@@ -144,7 +148,7 @@ impl CommandTx {
                     return Ok(None);
                 }
             };
-            return Ok(owned.map(|o| Reader::new(cell, o)));
+            return Ok(owned.map(|o| Reader::new(cell, o, call)));
         }
         self.queue_up(state, command);
         Ok(None)

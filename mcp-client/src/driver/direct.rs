@@ -63,6 +63,7 @@ use std::task::Waker;
 use std::time::{Duration, Instant};
 
 use super::batching::Batching;
+use super::exchange::CallResult;
 #[cfg(feature = "http")]
 use super::future_set::OwnedSlot;
 use super::sources::{InputLease, Source};
@@ -154,7 +155,7 @@ impl Driver {
         #[cfg(feature = "http")]
         let call = match &command {
             Command::Start { call, .. } => call.addr(),
-            _ => std::ptr::null(),
+            _ => 0,
         };
         #[cfg(feature = "http")]
         {
@@ -421,34 +422,56 @@ pub(super) enum Owned {
 pub(crate) struct Reader {
     cell: Arc<DriverCell>,
     owned: Owned,
+    /// The call's allocation, as an address (`CallTx::addr`): the call
+    /// whose outcome its reads hand it directly.
+    call: usize,
+}
+
+/// What a caller's read of its reply gave ([`Reader::read`]).
+pub(crate) enum Read {
+    /// The call's outcome, handed over by the read itself: not through
+    /// the call's [`OutcomeRx`](super::OutcomeRx), which is not polled
+    /// again (two locks of its slot fewer, and no look at its waker).
+    Outcome(CallResult),
+    /// Nothing yet: it reads again when woken.
+    More,
+    /// It reads no more (drop the reader: the POST is done, or it goes
+    /// back to the driver; the driver is busy or shutting down): the
+    /// outcome comes through the call's `OutcomeRx`.
+    Done,
 }
 
 impl Reader {
-    /// The reader of what `owned` holds, by the driver `cell`.
-    pub(super) fn new(cell: Arc<DriverCell>, owned: Owned) -> Self {
-        Reader { cell, owned }
+    /// The reader of what `owned` holds, by the driver `cell`, for the
+    /// call whose allocation is at `call`.
+    pub(super) fn new(cell: Arc<DriverCell>, owned: Owned, call: usize) -> Self {
+        Reader { cell, owned, call }
     }
 
-    /// Reads what it holds if it was woken, handling the reply as the
-    /// driver would (the call's outcome is then in its [`OutcomeRx`]);
-    /// `false` when the caller reads no more (drop the reader: the POST is
-    /// done, or it goes back to the driver), also when the driver is busy
-    /// or shutting down. `waker` is the caller's now: the wakes of what it
-    /// holds wake it.
-    ///
-    /// [`OutcomeRx`]: super::OutcomeRx
+    /// Reads what it holds if it was woken, handling each message as the
+    /// driver would; its own call's outcome, if the read ended the call,
+    /// is handed back here ([`Driver::finish`]), any other call's goes to
+    /// its caller as always. `waker` is the caller's now: the wakes of
+    /// what it holds wake it.
     #[inline]
-    pub(crate) fn read(&mut self, waker: &Waker) -> bool {
+    pub(crate) fn read(&mut self, waker: &Waker) -> Read {
         let Ok(mut d) = self.cell.driver.try_lock() else {
-            return false;
+            return Read::Done;
         };
         if d.in_turn || !d.link_open {
-            return false;
+            return Read::Done;
         }
-        match &mut self.owned {
+        d.reader_call = self.call;
+        let more = match &mut self.owned {
             Owned::Input(lease) => d.read_input(lease, waker),
             #[cfg(feature = "http")]
             Owned::Post(post) => d.read_owned(post, waker),
+        };
+        d.reader_call = 0;
+        match d.read_outcome.take() {
+            Some(outcome) => Read::Outcome(outcome),
+            None if more => Read::More,
+            None => Read::Done,
         }
     }
 }

@@ -8,7 +8,9 @@
 //! `Command::Start`; the driver takes the spec out of it, keeps it in the
 //! call's `Pending` and answers through it. Dropping the `CallTx` unanswered
 //! (the command never delivered, the driver gone) ends the wait as closed,
-//! as a dropped oneshot sender does.
+//! as a dropped oneshot sender does. A caller that reads its own reply
+//! (`direct.rs`) takes its outcome from that read instead
+//! ([`CallTx::hand_over`]): the slot is not locked for it.
 //!
 //! The allocation also names the call to the driver: the driver writes the
 //! call's id into it when the call starts, and a handle's later commands
@@ -127,10 +129,17 @@ impl CallTx {
     }
 
     /// The call's allocation, as an address: names the call without a
-    /// reference of its own (`direct.rs`).
-    #[cfg(feature = "http")]
-    pub(crate) fn addr(&self) -> *const () {
-        Arc::as_ptr(&self.shared).cast()
+    /// reference of its own (`direct.rs`). Never 0.
+    pub(crate) fn addr(&self) -> usize {
+        Arc::as_ptr(&self.shared).addr()
+    }
+
+    /// Ends the driver's end without handing the outcome to the slot: the
+    /// caller is reading its own reply and takes the outcome from the
+    /// driver (`direct.rs`, [`Reader`](super::Reader)). Its `OutcomeRx`
+    /// is not polled again.
+    pub(crate) fn hand_over(mut self) {
+        self.sent = true;
     }
 
     /// Hands the caller its outcome and ends the wait, in one lock:
@@ -190,13 +199,6 @@ impl Future for OutcomeRx {
 }
 
 impl OutcomeRx {
-    /// Takes the caller's waker out, so that an outcome handed over now
-    /// wakes no one: the caller reads its own reply and looks right after
-    /// (`direct.rs`), registering its waker again.
-    pub(crate) fn take_waker(&self) -> Option<Waker> {
-        lock(&self.0).waker.take()
-    }
-
     /// A reference to the call, for commands about it.
     pub(crate) fn call_ref(&self) -> CallRef {
         CallRef(Arc::clone(&self.0))

@@ -86,7 +86,7 @@ pub(crate) use commands::HttpChange;
 pub(crate) use commands::{CallSpec, Command, Reply, SessionCommand, SpecKind};
 #[cfg(feature = "http")]
 use direct::HeldPost;
-pub(crate) use direct::Reader;
+pub(crate) use direct::{Read, Reader};
 pub(crate) use exchange::{CallRef, OutcomeRx, exchange};
 
 use crate::client::Shared;
@@ -211,6 +211,11 @@ struct Driver {
     next_look: Option<Instant>,
     /// The lease seen at the last look (its generation).
     lease_seen: u64,
+    /// The call whose caller is reading its own reply now (its
+    /// allocation's address, `Reader::read`; 0 when none): its outcome
+    /// goes to `read_outcome`, for the caller to take when its read ends.
+    reader_call: usize,
+    read_outcome: Option<exchange::CallResult>,
 }
 
 /// What a new driver starts from, besides the core and the transport.
@@ -281,6 +286,8 @@ pub(crate) fn start(
         wait_armed: false,
         next_look: None,
         lease_seen: 0,
+        reader_call: 0,
+        read_outcome: None,
     };
     let (tx, rx) = command_queue::channel();
     tokio::spawn(driver.run(rx));
