@@ -303,11 +303,17 @@ const SHORT_ID: usize = 30;
 /// A stream's parser is made for each POST that answers with one, and
 /// most never hand their id to anyone (the reply came): no allocation
 /// for it.
-#[derive(Debug)]
 enum LastId {
     None,
     Short { len: u8, bytes: [u8; SHORT_ID] },
     Long(String),
+}
+
+impl std::fmt::Debug for LastId {
+    /// The id as text, as it was before it was kept in place.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.get().fmt(f)
+    }
 }
 
 impl LastId {
@@ -433,6 +439,8 @@ mod tests {
             assert_eq!(p.last_event_id(), Some(id));
             assert_eq!(out.last().and_then(|e| e.id.as_deref()), Some(id));
         }
+        p.feed(b"id: 7\n\n", &mut out).unwrap();
+        assert!(format!("{p:?}").contains(r#"last_id: Some("7")"#), "{p:?}");
     }
 
     #[test]
