@@ -93,7 +93,7 @@ impl SseParser {
             data: Vec::new(),
             has_data: false,
             event_type: None,
-            last_id: LastId::None,
+            last_id: LastId::default(),
             retry: None,
             failed: None,
             event_ids: true,
@@ -298,26 +298,33 @@ impl SseParser {
 /// How long an event id [`LastId`] keeps in place.
 const SHORT_ID: usize = 30;
 
-/// A parser's last event id: a short one (most are: a counter, a
-/// stream's number and a counter) in place, a longer one in a `String`.
-/// A stream's parser is made for each POST that answers with one, and
-/// most never hand their id to anyone (the reply came): no allocation
-/// for it.
-enum LastId {
+/// A stream's last event id: a short one (most are: a counter, a
+/// stream's number and a counter) in place, a longer one in a `String`
+/// whose room the next long one reuses. A stream's parser is made for each
+/// POST that answers with one, and most never hand their id to anyone
+/// (the reply came): no allocation for it. The stream that outlives its
+/// parsers (`stream.rs`) keeps its own the same way.
+#[derive(Default)]
+pub(crate) enum LastId {
+    #[default]
     None,
-    Short { len: u8, bytes: [u8; SHORT_ID] },
+    Short {
+        len: u8,
+        bytes: [u8; SHORT_ID],
+    },
     Long(String),
 }
 
 impl std::fmt::Debug for LastId {
-    /// The id as text, as it was before it was kept in place.
+    /// The id as text.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         self.get().fmt(f)
     }
 }
 
 impl LastId {
-    fn get(&self) -> Option<&str> {
+    /// The id, if one was set.
+    pub(crate) fn get(&self) -> Option<&str> {
         match self {
             LastId::None => None,
             // Written from a `str` (`set`): always UTF-8.
@@ -326,7 +333,8 @@ impl LastId {
         }
     }
 
-    fn set(&mut self, id: &str) {
+    /// Replaces the id with `id`.
+    pub(crate) fn set(&mut self, id: &str) {
         match (u8::try_from(id.len()), self) {
             (Ok(len), this) if id.len() <= SHORT_ID => {
                 let mut bytes = [0; SHORT_ID];
@@ -339,18 +347,6 @@ impl LastId {
             }
             (_, this) => *this = LastId::Long(id.to_owned()),
         }
-    }
-}
-
-/// Sets `last` to `id`, written into the room of the one before when
-/// there is one: ids change with every event of a resumable stream.
-pub(crate) fn replace_id(last: &mut Option<String>, id: &str) {
-    match last {
-        Some(last) => {
-            last.clear();
-            last.push_str(id);
-        }
-        none => *none = Some(id.to_owned()),
     }
 }
 

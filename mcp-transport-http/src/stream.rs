@@ -43,7 +43,7 @@ use crate::cancel::Cancel;
 use crate::config::HttpConfig;
 use crate::error::{Fault, HttpError};
 use crate::permits::Permit;
-use crate::sse::{SseError, SseEvent, SseParser};
+use crate::sse::{LastId, SseError, SseEvent, SseParser};
 use crate::transport::Inner;
 
 mod inline;
@@ -127,7 +127,7 @@ impl ResponseStream {
             permit,
             kind,
             request_id: request_id.clone(),
-            last_id: None,
+            last_id: LastId::default(),
             retry: None,
             drain_until: None,
             reader_gone: false,
@@ -191,7 +191,7 @@ struct Pump {
     permit: Option<Permit>,
     kind: StreamKind,
     request_id: Option<RequestId>,
-    last_id: Option<String>,
+    last_id: LastId,
     /// The 2025-11-25 session the stream was opened in: it is resumed only
     /// in that session, never in one that replaced it.
     session: Option<http::HeaderValue>,
@@ -234,7 +234,7 @@ impl Pump {
             let version = match &self.kind {
                 StreamKind::Post { .. } if self.request_id.is_none() => return Ok(()),
                 StreamKind::Post { resumable, version } => {
-                    if !*resumable || self.last_id.is_none() {
+                    if !*resumable || self.last_id.get().is_none() {
                         return Err(HttpError::StreamEnded);
                     }
                     version.clone()
@@ -314,9 +314,9 @@ impl Pump {
     fn note_parser(&mut self) {
         if let Some(id) = self.parser.last_event_id()
             && !id.is_empty()
-            && self.last_id.as_deref() != Some(id)
+            && self.last_id.get() != Some(id)
         {
-            crate::sse::replace_id(&mut self.last_id, id);
+            self.last_id.set(id);
         }
         if let Some(retry) = self.parser.retry() {
             self.retry = Some(retry);
@@ -414,7 +414,7 @@ impl Pump {
                 return Err(HttpError::StreamEnded);
             }
             let inner = self.inner.clone();
-            let attempt = inner.open_get(self.last_id.as_deref(), version);
+            let attempt = inner.open_get(self.last_id.get(), version);
             let result = tokio::select! {
                 biased;
                 err = self.cancel.cancelled() => return Err(err),
