@@ -207,7 +207,9 @@ impl Driver {
                 match p.reply.take() {
                     // The caller reading its own reply now (`direct.rs`)
                     // takes its outcome from here, not from its slot.
-                    Some(tx) if self.reader_call != 0 && tx.addr() == self.reader_call => {
+                    // (An address is never 0, what `reader_call` is when
+                    // no caller reads.)
+                    Some(tx) if tx.addr() == self.reader_call => {
                         tx.hand_over();
                         self.read_outcome = Some(r);
                     }

@@ -26,7 +26,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::{Context, Poll, Waker};
 
 use super::Command;
-use super::direct::{DriverCell, Reader, is_direct};
+use super::direct::{DriverCell, Reader, call_addr, is_direct};
 use super::task_waker::TaskWaker;
 
 /// What the senders and the receiver share.
@@ -134,14 +134,11 @@ impl CommandTx {
             && is_direct(&command)
             && let Some(cell) = state.direct.clone()
         {
-            let call = match &command {
-                Command::Start { call, .. } => call.addr(),
-                _ => 0,
-            };
+            let call = call_addr(&command);
             let owned = match cell.try_take() {
                 Some(mut driver) => {
                     drop(state);
-                    driver.run_direct(command, waiting)
+                    driver.run_direct(command, call, waiting)
                 }
                 None => {
                     self.queue_up(state, command);

@@ -113,6 +113,16 @@ pub(super) fn is_direct(command: &Command) -> bool {
     matches!(command, Command::Start { .. })
 }
 
+/// The allocation of the call `command` starts, as an address
+/// (`CallTx::addr`, never 0; 0 for any other command): what names the
+/// call to its POST and to its caller's reads.
+pub(super) fn call_addr(command: &Command) -> usize {
+    match command {
+        Command::Start { call, .. } => call.addr(),
+        _ => 0,
+    }
+}
+
 impl Driver {
     /// Whether a call's start can be carried out now by its caller: the
     /// driver waits (not in a turn, not shutting down) and would send the
@@ -144,19 +154,21 @@ impl Driver {
     ///
     /// With the caller's waker (`waiting`: it awaits the call now), a
     /// request's POST left pending is then the caller's to read: `Some`
-    /// (a 2025-11-25 one's until the driver's look after next).
+    /// (a 2025-11-25 one's until the driver's look after next). `call` is
+    /// the call's allocation, as an address ([`call_addr`]): it names the
+    /// call's POST.
+    #[cfg_attr(
+        not(feature = "http"),
+        expect(unused_variables, reason = "only a POST is named by its call")
+    )]
     pub(super) fn run_direct(
         &mut self,
         command: Command,
+        call: usize,
         waiting: Option<&Waker>,
     ) -> Option<Owned> {
         let now = clock();
         let handlers = self.handler_io.len();
-        #[cfg(feature = "http")]
-        let call = match &command {
-            Command::Start { call, .. } => call.addr(),
-            _ => 0,
-        };
         #[cfg(feature = "http")]
         {
             self.last_post = None;
