@@ -28,7 +28,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 use crate::bench_atomics::AtomicSites;
-use crate::bench_profile::{Executions, Footprint, FunctionCost};
+use crate::bench_profile::{Executions, Footprint, FunctionCost, PerCallCode};
 use crate::bench_report::Variant;
 use crate::bench_table::{HttpServer, Programs, ROWS};
 
@@ -74,6 +74,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         true => crate::bench_table::ServerKind::Rmcp,
         false => crate::bench_table::ServerKind::Demo,
     };
+    let functions = functions_wanted(args)?;
     println!("{}", server.describe());
     let p = crate::bench_table::build(
         args.iter().any(|a| a == "--no-build"),
@@ -81,7 +82,6 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         crate::bench_table::Profile::Release,
     )?;
     let http = HttpServer::start(&p.server, crate::bench_table::Layout::Shared)?;
-    let functions = functions_wanted(args)?;
     let clients = clients();
     let sites: Vec<Option<AtomicSites>> = clients
         .iter()
@@ -196,19 +196,20 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
 
 /// How many functions `--functions[=N]` asks for (`None`: not asked).
 fn functions_wanted(args: &[String]) -> Result<Option<usize>, String> {
-    let Some(flag) = args.iter().find(|a| a.starts_with("--functions")) else {
+    let Some((flag, rest)) = args
+        .iter()
+        .find_map(|a| Some((a, a.strip_prefix("--functions")?)))
+    else {
         return Ok(None);
     };
-    match flag.strip_prefix("--functions") {
-        Some("") => Ok(Some(20)),
-        Some(n) => n
-            .strip_prefix('=')
-            .and_then(|n| n.parse().ok())
-            .filter(|&n| n > 0)
-            .map(Some)
-            .ok_or_else(|| format!("`{flag}`: expected `--functions` or `--functions=N`, N > 0")),
-        None => Ok(None),
+    if rest.is_empty() {
+        return Ok(Some(20));
     }
+    rest.strip_prefix('=')
+        .and_then(|n| n.parse().ok())
+        .filter(|&n| n > 0)
+        .map(Some)
+        .ok_or_else(|| format!("`{flag}`: expected `--functions` or `--functions=N`, N > 0"))
 }
 
 /// One scenario's functions, as a Markdown table under its label.
@@ -290,15 +291,23 @@ fn per_call(run: &Run<'_>, functions: Option<usize>) -> Result<PerCall, String> 
         .atomics
         .zip(b.atomics)
         .map(|(a, b)| b.saturating_sub(a) as f64 / calls);
-    let executions = a.executions.zip(b.executions);
-    let footprint = executions
-        .as_ref()
-        .map(|(a, b)| b.per_call(a, extra as u64));
-    let functions = functions.zip(executions.as_ref()).map(|(n, (a, b))| {
-        let mut all = b.by_function(a, extra as u64);
-        all.truncate(n);
-        all
-    });
+    let code = a
+        .executions
+        .zip(b.executions)
+        .map(|(a, b)| b.per_call(&a, extra as u64));
+    let (footprint, functions) = match code {
+        Some(PerCallCode {
+            footprint,
+            functions: mut all,
+        }) => {
+            let named = functions.map(|n| {
+                all.truncate(n);
+                all
+            });
+            (Some(footprint), named)
+        }
+        None => (None, None),
+    };
     Ok(PerCall {
         instructions: b.instructions.saturating_sub(a.instructions) as f64 / calls,
         atomics,

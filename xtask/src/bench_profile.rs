@@ -24,9 +24,9 @@
 //! distance to the next instruction the profile executed, when that is
 //! under 16 bytes (the longest x86-64 instruction is 15), 4 otherwise.
 //!
-//! **By function** (`--icount --functions`): the same lines, each shared
-//! among the functions whose instructions ran on it, and each function's
-//! instructions a call: where a call's code is, named.
+//! **By function** (`--icount --functions`, from the same pass): the same
+//! lines, each shared among the functions whose instructions ran on it,
+//! and each function's instructions a call: where a call's code is, named.
 
 use std::collections::{HashMap, HashSet};
 
@@ -91,11 +91,16 @@ impl Executions {
             .collect()
     }
 
-    /// Pages and lines executed at least `calls` more times in `self` (the
-    /// longer run) than in `shorter`, and the lines their instructions
-    /// executed that often would fill packed.
-    pub(crate) fn per_call(&self, shorter: &Executions, calls: u64) -> Footprint {
+    /// What `calls` more calls in `self` (the longer run) than in
+    /// `shorter` executed, in one pass over each object: the pages and
+    /// lines executed at least `calls` more times, the lines their
+    /// instructions would fill packed, and the same lines by function, the
+    /// most lines first (each line shared equally among the functions
+    /// whose instructions on it ran; each function's instructions a call).
+    pub(crate) fn per_call(&self, shorter: &Executions, calls: u64) -> PerCallCode {
         let (mut pages, mut lines, mut packed) = (0, 0, 0);
+        let mut shares: HashMap<u32, f64> = HashMap::new();
+        let mut instructions: HashMap<u32, u64> = HashMap::new();
         for object in self.objects.keys() {
             let extra = self.extra(shorter, object);
             let hot = Self::hot_lines(&extra, calls);
@@ -115,25 +120,6 @@ impl Executions {
                 })
                 .sum();
             packed += bytes.div_ceil(64) as usize;
-        }
-        Footprint {
-            pages,
-            lines,
-            packed,
-        }
-    }
-
-    /// What `calls` more calls in `self` (the longer run) than in
-    /// `shorter` executed, by function, the most lines first: each line
-    /// executed on every call ([`Executions::per_call`]'s) shared equally
-    /// among the functions whose instructions on it ran, and each
-    /// function's instructions a call.
-    pub(crate) fn by_function(&self, shorter: &Executions, calls: u64) -> Vec<FunctionCost> {
-        let mut lines: HashMap<u32, f64> = HashMap::new();
-        let mut instructions: HashMap<u32, u64> = HashMap::new();
-        for object in self.objects.keys() {
-            let extra = self.extra(shorter, object);
-            let hot = Self::hot_lines(&extra, calls);
             let mut on_line: HashMap<u64, Vec<u32>> = HashMap::new();
             for &(at, n, function) in &extra {
                 if n == 0 {
@@ -150,26 +136,40 @@ impl Executions {
             for functions in on_line.values() {
                 let share = 1.0 / functions.len() as f64;
                 for &f in functions {
-                    *lines.entry(f).or_default() += share;
+                    *shares.entry(f).or_default() += share;
                 }
             }
         }
-        let mut out: Vec<FunctionCost> = instructions
+        let mut functions: Vec<FunctionCost> = instructions
             .into_iter()
             .map(|(f, n)| FunctionCost {
                 name: self.functions.get(f as usize).cloned().unwrap_or_default(),
-                lines: lines.get(&f).copied().unwrap_or(0.0),
+                lines: shares.get(&f).copied().unwrap_or(0.0),
                 instructions: n as f64 / calls.max(1) as f64,
             })
             .collect();
-        out.sort_by(|a, b| {
+        functions.sort_by(|a, b| {
             b.lines
                 .total_cmp(&a.lines)
                 .then(b.instructions.total_cmp(&a.instructions))
                 .then_with(|| a.name.cmp(&b.name))
         });
-        out
+        PerCallCode {
+            footprint: Footprint {
+                pages,
+                lines,
+                packed,
+            },
+            functions,
+        }
     }
+}
+
+/// The code a call executes ([`Executions::per_call`]): its footprint and
+/// where it is, by function.
+pub(crate) struct PerCallCode {
+    pub(crate) footprint: Footprint,
+    pub(crate) functions: Vec<FunctionCost>,
 }
 
 /// Code pages and lines a call executes, and the lines its instructions
@@ -351,13 +351,13 @@ pub(crate) mod tests {
             lines: 1,
             packed: 1,
         };
-        assert_eq!(long.per_call(&short, 10), one);
+        assert_eq!(long.per_call(&short, 10).footprint, one);
         let two = Footprint {
             pages: 2,
             lines: 2,
             packed: 2,
         };
-        assert_eq!(long.per_call(&short, 3), two);
+        assert_eq!(long.per_call(&short, 3).footprint, two);
     }
 
     #[test]
@@ -372,14 +372,16 @@ pub(crate) mod tests {
             instructions,
         };
         assert_eq!(
-            long.by_function(&short, 10),
+            long.per_call(&short, 10).functions,
             [cost("a", 1.0, 1.0), cost("b", 0.0, 0.3)]
         );
         // Two functions on one line share it.
         let shared = |n: u64| {
             format!("ob=(1) /tmp/client\nfn=(1) x\n0x1000 0 {n}\nfn=(2) y\n0x1010 0 {n}\n")
         };
-        let by = executions(&shared(12)).by_function(&executions(&shared(2)), 10);
+        let by = executions(&shared(12))
+            .per_call(&executions(&shared(2)), 10)
+            .functions;
         assert_eq!(by, [cost("x", 0.5, 1.0), cost("y", 0.5, 1.0)]);
     }
 
@@ -398,7 +400,9 @@ pub(crate) mod tests {
                     .collect();
                 format!("ob=(1) /tmp/client\nfn=(1) a\n{body}")
             };
-            executions(&profile(11)).per_call(&executions(&profile(1)), 10)
+            executions(&profile(11))
+                .per_call(&executions(&profile(1)), 10)
+                .footprint
         };
         // 20 x 4 bytes: 80, two lines packed.
         let f = footprint(20, 4);
