@@ -48,7 +48,7 @@ struct Executed {
     function: u32,
 }
 
-/// A function's share of what a call executes ([`Executions::by_function`]).
+/// A function's share of what a call executes ([`Executions::per_call`]'s).
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct FunctionCost {
     pub(crate) name: String,
