@@ -93,19 +93,21 @@ pub(crate) fn render_list(
     render(routing, headers)
 }
 
-/// A POST's own fields ([`PostFields`]: the basics, then the routing but
-/// its `Mcp-Param-*` fields, which [`render_params`] adds to the list),
-/// their values from the cache of recent `Mcp-Method` and `Mcp-Name`
-/// values ([`cached_value`]): a name requests keep naming (the tools a
-/// client calls) is validated and copied once, then shared.
+/// Sets a POST's own fields in `fields` ([`PostFields`]: the basics, then
+/// the routing but its `Mcp-Param-*` fields, which [`render_params`] adds
+/// to the list), their values from the cache of recent `Mcp-Method` and
+/// `Mcp-Name` values ([`cached_value`]): a name requests keep naming (the
+/// tools a client calls) is validated and copied once, then shared. Set
+/// where they are (the request's own), not made and moved there.
 ///
 /// # Errors
 /// [`HttpError::InvalidHeader`] when a value cannot travel as a header.
-pub(crate) fn post_fields(routing: &HttpRouting) -> Result<PostFields, HttpError> {
-    Ok(PostFields {
-        basics: true,
-        ..routing_fields(routing, true)?
-    })
+pub(crate) fn set_post_fields(
+    routing: &HttpRouting,
+    fields: &mut PostFields,
+) -> Result<(), HttpError> {
+    fields.basics = true;
+    routing_fields(routing, true, fields)
 }
 
 /// The routing's `Mcp-Param-*` fields, appended to `headers` (which holds
@@ -136,45 +138,42 @@ impl Fields for Appending<'_> {
 }
 
 fn render(routing: &HttpRouting, headers: &mut impl Fields) -> Result<(), HttpError> {
-    let fields = routing_fields(routing, false)?;
+    let mut fields = PostFields::default();
+    routing_fields(routing, false, &mut fields)?;
     for (name, value) in fields.routing() {
         headers.set(name.clone(), value.clone());
     }
     params(routing, headers)
 }
 
-/// The routing's version, method and name as values (no basics), the
-/// method's and name's from the cache of recent values when `cached`.
-fn routing_fields(routing: &HttpRouting, cached: bool) -> Result<PostFields, HttpError> {
+/// Sets the routing's version, method and name in `fields` (not the
+/// basics), the method's and name's values from the cache of recent values
+/// when `cached`.
+fn routing_fields(
+    routing: &HttpRouting,
+    cached: bool,
+    fields: &mut PostFields,
+) -> Result<(), HttpError> {
     let value = |name: &HeaderName, text: &str| match cached {
         true => cached_value(name, text),
         false => value(name.as_str(), text),
     };
-    let version = match &routing.protocol_version {
-        Some(version) => Some(match known_version(version) {
+    if let Some(version) = &routing.protocol_version {
+        fields.version = Some(match known_version(version) {
             Some(v) => v,
             None => value(&PROTOCOL_VERSION, version.as_str())?,
-        }),
-        None => None,
-    };
-    let method = match &routing.method {
-        Some(method) => Some(match known_method(method) {
+        });
+    }
+    if let Some(method) = &routing.method {
+        fields.method = Some(match known_method(method) {
             Some(v) => v,
             None => value(&METHOD, method)?,
-        }),
-        None => None,
-    };
-    let name = match &routing.name {
-        Some(name) => Some(value(&NAME, name)?),
-        None => None,
-    };
-    Ok(PostFields {
-        basics: false,
-        version,
-        method,
-        name,
-        session: None,
-    })
+        });
+    }
+    if let Some(name) = &routing.name {
+        fields.name = Some(value(&NAME, name)?);
+    }
+    Ok(())
 }
 
 /// The routing's `Mcp-Param-*` fields, added to `headers`. Most requests
@@ -488,6 +487,12 @@ mod tests {
             assert_eq!(known_version(&version).expect("known"), version.as_str());
         }
         assert!(known_version(&ProtocolVersion::Unknown("2099-01-01".into())).is_none());
+    }
+
+    /// A POST's own fields for `routing`, as the transport sets them.
+    fn post_fields(routing: &HttpRouting) -> Result<PostFields, HttpError> {
+        let mut fields = PostFields::default();
+        set_post_fields(routing, &mut fields).map(|()| fields)
     }
 
     #[test]

@@ -151,7 +151,10 @@ impl Pool {
         let pool = self.clone();
         // An idle connection found closed gives the request back at once.
         let first = match self.take() {
-            Some(taken) => self.send_on(taken, request),
+            Some(taken) => match self.send_on(taken, &request) {
+                Ok(sent) => Ok(sent),
+                Err(()) => Err(Box::new(request)),
+            },
             None => Err(Box::new(request)),
         };
         async move {
@@ -181,17 +184,17 @@ impl Pool {
     ) -> Result<InResponse, BoxError> {
         while let Some(taken) = self.take() {
             // Not started (the connection had closed): try another one.
-            request = match self.send_on(taken, request) {
+            request = match self.send_on(taken, &request) {
                 Ok(sent) => match sent.await {
                     Ok(response) => return Ok(response),
                     Err(e) => unsent(e)?,
                 },
-                Err(request) => *request,
+                Err(()) => request,
             };
         }
         let taken = self.open().await?;
         let unsent = || "the new connection closed before the request was sent".into();
-        match self.send_on(taken, request) {
+        match self.send_on(taken, &request) {
             Ok(sent) => sent.await.map_err(|e| match e {
                 SendError::Unsent(_) => unsent(),
                 SendError::Failed(e) => e,
@@ -220,14 +223,14 @@ impl Pool {
     }
 
     /// Sends the request on one connection and waits for the response
-    /// head. The request is handed to the connection now (the future holds
-    /// the wait, not the request: it is part of every POST's future); an
-    /// idle HTTP/1.1 connection found closed gives it back at once.
+    /// head. The request is read now, where it is (the future holds the
+    /// wait, not the request: it is part of every POST's future); an idle
+    /// HTTP/1.1 connection found closed leaves it to the caller (`Err`).
     fn send_on<'a>(
         self: &Arc<Self>,
         taken: Taken,
-        request: OutRequest<'a>,
-    ) -> Result<impl Future<Output = Sent<'a>> + use<'a>, Box<OutRequest<'a>>> {
+        request: &OutRequest<'a>,
+    ) -> Result<impl Future<Output = Sent<'a>> + use<'a>, ()> {
         match taken {
             Taken::H1(conn) => {
                 // `Host` and `Content-Length` are written with the head.
@@ -246,13 +249,13 @@ impl Pool {
     fn send_h2<'a>(
         &self,
         mut sender: http2::SendRequest<Full<Bytes>>,
-        request: OutRequest<'a>,
+        request: &OutRequest<'a>,
     ) -> Pin<Box<impl Future<Output = Sent<'a>> + use<'a>>> {
         let headers = request.header_map();
         let body = request.body;
         // HTTP/2's body is hyper's to hold: a copy of the sender's.
         let mut h2_request = Request::new(Full::new(Bytes::copy_from_slice(body)));
-        *h2_request.method_mut() = request.method;
+        *h2_request.method_mut() = request.method.clone();
         *h2_request.uri_mut() = self.endpoint.clone();
         *h2_request.headers_mut() = headers;
         h2_request.headers_mut().remove(HOST);

@@ -428,11 +428,14 @@ pub(crate) fn decoded_with<T>(
     outcome: Result<Outcome, Error>,
     read: impl FnOnce(&RawJson) -> Result<T, serde_json::Error>,
 ) -> Result<T, Error> {
-    match outcome? {
-        Outcome::Done(c) => read(&c.result).map_err(|e| Error::decode(method, e)),
-        other => {
-            std::hint::cold_path();
-            Err(unexpected(method, &other))
-        }
+    // Read where it is (taken out of the `Result` and then out of its
+    // `Done`, it would be copied twice), and dropped there.
+    if let Ok(Outcome::Done(c)) = &outcome {
+        return read(&c.result).map_err(|e| Error::decode(method, e));
+    }
+    std::hint::cold_path();
+    match outcome {
+        Ok(other) => Err(unexpected(method, &other)),
+        Err(e) => Err(e),
     }
 }

@@ -48,36 +48,43 @@ impl Driver {
                 // request into it.
                 self.conn.recycle(bytes);
             }
-            t => self.transmit_other(now, t),
+            // Taken apart here too: the transmit itself is not moved again
+            // (its parts are each small enough to move in registers).
+            mcp_core::Transmit::Message {
+                bytes,
+                routing,
+                call,
+                ..
+            } => self.transmit_message(now, bytes, routing, call),
+            mcp_core::Transmit::CloseStream { request_id } => self.close_stream(request_id),
+            _ => {}
         }
     }
 
-    /// Every transmit but a byte stream's line: an HTTP POST or stream's
-    /// end, a custom transport's message. Out of line: a byte stream's
-    /// drain stays a few lines of code.
+    /// A message for any link but a byte stream: an HTTP POST, a custom
+    /// transport's message. Out of line: a byte stream's drain stays a few
+    /// lines of code.
     #[cfg_attr(
         not(feature = "http"),
         expect(
             unused_variables,
-            reason = "only an HTTP POST starts its deadline here"
+            reason = "only an HTTP POST starts its deadline here, and reads its routing and call"
         )
     )]
     #[inline(never)]
-    fn transmit_other(&mut self, now: Instant, t: mcp_core::Transmit) {
-        match (&self.link, t) {
+    fn transmit_message(
+        &mut self,
+        now: Instant,
+        bytes: Vec<u8>,
+        routing: mcp_types::routing::HttpRouting,
+        call: Option<mcp_types::RequestId>,
+    ) {
+        match &self.link {
             #[cfg(feature = "http")]
-            (
-                Some(Link::Http(http)),
-                mcp_core::Transmit::Message {
-                    bytes,
-                    routing,
-                    call,
-                    ..
-                },
-            ) => {
+            Some(Link::Http(http)) => {
                 // The call's extra headers go on every POST of the call:
-                // retries with a fresh id, multi round-trip rounds, pages and
-                // task requests.
+                // retries with a fresh id, multi round-trip rounds, pages
+                // and task requests.
                 let rare = call
                     .as_ref()
                     .and_then(|id| self.pending.get(id))
@@ -91,25 +98,34 @@ impl Driver {
                 };
                 self.post(now, http.clone(), bytes, routing, headers);
             }
-            #[cfg(feature = "http")]
-            (Some(Link::Http(http)), mcp_core::Transmit::CloseStream { request_id }) => {
-                // An unregistered POST is cancelled by dropping its future
-                // (its connection closes with it); any other request, and
-                // a response stream, through the transport.
-                let slot = request_id
-                    .as_number()
-                    .and_then(|n| self.unregistered.remove(n));
-                match slot {
-                    Some(index) => self.http_io.remove(index),
-                    None => {
-                        http.cancel(&request_id);
-                    }
+            Some(Link::Custom(_)) => self.outbox.push_back(bytes),
+            _ => {}
+        }
+    }
+
+    /// The end of a request's HTTP exchange (nothing on another link): an
+    /// unregistered POST is cancelled by dropping its future (its
+    /// connection closes with it); any other request, and a response
+    /// stream, through the transport.
+    #[cfg_attr(
+        not(feature = "http"),
+        expect(unused_variables, reason = "only HTTP has exchanges to end")
+    )]
+    fn close_stream(&mut self, request_id: mcp_types::RequestId) {
+        #[cfg(feature = "http")]
+        {
+            let Some(Link::Http(http)) = &self.link else {
+                return;
+            };
+            let slot = request_id
+                .as_number()
+                .and_then(|n| self.unregistered.remove(n));
+            match slot {
+                Some(index) => self.http_io.remove(index),
+                None => {
+                    http.cancel(&request_id);
                 }
             }
-            (Some(Link::Custom(_)), mcp_core::Transmit::Message { bytes, .. }) => {
-                self.outbox.push_back(bytes);
-            }
-            _ => {}
         }
     }
 

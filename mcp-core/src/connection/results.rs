@@ -72,31 +72,33 @@ impl Connection {
         let task_augmented = c.task_augmented;
         let is_list = matches!(c.kind, CallKind::List { .. });
         if self.era == Some(Era::Modern) {
-            let kind = ResultHead::of(&raw).map(|head| {
-                let kind = modern::classify_result(
-                    &c.method,
-                    head.result_type.as_deref(),
-                    self.config.features.tasks,
-                );
-                (head, kind)
-            });
+            // The head stays where it was read (not paired with its kind,
+            // which would copy both).
+            let head = match ResultHead::of(&raw) {
+                Ok(head) => head,
+                Err(e) => return self.fail_invalid(key, e),
+            };
+            let kind = modern::classify_result(
+                &c.method,
+                head.result_type.as_deref(),
+                self.config.features.tasks,
+            );
             match kind {
-                Err(e) => self.fail_invalid(key, e),
-                Ok((head, Ok(ResultKind::Complete))) => self.on_complete(now, key, raw, &head),
-                Ok((_, Ok(ResultKind::InputRequired))) => {
+                Ok(ResultKind::Complete) => self.on_complete(now, key, raw, &head),
+                Ok(ResultKind::InputRequired) => {
                     std::hint::cold_path();
                     if let Some(raw) = self.checked(key, raw) {
                         self.on_input_required(now, key, raw);
                     }
                 }
-                Ok((_, Ok(ResultKind::Task))) => {
+                Ok(ResultKind::Task) => {
                     std::hint::cold_path();
                     match TaskSnapshot::from_flat(raw.as_bytes()) {
                         Ok(t) => self.on_task_created(now, key, t, false),
                         Err(e) => self.fail_invalid(key, e),
                     }
                 }
-                Ok((_, Err(p))) => self.fail_call(key, RequestError::Peer(p)),
+                Err(p) => self.fail_call(key, RequestError::Peer(p)),
             }
         } else if task_augmented {
             std::hint::cold_path();

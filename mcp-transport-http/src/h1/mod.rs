@@ -178,31 +178,32 @@ impl H1 {
 /// Sends `request` to `target` (in origin form) with `host` on `h1` and
 /// reads until the response head arrives. The response body keeps the
 /// connection ([`ResponseBody`]). A request the connection cannot start
-/// (the server closed it while idle) comes back at once, as `Err`; once
-/// written, a failure is [`SendError::Failed`].
+/// (the server closed it while idle) stays the caller's: `Err`, at once;
+/// once written, a failure is [`SendError::Failed`].
 ///
-/// The head is written into the connection's buffer now and the request
-/// dropped: the future (part of every POST's) holds the connection and a
-/// view of the body (borrowed from the sender), not the request.
+/// The request is read where it is (borrowed, not moved here) and its head
+/// written into the connection's buffer now: the future (part of every
+/// POST's) holds the connection and a view of the body (borrowed from the
+/// sender), not the request.
 pub(crate) fn send<'a>(
     pool: &Arc<Pool>,
     mut h1: Box<H1>,
-    request: OutRequest<'a>,
+    request: &OutRequest<'a>,
     target: &Target,
-) -> Result<impl Future<Output = Sent<'a>> + use<'a>, Box<OutRequest<'a>>> {
+) -> Result<impl Future<Output = Sent<'a>> + use<'a>, ()> {
     if h1.used && !h1.check_idle() {
-        return Err(Box::new(request));
+        return Err(());
     }
-    let OutRequest {
-        method,
-        post,
-        headers,
-        body,
-        response_fields,
-    } = request;
-    let head = &mut h1.head;
-    request_head::encode_head(head, &method, target, &post, &headers, body.len());
-    drop((post, headers));
+    let body = request.body;
+    let response_fields = request.response_fields;
+    request_head::encode_head(
+        &mut h1.head,
+        &request.method,
+        target,
+        &request.post,
+        &request.headers,
+        body.len(),
+    );
     h1.used = true;
     let pool = pool.clone();
     Ok(async move {

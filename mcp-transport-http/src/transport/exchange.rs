@@ -21,7 +21,7 @@ use crate::body::{ERROR_BODY_LIMIT, describe_error_body, json_reply, read_limite
 use crate::cancel::Cancel;
 use crate::error::HttpError;
 use crate::headers::{
-    self, BodyKind, body_kind, bounded, header_texts, post_fields, render_list, render_params,
+    self, BodyKind, body_kind, bounded, header_texts, render_list, render_params, set_post_fields,
 };
 use crate::stream::{Inline, Prelude, StreamKind, read_to_reply};
 
@@ -474,13 +474,6 @@ fn build<'a>(
     session: Option<&HeaderValue>,
     credentials: Option<crate::auth::Credentials>,
 ) -> Result<(OutRequest<'a>, u64), HttpError> {
-    let mut post = match spec.routing {
-        Some(routing) => post_fields(routing)?,
-        None => PostFields::default(),
-    };
-    // A field of its own (reserved: no field of the exchange's has its
-    // name), so that a POST of a session allocates no list for it.
-    post.session = session.cloned();
     // The auth provider (whose credentials these are) sees every field of
     // the response; without one, only the fields the transport reads are
     // kept.
@@ -488,7 +481,22 @@ fn build<'a>(
         true => ResponseFields::All,
         false => ResponseFields::Read,
     };
-    let mut headers = match may_retry {
+    // Made where it is returned from, its own fields set in place (a
+    // request's fields are moved as few times as they can be).
+    let mut request = OutRequest {
+        method: spec.method.clone(),
+        post: PostFields::default(),
+        headers: HeaderList::default(),
+        body: spec.body,
+        response_fields,
+    };
+    if let Some(routing) = spec.routing {
+        set_post_fields(routing, &mut request.post)?;
+    }
+    // A field of its own (reserved: no field of the exchange's has its
+    // name), so that a POST of a session allocates no list for it.
+    request.post.session = session.cloned();
+    request.headers = match may_retry {
         true => spec.headers.clone(),
         false => std::mem::take(&mut spec.headers),
     };
@@ -497,19 +505,12 @@ fn build<'a>(
         generation = credentials.generation;
         for (name, mut value) in credentials.headers {
             // The POST's own fields stay the transport's.
-            if post.has(&name) {
+            if request.post.has(&name) {
                 continue;
             }
             value.set_sensitive(true);
-            headers.insert(name, value);
+            request.headers.insert(name, value);
         }
     }
-    let request = OutRequest {
-        method: spec.method.clone(),
-        post,
-        headers,
-        body: spec.body,
-        response_fields,
-    };
     Ok((request, generation))
 }

@@ -123,16 +123,16 @@ impl<T> FutureSet<T> {
         if self.shared.bits.fetch_and(!bit, Ordering::AcqRel) & bit == 0 {
             return Some(Poll::Pending);
         }
-        match future.as_mut().poll(&mut Context::from_waker(&slot.waker)) {
-            Poll::Ready(out) => {
-                // `finished` ends the ownership: the owner's drop has
-                // nothing to do.
-                self.finished(index);
-                owned.ended = true;
-                Some(Poll::Ready(out))
-            }
-            Poll::Pending => Some(Poll::Pending),
+        // The output is handed on where the poll put it (not taken out of
+        // its `Poll` and wrapped again: it is as large as a POST's outcome).
+        let polled = future.as_mut().poll(&mut Context::from_waker(&slot.waker));
+        if polled.is_ready() {
+            // `finished` ends the ownership: the owner's drop has nothing
+            // to do.
+            self.finished(index);
+            owned.ended = true;
         }
+        Some(polled)
     }
 }
 
