@@ -10,8 +10,9 @@
 //!    measures (`--split`: the server on another CPU), every client built
 //!    with the default release profile (`--lto`: each with fat LTO and one
 //!    codegen unit; `--hot-first`: one more column, the SDK's client linked
-//!    with a call's functions together, `bench_layout.rs`). `--table` runs
-//!    only this.
+//!    with a call's functions together, `bench_layout.rs`; `--rounds=N`: N
+//!    rounds instead of 11, for a steadier median on a drifting machine).
+//!    `--table` runs only this.
 //! 2. `mcp-client/benches/calls.rs` in release mode: sequential and 32-way
 //!    concurrent `tools/call` over stdio and HTTP and 1 MiB results, with
 //!    calls/s, p50 and p99 latency, client CPU per call and RSS growth next
@@ -60,7 +61,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         !matches!(
             a.as_str(),
             "--no-table" | "--split" | "--demo-server" | "--rmcp-server" | "--lto" | "--hot-first"
-        )
+        ) && !a.starts_with("--rounds")
     }));
     util::run("bench", &mut cmd)?;
     // A narrowed client run (`--only`) is for profiling the client alone.

@@ -196,20 +196,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
 
 /// How many functions `--functions[=N]` asks for (`None`: not asked).
 fn functions_wanted(args: &[String]) -> Result<Option<usize>, String> {
-    let Some((flag, rest)) = args
-        .iter()
-        .find_map(|a| Some((a, a.strip_prefix("--functions")?)))
-    else {
-        return Ok(None);
-    };
-    if rest.is_empty() {
-        return Ok(Some(20));
-    }
-    rest.strip_prefix('=')
-        .and_then(|n| n.parse().ok())
-        .filter(|&n| n > 0)
-        .map(Some)
-        .ok_or_else(|| format!("`{flag}`: expected `--functions` or `--functions=N`, N > 0"))
+    crate::util::count_flag(args, "--functions", 20)
 }
 
 /// One scenario's functions, as a Markdown table under its label.

@@ -441,7 +441,7 @@ fn measure(
 /// round), and a client's ratio to the floor is the median of the rounds'
 /// ratios: a slow stretch slows both sides of most of them.
 pub(crate) fn run(args: &[String]) -> Result<(), String> {
-    let scale = if args.iter().any(|a| a == "--quick") {
+    let mut scale = if args.iter().any(|a| a == "--quick") {
         Scale {
             calls: 600,
             big_calls: 60,
@@ -454,6 +454,10 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
             rounds: 11,
         }
     };
+    // More rounds for a steadier median where the machine's speed drifts.
+    if let Some(rounds) = crate::util::count_flag(args, "--rounds", scale.rounds)? {
+        scale.rounds = rounds;
+    }
     let server = ServerKind::from_args(args);
     let profile = Profile::from_args(args);
     let p = build(args.iter().any(|a| a == "--no-build"), server, profile)?;

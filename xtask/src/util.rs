@@ -46,9 +46,46 @@ pub(crate) fn run(step: &str, cmd: &mut Command) -> Result<(), String> {
     }
 }
 
+/// The count a flag `--name[=N]` asks for: `None` when the command line
+/// has no such flag, `default` when it is given bare, N (more than 0) when
+/// it is given one; anything else (`--name=0`, `--name=x`, `--nameN`) is
+/// an error that names it.
+pub(crate) fn count_flag(
+    args: &[String],
+    name: &str,
+    default: usize,
+) -> Result<Option<usize>, String> {
+    let Some((flag, rest)) = args.iter().find_map(|a| Some((a, a.strip_prefix(name)?))) else {
+        return Ok(None);
+    };
+    if rest.is_empty() {
+        return Ok(Some(default));
+    }
+    rest.strip_prefix('=')
+        .and_then(|n| n.parse().ok())
+        .filter(|&n| n > 0)
+        .map(Some)
+        .ok_or_else(|| format!("`{flag}`: expected `{name}` or `{name}=N`, N > 0"))
+}
+
 /// A command line's arguments, for the tests of the commands that read
 /// them.
 #[cfg(test)]
 pub(crate) fn args(a: &[&str]) -> Vec<String> {
     a.iter().map(|s| (*s).to_owned()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_count_flag_reads_its_own_name_only() {
+        let line = args(&["--table", "--rounds=33", "--functions"]);
+        assert_eq!(count_flag(&line, "--rounds", 11), Ok(Some(33)));
+        assert_eq!(count_flag(&line, "--functions", 20), Ok(Some(20)));
+        assert_eq!(count_flag(&line, "--lto", 1), Ok(None));
+        let e = count_flag(&args(&["--rounds=-1"]), "--rounds", 11).unwrap_err();
+        assert!(e.contains("--rounds=-1") && e.contains("N > 0"), "{e}");
+    }
 }
