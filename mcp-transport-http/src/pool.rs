@@ -149,7 +149,8 @@ impl Pool {
         request: OutRequest<'a>,
     ) -> impl Future<Output = Result<InResponse, BoxError>> + use<'a> {
         let pool = self.clone();
-        // An idle connection found closed gives the request back at once.
+        // An idle connection found closed leaves the request here: boxed
+        // for the slow way, as is one with no idle connection at all.
         let first = match self.take() {
             Some(taken) => match self.send_on(taken, &request) {
                 Ok(sent) => Ok(sent),
