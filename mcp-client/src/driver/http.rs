@@ -54,7 +54,15 @@ impl Driver {
                 if let Some(id) = &a.routing.request_id {
                     self.conn.handle_request_sent(now, id);
                 }
-                self.http_io.push(send_in(*a));
+                let Admitted {
+                    http,
+                    slot,
+                    bytes,
+                    routing,
+                    headers,
+                } = *a;
+                self.http_io
+                    .push(send_in(http, slot, bytes, routing, headers));
             }
             HttpIo::Posted { id, result, spent } => {
                 if let Some(n) = id.as_ref().and_then(RequestId::as_number) {
@@ -211,14 +219,8 @@ impl Driver {
             Some(_) => http.try_reserve_unregistered(&routing),
             None => http.try_reserve(&routing),
         };
-        let a = match reserved {
-            Some(Ok(slot)) => Admitted {
-                http,
-                slot,
-                bytes,
-                routing,
-                headers,
-            },
+        let slot = match reserved {
+            Some(Ok(slot)) => slot,
             Some(Err(e)) => {
                 std::hint::cold_path();
                 let id = routing.request_id;
@@ -239,10 +241,14 @@ impl Driver {
                 return;
             }
         };
-        if let Some(id) = &a.routing.request_id {
+        if let Some(id) = &routing.request_id {
             self.conn.handle_request_sent(now, id);
         }
-        let index = self.http_io.push(send_in(a));
+        // Its parts go to the future as they are (not first into an
+        // `Admitted`, which would be moved whole into the call).
+        let index = self
+            .http_io
+            .push(send_in(http, slot, bytes, routing, headers));
         if let Some(n) = readable {
             self.unregistered.insert(n, index);
         }
@@ -279,27 +285,35 @@ fn wait_to_post(
 /// The extra headers of a call that has none (most calls).
 static NO_HEADERS: LazyLock<http::HeaderMap> = LazyLock::new(http::HeaderMap::new);
 
-fn send_in(a: Admitted) -> BoxFuture<'static, HttpIo> {
-    boxed_in_place(Box::new_uninit(), posting(a))
+fn send_in(
+    http: HttpTransport,
+    slot: PostSlot,
+    bytes: Vec<u8>,
+    routing: HttpRouting,
+    headers: Option<Box<http::HeaderMap>>,
+) -> BoxFuture<'static, HttpIo> {
+    boxed_in_place(
+        Box::new_uninit(),
+        posting(http, slot, bytes, routing, headers),
+    )
 }
 
-/// A POST's future, to be boxed. The `Admitted` is taken apart before the
-/// future is made: it then holds each part once (not the whole `Admitted`
-/// beside the parts it was split into). A call's extra headers are boxed
-/// when it has any (`Admitted::headers`): the future stays small enough
-/// for the allocator's quick sizes (`tests::POST_FUTURE_MAX`). The
-/// request's buffer is lent to the transport and comes back with the
-/// outcome, for the core to encode its next request into (no allocation,
-/// no shared count, no free).
+/// A POST's future, to be boxed, made of an admitted POST's parts: it
+/// holds each part once. A call's extra headers are boxed when it has any
+/// (`Admitted::headers`): the future stays small enough for the
+/// allocator's quick sizes (`tests::POST_FUTURE_MAX`). The request's buffer
+/// is lent to the transport and comes back with the outcome, for the core
+/// to encode its next request into (no allocation, no shared count, no
+/// free).
 #[inline(always)]
-fn posting(a: Admitted) -> impl Future<Output = HttpIo> + Send + 'static {
-    let Admitted {
-        http,
-        slot,
-        bytes,
-        routing,
-        headers,
-    } = a;
+#[allow(clippy::manual_async_fn)] // an async block: its captures are the parts, made in place
+fn posting(
+    http: HttpTransport,
+    slot: PostSlot,
+    bytes: Vec<u8>,
+    routing: HttpRouting,
+    headers: Option<Box<http::HeaderMap>>,
+) -> impl Future<Output = HttpIo> + Send + 'static {
     async move {
         let headers = headers.as_deref().unwrap_or(&NO_HEADERS);
         let result = http.send_in(slot, &bytes, &routing, headers).await;
@@ -356,13 +370,7 @@ mod tests {
             .with_method("tools/call")
             .with_request_id(RequestId::Number(1));
         let slot = http.try_reserve(&routing).expect("a permit").expect("open");
-        let future = posting(Admitted {
-            http,
-            slot,
-            bytes: b"{}".to_vec(),
-            routing,
-            headers: None,
-        });
+        let future = posting(http, slot, b"{}".to_vec(), routing, None);
         let size = std::mem::size_of_val(&future);
         assert!(
             size <= POST_FUTURE_MAX,

@@ -67,7 +67,7 @@ impl Connection {
         &mut self,
         now: Instant,
         task_id: &str,
-        opts: RequestOptions,
+        mut opts: RequestOptions,
     ) -> Result<RequestId, UsageError> {
         if task_id.is_empty() || task_id.len() > MAX_TASK_ID {
             return Err(UsageError::InvalidTaskId { max: MAX_TASK_ID });
@@ -81,7 +81,14 @@ impl Connection {
         params.insert("taskId".into(), Value::String(task_id.to_owned()));
         let method = ext_tasks::GetTask::METHOD;
         let facts = mcp_types::methods::facts::lookup(method);
-        let mut call = self.new_call(now, method, facts, params.into(), opts, CallKind::Watch);
+        let mut call = self.new_call(
+            now,
+            method,
+            facts,
+            params.into(),
+            &mut opts,
+            CallKind::Watch,
+        );
         let placeholder = TaskSnapshot::new(task_id, TaskStatus::Working);
         call.task = Some(Box::new(TaskWatch::new(
             placeholder,

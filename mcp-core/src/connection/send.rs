@@ -65,7 +65,7 @@ impl Connection {
             self.check_method(method, facts, &mut params, &opts, &mut task_augmented)?;
         }
         let key = self.wires.reserve();
-        let mut call = self.new_call(now, method, facts, params, opts, kind);
+        let mut call = self.new_call(now, method, facts, params, &mut opts, kind);
         if let Some(extras) = extras {
             call.set_extras(extras);
         }
@@ -88,7 +88,7 @@ impl Connection {
         method: &str,
         facts: Option<&'static MethodFacts>,
         params: Params,
-        opts: crate::config::RequestOptions,
+        opts: &mut crate::config::RequestOptions,
         kind: CallKind,
     ) -> Box<Call> {
         // The box is allocated first and the call written into it: made
