@@ -152,10 +152,9 @@ impl Pool {
         // An idle connection found closed leaves the request here: boxed
         // for the slow way, as is one with no idle connection at all.
         let first = match self.take() {
-            Some(taken) => match self.send_on(taken, &request) {
-                Ok(sent) => Ok(sent),
-                Err(()) => Err(Box::new(request)),
-            },
+            Some(taken) => self
+                .send_on(taken, &request)
+                .map_err(|()| Box::new(request)),
             None => Err(Box::new(request)),
         };
         async move {

@@ -286,13 +286,13 @@ fn per_call(run: &Run<'_>, functions: Option<usize>) -> Result<PerCall, String> 
         Some(PerCallCode {
             footprint,
             functions: mut all,
-        }) => {
-            let named = functions.map(|n| {
+        }) => (
+            Some(footprint),
+            functions.map(|n| {
                 all.truncate(n);
                 all
-            });
-            (Some(footprint), named)
-        }
+            }),
+        ),
         None => (None, None),
     };
     Ok(PerCall {

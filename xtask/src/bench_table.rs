@@ -455,9 +455,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         }
     };
     // More rounds for a steadier median where the machine's speed drifts.
-    if let Some(rounds) = crate::util::count_flag(args, "--rounds", scale.rounds)? {
-        scale.rounds = rounds;
-    }
+    scale.rounds = crate::util::count_flag(args, "--rounds", scale.rounds)?.unwrap_or(scale.rounds);
     let server = ServerKind::from_args(args);
     let profile = Profile::from_args(args);
     let p = build(args.iter().any(|a| a == "--no-build"), server, profile)?;

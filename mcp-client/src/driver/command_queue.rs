@@ -26,7 +26,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::{Context, Poll, Waker};
 
 use super::Command;
-use super::direct::{DriverCell, Reader, call_addr, is_direct};
+use super::direct::{DriverCell, Reader, direct_call};
 use super::task_waker::TaskWaker;
 
 /// What the senders and the receiver share.
@@ -131,10 +131,9 @@ impl CommandTx {
         // lock, so that no command sent after this one is taken before it,
         // nor one sent before it after.
         if state.armed
-            && is_direct(&command)
+            && let Some(call) = direct_call(&command)
             && let Some(cell) = state.direct.clone()
         {
-            let call = call_addr(&command);
             let owned = match cell.try_take() {
                 Some(mut driver) => {
                     drop(state);

@@ -108,18 +108,14 @@ impl DriverCell {
 /// bring (a server's request, a notification) for one of these at most.
 const LOOK_EVERY: Duration = Duration::from_millis(10);
 
-/// Whether `command` may be carried out by its sender.
-pub(super) fn is_direct(command: &Command) -> bool {
-    matches!(command, Command::Start { .. })
-}
-
-/// The allocation of the call `command` starts, as an address
-/// (`CallTx::addr`, never 0; 0 for any other command): what names the
-/// call to its POST and to its caller's reads.
-pub(super) fn call_addr(command: &Command) -> usize {
+/// The call `command` starts, as its allocation's address (`CallTx::addr`,
+/// never 0), when its sender may carry it out (a call's start); `None` for
+/// any other command. The address names the call to its POST and to its
+/// caller's reads.
+pub(super) fn direct_call(command: &Command) -> Option<usize> {
     match command {
-        Command::Start { call, .. } => call.addr(),
-        _ => 0,
+        Command::Start { call, .. } => Some(call.addr()),
+        _ => None,
     }
 }
 
@@ -155,7 +151,7 @@ impl Driver {
     /// With the caller's waker (`waiting`: it awaits the call now), a
     /// request's POST left pending is then the caller's to read: `Some`
     /// (a 2025-11-25 one's until the driver's look after next). `call` is
-    /// the call's allocation, as an address ([`call_addr`]): it names the
+    /// the call's allocation, as an address ([`direct_call`]): it names the
     /// call's POST.
     #[cfg_attr(
         not(feature = "http"),

@@ -56,6 +56,7 @@ impl Driver {
                 call,
                 ..
             } => self.transmit_message(now, bytes, routing, call),
+            #[cfg(feature = "http")]
             mcp_core::Transmit::CloseStream { request_id } => self.close_stream(request_id),
             _ => {}
         }
@@ -107,24 +108,18 @@ impl Driver {
     /// unregistered POST is cancelled by dropping its future (its
     /// connection closes with it); any other request, and a response
     /// stream, through the transport.
-    #[cfg_attr(
-        not(feature = "http"),
-        expect(unused_variables, reason = "only HTTP has exchanges to end")
-    )]
+    #[cfg(feature = "http")]
     fn close_stream(&mut self, request_id: mcp_types::RequestId) {
-        #[cfg(feature = "http")]
-        {
-            let Some(Link::Http(http)) = &self.link else {
-                return;
-            };
-            let slot = request_id
-                .as_number()
-                .and_then(|n| self.unregistered.remove(n));
-            match slot {
-                Some(index) => self.http_io.remove(index),
-                None => {
-                    http.cancel(&request_id);
-                }
+        let Some(Link::Http(http)) = &self.link else {
+            return;
+        };
+        let slot = request_id
+            .as_number()
+            .and_then(|n| self.unregistered.remove(n));
+        match slot {
+            Some(index) => self.http_io.remove(index),
+            None => {
+                http.cancel(&request_id);
             }
         }
     }
