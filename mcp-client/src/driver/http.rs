@@ -54,15 +54,7 @@ impl Driver {
                 if let Some(id) = &a.routing.request_id {
                     self.conn.handle_request_sent(now, id);
                 }
-                let Admitted {
-                    http,
-                    slot,
-                    bytes,
-                    routing,
-                    headers,
-                } = *a;
-                self.http_io
-                    .push(send_in(http, slot, bytes, routing, headers));
+                self.http_io.push(send_in(*a));
             }
             HttpIo::Posted { id, result, spent } => {
                 if let Some(n) = id.as_ref().and_then(RequestId::as_number) {
@@ -219,8 +211,14 @@ impl Driver {
             Some(_) => http.try_reserve_unregistered(&routing),
             None => http.try_reserve(&routing),
         };
-        let slot = match reserved {
-            Some(Ok(slot)) => slot,
+        let a = match reserved {
+            Some(Ok(slot)) => Admitted {
+                http,
+                slot,
+                bytes,
+                routing,
+                headers,
+            },
             Some(Err(e)) => {
                 std::hint::cold_path();
                 let id = routing.request_id;
@@ -241,14 +239,10 @@ impl Driver {
                 return;
             }
         };
-        if let Some(id) = &routing.request_id {
+        if let Some(id) = &a.routing.request_id {
             self.conn.handle_request_sent(now, id);
         }
-        // Its parts go to the future as they are (not first into an
-        // `Admitted`, which would be moved whole into the call).
-        let index = self
-            .http_io
-            .push(send_in(http, slot, bytes, routing, headers));
+        let index = self.http_io.push(send_in(a));
         if let Some(n) = readable {
             self.unregistered.insert(n, index);
         }
@@ -285,35 +279,27 @@ fn wait_to_post(
 /// The extra headers of a call that has none (most calls).
 static NO_HEADERS: LazyLock<http::HeaderMap> = LazyLock::new(http::HeaderMap::new);
 
-fn send_in(
-    http: HttpTransport,
-    slot: PostSlot,
-    bytes: Vec<u8>,
-    routing: HttpRouting,
-    headers: Option<Box<http::HeaderMap>>,
-) -> BoxFuture<'static, HttpIo> {
-    boxed_in_place(
-        Box::new_uninit(),
-        posting(http, slot, bytes, routing, headers),
-    )
+fn send_in(a: Admitted) -> BoxFuture<'static, HttpIo> {
+    boxed_in_place(Box::new_uninit(), posting(a))
 }
 
-/// A POST's future, to be boxed, made of an admitted POST's parts: it
-/// holds each part once. A call's extra headers are boxed when it has any
-/// (`Admitted::headers`): the future stays small enough for the
-/// allocator's quick sizes (`tests::POST_FUTURE_MAX`). The request's buffer
-/// is lent to the transport and comes back with the outcome, for the core
-/// to encode its next request into (no allocation, no shared count, no
-/// free).
+/// A POST's future, to be boxed. The `Admitted` is taken apart before the
+/// future is made: it then holds each part once (not the whole `Admitted`
+/// beside the parts it was split into). A call's extra headers are boxed
+/// when it has any (`Admitted::headers`): the future stays small enough
+/// for the allocator's quick sizes (`tests::POST_FUTURE_MAX`). The
+/// request's buffer is lent to the transport and comes back with the
+/// outcome, for the core to encode its next request into (no allocation,
+/// no shared count, no free).
 #[inline(always)]
-#[allow(clippy::manual_async_fn)] // an async block: its captures are the parts, made in place
-fn posting(
-    http: HttpTransport,
-    slot: PostSlot,
-    bytes: Vec<u8>,
-    routing: HttpRouting,
-    headers: Option<Box<http::HeaderMap>>,
-) -> impl Future<Output = HttpIo> + Send + 'static {
+fn posting(a: Admitted) -> impl Future<Output = HttpIo> + Send + 'static {
+    let Admitted {
+        http,
+        slot,
+        bytes,
+        routing,
+        headers,
+    } = a;
     async move {
         let headers = headers.as_deref().unwrap_or(&NO_HEADERS);
         let result = http.send_in(slot, &bytes, &routing, headers).await;
@@ -370,7 +356,13 @@ mod tests {
             .with_method("tools/call")
             .with_request_id(RequestId::Number(1));
         let slot = http.try_reserve(&routing).expect("a permit").expect("open");
-        let future = posting(http, slot, b"{}".to_vec(), routing, None);
+        let future = posting(Admitted {
+            http,
+            slot,
+            bytes: b"{}".to_vec(),
+            routing,
+            headers: None,
+        });
         let size = std::mem::size_of_val(&future);
         assert!(
             size <= POST_FUTURE_MAX,
