@@ -4,13 +4,15 @@
 //! stream, at either revision, the caller of the only call in flight reads
 //! the input itself (its lease). What that must not change: a call whose
 //! future moves to another task still ends, a caller that stops polling
-//! holds up only its own call, a dropped call's POST is still read to its
-//! end (its place among the transport's POSTs comes back) and a dropped
-//! call's lease goes back to the driver, a deadline still ends a call, and
-//! many callers on many threads each get their answer. Over a byte stream
-//! the input carries the server's own requests too, and so may a
-//! 2025-11-25 POST's stream: a caller that stops polling holds them up
-//! until the driver's next look (10 ms) at most.
+//! holds up only its own call, a dropped call's POST gives its place among
+//! the transport's POSTs back (dropped with it at 2026-07-28, read to its
+//! end at 2025-11-25) and a dropped call's lease goes back to the driver,
+//! a deadline still ends a call, a reply read where the driver's lock is
+//! taken still ends its call, and many callers on many threads each get
+//! their answer. Over a byte stream the input carries the server's own
+//! requests too, and so may a 2025-11-25 POST's stream: a caller that
+//! stops polling holds them up until the driver's next look (10 ms) at
+//! most.
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -183,8 +185,8 @@ async fn a_caller_that_stops_polling_holds_up_no_request_of_the_servers() {
 #[tokio::test]
 async fn a_dropped_call_gives_its_post_or_its_lease_back() {
     for via in READERS {
-        // One POST at a time: a dropped call's POST that were never read to
-        // its end would keep every later call waiting.
+        // One POST at a time: a dropped call's POST that kept its place
+        // would keep every later call waiting.
         let (server, client) = connect(via, 1).await;
         for i in 0..3 {
             let mut call = slow(&client, 60_000);
@@ -357,5 +359,64 @@ async fn a_servers_request_waits_one_look_at_most_for_a_caller_that_does_not_pol
     );
     let r = within("the held call's end once polled again", held).await;
     assert!(r.expect("answered").content.is_empty());
+    client.close().await;
+}
+
+/// A call's future, started in one place and polled in another.
+type HeldCall = Pin<Box<dyn Future<Output = Result<String, mcp_client::Error>> + Send>>;
+
+#[tokio::test]
+async fn a_reply_read_while_the_driver_is_busy_still_ends_its_call() {
+    // At 2026-07-28 a caller holds its call's POST itself and takes the
+    // driver's lock only for what the POST gives. Polled where the driver
+    // holds its lock (in a handler, which the driver polls under it), the
+    // caller finds the lock taken: what its POST gave goes to the driver
+    // through the command channel, with no wait for the lock (on this
+    // thread it would never come), and the call ends at the driver's next
+    // turn.
+    let server = Server::start(Via::HttpModern).await;
+    let held: std::sync::Arc<std::sync::Mutex<Option<HeldCall>>> = Default::default();
+    let (back_tx, mut back) = tokio::sync::mpsc::unbounded_channel::<(HeldCall, bool)>();
+    let slot = held.clone();
+    let client = builder(&server, 64)
+        .form_elicitation(move |_| {
+            let call = slot.lock().expect("the held call's slot").take();
+            let back_tx = back_tx.clone();
+            async move {
+                if let Some(mut call) = call {
+                    let polled = std::future::poll_fn(|cx| Poll::Ready(call.as_mut().poll(cx)));
+                    let pending = polled.await.is_pending();
+                    back_tx.send((call, pending)).expect("the test waits");
+                }
+                let name = ElicitValue::String("Ada".into());
+                Ok(ElicitResult::accept(BTreeMap::from([(
+                    "name".into(),
+                    name,
+                )])))
+            }
+        })
+        .connect()
+        .await
+        .expect("connect");
+    let echoing = client.clone();
+    let mut call: HeldCall = Box::pin(async move {
+        let r = echoing.call_tool("echo", json!({"text": "held"})).await?;
+        Ok(text(&r.content))
+    });
+    start(&mut call).await;
+    server
+        .until("the held call answered", |d| d.in_flight() == 0)
+        .await;
+    *held.lock().expect("the held call's slot") = Some(call);
+    let asked = within("ask_name", client.call_tool("ask_name", json!({}))).await;
+    assert_eq!(text(&asked.expect("ask_name").content), "Hello, Ada!");
+    let (call, pending) = within("the held call back", back.recv())
+        .await
+        .expect("the handler ran");
+    // Its reply was read in the handler's poll and handed to the driver:
+    // the call could not end in that poll.
+    assert!(pending, "the held call ended under the driver's lock");
+    let r = within("the held call's end", call).await;
+    assert_eq!(r.expect("echo"), "held");
     client.close().await;
 }

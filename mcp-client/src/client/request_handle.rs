@@ -384,6 +384,12 @@ impl<F: FnOnce() -> Result<CallSpec, Error> + Unpin> Future for Running<'_, F> {
                         Read::More => {}
                         // Done, or handed back to the driver.
                         Read::Done => reader = None,
+                        #[cfg(feature = "http")]
+                        Read::Handback(io) => {
+                            reader = None;
+                            // The driver gone, its outcome is a closed error.
+                            let _ = this.client.inner.commands.send(Command::Handback(io));
+                        }
                     }
                 }
                 match Pin::new(&mut rx).poll(cx) {

@@ -148,6 +148,13 @@ impl PendingCalls {
         self.0.get_mut(id.as_number()?)
     }
 
+    /// The allocation's address of the call numbered `key`, while its
+    /// caller waits for its outcome (`CallTx::addr`; `direct.rs`).
+    #[cfg(feature = "http")]
+    pub(super) fn addr_of(&self, key: i64) -> Option<usize> {
+        self.0.get(key)?.reply.as_ref().map(CallTx::addr)
+    }
+
     /// Whether `id` is a call in flight.
     pub(super) fn contains_key(&self, id: &RequestId) -> bool {
         self.get(id).is_some()

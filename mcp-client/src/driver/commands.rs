@@ -114,6 +114,10 @@ pub(crate) enum Command {
     /// Input requests of a task that its handle kept for a closure and now
     /// hands to the registered handlers (run inside the driver).
     ServeHeld(Vec<InputItem>),
+    /// What a 2026-07-28 POST its caller held gave, when the driver was
+    /// busy (`direct.rs`).
+    #[cfg(feature = "http")]
+    Handback(super::direct::Handback),
 }
 
 /// A session-control request from a handle.
@@ -217,6 +221,8 @@ impl Driver {
                 let _ = reply.send(r);
             }
             Command::ServeHeld(items) => self.serve_held(items),
+            #[cfg(feature = "http")]
+            Command::Handback(io) => self.on_http(now, *io.0),
             Command::SetLogLevel(level) => self.conn.set_log_level(Some(level)),
             Command::Close { .. } => {}
         }

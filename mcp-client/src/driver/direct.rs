@@ -20,11 +20,24 @@
 //! POST carries nothing but its reply and notifications about it
 //! (`HttpRouting::only_its_reply`: the server sends no requests on it), so
 //! a caller that does not poll its call's future delays nothing but that
-//! call. At 2025-11-25 the POST's stream may carry the server's requests
-//! and notifications before the reply: its caller holds it only from one
-//! of the driver's looks to the next (below), as a byte stream's input.
-//! The POST's future,
-//! left pending by the start, is *owned* by the caller
+//! call: the POST's future is not put in the driver's set at all but given
+//! to the caller (`Owned::Exchange`), polled by the caller's start with the
+//! caller's waker and then by the caller alone, without the driver's lock;
+//! only what it gives (the reply, a stream the driver reads on, a failure)
+//! is handled under the lock, as the driver's wait would. When the lock is
+//! taken then (a turn, another caller, or the caller polled inside the
+//! driver's own poll, as a handler may do) or the driver is in a turn,
+//! what the POST gave goes to the driver as a command
+//! ([`Read::Handback`]): a caller never waits for the driver's lock.
+//! Dropping the call drops its POST, which closes its stream: the
+//! server's sign of a 2026-07-28 cancellation. The driver that ends such
+//! a call (a deadline, a cancellation by id) cannot reach its POST; the
+//! call's outcome wakes its caller, who drops the POST with its reader.
+//!
+//! At 2025-11-25 the POST's stream may carry the server's requests and
+//! notifications before the reply: its caller holds it only from one of
+//! the driver's looks to the next (below), as a byte stream's input. The
+//! POST's future, left pending by the start, is *owned* by the caller
 //! ([`FutureSet::own`](super::future_set::FutureSet::own)): its wakes wake
 //! the caller, not the driver, and the caller's next poll polls it under
 //! the driver's lock and handles what it gives as the driver's turn would
@@ -168,6 +181,9 @@ impl Driver {
         #[cfg(feature = "http")]
         {
             self.last_post = None;
+            // Its 2026-07-28 POST is kept for it (`Driver::post`), made
+            // by the settle below.
+            self.direct_start = if waiting.is_some() { call } else { 0 };
         }
         self.on_command(now, command);
         let lease = self.lease_input(now, waiting);
@@ -177,6 +193,10 @@ impl Driver {
         }
         #[cfg(feature = "http")]
         {
+            self.direct_start = 0;
+            if let Some(post) = self.handoff.take() {
+                return self.hand_off(now, post, waiting?);
+            }
             let (id, index, looked) = self.last_post.take()?;
             let waker = waiting?;
             let id = mcp_types::RequestId::Number(id);
@@ -202,6 +222,33 @@ impl Driver {
             }
         }
         None
+    }
+
+    /// The first poll of a 2026-07-28 POST its caller holds from now on
+    /// (`Owned::Exchange`), with the caller's `waker`: its wakes wake the
+    /// caller, who polls it without the driver's lock and takes the lock
+    /// only for what it gives ([`Reader::read`]). One that ends at once
+    /// (a failure before the reply) is handled here.
+    #[cfg(feature = "http")]
+    fn hand_off(
+        &mut self,
+        now: Instant,
+        mut post: crate::handlers::BoxFuture<'static, super::HttpIo>,
+        waker: &Waker,
+    ) -> Option<Owned> {
+        match post
+            .as_mut()
+            .poll(&mut std::task::Context::from_waker(waker))
+        {
+            Poll::Pending => Some(Owned::Exchange(post)),
+            Poll::Ready(io) => {
+                std::hint::cold_path();
+                let handlers = self.handler_io.len();
+                self.on_http(now, io);
+                self.settle(now, handlers);
+                None
+            }
+        }
     }
 
     /// Leases a byte stream's input to the caller `waiting` for the only
@@ -421,6 +468,10 @@ pub(super) enum Owned {
     Input(InputLease),
     #[cfg(feature = "http")]
     Post(OwnedSlot),
+    /// A 2026-07-28 POST's future itself, out of the driver's set: only
+    /// what it gives goes through the driver.
+    #[cfg(feature = "http")]
+    Exchange(crate::handlers::BoxFuture<'static, super::HttpIo>),
 }
 
 /// A caller's hold on what brings its reply (the input's lease, or its
@@ -447,7 +498,17 @@ pub(crate) enum Read {
     /// back to the driver; the driver is busy or shutting down): the
     /// outcome comes through the call's `OutcomeRx`.
     Done,
+    /// What its POST gave, which the driver could not take from it now
+    /// (busy, or in a turn): to send it as [`Command::Handback`]; then as
+    /// `Done`.
+    #[cfg(feature = "http")]
+    Handback(Handback),
 }
+
+/// What a 2026-07-28 POST its caller held gave, on its way to the driver
+/// through the command channel ([`Read::Handback`]).
+#[cfg(feature = "http")]
+pub(crate) struct Handback(pub(super) Box<super::HttpIo>);
 
 impl Reader {
     /// The reader of what `owned` holds, by the driver `cell`, for the
@@ -463,6 +524,17 @@ impl Reader {
     /// what it holds wake it.
     #[inline]
     pub(crate) fn read(&mut self, waker: &Waker) -> Read {
+        #[cfg(feature = "http")]
+        if let Owned::Exchange(post) = &mut self.owned {
+            // Polled without the driver's lock: only its end takes it.
+            let Poll::Ready(io) = post
+                .as_mut()
+                .poll(&mut std::task::Context::from_waker(waker))
+            else {
+                return Read::More;
+            };
+            return self.hand_in(io);
+        }
         let Ok(mut d) = self.cell.driver.try_lock() else {
             return Read::Done;
         };
@@ -474,11 +546,37 @@ impl Reader {
             Owned::Input(lease) => d.read_input(lease, waker),
             #[cfg(feature = "http")]
             Owned::Post(post) => d.read_owned(post, waker),
+            #[cfg(feature = "http")]
+            Owned::Exchange(_) => false,
         };
         d.reader_call = 0;
         match d.read_outcome.take() {
             Some(outcome) => Read::Outcome(outcome),
             None if more => Read::More,
+            None => Read::Done,
+        }
+    }
+
+    /// What the POST the caller held gave, handled under the driver's lock
+    /// as the driver's wait would; handed back (through the command
+    /// channel) when the lock is taken or the driver in a turn: the
+    /// driver's lock is only ever tried by a caller, never waited for.
+    #[cfg(feature = "http")]
+    fn hand_in(&mut self, io: super::HttpIo) -> Read {
+        let Ok(mut d) = self.cell.driver.try_lock() else {
+            return Read::Handback(Handback(Box::new(io)));
+        };
+        if d.in_turn || !d.link_open {
+            return Read::Handback(Handback(Box::new(io)));
+        }
+        d.reader_call = self.call;
+        let now = clock();
+        let handlers = d.handler_io.len();
+        d.on_http(now, io);
+        d.settle(now, handlers);
+        d.reader_call = 0;
+        match d.read_outcome.take() {
+            Some(outcome) => Read::Outcome(outcome),
             None => Read::Done,
         }
     }

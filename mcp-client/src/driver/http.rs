@@ -242,6 +242,16 @@ impl Driver {
         if let Some(id) = &a.routing.request_id {
             self.conn.handle_request_sent(now, id);
         }
+        if !looked
+            && let Some(n) = readable
+            && self.direct_start != 0
+            && self.handoff.is_none()
+            && self.pending.addr_of(n) == Some(self.direct_start)
+        {
+            // Its caller holds it (`direct.rs`): no slot, no ownership.
+            self.handoff = Some(send_in(a));
+            return;
+        }
         let index = self.http_io.push(send_in(a));
         if let Some(n) = readable {
             self.unregistered.insert(n, index);

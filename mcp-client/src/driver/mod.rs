@@ -155,6 +155,14 @@ struct Driver {
     /// it only between the driver's looks (a 2025-11-25 request's, `http.rs`).
     #[cfg(feature = "http")]
     last_post: Option<(i64, usize, bool)>,
+    /// The call its caller is starting itself and will await (`direct.rs`:
+    /// its allocation's address; 0 when none): a 2026-07-28 POST of that
+    /// call is not pushed into `http_io` but kept in `handoff`, for the
+    /// caller to hold and poll.
+    #[cfg(feature = "http")]
+    direct_start: usize,
+    #[cfg(feature = "http")]
+    handoff: Option<BoxFuture<'static, HttpIo>>,
     /// The 2025-11-25 POSTs their callers own (`direct.rs`): each slot,
     /// the ownership's generation, and whether a look saw it already.
     #[cfg(feature = "http")]
@@ -261,6 +269,10 @@ pub(crate) fn start(
         http_io: FutureSet::new(),
         #[cfg(feature = "http")]
         last_post: None,
+        #[cfg(feature = "http")]
+        direct_start: 0,
+        #[cfg(feature = "http")]
+        handoff: None,
         #[cfg(feature = "http")]
         held_posts: Vec::new(),
         #[cfg(feature = "http")]

@@ -107,7 +107,9 @@ impl Driver {
     /// The end of a request's HTTP exchange (nothing on another link): an
     /// unregistered POST is cancelled by dropping its future (its
     /// connection closes with it); any other request, and a response
-    /// stream, through the transport.
+    /// stream, through the transport. A 2026-07-28 POST its caller holds
+    /// (`direct.rs`) is out of reach here: its caller drops it once the
+    /// call's outcome reaches it.
     #[cfg(feature = "http")]
     fn close_stream(&mut self, request_id: mcp_types::RequestId) {
         let Some(Link::Http(http)) = &self.link else {
