@@ -188,12 +188,15 @@ impl Driver {
         self.on_command(now, command);
         let lease = self.lease_input(now, waiting);
         self.settle(now, handlers);
+        #[cfg(feature = "http")]
+        {
+            self.direct_start = 0;
+        }
         if let Some(lease) = lease {
             return Some(Owned::Input(lease));
         }
         #[cfg(feature = "http")]
         {
-            self.direct_start = 0;
             if let Some(post) = self.handoff.take() {
                 return self.hand_off(now, post, waiting?);
             }
