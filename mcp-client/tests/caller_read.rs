@@ -88,6 +88,12 @@ async fn start<F: Future + Unpin>(call: &mut F) {
     assert!(first.await, "the call ended in its first poll");
 }
 
+/// The demo's `ask_name` elicitation answered: the name "Ada".
+fn named_ada() -> ElicitResult {
+    let name = ElicitValue::String("Ada".into());
+    ElicitResult::accept(BTreeMap::from([("name".into(), name)]))
+}
+
 async fn echo(client: &Client, text_in: &str) {
     let echoed = client.call_tool("echo", json!({"text": text_in}));
     let r = within("an echo", echoed).await.expect("echo");
@@ -150,11 +156,7 @@ async fn a_caller_that_stops_polling_holds_up_no_request_of_the_servers() {
                 let notify = notify.clone();
                 async move {
                     notify.notify_one();
-                    let name = ElicitValue::String("Ada".into());
-                    Ok(ElicitResult::accept(BTreeMap::from([(
-                        "name".into(),
-                        name,
-                    )])))
+                    Ok(named_ada())
                 }
             })
             .connect()
@@ -388,11 +390,7 @@ async fn a_reply_read_while_the_driver_is_busy_still_ends_its_call() {
                     let pending = polled.await.is_pending();
                     back_tx.send((call, pending)).expect("the test waits");
                 }
-                let name = ElicitValue::String("Ada".into());
-                Ok(ElicitResult::accept(BTreeMap::from([(
-                    "name".into(),
-                    name,
-                )])))
+                Ok(named_ada())
             }
         })
         .connect()
