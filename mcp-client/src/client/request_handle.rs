@@ -387,7 +387,8 @@ impl<F: FnOnce() -> Result<CallSpec, Error> + Unpin> Future for Running<'_, F> {
                         #[cfg(feature = "http")]
                         Read::Handback(io) => {
                             reader = None;
-                            // The driver gone, its outcome is a closed error.
+                            // When the driver is gone the send fails, and
+                            // the outcome is a closed error.
                             let _ = this.client.inner.commands.send(Command::Handback(io));
                         }
                     }

@@ -549,6 +549,7 @@ impl Reader {
             Owned::Input(lease) => d.read_input(lease, waker),
             #[cfg(feature = "http")]
             Owned::Post(post) => d.read_owned(post, waker),
+            // Read above, without the lock.
             #[cfg(feature = "http")]
             Owned::Exchange(_) => false,
         };

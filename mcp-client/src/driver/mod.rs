@@ -161,6 +161,8 @@ struct Driver {
     /// caller to hold and poll.
     #[cfg(feature = "http")]
     direct_start: usize,
+    /// That call's POST, made by `run_direct`'s settle, until
+    /// `run_direct` gives it to the caller.
     #[cfg(feature = "http")]
     handoff: Option<BoxFuture<'static, HttpIo>>,
     /// The 2025-11-25 POSTs their callers own (`direct.rs`): each slot,
