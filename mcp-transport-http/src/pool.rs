@@ -144,11 +144,10 @@ impl Pool {
     /// future (part of every POST's) then holds the wait for the response
     /// head, not the request. Anything else (no idle connection, or one
     /// that turned out closed) goes the boxed way, which keeps it.
-    pub(crate) fn send<'a>(
-        self: &Arc<Self>,
+    pub(crate) fn send<'a, 'p>(
+        self: &'p Arc<Self>,
         request: OutRequest<'a>,
-    ) -> impl Future<Output = Result<InResponse, BoxError>> + use<'a> {
-        let pool = self.clone();
+    ) -> impl Future<Output = Result<InResponse, BoxError>> + use<'a, 'p> {
         // An idle connection found closed leaves the request here: boxed
         // for the slow way, as is one with no idle connection at all.
         let first = match self.take() {
@@ -171,7 +170,9 @@ impl Pool {
                     *request
                 }
             };
-            Box::pin(pool.send_slow(request)).await
+            // The pool's own handle only for the slow way (a count's
+            // increment and decrement fewer a call).
+            Box::pin(Arc::clone(self).send_slow(request)).await
         }
     }
 
