@@ -441,8 +441,5 @@ pub(crate) fn decoded_with<T>(
         return read(&c.result).map_err(|e| Error::decode(method, e));
     }
     std::hint::cold_path();
-    match outcome {
-        Ok(other) => Err(unexpected(method, &other)),
-        Err(e) => Err(e),
-    }
+    Err(unexpected(method, &outcome?))
 }

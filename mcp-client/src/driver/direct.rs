@@ -112,6 +112,36 @@ impl DriverCell {
         };
         d.takes_direct().then_some(d)
     }
+
+    /// The driver, for a caller's read of what it holds ([`Reader`]): only
+    /// tried, never waited for, and `None` while the driver is in a turn
+    /// or its link is closed (what the caller holds is then the driver's
+    /// to read).
+    #[inline]
+    fn for_read(&self) -> Option<MutexGuard<'_, Driver>> {
+        let d = self.driver.try_lock().ok()?;
+        (!d.in_turn && d.link_open).then_some(d)
+    }
+
+    /// A caller's read (`read`, under the driver's lock, [`Self::for_read`])
+    /// as the reader of `call`: that call's outcome, if the read ended it,
+    /// comes out here instead of through its `OutcomeRx`; `More` when
+    /// `read` says the caller reads on, `Done` when the lock was not to be
+    /// had.
+    #[inline]
+    fn read_as(&self, call: usize, read: impl FnOnce(&mut Driver) -> bool) -> Read {
+        let Some(mut d) = self.for_read() else {
+            return Read::Done;
+        };
+        d.reader_call = call;
+        let more = read(&mut d);
+        d.reader_call = 0;
+        match d.read_outcome.take() {
+            Some(outcome) => Read::Outcome(outcome),
+            None if more => Read::More,
+            None => Read::Done,
+        }
+    }
 }
 
 /// How often the driver looks at what callers read themselves while any
@@ -202,9 +232,7 @@ impl Driver {
             }
             let (id, index, looked) = self.last_post.take()?;
             let waker = waiting?;
-            let id = mcp_types::RequestId::Number(id);
-            let theirs = self.pending.get(&id).and_then(|p| p.reply.as_ref());
-            if theirs.is_some_and(|tx| tx.addr() == call) {
+            if self.pending.addr_of(id) == Some(call) {
                 let owned = self.http_io.own(index, waker)?;
                 if looked {
                     let (index, generation) = owned.key();
@@ -246,9 +274,7 @@ impl Driver {
             Poll::Pending => Some(Owned::Exchange(post)),
             Poll::Ready(io) => {
                 std::hint::cold_path();
-                let handlers = self.handler_io.len();
-                self.on_http(now, io);
-                self.settle(now, handlers);
+                self.on_http_settled(now, io);
                 None
             }
         }
@@ -420,13 +446,21 @@ impl Driver {
                 let key = owned.key();
                 self.held_posts
                     .retain(|held| (held.index, held.generation) != key);
-                let now = clock();
-                let handlers = self.handler_io.len();
-                self.on_http(now, io);
-                self.settle(now, handlers);
+                self.on_http_settled(clock(), io);
                 false
             }
         }
+    }
+
+    /// What an exchange a caller read gave, handled as the driver's wait
+    /// handles it, then the end of the caller's work under the lock
+    /// ([`Driver::settle`]).
+    #[cfg(feature = "http")]
+    #[inline]
+    fn on_http_settled(&mut self, now: Instant, io: super::HttpIo) {
+        let handlers = self.handler_io.len();
+        self.on_http(now, io);
+        self.settle(now, handlers);
     }
 
     /// Polls the HTTP exchanges that are due (the one just started) and
@@ -527,61 +561,41 @@ impl Reader {
     /// what it holds wake it.
     #[inline]
     pub(crate) fn read(&mut self, waker: &Waker) -> Read {
-        #[cfg(feature = "http")]
-        if let Owned::Exchange(post) = &mut self.owned {
-            // Polled without the driver's lock: only its end takes it.
-            let Poll::Ready(io) = post
-                .as_mut()
-                .poll(&mut std::task::Context::from_waker(waker))
-            else {
-                return Read::More;
-            };
-            return self.hand_in(io);
-        }
-        let Ok(mut d) = self.cell.driver.try_lock() else {
-            return Read::Done;
-        };
-        if d.in_turn || !d.link_open {
-            return Read::Done;
-        }
-        d.reader_call = self.call;
-        let more = match &mut self.owned {
-            Owned::Input(lease) => d.read_input(lease, waker),
+        let (cell, call) = (&self.cell, self.call);
+        match &mut self.owned {
+            Owned::Input(lease) => cell.read_as(call, |d| d.read_input(lease, waker)),
             #[cfg(feature = "http")]
-            Owned::Post(post) => d.read_owned(post, waker),
-            // Read above, without the lock.
+            Owned::Post(post) => cell.read_as(call, |d| d.read_owned(post, waker)),
+            // Polled without the driver's lock: only what it gives takes it
+            // (handed back, through the command channel, when the lock is
+            // taken or the driver in a turn).
             #[cfg(feature = "http")]
-            Owned::Exchange(_) => false,
-        };
-        d.reader_call = 0;
-        match d.read_outcome.take() {
-            Some(outcome) => Read::Outcome(outcome),
-            None if more => Read::More,
-            None => Read::Done,
+            Owned::Exchange(post) => {
+                let Poll::Ready(io) = post
+                    .as_mut()
+                    .poll(&mut std::task::Context::from_waker(waker))
+                else {
+                    return Read::More;
+                };
+                hand_in(cell, call, io)
+            }
         }
     }
+}
 
-    /// What the POST the caller held gave, handled under the driver's lock
-    /// as the driver's wait would; handed back (through the command
-    /// channel) when the lock is taken or the driver in a turn: the
-    /// driver's lock is only ever tried by a caller, never waited for.
-    #[cfg(feature = "http")]
-    fn hand_in(&mut self, io: super::HttpIo) -> Read {
-        let Ok(mut d) = self.cell.driver.try_lock() else {
-            return Read::Handback(Handback(Box::new(io)));
-        };
-        if d.in_turn || !d.link_open {
-            return Read::Handback(Handback(Box::new(io)));
-        }
-        d.reader_call = self.call;
-        let now = clock();
-        let handlers = d.handler_io.len();
-        d.on_http(now, io);
-        d.settle(now, handlers);
-        d.reader_call = 0;
-        match d.read_outcome.take() {
-            Some(outcome) => Read::Outcome(outcome),
-            None => Read::Done,
-        }
-    }
+/// What a POST its caller held gave, handled under the driver's lock as
+/// the driver's wait would, the caller the reader of `call`; handed back
+/// (through the command channel) when the lock is taken or the driver in a
+/// turn.
+#[cfg(feature = "http")]
+fn hand_in(cell: &DriverCell, call: usize, io: super::HttpIo) -> Read {
+    let Some(mut d) = cell.for_read() else {
+        return Read::Handback(Handback(Box::new(io)));
+    };
+    // `DriverCell::read_as` spelled out: a closure holding the POST's
+    // output (some 200 bytes) would copy it once more on every call.
+    d.reader_call = call;
+    d.on_http_settled(clock(), io);
+    d.reader_call = 0;
+    d.read_outcome.take().map_or(Read::Done, Read::Outcome)
 }
