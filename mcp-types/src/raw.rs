@@ -108,6 +108,12 @@ impl RawJson {
         self.1.and_then(HeadNotes::checked_meta)
     }
 
+    /// Where the first plain text of a canonical text-blocks result is in
+    /// these bytes, when the walk of the envelope they came in found one.
+    pub(crate) fn plain_text(&self) -> Option<Range<usize>> {
+        self.1.and_then(HeadNotes::plain_text)
+    }
+
     /// Decodes the value with `read`, which is handed the text once it is
     /// checked to be UTF-8 (as [`parse`] checks it), for a reader of one
     /// type's own: [`CallToolResult::from_json`](crate::tools::CallToolResult::from_json).
@@ -288,8 +294,7 @@ fn result_end(s: &[u8], start: usize) -> Option<(usize, Option<HeadNotes>)> {
     // A tool's text blocks in their canonical form: the head is what the
     // match found after the list.
     if let Some(b) = text_blocks(s, start, Texts::Ends, None, |_| {}) {
-        let notes = HeadNotes::of(start, b.result_type.map(|r| r.start), b.meta);
-        return Some((b.end, notes));
+        return Some((b.end, HeadNotes::of(start, &b)));
     }
     match object_end_noting(s, start) {
         Some(noted) => Some(noted),

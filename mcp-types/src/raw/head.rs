@@ -10,44 +10,87 @@
 //! reader of the head does not walk the result a second time (a tool's
 //! content, a page's items: most of the text).
 
+use std::ops::Range;
+
+use super::text_blocks::TextBlocks;
 use super::{ObjectMembers, RawJson, object_members, value_end};
 
 /// The head members, in the order [`RawJson::head_members`] gives them
 /// (5 or 10 bytes long: the walk tells most other keys apart by length).
 pub const HEAD_KEYS: [&str; 4] = ["resultType", "nextCursor", "ttlMs", "cacheScope"];
 
-/// Where the head members' values start in a result's text; 0 for an
-/// absent member (no value starts at 0, where the object's `{` is). And
-/// where its `_meta` is, when the walk checked it (`meta::plain_end`):
-/// `[0, 0]` when not.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct HeadNotes([u32; 4], [u32; 2]);
+/// Where a result's head members are, noted as the envelope around it was
+/// read. Offsets are from the result's start; 0 for an absent member (no
+/// value starts at 0, where the object's `{` is), `[0, 0]` for an absent
+/// range.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum HeadNotes {
+    /// By the member walk ([`note`]).
+    Walked {
+        /// Where its `_meta` is, when the walk checked it
+        /// (`meta::plain_end`). First in both kinds, so that reading it
+        /// needs no branch.
+        meta: [u32; 2],
+        /// Where each head member's value starts, in [`HEAD_KEYS`]' order.
+        starts: [u32; 4],
+    },
+    /// By the match of a canonical text-blocks result (`raw::text_blocks`),
+    /// whose only head member is perhaps a `resultType`.
+    TextBlocks {
+        /// Where its `_meta` is (checked by the match).
+        meta: [u32; 2],
+        /// Where the `resultType`'s value starts.
+        result_type: u32,
+        /// Where its first plain text is (inside its quotes), so that the
+        /// result's reader need not scan it again.
+        plain_text: [u32; 2],
+    },
+}
 
 impl HeadNotes {
-    /// The notes of a result at `base` whose only head member is perhaps
-    /// a `resultType` whose value is at `result_type`, with perhaps a
-    /// checked `_meta` at `meta` (a canonical text-blocks result,
-    /// `raw::text_blocks`). `None` when an offset passes `u32::MAX`.
-    pub(crate) fn of(
-        base: usize,
-        result_type: Option<usize>,
-        meta: Option<std::ops::Range<usize>>,
-    ) -> Option<HeadNotes> {
+    /// The notes of the canonical text-blocks result `found` at `base`.
+    /// `None` when an offset passes `u32::MAX`.
+    pub(crate) fn of(base: usize, found: &TextBlocks) -> Option<HeadNotes> {
         let at = |i: usize| u32::try_from(i - base).ok();
-        let mut notes = HeadNotes::default();
-        if let Some(value) = result_type {
-            notes.0[0] = at(value)?;
+        let range = |r: &Option<Range<usize>>| match r {
+            Some(r) => Some([at(r.start)?, at(r.end)?]),
+            None => Some([0, 0]),
+        };
+        Some(HeadNotes::TextBlocks {
+            meta: range(&found.meta)?,
+            result_type: match &found.result_type {
+                Some(value) => at(value.start)?,
+                None => 0,
+            },
+            plain_text: range(&found.first_plain_text)?,
+        })
+    }
+
+    /// Where each head member's value starts, in [`HEAD_KEYS`]' order.
+    pub(crate) fn starts(self) -> [u32; 4] {
+        match self {
+            HeadNotes::Walked { starts, .. } => starts,
+            HeadNotes::TextBlocks { result_type, .. } => [result_type, 0, 0, 0],
         }
-        if let Some(m) = meta {
-            notes.1 = [at(m.start)?, at(m.end)?];
-        }
-        Some(notes)
     }
 
     /// Where the checked `_meta` is, if the walk checked one.
-    pub(crate) fn checked_meta(self) -> Option<std::ops::Range<usize>> {
-        let [start, end] = self.1;
+    pub(crate) fn checked_meta(self) -> Option<Range<usize>> {
+        let (HeadNotes::Walked { meta, .. } | HeadNotes::TextBlocks { meta, .. }) = self;
+        let [start, end] = meta;
         (end != 0).then_some(start as usize..end as usize)
+    }
+
+    /// Where the first plain text of a canonical text-blocks result is, if
+    /// the envelope's read found one.
+    pub(crate) fn plain_text(self) -> Option<Range<usize>> {
+        match self {
+            HeadNotes::TextBlocks {
+                plain_text: [start, end],
+                ..
+            } if start != 0 => Some(start as usize..end as usize),
+            _ => None,
+        }
     }
 }
 
@@ -88,7 +131,10 @@ fn note(members: &mut ObjectMembers<'_>, base: usize) -> Option<Option<HeadNotes
         Some(m) => at(m.start).zip(at(m.end)).map_or([0, 0], |(s, e)| [s, e]),
         None => [0, 0],
     };
-    Some(sure.then_some(HeadNotes(notes, meta)))
+    Some(sure.then_some(HeadNotes::Walked {
+        meta,
+        starts: notes,
+    }))
 }
 
 /// The value texts of the head members ([`HEAD_KEYS`], in that order;
@@ -110,9 +156,9 @@ pub fn head_members_of(text: &[u8]) -> Option<[Option<&[u8]>; 4]> {
 }
 
 /// The value texts the notes point at in `text`.
-fn values(text: &[u8], HeadNotes(starts, _): HeadNotes) -> Option<[Option<&[u8]>; 4]> {
+fn values(text: &[u8], notes: HeadNotes) -> Option<[Option<&[u8]>; 4]> {
     let mut members = [None; 4];
-    for (member, start) in members.iter_mut().zip(starts) {
+    for (member, start) in members.iter_mut().zip(notes.starts()) {
         if start != 0 {
             let start = start as usize;
             *member = Some(&text[start..value_end(text, start)?]);

@@ -14,8 +14,8 @@ pub(crate) fn skip_ws(s: &[u8], mut i: usize) -> usize {
     i
 }
 
-/// How far [`quote_or_backslash`] looks eight bytes at a time before it
-/// hands the rest of a long string to a vector search.
+/// How far the scans of a string here look eight bytes at a time before
+/// they hand the rest of a long one to a vector search.
 const SHORT: usize = 32;
 
 /// A one in every byte of a word.
@@ -61,7 +61,12 @@ pub(crate) fn quote_or_backslash(s: &[u8]) -> Option<usize> {
 /// The index just past the string starting at `s[i] == b'"'`, and
 /// whether the string has an escape.
 pub(crate) fn string_end(s: &[u8], i: usize) -> Option<(usize, bool)> {
-    let mut j = i + 1;
+    string_end_from(s, i + 1)
+}
+
+/// [`string_end`] of a string whose text is known to `s[j]`, which is in
+/// its text (an escape's `\` included) or its closing quote.
+fn string_end_from(s: &[u8], mut j: usize) -> Option<(usize, bool)> {
     let mut escaped = false;
     loop {
         let at = j + quote_or_backslash(s.get(j..)?)?;
@@ -116,31 +121,58 @@ pub(crate) fn value_end(s: &[u8], i: usize) -> Option<usize> {
 
 /// How long the string whose text starts `s` is, when it has no escape
 /// and no control character (below U+0020): its text is then the string
-/// itself. A short string is checked a word at a time (its end is found
-/// before a vector search would have set up); the rest of a long one is
-/// searched for its end with `memchr2` and checked with [`plain`].
+/// itself.
 pub(crate) fn plain_len(s: &[u8]) -> Option<usize> {
+    first_escaped(s).filter(|&end| s[end] == b'"')
+}
+
+/// How long the string whose text starts `s` is (to its closing quote),
+/// and, for a long one, whether it is plain ([`plain_len`]): a short one is
+/// stepped over as [`string_end`] does (a plain short text is cheap to scan
+/// again), a long one in one pass ([`long_first_escaped`]) that finds its
+/// end and checks it, so that a long plain text is read once by both.
+#[inline]
+pub(crate) fn text_len(s: &[u8]) -> Option<(usize, bool)> {
+    if let Some(k) = quote_or_backslash(&s[..s.len().min(SHORT)]) {
+        if s[k] == b'"' {
+            return Some((k, false));
+        }
+        let (end, _) = string_end_from(s, k)?;
+        return Some((end - 1, false));
+    }
+    long_text_len(s)
+}
+
+/// [`text_len`] of a string with no `"` or `\` in its first [`SHORT`]
+/// bytes.
+#[inline(never)]
+fn long_text_len(s: &[u8]) -> Option<(usize, bool)> {
+    let first = long_first_escaped(s, SHORT)?;
+    if s[first] == b'"' {
+        return Some((first, is_plain_text(&s[..SHORT])));
+    }
+    let (end, _) = string_end_from(s, first)?;
+    Some((end - 1, false))
+}
+
+/// Where the first byte of `s` that a JSON string escapes is (a `"`, a
+/// `\` or a control character). A short string is checked a word at a
+/// time (its end is found before a vector search would have set up); the
+/// rest of a long one in one pass by [`long_first_escaped`].
+#[inline]
+fn first_escaped(s: &[u8]) -> Option<usize> {
     let mut at = 0;
     while let Some(word) = s[at..].first_chunk::<8>() {
         if at >= SHORT {
-            let len = at + memchr::memchr2(b'"', b'\\', &s[at..])?;
-            return (s[len] == b'"' && plain(&s[at..len])).then_some(len);
+            return long_first_escaped(s, at);
         }
         let hits = special_bytes(u64::from_le_bytes(*word));
         if hits != 0 {
-            let end = at + hits.trailing_zeros() as usize / 8;
-            return (s[end] == b'"').then_some(end);
+            return Some(at + hits.trailing_zeros() as usize / 8);
         }
         at += 8;
     }
-    for (k, &b) in s[at..].iter().enumerate() {
-        match b {
-            b'"' => return Some(at + k),
-            b'\\' | 0..0x20 => return None,
-            _ => {}
-        }
-    }
-    None
+    s[at..].iter().position(|&b| escaped(b)).map(|k| at + k)
 }
 
 /// The bytes of `word` (little-endian) that a JSON string escapes, flagged:
@@ -162,15 +194,29 @@ pub(crate) fn is_plain_text(s: &[u8]) -> bool {
         && rest.iter().all(|&b| b >= 0x20 && b != b'"' && b != b'\\')
 }
 
-/// Whether `s` has no `\` and no control character. Checked a chunk at a
-/// time without an early exit inside one, which the compiler turns into
-/// vector instructions.
-fn plain(s: &[u8]) -> bool {
-    s.chunks(64).all(|chunk| {
-        !chunk
-            .iter()
-            .fold(false, |bad, &b| bad | (b < 0x20) | (b == b'\\'))
-    })
+/// [`first_escaped`] in a long string from `at`: one pass over its text,
+/// a chunk at a time checked for any byte a JSON string escapes without
+/// an early exit inside the chunk (which the compiler turns into vector
+/// instructions), then the flagged chunk a byte at a time. One pass, not a
+/// search for the end and a check of the text before it: a large result's
+/// text is read once here, not twice.
+fn long_first_escaped(s: &[u8], mut at: usize) -> Option<usize> {
+    while let Some(chunk) = s.get(at..)?.first_chunk::<64>() {
+        if chunk.iter().fold(false, |hit, &b| hit | escaped(b)) {
+            break;
+        }
+        at += 64;
+    }
+    s[at..].iter().position(|&b| escaped(b)).map(|k| at + k)
+}
+
+/// Whether a JSON string escapes `b`: a `"`, a `\` or a control character
+/// (below U+0020). Written without short-circuits so that a chunk's check
+/// vectorizes, and with one comparison for two of the three: flipping bit
+/// 1 maps `"` (0x22) to 0x20 and keeps every control character below it,
+/// while no other byte lands at or below 0x20.
+fn escaped(b: u8) -> bool {
+    ((b ^ 0x02) <= 0x20) | (b == b'\\')
 }
 
 #[cfg(test)]
@@ -204,13 +250,55 @@ mod tests {
     }
 
     #[test]
+    fn a_plain_strings_end_or_first_escape_is_found_at_any_place() {
+        // Near misses (0x20, 0x7f, the high bit set) as the filler; the
+        // byte that ends the scan at every place of strings short and
+        // long, across word and chunk boundaries.
+        for filler in [b'a', 0x20, 0x7f, 0x9f, 0xdc, 0xe2] {
+            for len in 0..200 {
+                let mut text = vec![filler; len];
+                text.push(b'"');
+                assert_eq!(plain_len(&text), Some(len), "{filler} {len}");
+                for at in 0..len {
+                    for (target, want) in [(b'"', Some(at)), (b'\\', None), (0x1f, None), (0, None)]
+                    {
+                        text[at] = target;
+                        assert_eq!(plain_len(&text), want, "{filler} {len} {at} {target}");
+                        text[at] = filler;
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_texts_end_is_found_past_escapes_and_control_characters() {
+        for len in [0, 7, 8, 31, 32, 33, 64, 65, 200] {
+            let plain = "a".repeat(len);
+            // Only a long text is checked on the way.
+            for (text, is_plain) in [
+                (plain.clone(), len >= SHORT),
+                (format!("{plain}\\\"{plain}"), false),
+                (format!("{plain}\\\\"), false),
+                (format!("{plain}\u{1f}{plain}"), false),
+                (format!("\\n{plain}\\\"\\\\"), false),
+            ] {
+                let s = format!("{text}\"}}");
+                assert_eq!(
+                    text_len(s.as_bytes()),
+                    Some((text.len(), is_plain)),
+                    "{text}"
+                );
+                assert_eq!(text_len(text.as_bytes()), None, "{text}: no end");
+            }
+        }
+    }
+
+    #[test]
     fn plain_strings_are_found_at_any_length() {
-        let long = "x".repeat(300);
-        assert!(plain(long.as_bytes()));
-        assert!(!plain(format!("{long}\\").as_bytes()));
-        assert!(!plain(format!("{long}\u{1f}").as_bytes()));
-        assert!(plain("é \u{7f}".as_bytes()));
-        for len in [0, 5, 7, 8, 9, 31, 32, 33, 40, 300] {
+        for len in [
+            0, 5, 7, 8, 9, 31, 32, 33, 40, 63, 64, 65, 95, 96, 97, 127, 128, 300,
+        ] {
             let body = "é".repeat(len / 2) + &"a".repeat(len % 2);
             let n = body.len();
             assert_eq!(

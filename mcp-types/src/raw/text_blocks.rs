@@ -16,17 +16,19 @@
 
 use std::ops::Range;
 
-use super::scan::{plain_len, string_end};
+use super::scan::{plain_len, text_len};
 
 /// How a block's text is scanned.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Texts {
     /// It must be plain (no escape, no control character): the reader
-    /// takes it as it is.
-    Plain,
-    /// Any string: only its end is wanted (the envelope's read, which
-    /// steps over a string as its walk does, leaving its check to the
-    /// reader, so that a long text is not checked twice).
+    /// takes it as it is. A text at the range given (where the envelope's
+    /// read found a plain one, [`TextBlocks::first_plain_text`]) is not
+    /// scanned again.
+    Plain(Option<Range<usize>>),
+    /// Any string: its end is wanted, and whether it is plain (the
+    /// envelope's read, which steps over a string as its walk does,
+    /// leaving its check to the reader).
     Ends,
 }
 
@@ -36,6 +38,9 @@ pub(crate) struct TextBlocks {
     pub(crate) end: usize,
     /// `isError`, when the result has it.
     pub(crate) is_error: Option<bool>,
+    /// Where the first plain text is (inside its quotes), when the texts
+    /// were scanned for their ends ([`Texts::Ends`]) and one was plain.
+    pub(crate) first_plain_text: Option<Range<usize>>,
     /// `resultType`'s value, quotes included, when the result has it.
     pub(crate) result_type: Option<Range<usize>>,
     /// `_meta`'s value, checked, when the result has it.
@@ -71,6 +76,7 @@ pub(crate) fn text_blocks(
         }
     }
     let mut at = head.at;
+    let mut first_plain_text = None;
     if s.get(at) == Some(&b']') {
         at += 1;
     } else {
@@ -79,10 +85,16 @@ pub(crate) fn text_blocks(
                 return None;
             }
             at += BLOCK.len();
-            let len = match texts {
-                Texts::Plain => plain_len(s.get(at..)?)?,
-                // Past the opening quote, to the closing one.
-                Texts::Ends => string_end(s, at - 1)?.0 - 1 - at,
+            let len = match &texts {
+                Texts::Plain(Some(known)) if known.start == at => known.len(),
+                Texts::Plain(_) => plain_len(s.get(at..)?)?,
+                Texts::Ends => {
+                    let (len, plain) = text_len(s.get(at..)?)?;
+                    if plain && first_plain_text.is_none() {
+                        first_plain_text = Some(at..at + len);
+                    }
+                    len
+                }
             };
             // Past the closing quote: the block's end, then the list's next
             // block or its end.
@@ -102,6 +114,7 @@ pub(crate) fn text_blocks(
         return Some(TextBlocks {
             end: at + 1,
             is_error: None,
+            first_plain_text,
             result_type,
             meta: None,
         });
@@ -135,6 +148,7 @@ pub(crate) fn text_blocks(
     Some(TextBlocks {
         end: tail.at,
         is_error,
+        first_plain_text,
         result_type,
         meta,
     })
@@ -181,7 +195,7 @@ mod tests {
 
     fn texts(s: &str, start: usize) -> Option<Found<'_>> {
         let mut found = Vec::new();
-        let m = text_blocks(s.as_bytes(), start, Texts::Plain, None, |r| {
+        let m = text_blocks(s.as_bytes(), start, Texts::Plain(None), None, |r| {
             found.push(&s[r])
         })?;
         let part = |r: Option<Range<usize>>| r.map(|r| &s[r]);
@@ -230,7 +244,8 @@ mod tests {
         );
         // A `_meta` noted as checked is taken as it is noted.
         let m = r.find(meta).unwrap()..r.len() - 1;
-        let found = text_blocks(r.as_bytes(), 0, Texts::Plain, Some(m.clone()), |_| {}).unwrap();
+        let found =
+            text_blocks(r.as_bytes(), 0, Texts::Plain(None), Some(m.clone()), |_| {}).unwrap();
         assert_eq!(found.meta, Some(m));
     }
 
@@ -247,10 +262,12 @@ mod tests {
             r#"{"content":[{"type":"text","text":"q\"}],\\"}],"resultType":"complete"}"#,
         ] {
             let found = text_blocks(r.as_bytes(), 0, Texts::Ends, None, |_| {}).expect(r);
-            let notes =
-                super::super::HeadNotes::of(0, found.result_type.map(|t| t.start), found.meta);
-            let walked = super::super::head::object_end_noting(r.as_bytes(), 0).expect(r);
-            assert_eq!((found.end, notes), walked, "{r}");
+            let notes = super::super::HeadNotes::of(0, &found).expect(r);
+            let (end, walked) = super::super::head::object_end_noting(r.as_bytes(), 0).expect(r);
+            let walked = walked.expect(r);
+            assert_eq!(found.end, end, "{r}");
+            assert_eq!(notes.starts(), walked.starts(), "{r}");
+            assert_eq!(notes.checked_meta(), walked.checked_meta(), "{r}");
         }
     }
 

@@ -46,7 +46,7 @@ impl CallToolResult {
     /// # Errors
     /// When the text is not JSON or not a `tools/call` result.
     pub fn from_json(text: &str) -> Result<Self, serde_json::Error> {
-        if let Some(result) = canonical(text.as_bytes(), None, |at| text.get(at)) {
+        if let Some(result) = canonical(text.as_bytes(), None, None, |at| text.get(at)) {
             return Ok(result);
         }
         read(text, None)
@@ -73,7 +73,7 @@ impl CallToolResult {
         // the UTF-8 check that the whole text needs otherwise.
         let bytes = raw.as_bytes();
         let text = |at: Range<usize>| utf8(&bytes[at]).ok();
-        if let Some(result) = canonical(bytes, raw.checked_meta(), text) {
+        if let Some(result) = canonical(bytes, raw.checked_meta(), raw.plain_text(), text) {
             return Ok(result);
         }
         raw.decode_with(|text| read(text, raw.checked_meta()))
@@ -105,11 +105,12 @@ fn read(
 fn canonical<'a>(
     bytes: &'a [u8],
     checked_meta: Option<Range<usize>>,
+    plain_text: Option<Range<usize>>,
     text: impl Fn(Range<usize>) -> Option<&'a str>,
 ) -> Option<CallToolResult> {
     let mut content = Vec::new();
     let mut broken = false;
-    let found = text_blocks(bytes, 0, Texts::Plain, checked_meta, |at| {
+    let found = text_blocks(bytes, 0, Texts::Plain(plain_text), checked_meta, |at| {
         room_for_one(&mut content);
         match text(at) {
             Some(t) => content.push(ContentBlock::Text(TextContent::new(t))),
@@ -406,6 +407,35 @@ mod tests {
     }
 
     #[test]
+    fn texts_in_blocks_of_the_canonical_form_are_read_as_serde_reads_them() {
+        // Long and short texts, plain or not, in each place of the list:
+        // the envelope's read notes the first plain one, and the reader
+        // takes it from the note.
+        let long = "long text ".repeat(30);
+        let texts = [
+            long.clone(),
+            "short".to_owned(),
+            String::new(),
+            format!("{long}\\\"quoted\\\" and \\\\"),
+            format!("\\n{long}"),
+            format!("{long}\u{1}{long}"),
+            format!("{long}\u{1f}"),
+            "é".repeat(100),
+        ];
+        let block = |t: &str| format!(r#"{{"type":"text","text":"{t}"}}"#);
+        for a in &texts {
+            agrees(&format!(r#"{{"content":[{}]}}"#, block(a)));
+            for b in &texts {
+                agrees(&format!(
+                    r#"{{"content":[{},{}],"isError":false,"resultType":"complete"}}"#,
+                    block(a),
+                    block(b)
+                ));
+            }
+        }
+    }
+
+    #[test]
     fn canonical_texts_are_matched_by_their_bytes_and_read_as_serde_reads() {
         let canonical_texts = [
             r#"{"content":[]}"#,
@@ -420,7 +450,7 @@ mod tests {
         ];
         for text in canonical_texts {
             assert!(
-                canonical(text.as_bytes(), None, |at| text.get(at)).is_some(),
+                canonical(text.as_bytes(), None, None, |at| text.get(at)).is_some(),
                 "{text}"
             );
             agrees(text);
@@ -443,7 +473,7 @@ mod tests {
         ];
         for text in others {
             assert!(
-                canonical(text.as_bytes(), None, |at| text.get(at)).is_none(),
+                canonical(text.as_bytes(), None, None, |at| text.get(at)).is_none(),
                 "{text}"
             );
             agrees(text);
