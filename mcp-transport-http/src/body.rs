@@ -109,13 +109,37 @@ pub(crate) fn describe_error_body(
     (text, message)
 }
 
-/// The one JSON-RPC message of an `application/json` reply body
-/// ([`Message::read_bytes`]: a large result stays in the body's buffer,
-/// unparsed until decoded): a broken envelope is [`HttpError::InvalidEnvelope`],
-/// so the request it names fails as the server's protocol fault; anything
-/// else unreadable is [`HttpError::InvalidMessage`].
-pub(crate) fn json_reply(bytes: &Bytes, check: bool) -> Result<Message, HttpError> {
-    Message::read_bytes(bytes, check).map_err(|e| match e {
+/// A whole JSON body, as [`json_reply`] reads it.
+pub(crate) enum JsonBody<'a> {
+    /// A small body in its connection's buffer
+    /// ([`ResponseBody::read_buffered`](crate::h1::ResponseBody::read_buffered)):
+    /// what is kept from it is copied ([`Message::read`]).
+    InPlace(&'a [u8]),
+    /// A body of its own, read whole: a large result is kept as a slice of
+    /// it, unparsed until decoded ([`Message::read_bytes`]).
+    Own(&'a Bytes),
+}
+
+impl JsonBody<'_> {
+    /// The body's bytes.
+    pub(crate) fn bytes(&self) -> &[u8] {
+        match self {
+            JsonBody::InPlace(bytes) => bytes,
+            JsonBody::Own(bytes) => bytes,
+        }
+    }
+}
+
+/// The one JSON-RPC message of an `application/json` reply body: a broken
+/// envelope is [`HttpError::InvalidEnvelope`], so the request it names
+/// fails as the server's protocol fault; anything else unreadable is
+/// [`HttpError::InvalidMessage`].
+pub(crate) fn json_reply(body: JsonBody<'_>, check: bool) -> Result<Message, HttpError> {
+    let read = match body {
+        JsonBody::InPlace(bytes) => Message::read(bytes, check),
+        JsonBody::Own(bytes) => Message::read_bytes(bytes, check),
+    };
+    read.map_err(|e| match e {
         ReadError::Broken { id, violations } => HttpError::InvalidEnvelope { id, violations },
         ReadError::Invalid(e) => HttpError::InvalidMessage(e),
     })

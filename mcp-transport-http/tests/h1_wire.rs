@@ -9,6 +9,7 @@ mod support;
 use std::sync::atomic::Ordering;
 
 use mcp_transport_http::{HttpTransport, Reply};
+use mcp_types::Message;
 use support::raw::{After, raw_server};
 use support::{
     chunk, config, event, json, modern, progress, request, request_id, result, sse, trust_ca,
@@ -92,6 +93,42 @@ async fn a_length_delimited_body_with_its_head_or_after_it_is_read_and_bounded()
             matches!(err, mcp_transport_http::HttpError::BodyTooLarge { limit } if limit == BODY.len() - 1),
             "{err:?}"
         );
+    }
+}
+
+/// A body that came with its head is read in place in the connection's
+/// buffer when small (below `Message::SHARE_FROM`); a larger one, or one
+/// that comes after its head, is read as it comes. Each reads to its whole
+/// result, no byte more: the connection is reused.
+#[tokio::test]
+async fn a_body_of_any_size_is_read_whole_in_place_or_as_it_comes() {
+    for size in [
+        0,
+        100,
+        Message::SHARE_FROM - 40,
+        Message::SHARE_FROM,
+        40_000,
+    ] {
+        let text = "y".repeat(size);
+        let body = format!(r#"{{"jsonrpc":"2.0","id":1,"result":{{"text":"{text}"}}}}"#);
+        let reply = format!(
+            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        let head_len = reply.len() - body.len();
+        for pieces in [split(&reply, &[]), split(&reply, &[head_len])] {
+            let (url, connections) = raw_server(pieces, After::KeepOpen).await;
+            let t = HttpTransport::new(config(&url)).unwrap();
+            for id in 1..=4 {
+                let reply = ping(&t, id).await;
+                let Ok(Reply::Message(Message::Response(r))) = reply else {
+                    panic!("{size}: {reply:?}")
+                };
+                let result: serde_json::Value = r.result.decode().unwrap();
+                assert_eq!(result["text"].as_str().map(str::len), Some(size));
+            }
+            assert_eq!(connections.load(Ordering::SeqCst), 1, "{size}");
+        }
     }
 }
 

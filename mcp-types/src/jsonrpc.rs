@@ -131,6 +131,13 @@ pub enum Message {
 }
 
 impl Message {
+    /// Results at least this long are kept as a slice of the frame's
+    /// buffer by [`Message::from_bytes`]; shorter ones are copied (so a
+    /// small result kept does not keep a whole receive buffer alive). A
+    /// transport that reads a frame smaller than this in place, with
+    /// [`Message::from_slice`], gets the same reading and the same copy.
+    pub const SHARE_FROM: usize = 16 * 1024;
+
     /// Parses one message from bytes.
     ///
     /// # Errors
@@ -291,9 +298,8 @@ impl Response {
     }
 }
 
-/// Results at least this long are kept as a slice of the frame's buffer by
-/// [`Message::from_bytes`]; shorter ones are copied.
-const SHARE_FROM: usize = 16 * 1024;
+/// [`Message::SHARE_FROM`], for this module.
+const SHARE_FROM: usize = Message::SHARE_FROM;
 
 /// The id and the result's place in a plain response envelope (the usual
 /// shape matched by position, `raw::canonical_response`): an object with an

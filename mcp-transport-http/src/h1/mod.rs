@@ -34,6 +34,7 @@ use std::task::{Context, Poll, Waker, ready};
 use bytes::{Buf, Bytes, BytesMut};
 use hyper::body::{Body, Frame, Incoming, SizeHint};
 use hyper::rt::Write;
+use mcp_types::Message;
 
 use self::chunked::{Chunked, Piece};
 use self::wire::{Framing, Parsed, WireError};
@@ -263,15 +264,23 @@ impl std::fmt::Debug for ResponseBody {
 
 impl ResponseBody {
     /// The whole body, when all of it is in its connection's buffer
-    /// already and within `limit` (a `Content-Length` body that came with
-    /// its head, as most JSON replies do; an empty one), taken without a
-    /// poll: the connection goes back to the pool as at the body's end.
-    /// `None` leaves the body as it was, to be read as a [`Body`].
+    /// already, within `limit` and shorter than [`Message::SHARE_FROM`] (a
+    /// `Content-Length` body that came with its head, as most JSON replies
+    /// do; an empty one), handed to `read` where it is, without a poll: no
+    /// split of the buffer, no shared count taken and dropped (what `read`
+    /// keeps, it copies). The connection goes back to the pool after, as
+    /// at the body's end. `None` leaves the body as it was, to be read as
+    /// a [`Body`]: a larger one is split off the buffer then, so that a
+    /// large result is kept as a slice of it, not copied.
     #[inline]
-    pub(crate) fn take_buffered(&mut self, limit: usize) -> Option<Bytes> {
+    pub(crate) fn read_buffered<R>(
+        &mut self,
+        limit: usize,
+        read: impl FnOnce(&[u8]) -> R,
+    ) -> Option<R> {
         let body = match &mut self.kind {
             Kind::H1(body) => body,
-            Kind::Done => return Some(Bytes::new()),
+            Kind::Done => return Some(read(&[])),
             Kind::H2(_) => return None,
         };
         let Reading::Length(left) = body.reading else {
@@ -279,10 +288,11 @@ impl ResponseBody {
         };
         let left = usize::try_from(left)
             .ok()
-            .filter(|&n| n <= limit && n <= body.conn.buf.len())?;
-        let data = body.conn.buf.split_to(left).freeze();
+            .filter(|&n| n <= limit && n < Message::SHARE_FROM && n <= body.conn.buf.len())?;
+        let out = read(&body.conn.buf[..left]);
+        body.conn.buf.advance(left);
         self.end();
-        Some(data)
+        Some(out)
     }
 
     /// A body whose connection runs elsewhere (HTTP/2's own task).

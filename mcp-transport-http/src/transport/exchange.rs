@@ -6,8 +6,6 @@
 
 use std::sync::Arc;
 
-use bytes::Bytes;
-
 use crate::h1::ResponseBody;
 use crate::parts::{HeaderList, InResponse, OutRequest, PostFields, ResponseFields};
 use http::header::{LOCATION, WWW_AUTHENTICATE};
@@ -17,7 +15,9 @@ use mcp_types::{ProtocolVersion, RequestId};
 
 use super::{Inner, Reply, is_modern};
 use crate::auth::{AuthChallenge, AuthDecision, AuthProvider, AuthRequest, MAX_AUTH_RETRIES};
-use crate::body::{ERROR_BODY_LIMIT, describe_error_body, json_reply, read_limited, read_prefix};
+use crate::body::{
+    ERROR_BODY_LIMIT, JsonBody, describe_error_body, json_reply, read_limited, read_prefix,
+};
 use crate::cancel::Cancel;
 use crate::error::HttpError;
 use crate::headers::{
@@ -153,18 +153,19 @@ impl Inner {
         if *kind != BodyKind::Json || answers_nothing(status) {
             return None;
         }
-        let bytes = body.take_buffered(self.config.limits.max_body_bytes)?;
-        Some(self.json_posted(&bytes, routing))
+        body.read_buffered(self.config.limits.max_body_bytes, |bytes| {
+            self.json_posted(JsonBody::InPlace(bytes), routing)
+        })
     }
 
     /// What a whole `application/json` body gives: nothing (whitespace, to
     /// a notification or response) or its one message.
-    fn json_posted(&self, bytes: &Bytes, routing: &HttpRouting) -> Result<Posted, HttpError> {
-        if bytes.iter().all(u8::is_ascii_whitespace) && routing.request_id.is_none() {
+    fn json_posted(&self, body: JsonBody<'_>, routing: &HttpRouting) -> Result<Posted, HttpError> {
+        if body.bytes().iter().all(u8::is_ascii_whitespace) && routing.request_id.is_none() {
             return Ok(Posted::Reply(Reply::Accepted));
         }
         Ok(Posted::Reply(Reply::Message(json_reply(
-            bytes,
+            body,
             self.config.check_envelopes,
         )?)))
     }
@@ -239,7 +240,7 @@ impl Inner {
                     // Not all in the buffer yet ([`Inner::reply_now`]
                     // takes a body that is).
                     let bytes = read_limited(&mut body, self.config.limits.max_body_bytes).await?;
-                    self.json_posted(&bytes, routing)
+                    self.json_posted(JsonBody::Own(&bytes), routing)
                 }
                 BodyKind::Missing | BodyKind::Other(_) => {
                     std::hint::cold_path();
