@@ -164,7 +164,7 @@ impl Message {
     /// # Errors
     /// A [`serde_json::Error`] when the bytes are not one JSON-RPC message.
     pub fn from_bytes(bytes: &bytes::Bytes) -> Result<Message, serde_json::Error> {
-        Message::from_frame(bytes, SHARE_FROM)
+        Message::from_frame(bytes, Message::SHARE_FROM)
     }
 
     /// [`Message::from_bytes`] for a frame that is its message's own (made
@@ -297,9 +297,6 @@ impl Response {
         self.result.decode()
     }
 }
-
-/// [`Message::SHARE_FROM`], for this module.
-const SHARE_FROM: usize = Message::SHARE_FROM;
 
 /// The id and the result's place in a plain response envelope (the usual
 /// shape matched by position, `raw::canonical_response`): an object with an

@@ -237,8 +237,9 @@ impl Inner {
                     Ok(Posted::Stream(body, stream_kind, prelude))
                 }
                 BodyKind::Json => {
-                    // Not all in the buffer yet ([`Inner::reply_now`]
-                    // takes a body that is).
+                    // Not all in the buffer yet, or 16 KiB or more
+                    // ([`Inner::reply_now`] takes a smaller one that is,
+                    // in place).
                     let bytes = read_limited(&mut body, self.config.limits.max_body_bytes).await?;
                     self.json_posted(JsonBody::Own(&bytes), routing)
                 }

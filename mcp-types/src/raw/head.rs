@@ -51,15 +51,14 @@ impl HeadNotes {
     /// The notes of the canonical text-blocks result `found` at `base`.
     /// `None` when an offset passes `u32::MAX`.
     pub(crate) fn of(base: usize, found: &TextBlocks) -> Option<HeadNotes> {
-        let at = |i: usize| u32::try_from(i - base).ok();
         let range = |r: &Option<Range<usize>>| match r {
-            Some(r) => Some([at(r.start)?, at(r.end)?]),
+            Some(r) => span(base, r),
             None => Some([0, 0]),
         };
         Some(HeadNotes::TextBlocks {
             meta: range(&found.meta)?,
             result_type: match &found.result_type {
-                Some(value) => at(value.start)?,
+                Some(value) => u32::try_from(value.start - base).ok()?,
                 None => 0,
             },
             plain_text: range(&found.first_plain_text)?,
@@ -94,6 +93,12 @@ impl HeadNotes {
     }
 }
 
+/// `range` as a note, from `base`; `None` when an end passes `u32::MAX`.
+fn span(base: usize, range: &Range<usize>) -> Option<[u32; 2]> {
+    let at = |i: usize| u32::try_from(i - base).ok();
+    Some([at(range.start)?, at(range.end)?])
+}
+
 /// The end of the object at `s[i]` (just past its `}`) and its head
 /// notes, relative to `i` (see [`note`]). `None` when `s[i]` does not
 /// start an object the member walk reads (not an object, or a key with an
@@ -126,11 +131,11 @@ fn note(members: &mut ObjectMembers<'_>, base: usize) -> Option<Option<HeadNotes
             _ => sure = false,
         }
     }
-    let at = |i: usize| u32::try_from(i - base).ok();
-    let meta = match &members.checked_meta {
-        Some(m) => at(m.start).zip(at(m.end)).map_or([0, 0], |(s, e)| [s, e]),
-        None => [0, 0],
-    };
+    let meta = members
+        .checked_meta
+        .as_ref()
+        .and_then(|m| span(base, m))
+        .unwrap_or([0, 0]);
     Some(sure.then_some(HeadNotes::Walked {
         meta,
         starts: notes,

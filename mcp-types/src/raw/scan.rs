@@ -133,14 +133,11 @@ pub(crate) fn plain_len(s: &[u8]) -> Option<usize> {
 /// end and checks it, so that a long plain text is read once by both.
 #[inline]
 pub(crate) fn text_len(s: &[u8]) -> Option<(usize, bool)> {
-    if let Some(k) = quote_or_backslash(&s[..s.len().min(SHORT)]) {
-        if s[k] == b'"' {
-            return Some((k, false));
-        }
-        let (end, _) = string_end_from(s, k)?;
-        return Some((end - 1, false));
+    match quote_or_backslash(&s[..s.len().min(SHORT)]) {
+        Some(k) if s[k] == b'"' => Some((k, false)),
+        Some(k) => escaped_text_len(s, k),
+        None => long_text_len(s),
     }
-    long_text_len(s)
 }
 
 /// [`text_len`] of a string with no `"` or `\` in its first [`SHORT`]
@@ -151,7 +148,13 @@ fn long_text_len(s: &[u8]) -> Option<(usize, bool)> {
     if s[first] == b'"' {
         return Some((first, is_plain_text(&s[..SHORT])));
     }
-    let (end, _) = string_end_from(s, first)?;
+    escaped_text_len(s, first)
+}
+
+/// [`text_len`] of a string that is not plain, from `s[from]`: an escape's
+/// `\` or a control character in its text.
+fn escaped_text_len(s: &[u8], from: usize) -> Option<(usize, bool)> {
+    let (end, _) = string_end_from(s, from)?;
     Some((end - 1, false))
 }
 
@@ -191,7 +194,7 @@ pub(crate) fn is_plain_text(s: &[u8]) -> bool {
     words
         .iter()
         .all(|word| special_bytes(u64::from_le_bytes(*word)) == 0)
-        && rest.iter().all(|&b| b >= 0x20 && b != b'"' && b != b'\\')
+        && !rest.iter().any(|&b| escaped(b))
 }
 
 /// [`first_escaped`] in a long string from `at`: one pass over its text,

@@ -38,8 +38,10 @@ pub(crate) struct TextBlocks {
     pub(crate) end: usize,
     /// `isError`, when the result has it.
     pub(crate) is_error: Option<bool>,
-    /// Where the first plain text is (inside its quotes), when the texts
-    /// were scanned for their ends ([`Texts::Ends`]) and one was plain.
+    /// Where the first long plain text is (inside its quotes), when the
+    /// texts were scanned for their ends ([`Texts::Ends`]) and one was
+    /// (`scan::text_len` checks only a long one on its way: a short one is
+    /// cheap to scan again).
     pub(crate) first_plain_text: Option<Range<usize>>,
     /// `resultType`'s value, quotes included, when the result has it.
     pub(crate) result_type: Option<Range<usize>>,
