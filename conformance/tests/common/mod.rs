@@ -3,9 +3,11 @@
 //! helpers.
 #![allow(dead_code, unreachable_pub, reason = "each test binary uses a subset")]
 
+use std::collections::BTreeSet;
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use mcp_client::mcp_types::content::ContentBlock;
@@ -36,7 +38,9 @@ pub struct HttpPeer {
 
 impl HttpPeer {
     /// Starts `command` (already told to listen on `port`) and waits until
-    /// the port accepts connections.
+    /// the port accepts connections, and (where `/proc` tells) until it is
+    /// this child that listens there, not another process that took the
+    /// port first.
     pub fn start(mut command: Command, port: u16) -> HttpPeer {
         let child = command
             .stdin(Stdio::null())
@@ -50,7 +54,11 @@ impl HttpPeer {
         };
         let addr = SocketAddr::from(([127, 0, 0, 1], port));
         let started = Instant::now();
-        while TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_err() {
+        loop {
+            let accepts = TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok();
+            if accepts && listens_there(peer.child.id(), port).unwrap_or(true) {
+                return peer;
+            }
             if let Ok(Some(status)) = peer.child.try_wait() {
                 panic!("the peer on port {port} exited before listening: {status}");
             }
@@ -60,7 +68,6 @@ impl HttpPeer {
             );
             std::thread::sleep(Duration::from_millis(100));
         }
-        peer
     }
 
     /// The peer's URL with this path instead of `/mcp`.
@@ -76,10 +83,50 @@ impl Drop for HttpPeer {
     }
 }
 
-/// A free loopback port (released just before the peer binds it).
+/// Whether process `pid` holds a socket listening on TCP `port`: `None`
+/// where `/proc` does not say (not Linux).
+fn listens_there(pid: u32, port: u16) -> Option<bool> {
+    let suffix = format!(":{port:04X}");
+    let mut inodes = Vec::new();
+    let tables = ["/proc/net/tcp", "/proc/net/tcp6"].map(std::fs::read_to_string);
+    if tables.iter().all(Result::is_err) {
+        return None;
+    }
+    for text in tables.iter().flatten() {
+        for line in text.lines().skip(1) {
+            // sl local_address rem_address st ... uid timeout inode
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            if fields.len() > 9 && fields[1].ends_with(&suffix) && fields[3] == "0A" {
+                inodes.push(format!("socket:[{}]", fields[9]));
+            }
+        }
+    }
+    let fds = std::fs::read_dir(format!("/proc/{pid}/fd")).ok()?;
+    Some(fds.flatten().any(|fd| {
+        std::fs::read_link(fd.path()).is_ok_and(|link| {
+            inodes
+                .iter()
+                .any(|inode| link.as_os_str() == inode.as_str())
+        })
+    }))
+}
+
+/// A free loopback port that no other peer of this test binary was given.
+///
+/// The port is released just before the peer binds it, and the system may
+/// hand a released port out again: two tests running at once could then
+/// start their peers on one port, one peer failing to bind while its test
+/// talks to the other's (and meets a refused connection when that test ends
+/// and kills it). Each port is therefore given out once a process.
 pub fn free_port() -> u16 {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
-    listener.local_addr().expect("local address").port()
+    static GIVEN: Mutex<BTreeSet<u16>> = Mutex::new(BTreeSet::new());
+    loop {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
+        let port = listener.local_addr().expect("local address").port();
+        if GIVEN.lock().expect("the ports given").insert(port) {
+            return port;
+        }
+    }
 }
 
 /// Answers a sampling request with a fixed text.
