@@ -237,3 +237,68 @@ async fn http1_over_tls_carries_json_and_event_streams_on_one_connection() {
     assert_eq!(server.state.seen()[0].version, http::Version::HTTP_11);
     assert_eq!(server.state.connections.load(Ordering::SeqCst), 1);
 }
+
+/// A `ping` request of exactly `len` bytes (at least 70; `id` of five
+/// digits), its padding in its params.
+fn request_of(id: i64, len: usize) -> bytes::Bytes {
+    let bare = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping","params":{{"p":""}}}}"#);
+    let pad = "y".repeat(len - bare.len());
+    let text = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping","params":{{"p":"{pad}"}}}}"#);
+    assert_eq!(text.len(), len);
+    bytes::Bytes::from(text)
+}
+
+/// Sends requests of every size (a small one goes out with its head in one
+/// write, a large one after it from where it is; one larger than a socket's
+/// buffer in several writes) on one connection, each of which the server
+/// must see whole: plain and over TLS.
+#[tokio::test]
+async fn a_request_body_of_any_size_reaches_the_server_whole() {
+    let sizes = [
+        70,
+        500,
+        8 * 1024 - 1,
+        8 * 1024,
+        8 * 1024 + 1,
+        100_000,
+        3_000_000,
+    ];
+    let answer = |seen: &support::Seen, _: usize| {
+        let id = request_id(seen);
+        // The body as sent, byte for byte.
+        let len = seen.body.len();
+        let expected = request_of(id, len);
+        match seen.body == expected {
+            true => json(200, &result(id, &len.to_string())),
+            false => json(200, &result(id, "\"mangled\"")),
+        }
+    };
+    let mut pki = support::test_pki();
+    pki.server.alpn_protocols = vec![b"http/1.1".to_vec()];
+    let plain = support::serve(answer).await;
+    let tls = support::serve_tls(answer, pki.server).await;
+    let transports = [
+        (HttpTransport::new(config(&plain.url)).unwrap(), &plain),
+        (
+            HttpTransport::new(config(&tls.url).with_tls(trust_ca(&pki.ca_pem))).unwrap(),
+            &tls,
+        ),
+    ];
+    for (t, server) in &transports {
+        for (id, &len) in (10_000..).zip(&sizes) {
+            let reply = t
+                .send(request_of(id, len), &modern(id, "ping"))
+                .await
+                .unwrap();
+            let Reply::Message(Message::Response(r)) = reply else {
+                panic!("unexpected reply {reply:?}");
+            };
+            assert_eq!(
+                r.result.as_bytes(),
+                len.to_string().as_bytes(),
+                "{len} bytes"
+            );
+        }
+        assert_eq!(server.state.connections.load(Ordering::SeqCst), 1);
+    }
+}

@@ -46,6 +46,11 @@ use crate::pool::Pool;
 /// How much room a read asks for at least (a small response fits at once).
 const READ_CHUNK: usize = 8 * 1024;
 
+/// The largest request body written in one piece with its head (copied
+/// after it in the head's buffer); a larger one is written from where it
+/// is.
+const COALESCE_MAX: usize = 8 * 1024;
+
 /// One HTTP/1.1 connection between exchanges.
 pub(crate) struct H1 {
     io: Conn,
@@ -122,7 +127,8 @@ impl H1 {
         Poll::Ready(n)
     }
 
-    /// Writes the head (already in `self.head`) and the body, then flushes.
+    /// Writes the head (already in `self.head`, with a small body after it)
+    /// and the body (a large one; empty otherwise), then flushes.
     fn poll_write_request(
         &mut self,
         cx: &mut Context<'_>,
@@ -136,13 +142,13 @@ impl H1 {
             } else {
                 (&[][..], &body[*written - self.head.len()..])
             };
-            let n = if self.io.is_write_vectored() {
+            let n = if head.is_empty() {
+                ready!(Pin::new(&mut self.io).poll_write(cx, rest))?
+            } else if rest.is_empty() || !self.io.is_write_vectored() {
+                ready!(Pin::new(&mut self.io).poll_write(cx, head))?
+            } else {
                 let bufs = [io::IoSlice::new(head), io::IoSlice::new(rest)];
                 ready!(Pin::new(&mut self.io).poll_write_vectored(cx, &bufs))?
-            } else if head.is_empty() {
-                ready!(Pin::new(&mut self.io).poll_write(cx, rest))?
-            } else {
-                ready!(Pin::new(&mut self.io).poll_write(cx, head))?
             };
             if n == 0 {
                 return Poll::Ready(Err(io::ErrorKind::WriteZero.into()));
@@ -195,7 +201,6 @@ pub(crate) fn send<'a>(
     if h1.used && !h1.check_idle() {
         return Err(());
     }
-    let body = request.body;
     let response_fields = request.response_fields;
     request_head::encode_head(
         &mut h1.head,
@@ -203,8 +208,18 @@ pub(crate) fn send<'a>(
         target,
         &request.post,
         &request.headers,
-        body.len(),
+        request.body.len(),
     );
+    // A small body goes out in one write with its head (one `send`, not a
+    // `writev` of two pieces; over TLS one record, not two); a large one
+    // is written from where it is, not copied.
+    let body = match request.body.len() <= COALESCE_MAX {
+        true => {
+            h1.head.extend_from_slice(request.body);
+            &[][..]
+        }
+        false => request.body,
+    };
     h1.used = true;
     let pool = pool.clone();
     Ok(async move {
