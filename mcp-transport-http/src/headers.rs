@@ -19,7 +19,6 @@
 //! ```
 
 use http::header::{ACCEPT, CONTENT_TYPE};
-use std::cell::RefCell;
 
 use http::{HeaderMap, HeaderName, HeaderValue};
 use mcp_types::ProtocolVersion;
@@ -95,19 +94,19 @@ pub(crate) fn render_list(
 
 /// Sets a POST's own fields in `fields` ([`PostFields`]: the basics, then
 /// the routing but its `Mcp-Param-*` fields, which [`render_params`] adds
-/// to the list), their values from the cache of recent `Mcp-Method` and
-/// `Mcp-Name` values ([`cached_value`]): a name requests keep naming (the
-/// tools a client calls) is validated and copied once, then shared. Set
-/// where they are (the request's own), not made and moved there.
+/// to the list): a known version's and method's values made when the
+/// program was built, and the `Mcp-Name` text checked and borrowed from
+/// the routing (nothing copied or counted per request). Set where they are
+/// (the request's own), not made and moved there.
 ///
 /// # Errors
 /// [`HttpError::InvalidHeader`] when a value cannot travel as a header.
-pub(crate) fn set_post_fields(
-    routing: &HttpRouting,
-    fields: &mut PostFields,
+pub(crate) fn set_post_fields<'a>(
+    routing: &'a HttpRouting,
+    fields: &mut PostFields<'a>,
 ) -> Result<(), HttpError> {
     fields.basics = true;
-    routing_fields(routing, true, fields)
+    routing_fields(routing, fields)
 }
 
 /// The routing's `Mcp-Param-*` fields, appended to `headers` (which holds
@@ -139,41 +138,50 @@ impl Fields for Appending<'_> {
 
 fn render(routing: &HttpRouting, headers: &mut impl Fields) -> Result<(), HttpError> {
     let mut fields = PostFields::default();
-    routing_fields(routing, false, &mut fields)?;
+    routing_fields(routing, &mut fields)?;
     for (name, value) in fields.routing() {
-        headers.set(name.clone(), value.clone());
+        // Every value was checked as it was set: each is one.
+        if let Some(value) = value.to_value() {
+            headers.set(name.clone(), value);
+        }
     }
     params(routing, headers)
 }
 
 /// Sets the routing's version, method and name in `fields` (not the
-/// basics), the method's and name's values from the cache of recent values
-/// when `cached`.
-fn routing_fields(
-    routing: &HttpRouting,
-    cached: bool,
-    fields: &mut PostFields,
+/// basics).
+fn routing_fields<'a>(
+    routing: &'a HttpRouting,
+    fields: &mut PostFields<'a>,
 ) -> Result<(), HttpError> {
-    let value = |name: &HeaderName, text: &str| match cached {
-        true => cached_value(name, text),
-        false => value(name.as_str(), text),
-    };
     if let Some(version) = &routing.protocol_version {
         fields.version = Some(match known_version(version) {
             Some(v) => v,
-            None => value(&PROTOCOL_VERSION, version.as_str())?,
+            None => value(PROTOCOL_VERSION.as_str(), version.as_str())?,
         });
     }
     if let Some(method) = &routing.method {
         fields.method = Some(match known_method(method) {
             Some(v) => v,
-            None => value(&METHOD, method)?,
+            None => value(METHOD.as_str(), method)?,
         });
     }
     if let Some(name) = &routing.name {
-        fields.name = Some(value(&NAME, name)?);
+        fields.name = Some(field_text(NAME.as_str(), name)?);
     }
     Ok(())
+}
+
+/// `text`, when it can travel as a header value as it is (what
+/// `HeaderValue::from_str` accepts: a tab, or any byte from a space up but
+/// `DEL`; the core sends a name that is not visible ASCII base64-wrapped).
+fn field_text<'t>(name: &str, text: &'t str) -> Result<&'t str, HttpError> {
+    match text.bytes().all(|b| b == b'\t' || (b >= 0x20 && b != 0x7f)) {
+        true => Ok(text),
+        false => Err(HttpError::InvalidHeader {
+            name: name.to_owned(),
+        }),
+    }
 }
 
 /// The routing's `Mcp-Param-*` fields, added to `headers`. Most requests
@@ -196,54 +204,6 @@ fn each_param(routing: &HttpRouting, headers: &mut impl Fields) -> Result<(), Ht
         headers.add(header, self::value(&full, text)?);
     }
     Ok(())
-}
-
-/// How many recent values [`cached_value`] keeps.
-const CACHED_VALUES: usize = 16;
-
-/// The values of [`cached_value`]'s cache, and the slot the next one
-/// replaces.
-type Recent = ([Option<HeaderValue>; CACHED_VALUES], usize);
-
-thread_local! {
-    static RECENT: RefCell<Recent> = const { RefCell::new(([const { None }; CACHED_VALUES], 0)) };
-}
-
-/// The header value of `text`, from the values of the methods and names
-/// requests named lately on this thread (a few, replaced in turn): a hit
-/// is a shared clone of the value, with no copy or check of the text.
-/// Kept per thread, so a request looks at it without a lock (a client's
-/// POSTs are made on its callers' threads and its driver's).
-fn cached_value(name: &HeaderName, text: &str) -> Result<HeaderValue, HttpError> {
-    let hit = RECENT.try_with(|recent| {
-        let recent = recent.borrow();
-        recent
-            .0
-            .iter()
-            .flatten()
-            .find(|v| v.as_bytes() == text.as_bytes())
-            .cloned()
-    });
-    match hit {
-        Ok(Some(v)) => Ok(v),
-        // Not among them (or the thread is on its way out, its cache gone).
-        _ => remember_value(name, text),
-    }
-}
-
-/// The value of a text that is not among the recent ones: made, and kept
-/// in place of the oldest. Out of line: a request naming a recent method
-/// or name (nearly every one) does not carry its code.
-#[inline(never)]
-fn remember_value(name: &HeaderName, text: &str) -> Result<HeaderValue, HttpError> {
-    let v = value(name.as_str(), text)?;
-    let _ = RECENT.try_with(|recent| {
-        let mut recent = recent.borrow_mut();
-        let (values, next) = &mut *recent;
-        values[*next] = Some(v.clone());
-        *next = (*next + 1) % CACHED_VALUES;
-    });
-    Ok(v)
 }
 
 /// Whether only the transport may set this header: `Mcp-*` (routing and
@@ -496,7 +456,7 @@ mod tests {
     }
 
     #[test]
-    fn cached_values_render_alike_and_are_shared() {
+    fn a_posts_own_fields_render_alike_and_borrow_the_name() {
         let routing = HttpRouting::new(ProtocolVersion::V2026_07_28)
             .with_method("x/custom")
             .with_name("get_weather")
@@ -504,34 +464,58 @@ mod tests {
         let first = post_fields(&routing).unwrap();
         let mut list = HeaderList::default();
         render_params(&routing, &mut list).unwrap();
-        let mut cached = HeaderMap::new();
-        for (name, value) in first.routing().chain(list.iter()) {
-            cached.append(name, value.clone());
+        let mut own = HeaderMap::new();
+        for (name, value) in first.routing() {
+            own.append(name, value.to_value().unwrap());
+        }
+        for (name, value) in list.iter() {
+            own.append(name, value.clone());
         }
         let mut plain = HeaderMap::new();
         render_routing(&routing, &mut plain).unwrap();
-        assert_eq!(cached, plain);
+        assert_eq!(own, plain);
         assert!(first.basics, "a POST's fields have its basics");
-        let again = post_fields(&routing).unwrap();
         assert_eq!(
-            again.name.unwrap().as_bytes().as_ptr(),
-            first.name.unwrap().as_bytes().as_ptr(),
-            "the second request shares the first one's value"
-        );
-        for i in 0..=CACHED_VALUES {
-            let r = HttpRouting::new(ProtocolVersion::V2026_07_28).with_name(format!("tool{i}"));
-            let fresh = post_fields(&r).unwrap();
-            assert_eq!(fresh.name.unwrap(), format!("tool{i}").as_str());
-        }
-        let bad = HttpRouting::new(ProtocolVersion::V2026_07_28).with_name("a\nb");
-        assert!(
-            matches!(post_fields(&bad), Err(HttpError::InvalidHeader { name }) if name == "mcp-name")
+            first.name.unwrap().as_ptr(),
+            routing.name.as_deref().unwrap().as_ptr(),
+            "the name is the routing's own text"
         );
         let bad = HttpRouting::new(ProtocolVersion::V2026_07_28).with_param("a b", "x");
         assert!(matches!(
             render_params(&bad, &mut HeaderList::default()),
             Err(HttpError::InvalidHeader { .. })
         ));
+    }
+
+    /// A name travels exactly when `http` takes it as a header value: a
+    /// character of each kind at the start, inside and at the end.
+    #[test]
+    fn a_name_travels_when_it_is_a_header_value() {
+        for c in [
+            '\0', '\t', '\n', '\r', '\u{1f}', ' ', '!', '~', '\u{7f}', '\u{80}', 'é', '\u{20ac}',
+        ] {
+            for text in [format!("{c}ab"), format!("a{c}b"), format!("ab{c}")] {
+                let routing = HttpRouting::new(ProtocolVersion::V2026_07_28).with_name(&*text);
+                let own = post_fields(&routing);
+                match HeaderValue::from_str(&text) {
+                    Ok(_) => assert_eq!(
+                        own.as_ref().map(|f| f.name).ok(),
+                        Some(Some(text.as_str())),
+                        "{c:?}"
+                    ),
+                    Err(_) => assert!(
+                        matches!(&own, Err(HttpError::InvalidHeader { name }) if name == "mcp-name"),
+                        "{c:?} in {text:?}: {own:?}"
+                    ),
+                }
+                let mut map = HeaderMap::new();
+                assert_eq!(
+                    render_routing(&routing, &mut map).is_ok(),
+                    own.is_ok(),
+                    "{c:?}"
+                );
+            }
+        }
     }
 
     #[test]

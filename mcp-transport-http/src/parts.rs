@@ -125,12 +125,16 @@ impl HeaderList {
 /// allocation, nothing to drop field by field, and HTTP/1.1 writes the
 /// basics as one piece of static text.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct PostFields {
+pub(crate) struct PostFields<'a> {
     /// `Accept` and `Content-Type` ([`headers::ACCEPT_POST`] and [`headers::JSON`]).
     pub(crate) basics: bool,
     pub(crate) version: Option<HeaderValue>,
     pub(crate) method: Option<HeaderValue>,
-    pub(crate) name: Option<HeaderValue>,
+    /// `Mcp-Name`: the routing's own text, checked to travel as a header
+    /// when it was set here (`headers::set_post_fields`) and borrowed for
+    /// the request's life: nothing copied, counted or looked up per
+    /// request.
+    pub(crate) name: Option<&'a str>,
     /// `Mcp-Session-Id` (2025-11-25): the session every request after
     /// `initialize` belongs to (a GET's and a `DELETE`'s too).
     pub(crate) session: Option<HeaderValue>,
@@ -148,24 +152,48 @@ static BASICS: [(HeaderName, HeaderValue); 2] = [
     (CONTENT_TYPE, headers::JSON),
 ];
 
-impl PostFields {
+/// The value of one of [`PostFields`]: a header value, or the routing's
+/// checked text ([`PostFields::name`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum FieldRef<'f> {
+    Value(&'f HeaderValue),
+    Text(&'f str),
+}
+
+impl FieldRef<'_> {
+    /// The value as an `http::HeaderValue` (for a map): a text was checked
+    /// to be one when it was set, so this is always `Some`.
+    pub(crate) fn to_value(self) -> Option<HeaderValue> {
+        match self {
+            FieldRef::Value(v) => Some(v.clone()),
+            FieldRef::Text(t) => HeaderValue::from_str(t).ok(),
+        }
+    }
+}
+
+impl PostFields<'_> {
     /// The routing fields that are set, by name, in order (the basics not
     /// among them).
-    pub(crate) fn routing(&self) -> impl Iterator<Item = (&HeaderName, &HeaderValue)> {
+    pub(crate) fn routing(&self) -> impl Iterator<Item = (&HeaderName, FieldRef<'_>)> {
+        let [version, method] =
+            [&self.version, &self.method].map(|v| v.as_ref().map(FieldRef::Value));
         ROUTING_NAMES
             .iter()
-            .zip([&self.version, &self.method, &self.name])
-            .filter_map(|(name, value)| Some((name, value.as_ref()?)))
+            .zip([version, method, self.name.map(FieldRef::Text)])
+            .filter_map(|(name, value)| Some((name, value?)))
     }
 
     /// Every field, in the order they go out: the basics, the routing,
     /// then the session.
-    pub(crate) fn iter(&self) -> impl Iterator<Item = (&HeaderName, &HeaderValue)> {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&HeaderName, FieldRef<'_>)> {
         let basics: &[(HeaderName, HeaderValue)] = if self.basics { &BASICS } else { &[] };
-        let session = self.session.as_ref().map(|id| (&SESSION_NAME, id));
+        let session = self
+            .session
+            .as_ref()
+            .map(|id| (&SESSION_NAME, FieldRef::Value(id)));
         basics
             .iter()
-            .map(|(n, v)| (n, v))
+            .map(|(n, v)| (n, FieldRef::Value(v)))
             .chain(self.routing())
             .chain(session)
     }
@@ -183,7 +211,7 @@ impl PostFields {
 pub(crate) struct OutRequest<'a> {
     pub(crate) method: Method,
     /// The POST's own fields, which go out first.
-    pub(crate) post: PostFields,
+    pub(crate) post: PostFields<'a>,
     /// Every other field.
     pub(crate) headers: HeaderList,
     pub(crate) body: &'a [u8],
@@ -196,7 +224,12 @@ impl OutRequest<'_> {
     /// first.
     pub(crate) fn header_map(&self) -> HeaderMap {
         let mut map = HeaderMap::with_capacity(5 + self.headers.0.len());
-        for (name, value) in self.post.iter().chain(self.headers.iter()) {
+        for (name, value) in self.post.iter() {
+            if let Some(value) = value.to_value() {
+                map.append(name, value);
+            }
+        }
+        for (name, value) in self.headers.iter() {
             map.append(name, value.clone());
         }
         map

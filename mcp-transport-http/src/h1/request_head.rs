@@ -89,11 +89,16 @@ pub(crate) fn encode_head(
         true => out.extend_from_slice(&target.post_start),
         false => write_start(out, method, &target.origin, &target.host, post.basics),
     }
-    let own = [&post.version, &post.method, &post.name, &post.session];
+    let own = [
+        post.version.as_ref().map(HeaderValue::as_bytes),
+        post.method.as_ref().map(HeaderValue::as_bytes),
+        post.name.map(str::as_bytes),
+        post.session.as_ref().map(HeaderValue::as_bytes),
+    ];
     for (prefix, value) in FIELD_PREFIXES.iter().zip(own) {
         if let Some(value) = value {
             out.extend_from_slice(prefix);
-            out.extend_from_slice(value.as_bytes());
+            out.extend_from_slice(value);
             out.extend_from_slice(b"\r\n");
         }
     }
@@ -231,21 +236,24 @@ mod tests {
                 basics: true,
                 version: Some(value("2026-07-28")),
                 method: Some(value("tools/call")),
-                name: Some(value("echo")),
+                name: Some("echo"),
                 session: None,
             },
             PostFields {
                 basics: false,
                 version: Some(value("2025-11-25")),
                 method: None,
-                name: Some(value("n")),
+                name: Some("n"),
                 session: Some(value("s-1")),
             },
         ] {
             let mut fixed = Vec::new();
             encode_head(&mut fixed, &Method::POST, &target, &post, &extra, 3);
             let mut listed = HeaderList::default();
-            for (name, value) in post.iter().chain(extra.iter()) {
+            for (name, value) in post.iter() {
+                listed.append(name.clone(), value.to_value().expect("a value"));
+            }
+            for (name, value) in extra.iter() {
                 listed.append(name.clone(), value.clone());
             }
             let mut plain = Vec::new();
