@@ -450,7 +450,7 @@ mod tests {
     }
 
     /// A POST's own fields for `routing`, as the transport sets them.
-    fn post_fields(routing: &HttpRouting) -> Result<PostFields, HttpError> {
+    fn post_fields(routing: &HttpRouting) -> Result<PostFields<'_>, HttpError> {
         let mut fields = PostFields::default();
         set_post_fields(routing, &mut fields).map(|()| fields)
     }
