@@ -151,8 +151,12 @@ impl<'de> Deserialize<'de> for Kind {
 /// by this rule.
 #[inline]
 pub(crate) fn room_for_one(blocks: &mut Vec<ContentBlock>) {
-    if blocks.len() == blocks.capacity() {
-        blocks.reserve_exact(blocks.len().max(1));
+    if blocks.capacity() == 0 {
+        // The first slot allocated as it is, not through the growth path
+        // (which asks whether there is an allocation to grow first).
+        *blocks = Vec::with_capacity(1);
+    } else if blocks.len() == blocks.capacity() {
+        blocks.reserve_exact(blocks.len());
     }
 }
 
