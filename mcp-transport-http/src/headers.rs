@@ -94,10 +94,9 @@ pub(crate) fn render_list(
 
 /// Sets a POST's own fields in `fields` ([`PostFields`]: the basics, then
 /// the routing but its `Mcp-Param-*` fields, which [`render_params`] adds
-/// to the list): a known version's and method's values made when the
-/// program was built, and the `Mcp-Name` text checked and borrowed from
-/// the routing (nothing copied or counted per request). Set where they are
-/// (the request's own), not made and moved there.
+/// to the list): the routing's texts, checked and borrowed (nothing made,
+/// copied or counted per request). Set where they are (the request's
+/// own), not made and moved there.
 ///
 /// # Errors
 /// [`HttpError::InvalidHeader`] when a value cannot travel as a header.
@@ -155,16 +154,14 @@ fn routing_fields<'a>(
     fields: &mut PostFields<'a>,
 ) -> Result<(), HttpError> {
     if let Some(version) = &routing.protocol_version {
-        fields.version = Some(match known_version(version) {
-            Some(v) => v,
-            None => value(PROTOCOL_VERSION.as_str(), version.as_str())?,
+        fields.version = Some(match version {
+            // A version this crate knows is a date: no look at its text.
+            ProtocolVersion::Unknown(text) => field_text(PROTOCOL_VERSION.as_str(), text)?,
+            known => known.as_str(),
         });
     }
     if let Some(method) = &routing.method {
-        fields.method = Some(match known_method(method) {
-            Some(v) => v,
-            None => value(METHOD.as_str(), method)?,
-        });
+        fields.method = Some(field_text(METHOD.as_str(), method)?);
     }
     if let Some(name) = &routing.name {
         fields.name = Some(field_text(NAME.as_str(), name)?);
@@ -219,54 +216,6 @@ pub fn is_reserved(name: &HeaderName) -> bool {
 /// caller's value of it gives way to the transport's.
 pub(crate) fn is_post_basic(name: &HeaderName) -> bool {
     name == ACCEPT || name == CONTENT_TYPE
-}
-
-/// A header value made when the program is built (a value made at run
-/// time from a static string is still checked byte by byte): its clone is
-/// a static view, with nothing copied or validated per request.
-macro_rules! static_value {
-    ($text:literal) => {{
-        const VALUE: HeaderValue = HeaderValue::from_static($text);
-        VALUE
-    }};
-}
-
-/// The `MCP-Protocol-Version` value of a version this crate knows.
-fn known_version(version: &ProtocolVersion) -> Option<HeaderValue> {
-    Some(match version {
-        ProtocolVersion::V2024_11_05 => static_value!("2024-11-05"),
-        ProtocolVersion::V2025_03_26 => static_value!("2025-03-26"),
-        ProtocolVersion::V2025_06_18 => static_value!("2025-06-18"),
-        ProtocolVersion::V2025_11_25 => static_value!("2025-11-25"),
-        ProtocolVersion::V2026_07_28 => static_value!("2026-07-28"),
-        ProtocolVersion::Unknown(_) => return None,
-    })
-}
-
-/// The `Mcp-Method` value of a method requests name often: told apart by
-/// length and one byte, then compared once (no walk over a list).
-fn known_method(text: &str) -> Option<HeaderValue> {
-    let b = text.as_bytes();
-    let (known, value) = match (b.len(), b.get(b.len().saturating_sub(2))) {
-        (4, _) => ("ping", static_value!("ping")),
-        (10, Some(b'l')) => ("tools/call", static_value!("tools/call")),
-        (10, _) => ("tools/list", static_value!("tools/list")),
-        (11, _) => ("prompts/get", static_value!("prompts/get")),
-        (12, _) => ("prompts/list", static_value!("prompts/list")),
-        (14, Some(b'a')) => ("resources/read", static_value!("resources/read")),
-        (14, _) => ("resources/list", static_value!("resources/list")),
-        (15, _) => ("server/discover", static_value!("server/discover")),
-        (22, _) => (
-            "notifications/progress",
-            static_value!("notifications/progress"),
-        ),
-        (23, _) => (
-            "notifications/cancelled",
-            static_value!("notifications/cancelled"),
-        ),
-        _ => return None,
-    };
-    (text == known).then_some(value)
 }
 
 fn value(name: &str, text: &str) -> Result<HeaderValue, HttpError> {
@@ -415,40 +364,6 @@ mod tests {
         }
     }
 
-    #[test]
-    fn known_methods_are_found_and_near_misses_are_not() {
-        for method in [
-            "ping",
-            "tools/call",
-            "tools/list",
-            "prompts/get",
-            "prompts/list",
-            "resources/read",
-            "resources/list",
-            "server/discover",
-            "notifications/progress",
-            "notifications/cancelled",
-        ] {
-            assert_eq!(known_method(method).expect(method), method);
-            let mut near = method.to_owned();
-            near.replace_range(1..2, "X");
-            assert!(known_method(&near).is_none(), "{near}");
-        }
-        for other in ["", "tools/calL", "x/y", "tools/lisT", "resources/reax"] {
-            assert!(known_method(other).is_none(), "{other}");
-        }
-        for version in [
-            ProtocolVersion::V2024_11_05,
-            ProtocolVersion::V2025_03_26,
-            ProtocolVersion::V2025_06_18,
-            ProtocolVersion::V2025_11_25,
-            ProtocolVersion::V2026_07_28,
-        ] {
-            assert_eq!(known_version(&version).expect("known"), version.as_str());
-        }
-        assert!(known_version(&ProtocolVersion::Unknown("2099-01-01".into())).is_none());
-    }
-
     /// A POST's own fields for `routing`, as the transport sets them.
     fn post_fields(routing: &HttpRouting) -> Result<PostFields<'_>, HttpError> {
         let mut fields = PostFields::default();
@@ -487,34 +402,62 @@ mod tests {
         ));
     }
 
-    /// A name travels exactly when `http` takes it as a header value: a
-    /// character of each kind at the start, inside and at the end.
+    /// A routing text (a version this crate does not know, a method, a
+    /// name) travels exactly when `http` takes it as a header value: a
+    /// character of each kind at the start, inside and at the end. A known
+    /// version goes as its date.
     #[test]
-    fn a_name_travels_when_it_is_a_header_value() {
+    fn a_routing_text_travels_when_it_is_a_header_value() {
+        type Routing = fn(&str) -> HttpRouting;
+        type Field = for<'a> fn(&PostFields<'a>) -> Option<&'a str>;
+        let fields: [(&str, Routing, Field); 3] = [
+            (
+                "mcp-protocol-version",
+                |t| HttpRouting::new(ProtocolVersion::Unknown(t.to_owned())),
+                |f| f.version,
+            ),
+            (
+                "mcp-method",
+                |t| HttpRouting::new(ProtocolVersion::V2026_07_28).with_method(t.to_owned()),
+                |f| f.method,
+            ),
+            (
+                "mcp-name",
+                |t| HttpRouting::new(ProtocolVersion::V2026_07_28).with_name(t),
+                |f| f.name,
+            ),
+        ];
         for c in [
             '\0', '\t', '\n', '\r', '\u{1f}', ' ', '!', '~', '\u{7f}', '\u{80}', 'é', '\u{20ac}',
         ] {
             for text in [format!("{c}ab"), format!("a{c}b"), format!("ab{c}")] {
-                let routing = HttpRouting::new(ProtocolVersion::V2026_07_28).with_name(&*text);
-                let own = post_fields(&routing);
-                match HeaderValue::from_str(&text) {
-                    Ok(_) => assert_eq!(
-                        own.as_ref().map(|f| f.name).ok(),
-                        Some(Some(text.as_str())),
-                        "{c:?}"
-                    ),
-                    Err(_) => assert!(
-                        matches!(&own, Err(HttpError::InvalidHeader { name }) if name == "mcp-name"),
-                        "{c:?} in {text:?}: {own:?}"
-                    ),
+                for (header, routing, field) in fields {
+                    let routing = routing(&text);
+                    let own = post_fields(&routing);
+                    match HeaderValue::from_str(&text) {
+                        Ok(_) => assert_eq!(
+                            own.as_ref().map(field).ok(),
+                            Some(Some(text.as_str())),
+                            "{header}: {c:?}"
+                        ),
+                        Err(_) => assert!(
+                            matches!(&own, Err(HttpError::InvalidHeader { name }) if name == header),
+                            "{header}: {c:?} in {text:?}: {own:?}"
+                        ),
+                    }
+                    let mut map = HeaderMap::new();
+                    assert_eq!(
+                        render_routing(&routing, &mut map).is_ok(),
+                        own.is_ok(),
+                        "{header}: {c:?}"
+                    );
                 }
-                let mut map = HeaderMap::new();
-                assert_eq!(
-                    render_routing(&routing, &mut map).is_ok(),
-                    own.is_ok(),
-                    "{c:?}"
-                );
             }
+        }
+        for version in ProtocolVersion::KNOWN {
+            let routing = HttpRouting::new(version.clone());
+            let own = post_fields(&routing).unwrap();
+            assert_eq!(own.version, Some(version.as_str()));
         }
     }
 

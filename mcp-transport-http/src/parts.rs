@@ -128,12 +128,12 @@ impl HeaderList {
 pub(crate) struct PostFields<'a> {
     /// `Accept` and `Content-Type` ([`headers::ACCEPT_POST`] and [`headers::JSON`]).
     pub(crate) basics: bool,
-    pub(crate) version: Option<HeaderValue>,
-    pub(crate) method: Option<HeaderValue>,
-    /// `Mcp-Name`: the routing's own text, checked to travel as a header
-    /// when it was set here (`headers::set_post_fields`) and borrowed for
-    /// the request's life: nothing copied, counted or looked up per
-    /// request.
+    /// `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name`: the routing's
+    /// own texts, each checked to travel as a header when it was set here
+    /// (`headers::set_post_fields`) and borrowed for the request's life:
+    /// nothing made, copied, counted or looked up per request.
+    pub(crate) version: Option<&'a str>,
+    pub(crate) method: Option<&'a str>,
     pub(crate) name: Option<&'a str>,
     /// `Mcp-Session-Id` (2025-11-25): the session every request after
     /// `initialize` belongs to (a GET's and a `DELETE`'s too).
@@ -175,12 +175,10 @@ impl PostFields<'_> {
     /// The routing fields that are set, by name, in order (the basics not
     /// among them).
     pub(crate) fn routing(&self) -> impl Iterator<Item = (&HeaderName, FieldRef<'_>)> {
-        let [version, method] =
-            [&self.version, &self.method].map(|v| v.as_ref().map(FieldRef::Value));
         ROUTING_NAMES
             .iter()
-            .zip([version, method, self.name.map(FieldRef::Text)])
-            .filter_map(|(name, value)| Some((name, value?)))
+            .zip([self.version, self.method, self.name])
+            .filter_map(|(name, text)| Some((name, FieldRef::Text(text?))))
     }
 
     /// Every field, in the order they go out: the basics, the routing,

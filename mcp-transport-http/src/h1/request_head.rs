@@ -90,8 +90,8 @@ pub(crate) fn encode_head(
         false => write_start(out, method, &target.origin, &target.host, post.basics),
     }
     let own = [
-        post.version.as_ref().map(HeaderValue::as_bytes),
-        post.method.as_ref().map(HeaderValue::as_bytes),
+        post.version.map(str::as_bytes),
+        post.method.map(str::as_bytes),
         post.name.map(str::as_bytes),
         post.session.as_ref().map(HeaderValue::as_bytes),
     ];
@@ -234,14 +234,14 @@ mod tests {
             },
             PostFields {
                 basics: true,
-                version: Some(value("2026-07-28")),
-                method: Some(value("tools/call")),
+                version: Some("2026-07-28"),
+                method: Some("tools/call"),
                 name: Some("echo"),
                 session: None,
             },
             PostFields {
                 basics: false,
-                version: Some(value("2025-11-25")),
+                version: Some("2025-11-25"),
                 method: None,
                 name: Some("n"),
                 session: Some(value("s-1")),
