@@ -169,9 +169,11 @@ fn routing_fields<'a>(
     Ok(())
 }
 
-/// `text`, when it can travel as a header value as it is (what
-/// `HeaderValue::from_str` accepts: a tab, or any byte from a space up but
-/// `DEL`; the core sends a name that is not visible ASCII base64-wrapped).
+/// `text`, when it can travel as a header value as it is: what
+/// `HeaderValue::from_str` accepts (a tab, or any byte from a space up but
+/// `DEL`), so that [`FieldRef::to_value`](crate::parts::FieldRef::to_value)
+/// always makes one. (The core wraps a name that is not visible ASCII in
+/// base64 before it gets here.)
 fn field_text<'t>(name: &str, text: &'t str) -> Result<&'t str, HttpError> {
     match text.bytes().all(|b| b == b'\t' || (b >= 0x20 && b != 0x7f)) {
         true => Ok(text),

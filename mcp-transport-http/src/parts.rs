@@ -152,8 +152,8 @@ static BASICS: [(HeaderName, HeaderValue); 2] = [
     (CONTENT_TYPE, headers::JSON),
 ];
 
-/// The value of one of [`PostFields`]: a header value, or the routing's
-/// checked text ([`PostFields::name`]).
+/// The value of one of [`PostFields`]: a header value (the basics', the
+/// session's), or a routing text checked as it was set.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum FieldRef<'f> {
     Value(&'f HeaderValue),

@@ -463,9 +463,8 @@ fn answers_nothing(status: StatusCode) -> bool {
 
 /// The request with every header; the credential generation it carries.
 /// It takes the exchange's headers and body, or copies of them when it
-/// may be sent again (`may_retry`); a POST's own fields are rendered
-/// from its routing (values the cache holds are shared, not copied). The
-/// pool sets its target and `Host`.
+/// may be sent again (`may_retry`); a POST's own fields are its routing's
+/// texts, borrowed (nothing copied). The pool sets its target and `Host`.
 ///
 /// # Errors
 /// [`HttpError::InvalidHeader`] when a routing value cannot travel as a
