@@ -26,6 +26,7 @@ use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::Duration;
 
 use bytes::Bytes;
+use futures::FutureExt;
 use futures::future::Either;
 use http::header::HOST;
 use http::{HeaderValue, Request, Uri};
@@ -35,7 +36,7 @@ use hyper_util::rt::{TokioExecutor, TokioTimer};
 
 use crate::client::{BoxError, Conn, Connector, RequestBody};
 use crate::error::ConfigError;
-use crate::h1::{self, H1, ResponseBody, SendError, Sent};
+use crate::h1::{self, H1, ResponseBody};
 use crate::parts::{HeaderList, InResponse, OutRequest, PostFields, ResponseFields};
 
 /// A pooled connection and whether it was used since the reaper last
@@ -74,6 +75,20 @@ enum Taken {
     H1(Box<H1>),
     H2(http2::SendRequest<RequestBody>),
 }
+
+/// Why sending on a connection failed (an HTTP/1.1 connection's failure
+/// is always `Failed`: one found closed before the request is written is
+/// told apart before its exchange starts).
+pub(crate) enum SendError<'a> {
+    /// The connection had closed before the request was written: it may
+    /// go out on another one.
+    Unsent(Box<OutRequest<'a>>),
+    /// Writing the request or reading the response head failed.
+    Failed(BoxError),
+}
+
+/// What sending on a connection gave.
+pub(crate) type Sent<'a> = Result<InResponse, SendError<'a>>;
 
 /// A request a connection did not start (it had closed), given back to
 /// go on another; any other failure is the send's error.
@@ -144,46 +159,36 @@ impl Pool {
     /// future (part of every POST's) then holds the wait for the response
     /// head, not the request. Anything else (no idle connection, or one
     /// that turned out closed) goes the boxed way, which keeps it.
-    pub(crate) fn send<'a, 'p>(
-        self: &'p Arc<Self>,
+    pub(crate) fn send<'a>(
+        self: &Arc<Self>,
         request: OutRequest<'a>,
-    ) -> impl Future<Output = Result<InResponse, BoxError>> + use<'a, 'p> {
-        // An idle connection found closed leaves the request here: boxed
-        // for the slow way, as is one with no idle connection at all.
-        let first = match self.take() {
-            Some(taken) => self
-                .send_on(taken, &request)
-                .map_err(|()| Box::new(request)),
-            None => Err(Box::new(request)),
+    ) -> impl Future<Output = Result<InResponse, BoxError>> + use<'a> {
+        // The usual case, an idle HTTP/1.1 connection that is open, is that
+        // connection's exchange itself: no future of the pool's around it.
+        // Anything else goes the boxed way: an HTTP/2 connection (whose
+        // request may come back unsent), an idle connection found closed,
+        // none idle (connecting's large state is only ever in that box).
+        let taken = match self.take() {
+            Some(Taken::H1(conn)) => match h1::send(self, conn, &request, &self.target) {
+                Ok(sent) => return Either::Left(sent),
+                Err(()) => None,
+            },
+            other => other,
         };
-        async move {
-            let request = match first {
-                Ok(sent) => match sent.await {
-                    Ok(response) => return Ok(response),
-                    Err(e) => {
-                        std::hint::cold_path();
-                        unsent(e)?
-                    }
-                },
-                Err(request) => {
-                    std::hint::cold_path();
-                    *request
-                }
-            };
-            // The pool's own handle only for the slow way (a count's
-            // increment and decrement fewer a call).
-            Box::pin(Arc::clone(self).send_slow(request)).await
-        }
+        std::hint::cold_path();
+        // The pool's own handle only for the slow way (a count's increment
+        // and decrement fewer a call).
+        Either::Right(Box::pin(Arc::clone(self).send_slow(taken, request)))
     }
 
-    /// The rest of [`Pool::send`]: another idle connection for a request
-    /// whose first one had closed, or a new connection (connecting's
-    /// large state is only ever in this boxed future).
+    /// The rest of [`Pool::send`]: the connection it took (`first`: an
+    /// HTTP/2 one), another idle connection, or a new connection.
     async fn send_slow(
         self: Arc<Self>,
+        mut first: Option<Taken>,
         mut request: OutRequest<'_>,
     ) -> Result<InResponse, BoxError> {
-        while let Some(taken) = self.take() {
+        while let Some(taken) = first.take().or_else(|| self.take()) {
             // Not started (the connection had closed): try another one.
             request = match self.send_on(taken, &request) {
                 Ok(sent) => match sent.await {
@@ -235,7 +240,8 @@ impl Pool {
         match taken {
             Taken::H1(conn) => {
                 // `Host` and `Content-Length` are written with the head.
-                h1::send(self, conn, request, &self.target).map(Either::Left)
+                let sent = h1::send(self, conn, request, &self.target)?;
+                Ok(Either::Left(sent.map(|r| r.map_err(SendError::Failed))))
             }
             Taken::H2(sender) => Ok(Either::Right(self.send_h2(sender, request))),
         }

@@ -65,18 +65,6 @@ pub(crate) struct H1 {
     closed: bool,
 }
 
-/// Why sending on a connection failed.
-pub(crate) enum SendError<'a> {
-    /// The connection had closed before the request was written: it may
-    /// go out on another one.
-    Unsent(Box<OutRequest<'a>>),
-    /// Writing the request or reading the response head failed.
-    Failed(BoxError),
-}
-
-/// What sending on a connection gave.
-pub(crate) type Sent<'a> = Result<InResponse, SendError<'a>>;
-
 impl H1 {
     /// A connection just opened. Boxed once for its life, so handing it
     /// between the pool and its exchanges moves a pointer.
@@ -197,7 +185,7 @@ pub(crate) fn send<'a>(
     mut h1: Box<H1>,
     request: &OutRequest<'a>,
     target: &Target,
-) -> Result<impl Future<Output = Sent<'a>> + use<'a>, ()> {
+) -> Result<impl Future<Output = Result<InResponse, BoxError>> + use<'a>, ()> {
     if h1.used && !h1.check_idle() {
         return Err(());
     }
@@ -222,14 +210,12 @@ pub(crate) fn send<'a>(
     };
     h1.used = true;
     let pool = pool.clone();
+    // Once written to, a connection's failure is the request's: nothing
+    // here gives the request back unsent.
     Ok(async move {
         let mut written = 0;
-        poll_fn(|cx| h1.poll_write_request(cx, &mut written, body))
-            .await
-            .map_err(|e| SendError::Failed(e.into()))?;
-        let head = poll_fn(|cx| h1.poll_head(cx, response_fields))
-            .await
-            .map_err(SendError::Failed)?;
+        poll_fn(|cx| h1.poll_write_request(cx, &mut written, body)).await?;
+        let head = poll_fn(|cx| h1.poll_head(cx, response_fields)).await?;
         Ok(ResponseBody::h1(head, h1, pool))
     })
 }
