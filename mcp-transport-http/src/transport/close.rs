@@ -30,7 +30,7 @@ impl HttpTransport {
         headers.insert(headers::SESSION_ID, id);
         let mut spec = Exchange::without_body(Method::DELETE, headers);
         match self.inner.execute(&mut spec, None).await {
-            Ok((mut response, _)) => {
+            Ok(mut response) => {
                 let _ = read_prefix(&mut response.body, ERROR_BODY_LIMIT).await;
                 Ok(())
             }

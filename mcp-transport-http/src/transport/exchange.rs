@@ -36,9 +36,6 @@ pub(super) enum Posted {
     Stream(ResponseBody, StreamKind, Option<Box<Prelude>>),
 }
 
-/// A successful response and the session id its request carried.
-type Executed = (InResponse, Option<HeaderValue>);
-
 /// One request about to go out (before session and auth headers).
 pub(crate) struct Exchange<'a> {
     method: Method,
@@ -93,9 +90,10 @@ impl Inner {
         extra: &HeaderMap,
     ) -> Result<Posted, HttpError> {
         let legacy = !is_modern(routing.protocol_version.as_ref());
-        let (response, sent_session) = {
+        let session;
+        let response = {
             let mut spec = self.post_exchange(body, routing, extra)?;
-            let session = match legacy {
+            session = match legacy {
                 true => {
                     let version = routing.protocol_version.as_ref();
                     let (id, lost) = self.session.for_post(version);
@@ -111,14 +109,14 @@ impl Inner {
                 }
                 false => None,
             };
-            self.execute(&mut spec, session).await?
+            self.execute(&mut spec, session.as_ref()).await?
         };
         if legacy && let Some(received) = response.headers.get(&headers::SESSION_ID) {
             if !headers::valid_session_id(received) {
                 std::hint::cold_path();
                 return Err(HttpError::InvalidSessionId);
             }
-            self.session.adopt(sent_session.as_ref(), received);
+            self.session.adopt(session.as_ref(), received);
         }
         let InResponse {
             status,
@@ -280,8 +278,9 @@ impl Inner {
             headers.insert(headers::LAST_EVENT_ID, value);
         }
         let mut spec = Exchange::without_body(Method::GET, headers);
-        let response = match self.execute(&mut spec, self.session.id()).await {
-            Ok((response, _)) => response,
+        let session = self.session.id();
+        let response = match self.execute(&mut spec, session.as_ref()).await {
+            Ok(response) => response,
             Err(err) if err.status() == Some(StatusCode::METHOD_NOT_ALLOWED) => return Ok(None),
             Err(err) => return Err(err),
         };
@@ -304,16 +303,16 @@ impl Inner {
 
     /// Sends one request with session and auth headers; answers `401`/`403`
     /// through the auth provider (at most [`MAX_AUTH_RETRIES`] re-sends).
-    /// Returns only `2xx` responses, with the session id the request
-    /// carried; every other status becomes a typed error after a bounded read
-    /// of its body.
+    /// Returns only `2xx` responses (the session id the request carried is
+    /// the caller's, lent here); every other status becomes a typed error
+    /// after a bounded read of its body.
     #[allow(clippy::manual_async_fn)] // an async block: see inside
     pub(super) fn execute<'a>(
         &'a self,
         spec: &'a mut Exchange<'_>,
-        session: Option<HeaderValue>,
-    ) -> impl Future<Output = Result<Executed, HttpError>> + Send + 'a {
-        // An async block: the session id stays where it was captured (an
+        session: Option<&'a HeaderValue>,
+    ) -> impl Future<Output = Result<InResponse, HttpError>> + Send + 'a {
+        // An async block: what it was given stays where it was captured (an
         // `async fn` would copy it into the body's own variables).
         async move {
             // A request carrying its own `Authorization` leaves the provider out.
@@ -332,15 +331,15 @@ impl Inner {
                 std::hint::cold_path();
                 return Box::pin(self.execute_authorized(spec, session, auth)).await;
             }
-            let (request, _) = build(spec, false, session.as_ref(), None)?;
+            let (request, _) = build(spec, false, session, None)?;
             let response = self.pool.send(request).await.map_err(HttpError::Network)?;
             if response.status.is_success() {
-                return Ok((response, session));
+                return Ok(response);
             }
             // Boxed, as the failures are rare (their bodies' state would
             // make every request's future larger).
             std::hint::cold_path();
-            Err(Box::pin(self.refused(response, session.as_ref())).await)
+            Err(Box::pin(self.refused(response, session)).await)
         }
     }
 
@@ -350,9 +349,9 @@ impl Inner {
     async fn execute_authorized(
         &self,
         spec: &mut Exchange<'_>,
-        session: Option<HeaderValue>,
+        session: Option<&HeaderValue>,
         auth: Arc<dyn AuthProvider>,
-    ) -> Result<Executed, HttpError> {
+    ) -> Result<InResponse, HttpError> {
         let mut retries = 0;
         loop {
             let may_retry = retries < MAX_AUTH_RETRIES;
@@ -363,18 +362,17 @@ impl Inner {
                     operation: spec.operation(),
                 })
                 .await?;
-            let (request, generation) =
-                build(spec, may_retry, session.as_ref(), Some(credentials))?;
+            let (request, generation) = build(spec, may_retry, session, Some(credentials))?;
             let response = self.pool.send(request).await.map_err(HttpError::Network)?;
             if response.status.is_success() {
                 auth.on_success(spec.operation(), &response.headers.to_map());
-                return Ok((response, session));
+                return Ok(response);
             }
             let status = response.status;
             if !(may_retry
                 && (status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN))
             {
-                return Err(self.refused(response, session.as_ref()).await);
+                return Err(self.refused(response, session).await);
             }
             self.challenged(response, &*auth, generation, spec.operation())
                 .await?;
