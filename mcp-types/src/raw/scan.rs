@@ -188,13 +188,24 @@ fn special_bytes(word: u64) -> u64 {
 
 /// Whether `s` is a JSON string's text as it is: no `"`, no `\` and no
 /// control character (below U+0020), so that nothing in it is escaped.
-/// Checked a word at a time, as [`plain_len`] checks a string's start.
+/// Checked a word at a time, as [`plain_len`] checks a string's start, the
+/// bytes past the last whole word as a word that ends with the text (some
+/// bytes looked at twice: a method's or a tool's name is a word or two,
+/// with no byte-by-byte tail); a text shorter than a word as its two
+/// halves' overlapping ends in one word.
 pub(crate) fn is_plain_text(s: &[u8]) -> bool {
-    let (words, rest) = s.as_chunks::<8>();
-    words
-        .iter()
-        .all(|word| special_bytes(u64::from_le_bytes(*word)) == 0)
-        && !rest.iter().any(|&b| escaped(b))
+    let plain = |word: u64| special_bytes(word) == 0;
+    if let Some(last) = s.last_chunk::<8>() {
+        let (words, _) = s.as_chunks::<8>();
+        return words.iter().all(|w| plain(u64::from_le_bytes(*w)))
+            && plain(u64::from_le_bytes(*last));
+    }
+    match (s.first_chunk::<4>(), s.last_chunk::<4>()) {
+        (Some(head), Some(tail)) => {
+            plain(u64::from(u32::from_le_bytes(*head)) | u64::from(u32::from_le_bytes(*tail)) << 32)
+        }
+        _ => !s.iter().any(|&b| escaped(b)),
+    }
 }
 
 /// [`first_escaped`] in a long string from `at`: one pass over its text,
@@ -225,6 +236,26 @@ fn escaped(b: u8) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every length from empty to past four words, with each kind of
+    /// byte a string escapes (and near misses) at every place: the word
+    /// checks, overlapping ones included, say what a byte-by-byte look
+    /// says.
+    #[test]
+    fn a_plain_text_is_told_at_every_length_and_place() {
+        for len in 0..=40 {
+            for c in [b'"', b'\\', 0x00, 0x1f, b'\t', b' ', b'!', 0x7f, 0x80, 0xff] {
+                for at in 0..len.max(1) {
+                    let mut s = vec![b'a'; len];
+                    if let Some(b) = s.get_mut(at) {
+                        *b = c;
+                    }
+                    let slow = !s.iter().any(|&b| escaped(b));
+                    assert_eq!(is_plain_text(&s), slow, "{c:#x} at {at} of {len}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn quote_or_backslash_finds_the_first_one() {
