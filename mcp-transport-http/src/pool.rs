@@ -21,7 +21,6 @@
 //! on a timerfd where there is one (`ticker.rs`: no tokio timer set while
 //! calls go on).
 
-use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::Duration;
 
@@ -155,19 +154,18 @@ impl Pool {
     /// Sends a request (its URI and `Host` are set here) on a pooled
     /// connection, opening one when none is free.
     ///
-    /// The usual case, an idle connection, gets the request now: the
-    /// future (part of every POST's) then holds the wait for the response
-    /// head, not the request. Anything else (no idle connection, or one
-    /// that turned out closed) goes the boxed way, which keeps it.
+    /// The usual case, an idle HTTP/1.1 connection that is open, gets the
+    /// request now, and the future is that connection's exchange itself
+    /// (part of every POST's: it holds the wait for the response head, not
+    /// the request, and no future of the pool's is around it). Anything
+    /// else goes the boxed way ([`Pool::send_slow`]), which keeps the
+    /// request: an HTTP/2 connection (whose request may come back unsent),
+    /// an idle connection found closed, none idle (connecting's large
+    /// state is only ever in that box).
     pub(crate) fn send<'a>(
         self: &Arc<Self>,
         request: OutRequest<'a>,
     ) -> impl Future<Output = Result<InResponse, BoxError>> + use<'a> {
-        // The usual case, an idle HTTP/1.1 connection that is open, is that
-        // connection's exchange itself: no future of the pool's around it.
-        // Anything else goes the boxed way: an HTTP/2 connection (whose
-        // request may come back unsent), an idle connection found closed,
-        // none idle (connecting's large state is only ever in that box).
         let taken = match self.take() {
             Some(Taken::H1(conn)) => match h1::send(self, conn, &request, &self.target) {
                 Ok(sent) => return Either::Left(sent),
@@ -229,9 +227,10 @@ impl Pool {
     }
 
     /// Sends the request on one connection and waits for the response
-    /// head. The request is read now, where it is (the future holds the
-    /// wait, not the request: it is part of every POST's future); an idle
-    /// HTTP/1.1 connection found closed leaves it to the caller (`Err`).
+    /// head, for [`Pool::send_slow`] (whose boxed future holds the wait:
+    /// nothing here is part of the usual POST's). The request is read now,
+    /// where it is; an idle HTTP/1.1 connection found closed leaves it to
+    /// the caller (`Err`).
     fn send_on<'a>(
         self: &Arc<Self>,
         taken: Taken,
@@ -247,17 +246,16 @@ impl Pool {
         }
     }
 
-    /// [`Pool::send_on`] for an HTTP/2 connection. Boxed: an HTTP/2 request
-    /// pays for the room of its wait (an allocation, small beside HTTP/2's
-    /// own work) instead of every HTTP/1.1 request's future being that
-    /// much larger; out of line, so that an HTTP/1.1 request's path does
-    /// not carry its code.
+    /// [`Pool::send_on`] for an HTTP/2 connection: its wait is held by
+    /// [`Pool::send_slow`]'s box, the one allocation an HTTP/2 request's
+    /// path through the pool makes. Out of line, so that an HTTP/1.1
+    /// request's path does not carry its code.
     #[inline(never)]
     fn send_h2<'a>(
         &self,
         mut sender: http2::SendRequest<Full<Bytes>>,
         request: &OutRequest<'a>,
-    ) -> Pin<Box<impl Future<Output = Sent<'a>> + use<'a>>> {
+    ) -> impl Future<Output = Sent<'a>> + use<'a> {
         let headers = request.header_map();
         let body = request.body;
         // HTTP/2's body is hyper's to hold: a copy of the sender's.
@@ -267,7 +265,7 @@ impl Pool {
         *h2_request.headers_mut() = headers;
         h2_request.headers_mut().remove(HOST);
         let sent = sender.try_send_request(h2_request);
-        Box::pin(async move {
+        async move {
             // Held until the head arrives, as the pool's own is.
             let _sender = sender;
             let (parts, response) = sent.await.map_err(|e| h2_error(e, body))?.into_parts();
@@ -277,7 +275,7 @@ impl Pool {
                 headers: HeaderList::from_map(parts.headers),
                 body: ResponseBody::detached(response),
             })
-        })
+        }
     }
 
     /// Opens a connection (TCP, tunnel, TLS: [`Connector`]): an HTTP/1.1
