@@ -58,7 +58,7 @@ impl HeadNotes {
         Some(HeadNotes::TextBlocks {
             meta: range(&found.meta)?,
             result_type: match &found.result_type {
-                Some(value) => u32::try_from(value.start - base).ok()?,
+                Some(value) => offset(base, value.start)?,
                 None => 0,
             },
             plain_text: range(&found.first_plain_text)?,
@@ -93,10 +93,14 @@ impl HeadNotes {
     }
 }
 
+/// `at` as a note, from `base`; `None` past `u32::MAX`.
+fn offset(base: usize, at: usize) -> Option<u32> {
+    u32::try_from(at - base).ok()
+}
+
 /// `range` as a note, from `base`; `None` when an end passes `u32::MAX`.
 fn span(base: usize, range: &Range<usize>) -> Option<[u32; 2]> {
-    let at = |i: usize| u32::try_from(i - base).ok();
-    Some([at(range.start)?, at(range.end)?])
+    Some([offset(base, range.start)?, offset(base, range.end)?])
 }
 
 /// The end of the object at `s[i]` (just past its `}`) and its head
@@ -126,8 +130,8 @@ fn note(members: &mut ObjectMembers<'_>, base: usize) -> Option<Option<HeadNotes
         let Some(slot) = HEAD_KEYS.iter().position(|k| k.as_bytes() == member.key) else {
             continue;
         };
-        match u32::try_from(member.value.start - base) {
-            Ok(at) if notes[slot] == 0 => notes[slot] = at,
+        match offset(base, member.value.start) {
+            Some(at) if notes[slot] == 0 => notes[slot] = at,
             _ => sure = false,
         }
     }
