@@ -9,6 +9,10 @@ use http::{HeaderName, HeaderValue, StatusCode};
 use crate::headers::{SESSION_ID, usual_content_type};
 use crate::parts::{HeaderList, ResponseFields};
 
+mod scan;
+
+use scan::Top;
+
 /// The largest response head read (status line and headers): a server
 /// cannot make the client buffer more before the body starts.
 pub(crate) const MAX_HEAD: usize = 64 * 1024;
@@ -130,107 +134,44 @@ fn field_name(name: &[u8]) -> FieldName {
 /// or final) is taken out of `buf`. The end-to-end fields kept are the
 /// ones `fields` asks for.
 ///
+/// A head in the usual shape is read by [`scan`]; any other (or a part of
+/// one) by `httparse`, which reads everything [`scan`] does the same way.
 /// The final head's header values are views of its bytes (no copy, no
 /// allocation per value), and the names the transport reads are the
 /// static ones: the head's one allocation is its field list.
 pub(crate) fn parse_head(buf: &mut BytesMut, fields: ResponseFields) -> Result<Parsed, WireError> {
-    // Left uninitialized: filling a hundred empty fields costs more than
-    // parsing a small head.
-    let mut slots =
-        [const { std::mem::MaybeUninit::<httparse::Header<'_>>::uninit() }; MAX_HEADERS];
-    let mut parsed = httparse::Response::new(&mut []);
-    let config = httparse::ParserConfig::default();
-    let len = match config.parse_response_with_uninit_headers(&mut parsed, buf, &mut slots) {
-        Ok(httparse::Status::Complete(len)) => len,
-        Ok(httparse::Status::Partial) if buf.len() > MAX_HEAD => {
-            return Err(WireError::HeadTooLarge);
-        }
-        Ok(httparse::Status::Partial) => return Ok(Parsed::Partial),
-        Err(e) => return Err(WireError::Head(e)),
-    };
-    if len > MAX_HEAD {
-        return Err(WireError::HeadTooLarge);
-    }
-    let code = parsed.code.unwrap_or_default();
-    let status =
-        StatusCode::from_u16(code).map_err(|_| WireError::Head(httparse::Error::Status))?;
-    if status == StatusCode::SWITCHING_PROTOCOLS {
-        return Err(WireError::Upgrade);
-    }
-    if status.is_informational() {
-        buf.advance(len);
-        return Ok(Parsed::Interim);
-    }
-    // The kept fields' places in the head, noted while the parser borrows
-    // the buffer; the head is split off after.
-    let start = buf.as_ptr() as usize;
-    let at = |part: &[u8]| {
-        let from = part.as_ptr() as usize - start;
-        // Within MAX_HEAD (64 KiB): fits.
-        [from as u32, (from + part.len()) as u32]
-    };
-    // A few fields on the stack (a head usually has fewer), the rest
-    // spilled: zeroing room for all 100 would cost more than the parse.
-    let mut inline: [Span; INLINE_FIELDS] = [[0; 5]; INLINE_FIELDS];
-    let mut spilled: Vec<Span> = Vec::new();
-    let mut kept = 0;
-    let mut content_type: Option<[u32; 2]> = None;
-    let mut lengths = Lengths::default();
-    for field in parsed.headers.iter() {
-        let known = match field_name(field.name.as_bytes()) {
-            FieldName::Read(k) => Some(k),
-            FieldName::Other => None,
-            hop_by_hop => {
-                // About this connection: consumed here, not kept
-                // (`Content-Length` is kept as well).
-                if lengths.note(hop_by_hop, field.value)? {
-                    continue;
-                }
-                None
+    let mut seen = Seen::new(fields);
+    let mut found = [scan::NO_FIELD; scan::FIELDS];
+    let (top, status) = match scan::scan(buf, &mut found) {
+        Some((top, count)) => match final_status(top)? {
+            Some(status) => {
+                seen.note_all(buf, found[..count].iter().copied())?;
+                (top, status)
             }
-        };
-        if known == Some(0) && content_type.is_none() {
-            content_type = Some(at(field.value));
-            // Kept in the list too only for an auth provider, which sees
-            // every field.
-            if fields == ResponseFields::Read {
-                continue;
-            }
-        }
-        if fields == ResponseFields::Read && known.is_none() {
-            continue;
-        }
-        let [name_from, name_to] = at(field.name.as_bytes());
-        let [value_from, value_to] = at(field.value);
-        // At most four places: fits.
-        let known = known.map_or(u32::MAX, |k| k as u32);
-        let span = [name_from, name_to, value_from, value_to, known];
-        match inline.get_mut(kept) {
-            Some(slot) => *slot = span,
             None => {
-                if spilled.is_empty() {
-                    spilled.extend_from_slice(&inline);
-                }
-                spilled.push(span);
+                buf.advance(top.len);
+                return Ok(Parsed::Interim);
             }
-        }
-        kept += 1;
-    }
-    let spans = match kept <= INLINE_FIELDS {
-        true => &inline[..kept],
-        false => &spilled[..],
+        },
+        None => match parse_other(buf, &mut seen)? {
+            Ok(read) => read,
+            Err(interim_or_partial) => return Ok(interim_or_partial),
+        },
     };
-    let http11 = parsed.version == Some(1);
+    let Top { len, http11, .. } = top;
+    let spans = seen.spans();
+    let lengths = &seen.lengths;
     let framing = lengths.framing(status);
     // A response with both lengths may have been smuggled: not reused.
     let both_lengths = lengths.chunked.is_some() && lengths.length.is_some();
     let keep_alive = http11 && framing != Framing::UntilClose && !both_lengths && !lengths.close;
     // Nothing kept but a usual content type (the common response without
     // an auth provider): the head is read past, no view of it is made.
+    let content_type = seen.content_type;
     let usual = content_type.map(|[from, to]| {
         usual_content_type(&buf[from as usize..to as usize]).map(|(_, value)| value)
     });
-    if kept == 0
+    if spans.is_empty()
         && let None | Some(Some(_)) = usual
     {
         buf.advance(len);
@@ -243,6 +184,152 @@ pub(crate) fn parse_head(buf: &mut BytesMut, fields: ResponseFields) -> Result<P
         }));
     }
     kept_head(buf, len, content_type, spans, status, framing, keep_alive)
+}
+
+/// [`parse_head`] for a head [`scan::scan`] did not read (out of line:
+/// most heads are in its shape), by `httparse`: a final head's status
+/// line and status, its fields noted in `seen`; or what `parse_head`
+/// returns at once, [`Parsed::Partial`] while the head is not whole, or
+/// [`Parsed::Interim`] (the interim head taken out of `buf`).
+#[inline(never)]
+fn parse_other(
+    buf: &mut BytesMut,
+    seen: &mut Seen,
+) -> Result<Result<(Top, StatusCode), Parsed>, WireError> {
+    // Left uninitialized: filling a hundred empty fields costs more than
+    // parsing a small head.
+    let mut slots =
+        [const { std::mem::MaybeUninit::<httparse::Header<'_>>::uninit() }; MAX_HEADERS];
+    let mut parsed = httparse::Response::new(&mut []);
+    let config = httparse::ParserConfig::default();
+    let len = match config.parse_response_with_uninit_headers(&mut parsed, buf, &mut slots) {
+        Ok(httparse::Status::Complete(len)) => len,
+        Ok(httparse::Status::Partial) if buf.len() > MAX_HEAD => {
+            return Err(WireError::HeadTooLarge);
+        }
+        Ok(httparse::Status::Partial) => return Ok(Err(Parsed::Partial)),
+        Err(e) => return Err(WireError::Head(e)),
+    };
+    let top = Top {
+        len,
+        http11: parsed.version == Some(1),
+        code: parsed.code.unwrap_or_default(),
+    };
+    match final_status(top)? {
+        Some(status) => {
+            let fields = parsed.headers.iter().map(|f| (f.name.as_bytes(), f.value));
+            seen.note_all(buf, fields)?;
+            Ok(Ok((top, status)))
+        }
+        None => {
+            buf.advance(len);
+            Ok(Err(Parsed::Interim))
+        }
+    }
+}
+
+/// The status of a whole head, `None` for an interim one (`1xx`).
+fn final_status(top: Top) -> Result<Option<StatusCode>, WireError> {
+    if top.len > MAX_HEAD {
+        return Err(WireError::HeadTooLarge);
+    }
+    let status =
+        StatusCode::from_u16(top.code).map_err(|_| WireError::Head(httparse::Error::Status))?;
+    if status == StatusCode::SWITCHING_PROTOCOLS {
+        return Err(WireError::Upgrade);
+    }
+    Ok((!status.is_informational()).then_some(status))
+}
+
+/// What a head's fields said, noted as they are read: the kept fields'
+/// places, the first `Content-Type`'s, the lengths.
+struct Seen {
+    want: ResponseFields,
+    /// A few fields on the stack (a head usually has fewer), the rest
+    /// spilled: zeroing room for all 100 would cost more than the parse.
+    inline: [Span; INLINE_FIELDS],
+    spilled: Vec<Span>,
+    kept: usize,
+    content_type: Option<[u32; 2]>,
+    lengths: Lengths,
+}
+
+impl Seen {
+    fn new(want: ResponseFields) -> Self {
+        Seen {
+            want,
+            inline: [[0; 5]; INLINE_FIELDS],
+            spilled: Vec::new(),
+            kept: 0,
+            content_type: None,
+            lengths: Lengths::default(),
+        }
+    }
+
+    /// Notes each of a head's `fields` (views of `head`, which starts the
+    /// buffer).
+    fn note_all<'b>(
+        &mut self,
+        head: &'b [u8],
+        fields: impl Iterator<Item = (&'b [u8], &'b [u8])>,
+    ) -> Result<(), WireError> {
+        let start = head.as_ptr() as usize;
+        let at = |part: &[u8]| {
+            let from = part.as_ptr() as usize - start;
+            // Within MAX_HEAD (64 KiB): fits.
+            [from as u32, (from + part.len()) as u32]
+        };
+        let all = self.want == ResponseFields::All;
+        for (name, value) in fields {
+            let known = match field_name(name) {
+                FieldName::Read(k) => Some(k),
+                FieldName::Other => None,
+                hop_by_hop => {
+                    // About this connection: consumed here, not kept
+                    // (`Content-Length` is kept as well).
+                    if self.lengths.note(hop_by_hop, value)? {
+                        continue;
+                    }
+                    None
+                }
+            };
+            if known == Some(0) && self.content_type.is_none() {
+                self.content_type = Some(at(value));
+                // Kept in the list too only for an auth provider, which
+                // sees every field.
+                if !all {
+                    continue;
+                }
+            }
+            if !all && known.is_none() {
+                continue;
+            }
+            let [name_from, name_to] = at(name);
+            let [value_from, value_to] = at(value);
+            // At most four places: fits.
+            let known = known.map_or(u32::MAX, |k| k as u32);
+            let span = [name_from, name_to, value_from, value_to, known];
+            match self.inline.get_mut(self.kept) {
+                Some(slot) => *slot = span,
+                None => {
+                    if self.spilled.is_empty() {
+                        self.spilled.extend_from_slice(&self.inline);
+                    }
+                    self.spilled.push(span);
+                }
+            }
+            self.kept += 1;
+        }
+        Ok(())
+    }
+
+    /// The kept fields' places, in order.
+    fn spans(&self) -> &[Span] {
+        match self.kept <= INLINE_FIELDS {
+            true => &self.inline[..self.kept],
+            false => &self.spilled,
+        }
+    }
 }
 
 /// [`parse_head`]'s head with fields kept (for the transport's reads, or
