@@ -85,8 +85,9 @@ pub(crate) enum Parsed {
     Final(Head),
 }
 
-/// How many kept fields' places [`parse_head`] notes on the stack.
-const INLINE_FIELDS: usize = 16;
+/// How many kept fields' places [`parse_head`] notes on the stack: the
+/// few the transport reads (an auth provider's every field spills).
+const INLINE_FIELDS: usize = 4;
 
 /// Where one kept field lies in the head: name start and end, value
 /// start and end; then its name's place in [`READ_FIELDS`] (`u32::MAX`
@@ -245,7 +246,7 @@ fn final_status(top: Top) -> Result<Option<StatusCode>, WireError> {
 /// places, the first `Content-Type`'s, the lengths.
 struct Seen {
     want: ResponseFields,
-    /// A few fields on the stack (a head usually has fewer), the rest
+    /// A few fields on the stack (the transport reads no more), the rest
     /// spilled: zeroing room for all 100 would cost more than the parse.
     inline: [Span; INLINE_FIELDS],
     spilled: Vec<Span>,
