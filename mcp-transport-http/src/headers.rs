@@ -175,7 +175,7 @@ fn routing_fields<'a>(
 /// always makes one. (The core wraps a name that is not visible ASCII in
 /// base64 before it gets here.)
 fn field_text<'t>(name: &str, text: &'t str) -> Result<&'t str, HttpError> {
-    match text.bytes().all(|b| b == b'\t' || (b >= 0x20 && b != 0x7f)) {
+    match crate::field_value::end(text.as_bytes(), 0) == text.len() {
         true => Ok(text),
         false => Err(HttpError::InvalidHeader {
             name: name.to_owned(),

@@ -53,6 +53,7 @@ mod cancel;
 mod client;
 mod config;
 mod error;
+mod field_value;
 mod h1;
 mod parts;
 mod permits;

@@ -6,9 +6,11 @@
 //! `None`, and `httparse` reads it then: what this reads is a subset of
 //! what `httparse` accepts, read the same (a test holds the two to it).
 //!
-//! A field's value is checked eight bytes at a time (a response's values
-//! are most of its head), its name a byte at a time against the token
-//! table; nothing is copied or allocated.
+//! A field's value is checked eight bytes at a time ([`field_value::end`]:
+//! a response's values are most of its head), its name a byte at a time
+//! against the token table; nothing is copied or allocated.
+
+use crate::field_value;
 
 /// The most fields a head read here may have (a server's response has a
 /// handful; one with more goes to `httparse`).
@@ -69,7 +71,7 @@ pub(super) fn scan<'b>(buf: &'b [u8], fields: &mut [Field<'b>; FIELDS]) -> Optio
     let (http11, code) = status_line(buf)?;
     // The status line's end: right after the code, or after a reason.
     let mut at = match *buf.get(12)? {
-        b' ' => value_end(buf, 13),
+        b' ' => field_value::end(buf, 13),
         _ => 12,
     };
     at = line_end(buf, at)?;
@@ -133,7 +135,7 @@ fn field(buf: &[u8], at: usize) -> Option<(Field<'_>, usize)> {
     while matches!(buf.get(from)?, b' ' | b'\t') {
         from += 1;
     }
-    let to = value_end(buf, from);
+    let to = field_value::end(buf, from);
     let next = line_end(buf, to)?;
     let value = buf[from..to].trim_ascii_end();
     Some(((name, value), next))
@@ -144,44 +146,6 @@ fn line_end(buf: &[u8], at: usize) -> Option<usize> {
     match buf.get(at..at + 2)? {
         b"\r\n" => Some(at + 2),
         _ => None,
-    }
-}
-
-/// The first byte at or after `from` that a field value (or a reason)
-/// cannot hold: a control byte but HTAB, or DEL (bytes from 0x80 are
-/// `obs-text`, held); `buf.len()` when there is none. Eight bytes a step.
-fn value_end(buf: &[u8], from: usize) -> usize {
-    const ONES: u64 = u64::from_ne_bytes([1; 8]);
-    const HIGHS: u64 = ONES * 0x80;
-    let mut at = from;
-    loop {
-        while let Some(word) = buf.get(at..).and_then(<[u8]>::first_chunk::<8>) {
-            let w = u64::from_le_bytes(*word);
-            // Each sets the high bit of the first byte (from the lowest)
-            // below 0x20, or equal to 0x7f, and may set others above it
-            // (a borrow): the lowest bit set is a byte that stops.
-            let control = w.wrapping_sub(ONES * 0x20) & !w & HIGHS;
-            let del = w ^ (ONES * 0x7f);
-            let del = del.wrapping_sub(ONES) & !del & HIGHS;
-            let stops = control | del;
-            if stops != 0 {
-                // Below 8: fits.
-                at += (stops.trailing_zeros() / 8) as usize;
-                break;
-            }
-            at += 8;
-        }
-        while let Some(&b) = buf.get(at) {
-            if b < 0x20 || b == 0x7f {
-                break;
-            }
-            at += 1;
-        }
-        // A tab is a value's byte: the look goes on past it.
-        match buf.get(at) {
-            Some(b'\t') => at += 1,
-            _ => return at,
-        }
     }
 }
 

@@ -145,40 +145,6 @@ fn heads_httparse_reads_otherwise_are_handed_on() {
     }
 }
 
-/// The byte-by-byte reading of [`value_end`].
-fn value_end_by_byte(buf: &[u8], from: usize) -> usize {
-    (from..buf.len())
-        .find(|&i| (buf[i] < 0x20 && buf[i] != b'\t') || buf[i] == 0x7f)
-        .unwrap_or(buf.len())
-}
-
-#[test]
-fn a_value_ends_at_its_first_stop_at_every_length_and_place() {
-    let stops = [0x00, b'\r', b'\n', 0x1f, 0x7f];
-    let held = [b'\t', b' ', b'~', 0x80, 0xff, 0x20, 0x7e, b'a'];
-    for len in 0..40 {
-        for from in 0..=len.min(9) {
-            let plain = vec![b'v'; len];
-            assert_eq!(value_end(&plain, from), len);
-            for at in 0..len {
-                for b in stops.iter().chain(&held) {
-                    let mut buf = plain.clone();
-                    buf[at] = *b;
-                    // A stop after another byte that borrows.
-                    if at + 1 < len {
-                        buf[at + 1] = 0x00;
-                    }
-                    assert_eq!(
-                        value_end(&buf, from),
-                        value_end_by_byte(&buf, from),
-                        "{buf:?} from {from}"
-                    );
-                }
-            }
-        }
-    }
-}
-
 proptest! {
     /// Heads of lines made of the bytes that matter to the grammar.
     #[test]
