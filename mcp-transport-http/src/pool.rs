@@ -207,6 +207,21 @@ impl Pool {
         }
     }
 
+    /// The most recently used idle HTTP/1.1 connection, started on
+    /// `request` ([`h1::Exchange::start`]), when the pool has no HTTP/2
+    /// connection to share and that one is open; `None` leaves the request
+    /// to [`Pool::send`] (a closed one is dropped).
+    pub(crate) fn start_idle(&self, request: &OutRequest<'_>) -> Option<h1::Exchange> {
+        let conn = {
+            let mut state = self.lock();
+            if !state.h2.is_empty() {
+                return None;
+            }
+            state.idle.pop()?.conn
+        };
+        h1::Exchange::start(conn, request, &self.target)
+    }
+
     /// Takes the most recently used idle HTTP/1.1 connection, or shares an
     /// open HTTP/2 one (dropping closed connections on the way).
     fn take(&self) -> Option<Taken> {

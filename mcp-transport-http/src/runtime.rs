@@ -54,6 +54,12 @@ impl Runtime {
         }
     }
 
+    /// Whether no header and no provider is set (one atomic load).
+    #[inline]
+    pub(crate) fn is_unset(&self) -> bool {
+        self.unset.load(Ordering::Acquire)
+    }
+
     /// The headers every request carries now.
     #[cfg(test)]
     pub(crate) fn headers(&self) -> HeaderMap {
@@ -73,7 +79,7 @@ impl Runtime {
         headers: &mut HeaderList,
         post: bool,
     ) -> Option<Arc<dyn AuthProvider>> {
-        if self.unset.load(Ordering::Acquire) {
+        if self.is_unset() {
             return None;
         }
         self.apply_set(headers, post)

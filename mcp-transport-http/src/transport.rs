@@ -6,6 +6,7 @@
 //! nothing but the reply), or a [`ResponseStream`] of messages in arrival
 //! order (progress, logs, server requests, then the reply).
 
+use std::future::poll_fn;
 use std::sync::Arc;
 
 use crate::permits::{Permit, Permits};
@@ -25,9 +26,11 @@ use crate::stream::{ResponseStream, StreamKind};
 mod close;
 mod exchange;
 mod lane;
+mod usual;
 
 use exchange::{Exchange, Posted};
 use lane::{Lane, Turn};
+use usual::Then;
 
 /// A request's place among the transport's concurrent POSTs, from
 /// [`HttpTransport::reserve`]: holds its permit (if it needs one) and its
@@ -333,18 +336,32 @@ impl HttpTransport {
                 std::hint::cold_path();
                 turn.wait().await;
             }
+            // An unregistered POST (its caller drops it to cancel it) goes
+            // the usual way when it is a usual one (`usual.rs`).
+            let usual = match slot.cancel {
+                None => self.inner.start_usual(body.as_ref(), routing, extra),
+                Some(_) => None,
+            };
             // The POST first: the poll that finds its reply ends here,
             // without a look at the cancellation (a look takes the
             // registry's lock). A cancellation's wake polls the POST once
             // more, then finds the cancellation. An unregistered POST waits
             // for none (its caller drops it).
-            let posted = match &mut slot.cancel {
-                Some(cancel) => tokio::select! {
+            let posted = match (usual, &mut slot.cancel) {
+                (Some(Ok(mut usual)), _) => {
+                    let head = poll_fn(|cx| usual.poll_head(cx, body.as_ref())).await;
+                    match self.inner.usual_response(usual, head, routing) {
+                        Then::Now(posted) => posted?,
+                        Then::Later(rest) => rest.await?,
+                    }
+                }
+                (Some(Err(e)), _) => return Err(e),
+                (None, Some(cancel)) => tokio::select! {
                     biased;
                     posted = self.inner.post(body.as_ref(), routing, extra) => posted?,
                     err = cancel.cancelled() => return Err(err),
                 },
-                None => self.inner.post(body.as_ref(), routing, extra).await?,
+                (None, None) => self.inner.post(body.as_ref(), routing, extra).await?,
             };
             let PostSlot {
                 permit,

@@ -177,47 +177,103 @@ impl H1 {
 /// once written, a failure is [`SendError::Failed`].
 ///
 /// The request is read where it is (borrowed, not moved here) and its head
-/// written into the connection's buffer now: the future (part of every
-/// POST's) holds the connection and a view of the body (borrowed from the
+/// written into the connection's buffer now ([`Exchange::start`]): the
+/// future holds the exchange and a view of the body (borrowed from the
 /// sender), not the request.
+///
+/// [`SendError::Failed`]: crate::pool::SendError::Failed
 pub(crate) fn send<'a>(
     pool: &Arc<Pool>,
-    mut h1: Box<H1>,
+    h1: Box<H1>,
     request: &OutRequest<'a>,
     target: &Target,
 ) -> Result<impl Future<Output = Result<InResponse, BoxError>> + use<'a>, ()> {
-    if h1.used && !h1.check_idle() {
-        return Err(());
-    }
-    let response_fields = request.response_fields;
-    request_head::encode_head(
-        &mut h1.head,
-        &request.method,
-        target,
-        &request.post,
-        &request.headers,
-        request.body.len(),
-    );
-    // A small body goes out in one write with its head (one `send`, not a
-    // `writev` of two pieces; over TLS one record, not two); a large one
-    // is written from where it is, not copied.
-    let body = match request.body.len() <= COALESCE_MAX {
-        true => {
-            h1.head.extend_from_slice(request.body);
-            &[][..]
-        }
-        false => request.body,
-    };
-    h1.used = true;
+    let mut exchange = Exchange::start(h1, request, target).ok_or(())?;
+    let body = request.body;
     let pool = pool.clone();
     // Once written to, a connection's failure is the request's: nothing
     // here gives the request back unsent.
     Ok(async move {
-        let mut written = 0;
-        poll_fn(|cx| h1.poll_write_request(cx, &mut written, body)).await?;
-        let head = poll_fn(|cx| h1.poll_head(cx, response_fields)).await?;
-        Ok(ResponseBody::h1(head, h1, pool))
+        let head = poll_fn(|cx| exchange.poll_head(cx, body)).await?;
+        Ok(exchange.response(head, pool))
     })
+}
+
+/// One exchange on an HTTP/1.1 connection: its request written into the
+/// connection's buffer when it starts, then written out and the final
+/// response head read by [`Exchange::poll_head`]. Dropping it drops the
+/// connection (the socket closes).
+pub(crate) struct Exchange {
+    h1: Box<H1>,
+    /// How much of the request has gone out.
+    written: usize,
+    /// All of it: the response head is read.
+    sent: bool,
+    /// The request's body is written from where it is (it did not fit
+    /// the head's buffer), not from the buffer.
+    body_apart: bool,
+    fields: ResponseFields,
+}
+
+impl Exchange {
+    /// Starts `request` on the idle connection `h1`: its head written into
+    /// the connection's buffer, with the body when it is small. `None`
+    /// when the connection is found closed (it is dropped; the request was
+    /// not started).
+    pub(crate) fn start(
+        mut h1: Box<H1>,
+        request: &OutRequest<'_>,
+        target: &Target,
+    ) -> Option<Self> {
+        if h1.used && !h1.check_idle() {
+            return None;
+        }
+        request_head::encode_head(
+            &mut h1.head,
+            &request.method,
+            target,
+            &request.post,
+            &request.headers,
+            request.body.len(),
+        );
+        // A small body goes out in one write with its head (one `send`,
+        // not a `writev` of two pieces; over TLS one record, not two); a
+        // large one is written from where it is, not copied.
+        let body_apart = request.body.len() > COALESCE_MAX;
+        if !body_apart {
+            h1.head.extend_from_slice(request.body);
+        }
+        h1.used = true;
+        Some(Exchange {
+            h1,
+            written: 0,
+            sent: false,
+            body_apart,
+            fields: request.response_fields,
+        })
+    }
+
+    /// Writes the request (`body` is its body, the one it started with),
+    /// then reads until the final response head is whole.
+    pub(crate) fn poll_head(
+        &mut self,
+        cx: &mut Context<'_>,
+        body: &[u8],
+    ) -> Poll<Result<wire::Head, BoxError>> {
+        let h1 = &mut self.h1;
+        if !self.sent {
+            let body = if self.body_apart { body } else { &[] };
+            ready!(h1.poll_write_request(cx, &mut self.written, body))?;
+            self.sent = true;
+        }
+        h1.poll_head(cx, self.fields)
+    }
+
+    /// The response after its `head`: its body holds the connection, which
+    /// goes back to `pool` at the body's end.
+    pub(crate) fn response(self, head: wire::Head, pool: Arc<Pool>) -> InResponse {
+        ResponseBody::h1(head, self.h1, pool)
+    }
 }
 
 /// What is left to read of an HTTP/1.1 body.

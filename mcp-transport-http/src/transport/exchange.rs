@@ -25,6 +25,14 @@ use crate::headers::{
 };
 use crate::stream::{Inline, Prelude, StreamKind, read_to_reply};
 
+/// What a POST's successful response gives now.
+pub(super) enum Read {
+    /// Its outcome.
+    Now(Result<Posted, HttpError>),
+    /// A body to read ([`Inner::read_reply`]), with its status and kind.
+    Later(ResponseBody, StatusCode, BodyKind),
+}
+
 /// What one POST gave, before its stream (if any) is started by
 /// [`HttpTransport::send_in`](super::HttpTransport::send_in), which holds the request's permit and
 /// cancellation handle.
@@ -37,7 +45,7 @@ pub(super) enum Posted {
 }
 
 /// One request about to go out (before session and auth headers).
-pub(crate) struct Exchange<'a> {
+pub(super) struct Exchange<'a> {
     method: Method,
     /// Borrowed from the POST's sender for the whole exchange (a re-send
     /// sends it again: nothing is copied).
@@ -54,7 +62,17 @@ pub(crate) struct Exchange<'a> {
     routing: Option<&'a HttpRouting>,
 }
 
-impl Exchange<'_> {
+impl<'a> Exchange<'a> {
+    /// A POST of `body` with its routing's fields and no other.
+    pub(super) fn post_only(body: &'a [u8], routing: &'a HttpRouting) -> Self {
+        Exchange {
+            method: Method::POST,
+            body,
+            headers: HeaderList::default(),
+            routing: Some(routing),
+        }
+    }
+
     /// A request with no body and no JSON-RPC method (the GET stream, the
     /// session's `DELETE`).
     pub(super) fn without_body(method: Method, headers: HeaderList) -> Self {
@@ -78,45 +96,71 @@ impl Inner {
     }
 
     /// One POST: its request ([`Inner::post_exchange`]) sent, its
-    /// response's head read here, its body by [`Inner::read_reply`].
+    /// response read ([`Inner::read_posted`], [`Inner::read_reply`]). The
+    /// usual POST goes a shorter way (`usual.rs`).
     ///
     /// Each await is of one future that holds its own state, so the two
-    /// halves share their room in this future (it is part of every
-    /// POST's, and moved with it).
+    /// halves share their room in this future.
     pub(super) async fn post(
         &self,
         body: &[u8],
         routing: &HttpRouting,
         extra: &HeaderMap,
     ) -> Result<Posted, HttpError> {
-        let legacy = !is_modern(routing.protocol_version.as_ref());
         let session;
         let response = {
             let mut spec = self.post_exchange(body, routing, extra)?;
-            session = match legacy {
-                true => {
-                    let version = routing.protocol_version.as_ref();
-                    let (id, lost) = self.session.for_post(version);
-                    // A legacy request other than `initialize` (which alone
-                    // has no version yet) must not go out sessionless after
-                    // an expiry: it is not sent, and says so (the caller
-                    // sends it in the new session).
-                    if id.is_none() && version.is_some() && lost {
-                        std::hint::cold_path();
-                        return Err(HttpError::SessionLost);
-                    }
-                    id
-                }
-                false => None,
-            };
+            session = self.session_for(routing)?;
             self.execute(&mut spec, session.as_ref()).await?
         };
-        if legacy && let Some(received) = response.headers.get(&headers::SESSION_ID) {
+        match self.read_posted(response, session.as_ref(), routing) {
+            Read::Now(posted) => posted,
+            Read::Later(body, status, kind) => self.read_reply(body, status, kind, routing).await,
+        }
+    }
+
+    /// The session id a POST carries: a legacy one's (and the version it
+    /// carries noted); none for a 2026-07-28 one.
+    ///
+    /// # Errors
+    /// [`HttpError::SessionLost`]: a legacy request other than
+    /// `initialize` (which alone has no version yet) must not go out
+    /// sessionless after an expiry: it is not sent, and says so (the
+    /// caller sends it in the new session).
+    pub(super) fn session_for(
+        &self,
+        routing: &HttpRouting,
+    ) -> Result<Option<HeaderValue>, HttpError> {
+        let version = routing.protocol_version.as_ref();
+        if is_modern(version) {
+            return Ok(None);
+        }
+        let (id, lost) = self.session.for_post(version);
+        if id.is_none() && version.is_some() && lost {
+            std::hint::cold_path();
+            return Err(HttpError::SessionLost);
+        }
+        Ok(id)
+    }
+
+    /// What a POST's successful `response` gives now (a legacy one's
+    /// session adopted; it carried `sent`): its outcome, when its body is
+    /// read without waiting ([`Inner::reply_now`]), or the body to read
+    /// ([`Inner::read_reply`]).
+    pub(super) fn read_posted(
+        &self,
+        response: InResponse,
+        sent: Option<&HeaderValue>,
+        routing: &HttpRouting,
+    ) -> Read {
+        if !is_modern(routing.protocol_version.as_ref())
+            && let Some(received) = response.headers.get(&headers::SESSION_ID)
+        {
             if !headers::valid_session_id(received) {
                 std::hint::cold_path();
-                return Err(HttpError::InvalidSessionId);
+                return Read::Now(Err(HttpError::InvalidSessionId));
             }
-            self.session.adopt(session.as_ref(), received);
+            self.session.adopt(sent, received);
         }
         let InResponse {
             status,
@@ -130,10 +174,10 @@ impl Inner {
         // views of the connection's read buffer, and the read at the
         // body's end can then reuse that buffer instead of allocating one.
         drop(headers);
-        if let Some(posted) = self.reply_now(&mut body, status, &kind, routing) {
-            return posted;
+        match self.reply_now(&mut body, status, &kind, routing) {
+            Some(posted) => Read::Now(posted),
+            None => Read::Later(body, status, kind),
         }
-        self.read_reply(body, status, kind, routing).await
     }
 
     /// What a POST's response body gives when it can be read without
@@ -197,7 +241,7 @@ impl Inner {
     /// What a POST's response body gives: nothing (`202`), one message, a
     /// stream to read, or the error its content type means.
     #[allow(clippy::manual_async_fn)] // an async block: see inside
-    fn read_reply<'a>(
+    pub(super) fn read_reply<'a>(
         &'a self,
         mut body: ResponseBody,
         status: StatusCode,
@@ -413,7 +457,11 @@ impl Inner {
     /// The typed error of a response that is not a success, after a
     /// bounded read of its body (a `401`/`403` the auth provider, if any,
     /// has seen already).
-    async fn refused(&self, mut response: InResponse, session: Option<&HeaderValue>) -> HttpError {
+    pub(super) async fn refused(
+        &self,
+        mut response: InResponse,
+        session: Option<&HeaderValue>,
+    ) -> HttpError {
         let status = response.status;
         let excerpt_limit = self.config.limits.max_error_excerpt;
         if status.is_redirection() {
@@ -467,7 +515,7 @@ fn answers_nothing(status: StatusCode) -> bool {
 /// # Errors
 /// [`HttpError::InvalidHeader`] when a routing value cannot travel as a
 /// header (nothing is sent).
-fn build<'a>(
+pub(super) fn build<'a>(
     spec: &mut Exchange<'a>,
     may_retry: bool,
     session: Option<&HeaderValue>,
