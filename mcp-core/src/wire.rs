@@ -149,19 +149,41 @@ impl ResultHead {
 fn from_members(members: [Option<&[u8]>; 4]) -> Option<ResultHead> {
     let [result_type, next_cursor, ttl_ms, cache_scope] = members;
     Some(ResultHead {
-        result_type: result_type.map_or(Some(None), tag)?,
-        next_cursor: next_cursor.map_or(Some(None), |v| mcp_types::raw::parse(v).ok())?,
-        ttl_ms: ttl_ms.map_or(Some(None), |v| mcp_types::raw::parse(v).ok())?,
-        cache_scope: cache_scope.map_or(Some(None), tag)?,
+        result_type: tag(result_type)?,
+        next_cursor: member(next_cursor)?,
+        ttl_ms: member(ttl_ms)?,
+        cache_scope: tag(cache_scope)?,
     })
 }
 
-/// A tag member's value (`null` is none); `None` when it is not one.
-fn tag(value: &[u8]) -> Option<Option<Tag>> {
+/// A tag member's value, when it has one (`null` is none); `None` when
+/// it is not a tag. A known tag is told here; anything else by serde
+/// (out of line).
+#[inline]
+fn tag(value: Option<&[u8]>) -> Option<Option<Tag>> {
+    let Some(value) = value else {
+        return Some(None);
+    };
     match Tag::known(value) {
         Some(t) => Some(Some(t)),
-        None => mcp_types::raw::parse(value).ok(),
+        None => member(Some(value)),
     }
+}
+
+/// A member's value, when it has one, read by serde (out of line);
+/// `None` when it is not a `T` (nor `null`).
+#[inline]
+fn member<T: serde::de::DeserializeOwned>(value: Option<&[u8]>) -> Option<Option<T>> {
+    match value {
+        Some(v) => parsed(v),
+        None => Some(None),
+    }
+}
+
+/// [`member`]'s read of a value that is there.
+#[inline(never)]
+fn parsed<T: serde::de::DeserializeOwned>(value: &[u8]) -> Option<Option<T>> {
+    mcp_types::raw::parse(value).ok()
 }
 
 #[cfg(test)]

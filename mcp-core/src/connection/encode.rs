@@ -7,6 +7,7 @@ use mcp_types::{Era, RequestId};
 use serde::Serialize;
 use serde_json::Map;
 use serde_json::value::RawValue;
+use std::borrow::Cow;
 
 use super::{CallKind, Connection};
 use crate::config::TransportKind;
@@ -301,7 +302,12 @@ impl Connection {
         // ignores them, so it does not pay for them on every request.
         let http = self.config.transport == TransportKind::Http;
         if modern && http {
-            routing = routing.with_method(c.method.clone());
+            // A known method's name is static: borrowed again, not cloned
+            // through `Cow`'s out-of-line clone.
+            routing = routing.with_method(match &c.method {
+                Cow::Borrowed(name) => Cow::Borrowed(*name),
+                Cow::Owned(name) => Cow::Owned(name.clone()),
+            });
             if let Some(name) = crate::headers::mcp_name(&c.method, c.facts, &c.params) {
                 routing.name = Some(self.names.value(name));
             }

@@ -46,6 +46,13 @@ use crate::pool::Pool;
 /// How much room a read asks for at least (a small response fits at once).
 const READ_CHUNK: usize = 8 * 1024;
 
+/// How much room a read of a response head needs before the buffer is
+/// made room in (to [`READ_CHUNK`]): the room left after the last
+/// response's bytes is read into as it is, until less than this is left
+/// (making room in a buffer whose start has moved past the last response
+/// moves that start back: a call to the buffer's slow path every call).
+const HEAD_ROOM: usize = 1024;
+
 /// The largest request body written in one piece with its head (copied
 /// after it in the head's buffer); a larger one is written from where it
 /// is.
@@ -153,7 +160,7 @@ impl H1 {
         fields: ResponseFields,
     ) -> Poll<Result<wire::Head, BoxError>> {
         // Nothing to parse before the first bytes.
-        if self.buf.is_empty() && ready!(self.poll_fill(cx, READ_CHUNK))? == 0 {
+        if self.buf.is_empty() && ready!(self.poll_fill(cx, HEAD_ROOM))? == 0 {
             return Poll::Ready(Err(WireError::Closed.into()));
         }
         loop {
@@ -161,7 +168,7 @@ impl H1 {
                 Parsed::Final(head) => return Poll::Ready(Ok(head)),
                 Parsed::Interim => {}
                 Parsed::Partial => {
-                    if ready!(self.poll_fill(cx, READ_CHUNK))? == 0 {
+                    if ready!(self.poll_fill(cx, HEAD_ROOM))? == 0 {
                         return Poll::Ready(Err(WireError::Closed.into()));
                     }
                 }
