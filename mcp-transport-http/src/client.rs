@@ -325,6 +325,23 @@ impl Conn {
     }
 }
 
+impl Conn {
+    /// Whether anything may have arrived (data, or the stream's end) as
+    /// far as the runtime has seen, asked without reading: over plain TCP
+    /// the socket's readiness, a look at a flag (a read of a socket whose
+    /// readiness is not set returns at once, with no system call, all
+    /// the same); over TLS always (a record may wait in the TLS buffer).
+    pub(crate) fn may_have_input(&mut self) -> bool {
+        match self {
+            Conn::Plain(io) => io
+                .inner_mut()
+                .poll_read_ready(&mut Context::from_waker(std::task::Waker::noop()))
+                .is_ready(),
+            Conn::Tls { .. } => true,
+        }
+    }
+}
+
 impl Connection for Conn {
     fn connected(&self) -> Connected {
         match self {

@@ -95,6 +95,11 @@ impl H1 {
     /// nothing unasked) is closed. Registers no interest worth keeping:
     /// the next poll of an exchange does that.
     fn check_idle(&mut self) -> bool {
+        // Nothing seen since the last read: nothing to read now (what the
+        // read below would find out, through more layers).
+        if !self.io.may_have_input() {
+            return true;
+        }
         let mut cx = Context::from_waker(Waker::noop());
         match self.io.poll_read_buf(&mut cx, &mut self.buf) {
             Poll::Pending => true,
