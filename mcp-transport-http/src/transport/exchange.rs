@@ -14,7 +14,9 @@ use mcp_types::routing::HttpRouting;
 use mcp_types::{ProtocolVersion, RequestId};
 
 use super::{Inner, Reply, is_modern};
-use crate::auth::{AuthChallenge, AuthDecision, AuthProvider, AuthRequest, MAX_AUTH_RETRIES};
+use crate::auth::{
+    AuthChallenge, AuthDecision, AuthProvider, AuthRequest, BoxFuture, MAX_AUTH_RETRIES,
+};
 use crate::body::{
     ERROR_BODY_LIMIT, JsonBody, describe_error_body, json_reply, read_limited, read_prefix,
 };
@@ -258,26 +260,7 @@ impl Inner {
                 return Ok(Posted::Reply(Reply::Accepted));
             }
             match kind {
-                BodyKind::EventStream => {
-                    // A request's stream is read here up to its reply
-                    // (boxed: only event streams pay for its room).
-                    let prelude = match &routing.request_id {
-                        Some(id) => {
-                            match Box::pin(read_to_reply(&mut body, id, &self.config)).await? {
-                                Inline::Reply(message) => {
-                                    return Ok(Posted::Reply(Reply::Message(message)));
-                                }
-                                Inline::Pump(prelude) => Some(prelude),
-                            }
-                        }
-                        None => None,
-                    };
-                    let stream_kind = StreamKind::Post {
-                        resumable: !is_modern(routing.protocol_version.as_ref()),
-                        version: routing.protocol_version.clone(),
-                    };
-                    Ok(Posted::Stream(body, stream_kind, prelude))
-                }
+                BodyKind::EventStream => self.read_stream(body, routing).await,
                 BodyKind::Json => {
                     // Not all in the buffer yet, or 16 KiB or more
                     // ([`Inner::reply_now`] takes a smaller one that is,
@@ -302,6 +285,31 @@ impl Inner {
                 }
             }
         }
+    }
+
+    /// A POST's `text/event-stream` body, read here up to the request's
+    /// reply: the reply, when the stream carried nothing before it and
+    /// ended with it, or the stream to read on (boxed: only event streams
+    /// pay for its room).
+    pub(super) fn read_stream<'a>(
+        &'a self,
+        mut body: ResponseBody,
+        routing: &'a HttpRouting,
+    ) -> BoxFuture<'a, Result<Posted, HttpError>> {
+        Box::pin(async move {
+            let prelude = match &routing.request_id {
+                Some(id) => match read_to_reply(&mut body, id, &self.config).await? {
+                    Inline::Reply(message) => return Ok(Posted::Reply(Reply::Message(message))),
+                    Inline::Pump(prelude) => Some(prelude),
+                },
+                None => None,
+            };
+            let stream_kind = StreamKind::Post {
+                resumable: !is_modern(routing.protocol_version.as_ref()),
+                version: routing.protocol_version.clone(),
+            };
+            Ok(Posted::Stream(body, stream_kind, prelude))
+        })
     }
 
     /// GET for the server stream or a resumption. `Ok(None)` on `405`.
@@ -503,7 +511,7 @@ impl Inner {
 
 /// Whether a POST's `status` says its body carries no reply (`202`, `204`:
 /// a notification's or response's answer).
-fn answers_nothing(status: StatusCode) -> bool {
+pub(super) fn answers_nothing(status: StatusCode) -> bool {
     status == StatusCode::ACCEPTED || status == StatusCode::NO_CONTENT
 }
 

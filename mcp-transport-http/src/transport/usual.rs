@@ -5,11 +5,12 @@
 //! response head read by one poll of the exchange ([`Usual::poll_head`]),
 //! and its reply read where it lies ([`Inner::read_posted`]): no future
 //! of the general way's (`Inner::post`, `Inner::execute`, the pool's
-//! send) is made or passed through. A response that is not a success, a
-//! stream, or a body not all there yet goes on in a boxed future of the
-//! general way's own steps; anything else about the request (a field, a
-//! provider, no idle connection, HTTP/2) takes the general way from the
-//! start.
+//! send) is made or passed through. A stream is read on in the one box
+//! the general way makes for it too ([`Inner::read_stream`]); a response
+//! that is not a success, or a body not all there yet, goes on in a boxed
+//! future of the general way's own steps; anything else about the request
+//! (a field, a provider, no idle connection, HTTP/2) takes the general way
+//! from the start.
 
 use std::task::{Context, Poll};
 
@@ -17,11 +18,12 @@ use http::{HeaderMap, HeaderValue};
 use mcp_types::routing::HttpRouting;
 
 use super::Inner;
-use super::exchange::{Exchange, Posted, Read, build};
+use super::exchange::{Exchange, Posted, Read, answers_nothing, build};
 use crate::auth::BoxFuture;
 use crate::client::BoxError;
 use crate::error::HttpError;
 use crate::h1;
+use crate::headers::BodyKind;
 
 /// A usual POST under way: its exchange, and the session id it carries.
 pub(super) struct Usual {
@@ -102,7 +104,13 @@ impl Inner {
         }
         match self.read_posted(response, session.as_ref(), routing) {
             Read::Now(posted) => Then::Now(posted),
+            // A stream (a 2025-11-25 server's usual reply) in the one box
+            // the general way makes for it too.
+            Read::Later(body, status, BodyKind::EventStream) if !answers_nothing(status) => {
+                Then::Later(self.read_stream(body, routing))
+            }
             Read::Later(body, status, kind) => {
+                std::hint::cold_path();
                 Then::Later(Box::pin(self.read_reply(body, status, kind, routing)))
             }
         }
