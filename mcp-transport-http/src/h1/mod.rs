@@ -1,7 +1,8 @@
 //! HTTP/1.1 connections, spoken here rather than through hyper: one
 //! exchange at a time per connection, the request head written straight
-//! from its fields ([`request_head`]), the response head parsed with `httparse`
-//! ([`wire`]) and the body read from the connection's own buffer as views
+//! from its fields ([`request_head`]), the response head parsed ([`wire`]:
+//! by a scan of its own in the shape servers write, by `httparse`
+//! otherwise) and the body read from the connection's own buffer as views
 //! of it ([`chunked`] decodes in place).
 //!
 //! The exchange drives its connection itself: there is no task per

@@ -1,6 +1,7 @@
 //! The HTTP/1.1 wire format of a response (RFC 9112): its head as parsed
-//! (bounded in size and header count), and how its body is delimited. The
-//! request head is [`request_head`](super::request_head)'s.
+//! (bounded in size and header count; [`scan`] reads the usual shape,
+//! `httparse` any other), and how its body is delimited. The request head
+//! is [`request_head`](super::request_head)'s.
 
 use bytes::{Buf, BytesMut};
 use http::header::{CONTENT_TYPE, LOCATION, WWW_AUTHENTICATE};
