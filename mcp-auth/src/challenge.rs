@@ -5,6 +5,8 @@
 //! [`ChallengeError`]. Scheme and parameter names compare case-insensitively and are
 //! stored in lower case; values keep their bytes (quoted-pairs unescaped).
 
+use mcp_types::routing::is_tchar;
+
 /// The longest header value accepted.
 pub const MAX_HEADER_LEN: usize = 16 * 1024;
 /// The most challenges accepted in one header value.
@@ -164,10 +166,6 @@ pub fn oauth_challenge(challenges: &[Challenge], prefer_dpop: bool) -> Option<&C
 struct Parser<'a> {
     s: &'a [u8],
     i: usize,
-}
-
-fn is_tchar(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
 }
 
 fn is_token68_char(b: u8) -> bool {

@@ -19,6 +19,7 @@
 use std::sync::Arc;
 
 use base64::Engine;
+use mcp_types::routing::is_tchar;
 use serde_json::Value;
 
 /// The largest integer a header value may carry (±(2^53−1)).
@@ -140,10 +141,6 @@ pub struct HeaderBinding {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct HeaderBindings {
     bindings: Vec<HeaderBinding>,
-}
-
-fn is_tchar(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
 }
 
 impl HeaderBindings {

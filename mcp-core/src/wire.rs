@@ -166,7 +166,7 @@ fn tag(value: Option<&[u8]>) -> Option<Option<Tag>> {
     };
     match Tag::known(value) {
         Some(t) => Some(Some(t)),
-        None => member(Some(value)),
+        None => parsed(value),
     }
 }
 

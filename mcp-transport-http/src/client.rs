@@ -323,9 +323,7 @@ impl Conn {
             }
         }
     }
-}
 
-impl Conn {
     /// Whether anything may have arrived (data, or the stream's end) as
     /// far as the runtime has seen, asked without reading: over plain TCP
     /// the socket's readiness, a look at a flag (a read of a socket whose

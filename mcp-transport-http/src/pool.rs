@@ -56,6 +56,19 @@ struct State {
     reaping: bool,
 }
 
+impl State {
+    /// The most recently used idle HTTP/1.1 connection not known to be
+    /// closed (the closed ones before it are dropped).
+    fn pop_idle(&mut self) -> Option<Box<H1>> {
+        while let Some(entry) = self.idle.pop() {
+            if !entry.conn.is_closed() {
+                return Some(entry.conn);
+            }
+        }
+        None
+    }
+}
+
 /// The connections of one transport to its endpoint.
 pub(crate) struct Pool {
     connector: Connector,
@@ -155,38 +168,32 @@ impl Pool {
     /// connection, opening one when none is free.
     ///
     /// The usual case, an idle HTTP/1.1 connection that is open, gets the
-    /// request now, and the future is that connection's exchange itself
-    /// (part of every POST's: it holds the wait for the response head, not
-    /// the request, and no future of the pool's is around it). Anything
-    /// else goes the boxed way ([`Pool::send_slow`]), which keeps the
-    /// request: an HTTP/2 connection (whose request may come back unsent),
-    /// an idle connection found closed, none idle (connecting's large
-    /// state is only ever in that box).
+    /// request now ([`Pool::start_idle`], as the transport's usual POST
+    /// does), and the future is that connection's exchange itself (it
+    /// holds the wait for the response head, not the request, and no
+    /// future of the pool's is around it). Anything else goes the boxed way
+    /// ([`Pool::send_slow`]), which keeps the request: an HTTP/2 connection
+    /// (whose request may come back unsent), another idle connection when
+    /// the first was found closed, none idle (connecting's large state is
+    /// only ever in that box).
     pub(crate) fn send<'a>(
         self: &Arc<Self>,
         request: OutRequest<'a>,
     ) -> impl Future<Output = Result<InResponse, BoxError>> + use<'a> {
-        let taken = match self.take() {
-            Some(Taken::H1(conn)) => match h1::send(self, conn, &request, &self.target) {
-                Ok(sent) => return Either::Left(sent),
-                Err(()) => None,
-            },
-            other => other,
-        };
+        if let Some(exchange) = self.start_idle(&request) {
+            return Either::Left(exchange.respond(request.body, self.clone()));
+        }
         std::hint::cold_path();
-        // The pool's own handle only for the slow way (a count's increment
-        // and decrement fewer a call).
-        Either::Right(Box::pin(Arc::clone(self).send_slow(taken, request)))
+        Either::Right(Box::pin(Arc::clone(self).send_slow(request)))
     }
 
-    /// The rest of [`Pool::send`]: the connection it took (`first`: an
-    /// HTTP/2 one), another idle connection, or a new connection.
+    /// The rest of [`Pool::send`]: an HTTP/2 connection, another idle
+    /// connection, or a new connection.
     async fn send_slow(
         self: Arc<Self>,
-        mut first: Option<Taken>,
         mut request: OutRequest<'_>,
     ) -> Result<InResponse, BoxError> {
-        while let Some(taken) = first.take().or_else(|| self.take()) {
+        while let Some(taken) = self.take() {
             // Not started (the connection had closed): try another one.
             request = match self.send_on(taken, &request) {
                 Ok(sent) => match sent.await {
@@ -217,7 +224,7 @@ impl Pool {
             if !state.h2.is_empty() {
                 return None;
             }
-            state.idle.pop()?.conn
+            state.pop_idle()?
         };
         h1::Exchange::start(conn, request, &self.target)
     }
@@ -233,12 +240,7 @@ impl Pool {
                 return Some(Taken::H2(entry.conn.clone()));
             }
         }
-        while let Some(entry) = state.idle.pop() {
-            if !entry.conn.is_closed() {
-                return Some(Taken::H1(entry.conn));
-            }
-        }
-        None
+        state.pop_idle().map(Taken::H1)
     }
 
     /// Sends the request on one connection and waits for the response

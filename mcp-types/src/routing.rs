@@ -10,6 +10,39 @@ use std::sync::Arc;
 use crate::jsonrpc::RequestId;
 use crate::version::{Era, ProtocolVersion};
 
+/// Whether `b` is an RFC 9110 `tchar`: a byte a token (a header field's
+/// name, an auth scheme) may hold.
+///
+/// ```
+/// use mcp_types::routing::is_tchar;
+/// assert!(b"Mcp-Param-Region".iter().all(|&b| is_tchar(b)));
+/// assert!(!is_tchar(b':') && !is_tchar(b' ') && !is_tchar(0x80));
+/// ```
+#[inline]
+pub const fn is_tchar(b: u8) -> bool {
+    matches!(
+        b,
+        b'0'..=b'9'
+            | b'a'..=b'z'
+            | b'A'..=b'Z'
+            | b'!'
+            | b'#'
+            | b'$'
+            | b'%'
+            | b'&'
+            | b'\''
+            | b'*'
+            | b'+'
+            | b'-'
+            | b'.'
+            | b'^'
+            | b'_'
+            | b'`'
+            | b'|'
+            | b'~'
+    )
+}
+
 /// Routing data for one outgoing message.
 ///
 /// ```

@@ -204,15 +204,8 @@ pub(crate) fn send<'a>(
     request: &OutRequest<'a>,
     target: &Target,
 ) -> Result<impl Future<Output = Result<InResponse, BoxError>> + use<'a>, ()> {
-    let mut exchange = Exchange::start(h1, request, target).ok_or(())?;
-    let body = request.body;
-    let pool = pool.clone();
-    // Once written to, a connection's failure is the request's: nothing
-    // here gives the request back unsent.
-    Ok(async move {
-        let head = poll_fn(|cx| exchange.poll_head(cx, body)).await?;
-        Ok(exchange.response(head, pool))
-    })
+    let exchange = Exchange::start(h1, request, target).ok_or(())?;
+    Ok(exchange.respond(request.body, pool.clone()))
 }
 
 /// One exchange on an HTTP/1.1 connection: its request written into the
@@ -283,6 +276,20 @@ impl Exchange {
             self.sent = true;
         }
         h1.poll_head(cx, self.fields)
+    }
+
+    /// Writes the request (`body`, the one it started with) and reads its
+    /// response's head: the response, whose body holds the connection
+    /// until it goes back to `pool`. Once written to, a connection's
+    /// failure is the request's: nothing here gives the request back
+    /// unsent.
+    pub(crate) async fn respond(
+        mut self,
+        body: &[u8],
+        pool: Arc<Pool>,
+    ) -> Result<InResponse, BoxError> {
+        let head = poll_fn(|cx| self.poll_head(cx, body)).await?;
+        Ok(self.response(head, pool))
     }
 
     /// The response after its `head`: its body holds the connection, which

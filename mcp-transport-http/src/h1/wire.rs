@@ -145,22 +145,17 @@ pub(crate) fn parse_head(buf: &mut BytesMut, fields: ResponseFields) -> Result<P
     let mut seen = Seen::new(fields);
     let mut found = [scan::NO_FIELD; scan::FIELDS];
     let (top, status) = match scan::scan(buf, &mut found) {
-        Some((top, count)) => match final_status(top)? {
-            Some(status) => {
-                seen.note_all(buf, found[..count].iter().copied())?;
-                (top, status)
-            }
-            None => {
-                buf.advance(top.len);
-                return Ok(Parsed::Interim);
-            }
-        },
+        Some((top, count)) => (top, seen.read(top, buf, found[..count].iter().copied())?),
         None => match parse_other(buf, &mut seen)? {
-            Ok(read) => read,
-            Err(interim_or_partial) => return Ok(interim_or_partial),
+            Some(read) => read,
+            None => return Ok(Parsed::Partial),
         },
     };
     let Top { len, http11, .. } = top;
+    let Some(status) = status else {
+        buf.advance(len);
+        return Ok(Parsed::Interim);
+    };
     let spans = seen.spans();
     let lengths = &seen.lengths;
     let framing = lengths.framing(status);
@@ -189,15 +184,13 @@ pub(crate) fn parse_head(buf: &mut BytesMut, fields: ResponseFields) -> Result<P
 }
 
 /// [`parse_head`] for a head [`scan::scan`] did not read (out of line:
-/// most heads are in its shape), by `httparse`: a final head's status
-/// line and status, its fields noted in `seen`; or what `parse_head`
-/// returns at once, [`Parsed::Partial`] while the head is not whole, or
-/// [`Parsed::Interim`] (the interim head taken out of `buf`).
+/// most heads are in its shape), by `httparse`: what [`Seen::read`]
+/// gives of it, `None` while the head is not whole.
 #[inline(never)]
 fn parse_other(
-    buf: &mut BytesMut,
+    buf: &BytesMut,
     seen: &mut Seen,
-) -> Result<Result<(Top, StatusCode), Parsed>, WireError> {
+) -> Result<Option<(Top, Option<StatusCode>)>, WireError> {
     // Left uninitialized: filling a hundred empty fields costs more than
     // parsing a small head.
     let mut slots =
@@ -209,7 +202,7 @@ fn parse_other(
         Ok(httparse::Status::Partial) if buf.len() > MAX_HEAD => {
             return Err(WireError::HeadTooLarge);
         }
-        Ok(httparse::Status::Partial) => return Ok(Err(Parsed::Partial)),
+        Ok(httparse::Status::Partial) => return Ok(None),
         Err(e) => return Err(WireError::Head(e)),
     };
     let top = Top {
@@ -217,17 +210,8 @@ fn parse_other(
         http11: parsed.version == Some(1),
         code: parsed.code.unwrap_or_default(),
     };
-    match final_status(top)? {
-        Some(status) => {
-            let fields = parsed.headers.iter().map(|f| (f.name.as_bytes(), f.value));
-            seen.note_all(buf, fields)?;
-            Ok(Ok((top, status)))
-        }
-        None => {
-            buf.advance(len);
-            Ok(Err(Parsed::Interim))
-        }
-    }
+    let fields = parsed.headers.iter().map(|f| (f.name.as_bytes(), f.value));
+    Ok(Some((top, seen.read(top, buf, fields)?)))
 }
 
 /// The status of a whole head, `None` for an interim one (`1xx`).
@@ -266,6 +250,22 @@ impl Seen {
             content_type: None,
             lengths: Lengths::default(),
         }
+    }
+
+    /// A whole head's status, its `fields` (views of `head`, which starts
+    /// the buffer) noted; `None` for an interim head (`1xx`), whose fields
+    /// are not looked at.
+    fn read<'b>(
+        &mut self,
+        top: Top,
+        head: &'b [u8],
+        fields: impl Iterator<Item = (&'b [u8], &'b [u8])>,
+    ) -> Result<Option<StatusCode>, WireError> {
+        let status = final_status(top)?;
+        if status.is_some() {
+            self.note_all(head, fields)?;
+        }
+        Ok(status)
     }
 
     /// Notes each of a head's `fields` (views of `head`, which starts the

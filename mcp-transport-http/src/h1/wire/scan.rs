@@ -10,6 +10,8 @@
 //! a response's values are most of its head), its name a byte at a time
 //! against the token table; nothing is copied or allocated.
 
+use mcp_types::routing::is_tchar;
+
 use crate::field_value;
 
 /// The most fields a head read here may have (a server's response has a
@@ -33,32 +35,13 @@ pub(super) struct Top {
     pub(super) code: u16,
 }
 
-/// RFC 9110's `tchar`: the bytes of a field name.
+/// RFC 9110's `tchar` ([`is_tchar`]) as a table: the bytes of a field
+/// name, one load a byte.
 static TOKEN: [bool; 256] = {
     let mut table = [false; 256];
     let mut b = 0;
     while b < 256 {
-        table[b] = matches!(
-            b as u8,
-            b'0'..=b'9'
-                | b'a'..=b'z'
-                | b'A'..=b'Z'
-                | b'!'
-                | b'#'
-                | b'$'
-                | b'%'
-                | b'&'
-                | b'\''
-                | b'*'
-                | b'+'
-                | b'-'
-                | b'.'
-                | b'^'
-                | b'_'
-                | b'`'
-                | b'|'
-                | b'~'
-        );
+        table[b] = is_tchar(b as u8);
         b += 1;
     }
     table
