@@ -11,7 +11,7 @@ use crate::jsonrpc::RequestId;
 use crate::version::{Era, ProtocolVersion};
 
 /// Whether `b` is an RFC 9110 `tchar`: a byte a token (a header field's
-/// name, an auth scheme) may hold.
+/// name, an auth scheme) may hold. One load from a table.
 ///
 /// ```
 /// use mcp_types::routing::is_tchar;
@@ -19,29 +19,40 @@ use crate::version::{Era, ProtocolVersion};
 /// assert!(!is_tchar(b':') && !is_tchar(b' ') && !is_tchar(0x80));
 /// ```
 #[inline]
-pub const fn is_tchar(b: u8) -> bool {
-    matches!(
-        b,
-        b'0'..=b'9'
-            | b'a'..=b'z'
-            | b'A'..=b'Z'
-            | b'!'
-            | b'#'
-            | b'$'
-            | b'%'
-            | b'&'
-            | b'\''
-            | b'*'
-            | b'+'
-            | b'-'
-            | b'.'
-            | b'^'
-            | b'_'
-            | b'`'
-            | b'|'
-            | b'~'
-    )
+pub fn is_tchar(b: u8) -> bool {
+    TCHAR[usize::from(b)]
 }
+
+/// [`is_tchar`] for every byte.
+static TCHAR: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = matches!(
+            b as u8,
+            b'0'..=b'9'
+                | b'a'..=b'z'
+                | b'A'..=b'Z'
+                | b'!'
+                | b'#'
+                | b'$'
+                | b'%'
+                | b'&'
+                | b'\''
+                | b'*'
+                | b'+'
+                | b'-'
+                | b'.'
+                | b'^'
+                | b'_'
+                | b'`'
+                | b'|'
+                | b'~'
+        );
+        b += 1;
+    }
+    table
+};
 
 /// Routing data for one outgoing message.
 ///

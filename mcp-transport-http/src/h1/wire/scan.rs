@@ -8,7 +8,7 @@
 //!
 //! A field's value is checked eight bytes at a time ([`field_value::end`]:
 //! a response's values are most of its head), its name a byte at a time
-//! against the token table; nothing is copied or allocated.
+//! against the token table ([`is_tchar`]); nothing is copied or allocated.
 
 use mcp_types::routing::is_tchar;
 
@@ -34,18 +34,6 @@ pub(super) struct Top {
     /// The three digits of the status code.
     pub(super) code: u16,
 }
-
-/// RFC 9110's `tchar` ([`is_tchar`]) as a table: the bytes of a field
-/// name, one load a byte.
-static TOKEN: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut b = 0;
-    while b < 256 {
-        table[b] = is_tchar(b as u8);
-        b += 1;
-    }
-    table
-};
 
 /// Reads the head at the start of `buf` into `fields`: its status line
 /// and the number of fields read, or `None` when it is not whole or not
@@ -107,7 +95,7 @@ fn status_line(buf: &[u8]) -> Option<(bool, u16)> {
 /// One field at `at`: the field, and where the next line starts.
 fn field(buf: &[u8], at: usize) -> Option<(Field<'_>, usize)> {
     let mut end = at;
-    while TOKEN[usize::from(*buf.get(end)?)] {
+    while is_tchar(*buf.get(end)?) {
         end += 1;
     }
     if end == at || *buf.get(end)? != b':' {
