@@ -10,8 +10,12 @@ use std::sync::Arc;
 use crate::jsonrpc::RequestId;
 use crate::version::{Era, ProtocolVersion};
 
+/// The bytes of an RFC 9110 `tchar` that are not letters or digits.
+pub const TCHAR_MARKS: &[u8; 15] = b"!#$%&'*+-.^_`|~";
+
 /// Whether `b` is an RFC 9110 `tchar`: a byte a token (a header field's
-/// name, an auth scheme) may hold. One load from a table.
+/// name, an auth scheme) may hold, an ASCII letter or digit or one of
+/// [`TCHAR_MARKS`].
 ///
 /// ```
 /// use mcp_types::routing::is_tchar;
@@ -20,39 +24,8 @@ use crate::version::{Era, ProtocolVersion};
 /// ```
 #[inline]
 pub fn is_tchar(b: u8) -> bool {
-    TCHAR[usize::from(b)]
+    b.is_ascii_alphanumeric() || TCHAR_MARKS.contains(&b)
 }
-
-/// [`is_tchar`] for every byte.
-static TCHAR: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut b = 0;
-    while b < 256 {
-        table[b] = matches!(
-            b as u8,
-            b'0'..=b'9'
-                | b'a'..=b'z'
-                | b'A'..=b'Z'
-                | b'!'
-                | b'#'
-                | b'$'
-                | b'%'
-                | b'&'
-                | b'\''
-                | b'*'
-                | b'+'
-                | b'-'
-                | b'.'
-                | b'^'
-                | b'_'
-                | b'`'
-                | b'|'
-                | b'~'
-        );
-        b += 1;
-    }
-    table
-};
 
 /// Routing data for one outgoing message.
 ///

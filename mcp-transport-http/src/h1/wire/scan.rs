@@ -8,9 +8,10 @@
 //!
 //! A field's value is checked eight bytes at a time ([`field_value::end`]:
 //! a response's values are most of its head), its name a byte at a time
-//! against the token table ([`is_tchar`]); nothing is copied or allocated.
+//! against a table of `mcp_types::routing::is_tchar`; nothing is copied
+//! or allocated.
 
-use mcp_types::routing::is_tchar;
+use mcp_types::routing::TCHAR_MARKS;
 
 use crate::field_value;
 
@@ -34,6 +35,24 @@ pub(super) struct Top {
     /// The three digits of the status code.
     pub(super) code: u16,
 }
+
+/// [`is_tchar`](mcp_types::routing::is_tchar) as a table: the bytes of a
+/// field name, one load a byte
+/// (the name is the head's one byte-by-byte loop).
+static TOKEN: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = (b as u8).is_ascii_alphanumeric();
+        b += 1;
+    }
+    let mut i = 0;
+    while i < TCHAR_MARKS.len() {
+        table[TCHAR_MARKS[i] as usize] = true;
+        i += 1;
+    }
+    table
+};
 
 /// Reads the head at the start of `buf` into `fields`: its status line
 /// and the number of fields read, or `None` when it is not whole or not
@@ -95,7 +114,7 @@ fn status_line(buf: &[u8]) -> Option<(bool, u16)> {
 /// One field at `at`: the field, and where the next line starts.
 fn field(buf: &[u8], at: usize) -> Option<(Field<'_>, usize)> {
     let mut end = at;
-    while is_tchar(*buf.get(end)?) {
+    while TOKEN[usize::from(*buf.get(end)?)] {
         end += 1;
     }
     if end == at || *buf.get(end)? != b':' {

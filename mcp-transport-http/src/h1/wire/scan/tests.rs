@@ -79,6 +79,17 @@ const USUAL: [&[u8]; 7] = [
 ];
 
 #[test]
+fn the_token_table_is_mcp_types_tchar() {
+    for b in 0..=255u8 {
+        assert_eq!(
+            TOKEN[usize::from(b)],
+            mcp_types::routing::is_tchar(b),
+            "{b:#x}"
+        );
+    }
+}
+
+#[test]
 fn the_heads_servers_write_are_read_here_as_httparse_reads_them() {
     for head in USUAL {
         let text = String::from_utf8_lossy(head);
