@@ -4,7 +4,7 @@
 //! demo server (`--rmcp-server`: the table's, rmcp's).
 //!
 //! CPU time on a shared or virtual machine moves by ±20% between runs (see
-//! the README), which hides a change of a few percent. An instruction
+//! `PERFORMANCE.md`), which hides a change of a few percent. An instruction
 //! count does not depend on the machine's load: each client runs twice
 //! under `valgrind --tool=callgrind`, with two numbers of calls, and the
 //! difference of the two totals over the difference of calls is what one
@@ -19,7 +19,7 @@
 //! (`bench_atomics.rs`; needs `objdump`), printed as a second table, and
 //! the code it executes on every call, in 4 KiB pages and 64-byte lines
 //! (`bench_profile.rs`), as a third: what a call costs where each switch
-//! to the server and back empties the TLB (the README, stop 40).
+//! to the server and back empties the TLB (`PERFORMANCE.md`, stop 40).
 //! `--functions` (or `--functions=N`) names where this SDK's call is: for
 //! each scenario, the N functions (20 by default) on the most of those
 //! lines, with their instructions a call.
@@ -68,7 +68,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         return Err("`--icount` needs valgrind (Debian's `valgrind` package)".into());
     }
     // The counts stay against the demo server by default (the figures in
-    // the README were counted so); `--rmcp-server` counts against the
+    // `PERFORMANCE.md` were counted so); `--rmcp-server` counts against the
     // table's, whose 2025-11-25 replies over HTTP are event streams.
     let server = match args.iter().any(|a| a == "--rmcp-server") {
         true => crate::bench_table::ServerKind::Rmcp,

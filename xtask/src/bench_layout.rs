@@ -5,7 +5,7 @@
 //! A call of this SDK runs code on some 150-200 pages of 4 KiB, scattered
 //! over its executable (`--icount` counts them); where every switch to the
 //! server and back empties the TLB, each is a page walk on every call
-//! (the README's Performance section, stop 40). The column's client is the
+//! (`PERFORMANCE.md`, stop 40). The column's client is the
 //! same code as the SDK's: profiled with callgrind in the three sequential
 //! scenarios (two run lengths, so that start-up drops out), the functions
 //! that ran at least once per extra call are listed, hottest first, and the

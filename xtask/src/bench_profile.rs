@@ -7,10 +7,10 @@
 //! **The code footprint** is how many 4 KiB pages and 64-byte lines of code
 //! a call executes. On a machine whose every switch between the client and
 //! the server empties the TLB (no PCID: AMD before Zen 3, as on the
-//! README's reference VM), each page is a page walk again on every call
+//! issue's reference VM), each page is a page walk again on every call
 //! (a nested one in a VM), and each line a fetch from further out than
 //! L1: there the footprint costs the client more than its instruction
-//! count does (the README's Performance section, stop 40). A page or line
+//! count does (`PERFORMANCE.md`, stop 40). A page or line
 //! is counted when the longer run executed its instructions at least once
 //! more per extra call than the shorter run did: touched on (nearly) every
 //! call, whatever the warm-up and start-up touched.
