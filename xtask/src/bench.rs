@@ -31,7 +31,9 @@
 //! executes in pages and lines (`bench_profile.rs`), which a loaded
 //! machine does not disturb; against the demo server, or with
 //! `--rmcp-server` the table's; `--functions[=N]` adds, for each scenario,
-//! the N functions this SDK's call runs on the most lines of.
+//! the N functions this SDK's call runs on the most lines of; `--data` the
+//! data pages and lines a call touches, one call at a time, under
+//! valgrind's lackey (`bench_data.rs`).
 
 use crate::util;
 

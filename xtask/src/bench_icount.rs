@@ -22,7 +22,8 @@
 //! to the server and back empties the TLB (`PERFORMANCE.md`, stop 40).
 //! `--functions` (or `--functions=N`) names where this SDK's call is: for
 //! each scenario, the N functions (20 by default) on the most of those
-//! lines, with their instructions a call.
+//! lines, with their instructions a call. `--data` adds the data pages and
+//! lines a call touches, one call at a time (`bench_data.rs`).
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -75,6 +76,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         false => crate::bench_table::ServerKind::Demo,
     };
     let functions = functions_wanted(args)?;
+    let data = args.iter().any(|a| a == "--data");
     println!("{}", server.describe());
     let p = crate::bench_table::build(
         args.iter().any(|a| a == "--no-build"),
@@ -103,12 +105,14 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         println!("{head}\n{rule}");
         let mut atomics_table = format!("{head}\n{rule}\n");
         let mut footprint_table = format!("{head}\n{rule}\n");
+        let mut data_table = format!("{head}\n{rule}\n");
         let mut by_function = String::new();
         for row in ROWS {
             let (label, via, bytes, workers, _) = row;
             let mut line = format!("| {label} |");
             let mut atomics_line = format!("| {label} |");
             let mut footprint_line = format!("| {label} |");
+            let mut data_line = format!("| {label} |");
             let mut floor = None;
             for (column, (client, sites)) in clients.iter().zip(&sites).enumerate() {
                 let program = client.program;
@@ -116,6 +120,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
                     line.push_str(" — |");
                     atomics_line.push_str(" — |");
                     footprint_line.push_str(" — |");
+                    data_line.push_str(" — |");
                     continue;
                 }
                 // rmcp over HTTP is counted with its pooled client (the
@@ -153,6 +158,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
                             Some(f) => format!(" {} / {} ({}) |", f.pages, f.lines, f.packed),
                             None => " — |".to_owned(),
                         });
+                        data_line.push_str(&data_cell(data && program != "rmcp", &run, n));
                         let ratio =
                             floor.map_or(String::new(), |f: f64| format!(" ({:.1}x)", n / f));
                         if column == 0 {
@@ -164,6 +170,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
                         eprintln!("bench --icount: {e}");
                         atomics_line.push_str(" — |");
                         footprint_line.push_str(" — |");
+                        data_line.push_str(" — |");
                         " — |".to_owned()
                     }
                 };
@@ -174,6 +181,8 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
             atomics_table.push('\n');
             footprint_table.push_str(&footprint_line);
             footprint_table.push('\n');
+            data_table.push_str(&data_line);
+            data_table.push('\n');
         }
         println!(
             "\n### Atomic read-modify-writes per call (lock-prefixed and xchg instructions \
@@ -184,6 +193,12 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
              each executed at least once per call; in brackets the lines its \
              instructions would fill packed), {revision}\n\n{footprint_table}"
         );
+        if data {
+            println!(
+                "\n### Data a call touches: 4 KiB pages / 64-byte lines (valgrind's lackey; \
+                 one call at a time, rmcp not traced), {revision}\n\n{data_table}"
+            );
+        }
         if !by_function.is_empty() {
             println!(
                 "\n### Where this SDK's call runs: the functions on the most of those lines \
@@ -192,6 +207,23 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The data cell of `run`'s client, whose call runs `per_call`
+/// instructions: counted when `wanted` (`--data`, and not rmcp: its calls,
+/// some 90-230 thousand instructions each, would make a trace of
+/// gigabytes), for one call at a time and results of the usual size.
+fn data_cell(wanted: bool, run: &Run<'_>, per_call: f64) -> String {
+    if !wanted || run.workers != 1 || run.bytes != 0 {
+        return " — |".to_owned();
+    }
+    match crate::bench_data::footprint(run, per_call) {
+        Ok(d) => format!(" {:.0} / {:.0} |", d.pages, d.lines),
+        Err(e) => {
+            eprintln!("bench --icount --data: {e}");
+            " — |".to_owned()
+        }
+    }
 }
 
 /// How many functions `--functions[=N]` asks for (`None`: not asked).

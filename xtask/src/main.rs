@@ -20,6 +20,7 @@ mod baseline;
 mod bench;
 mod bench_atomics;
 mod bench_cli;
+mod bench_data;
 mod bench_host;
 mod bench_icount;
 mod bench_layout;
@@ -87,7 +88,8 @@ fn print_help() {
         "             demo server), client and server on one CPU (`--split`: the server",
         "             on another; `--lto`: clients built with fat LTO; `--table` runs",
         "             only that; `--icount` instead counts",
-        "             instructions per call under callgrind); then throughput, latency",
+        "             instructions per call under callgrind, `--data` adds the data a",
+        "             call touches under lackey); then throughput, latency",
         "             and CPU vs. an async floor; then mcp-host: 100 stdio servers, time to",
         "             ready, memory, routing overhead (`--host` runs only the host part);",
         "             then the mcp CLI next to the Inspector's mcpdo: start-up to a tool",
