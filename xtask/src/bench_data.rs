@@ -19,7 +19,7 @@
 
 use std::collections::HashSet;
 use std::io::BufRead;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use crate::bench_icount::Run;
 
@@ -39,23 +39,10 @@ pub(crate) struct DataFootprint {
 /// data a window of `per_call` instructions touches.
 pub(crate) fn footprint(run: &Run<'_>, per_call: f64) -> Result<DataFootprint, String> {
     let width = per_call.round().max(1.0) as u64;
-    let trace = std::env::temp_dir().join(format!("mcp-lackey-{}.out", std::process::id()));
-    let mut log = std::ffi::OsString::from("--log-file=");
-    log.push(&trace);
-    let mut cmd = Command::new("valgrind");
-    cmd.args(["--tool=lackey", "--trace-mem=yes"])
-        .arg(log)
-        .arg(run.exe)
-        .args(["--via", run.via, "--era", run.era, "--runtime", run.runtime])
-        .args(["--bytes", &run.bytes.to_string()])
-        .args(["--workers", &run.workers.to_string()])
-        .args(["--calls", &CALLS.to_string(), "--reps", "1"])
-        .args(["--url", run.url]);
-    if run.pooled {
-        cmd.arg("--pooled");
-    }
-    cmd.arg("--").arg(run.server).arg("--stdio");
-    let status = cmd
+    let (trace, log) = crate::bench_icount::valgrind_output("--log-file=", "mcp-lackey");
+    let tool = ["--tool=lackey".into(), "--trace-mem=yes".into(), log];
+    let status = run
+        .under_valgrind(&tool, CALLS)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status()

@@ -274,6 +274,42 @@ pub(crate) struct Run<'a> {
     pub(crate) sites: Option<&'a AtomicSites>,
 }
 
+/// A file in the temporary directory for valgrind to write (named
+/// `stem`, this process's id and `.out`), and `flag` naming it.
+pub(crate) fn valgrind_output(flag: &str, stem: &str) -> (std::path::PathBuf, std::ffi::OsString) {
+    let file = std::env::temp_dir().join(format!("{stem}-{}.out", std::process::id()));
+    let mut named = std::ffi::OsString::from(flag);
+    named.push(&file);
+    (file, named)
+}
+
+impl Run<'_> {
+    /// `valgrind` with `tool`'s flags running this client for `calls`
+    /// calls (its server started by it over stdio, or at `url`).
+    pub(crate) fn under_valgrind(&self, tool: &[std::ffi::OsString], calls: usize) -> Command {
+        let mut cmd = Command::new("valgrind");
+        cmd.args(tool)
+            .arg(self.exe)
+            .args([
+                "--via",
+                self.via,
+                "--era",
+                self.era,
+                "--runtime",
+                self.runtime,
+            ])
+            .args(["--bytes", &self.bytes.to_string()])
+            .args(["--workers", &self.workers.to_string()])
+            .args(["--calls", &calls.to_string(), "--reps", "1"])
+            .args(["--url", self.url]);
+        if self.pooled {
+            cmd.arg("--pooled");
+        }
+        cmd.arg("--").arg(self.server).arg("--stdio");
+        cmd
+    }
+}
+
 /// The calls the longer of two runs of `workers` callers makes beyond the
 /// shorter's: every client warms up with `measure.rs`'s rule (a quarter of
 /// its calls, at least one per caller, at most 500) before its measured
@@ -381,25 +417,12 @@ pub(crate) fn callgrind(
     calls: usize,
     flags: &[&str],
 ) -> Result<(Option<String>, String), String> {
-    let out_file = std::env::temp_dir().join(format!("mcp-icount-{}.out", std::process::id()));
-    let mut cmd = Command::new("valgrind");
-    let mut out_flag = std::ffi::OsString::from("--callgrind-out-file=");
-    out_flag.push(&out_file);
-    cmd.arg("--tool=callgrind")
-        .arg("--dump-instr=yes")
-        .args(flags)
-        .arg(out_flag)
-        .arg(run.exe)
-        .args(["--via", run.via, "--era", run.era, "--runtime", run.runtime])
-        .args(["--bytes", &run.bytes.to_string()])
-        .args(["--workers", &run.workers.to_string()])
-        .args(["--calls", &calls.to_string(), "--reps", "1"])
-        .args(["--url", run.url]);
-    if run.pooled {
-        cmd.arg("--pooled");
-    }
-    cmd.arg("--").arg(run.server).arg("--stdio");
-    let out = cmd
+    let (out_file, out_flag) = valgrind_output("--callgrind-out-file=", "mcp-icount");
+    let mut tool = vec!["--tool=callgrind".into(), "--dump-instr=yes".into()];
+    tool.extend(flags.iter().map(std::ffi::OsString::from));
+    tool.push(out_flag);
+    let out = run
+        .under_valgrind(&tool, calls)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .output()
