@@ -23,8 +23,9 @@ use std::process::Stdio;
 
 use crate::bench_icount::Run;
 
-/// Calls of the traced run (a trace is ~350 bytes an instruction's
-/// accesses: ~130 MB for this SDK's 300 stdio calls and its start-up).
+/// Calls of the traced run (lackey's trace of this SDK's 300 stdio calls,
+/// its warm-up and its start-up is some 130 MB, in the temporary directory
+/// while it is read).
 pub(crate) const CALLS: usize = 300;
 
 /// Distinct data pages and lines a call touches (means over the steady
@@ -62,8 +63,11 @@ pub(crate) fn footprint(run: &Run<'_>, per_call: f64) -> Result<DataFootprint, S
         )),
     };
     let _ = std::fs::remove_file(&trace);
-    let calls = CALLS + (CALLS / 4).clamp(run.workers, 500);
-    steady(&counted?, calls).ok_or_else(|| "lackey's trace held too few calls".to_owned())
+    steady(
+        &counted?,
+        crate::bench_icount::with_warm_up(CALLS, run.workers),
+    )
+    .ok_or_else(|| "lackey's trace held too few calls".to_owned())
 }
 
 /// The distinct data pages and lines each window of `width` instructions

@@ -315,8 +315,15 @@ impl Run<'_> {
 /// its calls, at least one per caller, at most 500) before its measured
 /// calls, and the warm-up is in a profile's count.
 pub(crate) fn extra_calls(short: usize, long: usize, workers: usize) -> usize {
-    let total = |calls: usize| calls + (calls / 4).clamp(workers, 500);
-    total(long).saturating_sub(total(short)).max(1)
+    with_warm_up(long, workers)
+        .saturating_sub(with_warm_up(short, workers))
+        .max(1)
+}
+
+/// The calls a client process of `workers` callers makes for `calls`
+/// measured ones: `measure.rs`'s warm-up first.
+pub(crate) fn with_warm_up(calls: usize, workers: usize) -> usize {
+    calls + (calls / 4).clamp(workers, 500)
 }
 
 /// What one more call costs: the difference of two runs.
