@@ -256,7 +256,8 @@ impl Pool {
         match taken {
             Taken::H1(conn) => {
                 // `Host` and `Content-Length` are written with the head.
-                let sent = h1::send(self, conn, request, &self.target)?;
+                let exchange = h1::Exchange::start(conn, request, &self.target).ok_or(())?;
+                let sent = exchange.respond(request.body, self.clone());
                 Ok(Either::Left(sent.map(|r| r.map_err(SendError::Failed))))
             }
             Taken::H2(sender) => Ok(Either::Right(self.send_h2(sender, request))),

@@ -26,7 +26,7 @@ mod request_head;
 pub(crate) use request_head::Target;
 pub(crate) mod wire;
 
-use std::future::{Future, poll_fn};
+use std::future::poll_fn;
 use std::io;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -186,32 +186,17 @@ impl H1 {
     }
 }
 
-/// Sends `request` to `target` (in origin form) with `host` on `h1` and
-/// reads until the response head arrives. The response body keeps the
-/// connection ([`ResponseBody`]). A request the connection cannot start
-/// (the server closed it while idle) stays the caller's: `Err`, at once;
-/// once written, a failure is [`SendError::Failed`].
-///
-/// The request is read where it is (borrowed, not moved here) and its head
-/// written into the connection's buffer now ([`Exchange::start`]): the
-/// future holds the exchange and a view of the body (borrowed from the
-/// sender), not the request.
+/// One exchange on an HTTP/1.1 connection: its request written into the
+/// connection's buffer when it starts ([`Exchange::start`]: the request is
+/// read where it is, not moved here), then written out and the final
+/// response head read by [`Exchange::poll_head`]; the exchange holds a
+/// view of the body (borrowed from the sender), not the request. A request
+/// the connection cannot start (the server closed it while idle) stays the
+/// caller's; once written, a failure is the request's
+/// ([`SendError::Failed`]). Dropping it drops the connection (the socket
+/// closes).
 ///
 /// [`SendError::Failed`]: crate::pool::SendError::Failed
-pub(crate) fn send<'a>(
-    pool: &Arc<Pool>,
-    h1: Box<H1>,
-    request: &OutRequest<'a>,
-    target: &Target,
-) -> Result<impl Future<Output = Result<InResponse, BoxError>> + use<'a>, ()> {
-    let exchange = Exchange::start(h1, request, target).ok_or(())?;
-    Ok(exchange.respond(request.body, pool.clone()))
-}
-
-/// One exchange on an HTTP/1.1 connection: its request written into the
-/// connection's buffer when it starts, then written out and the final
-/// response head read by [`Exchange::poll_head`]. Dropping it drops the
-/// connection (the socket closes).
 pub(crate) struct Exchange {
     h1: Box<H1>,
     /// How much of the request has gone out.

@@ -37,8 +37,8 @@ pub(super) struct Top {
 }
 
 /// [`is_tchar`](mcp_types::routing::is_tchar) as a table: the bytes of a
-/// field name, one load a byte
-/// (the name is the head's one byte-by-byte loop).
+/// field name, one load a byte (the name is the head's one byte-by-byte
+/// loop).
 static TOKEN: [bool; 256] = {
     let mut table = [false; 256];
     let mut b = 0;
