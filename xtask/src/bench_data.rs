@@ -75,23 +75,25 @@ pub(crate) fn footprint(run: &Run<'_>, per_call: f64) -> Result<DataFootprint, S
 /// out). A trace line is an instruction (`I  addr,size`) or a data access
 /// (` L`, ` S` or ` M addr,size`); anything else (valgrind's own lines) is
 /// skipped.
-fn windows(trace: impl BufRead, width: u64) -> std::io::Result<Vec<(u32, u32)>> {
+fn windows(mut trace: impl BufRead, width: u64) -> std::io::Result<Vec<(u32, u32)>> {
     let mut out = Vec::new();
     let (mut pages, mut lines) = (HashSet::new(), HashSet::new());
     let mut executed = 0u64;
-    for line in trace.lines() {
-        let line = line?;
-        let (kind, rest) = match line.as_bytes() {
-            [b'I', b' ', ..] => (Access::Instruction, &line[2..]),
-            [b' ', b'L' | b'S' | b'M', b' ', ..] => (Access::Data, &line[3..]),
-            _ => continue,
+    // One buffer for every line (a trace has millions): no allocation and
+    // no UTF-8 check a line.
+    let mut line = Vec::new();
+    while trace.read_until(b'\n', &mut line)? > 0 {
+        let (kind, rest) = match line.as_slice() {
+            [b'I', b' ', rest @ ..] => (Access::Instruction, rest),
+            [b' ', b'L' | b'S' | b'M', b' ', rest @ ..] => (Access::Data, rest),
+            _ => {
+                line.clear();
+                continue;
+            }
         };
-        let Some(address) = rest
-            .trim_start()
-            .split(',')
-            .next()
-            .and_then(|a| u64::from_str_radix(a, 16).ok())
-        else {
+        let address = address(rest);
+        line.clear();
+        let Some(address) = address else {
             continue;
         };
         match kind {
@@ -110,6 +112,14 @@ fn windows(trace: impl BufRead, width: u64) -> std::io::Result<Vec<(u32, u32)>> 
         }
     }
     Ok(out)
+}
+
+/// The address a trace line's fields start with (hexadecimal, before the
+/// comma and the size).
+fn address(fields: &[u8]) -> Option<u64> {
+    let start = fields.iter().position(|&b| b != b' ')?;
+    let digits = fields[start..].split(|&b| b == b',').next()?;
+    u64::from_str_radix(std::str::from_utf8(digits).ok()?, 16).ok()
 }
 
 /// What a trace line is.
