@@ -10,8 +10,10 @@
 //!    measures (`--split`: the server on another CPU), every client built
 //!    with the default release profile (`--lto`: each with fat LTO and one
 //!    codegen unit; `--hot-first`: one more column, the SDK's client linked
-//!    with a call's functions together, `bench_layout.rs`; `--rounds=N`: N
-//!    rounds instead of 11, for a steadier median on a drifting machine).
+//!    with a call's functions together, `bench_layout.rs`; `--cold-tlb`: the
+//!    stdio rows with the client's TLB emptied between its turns, as on a
+//!    CPU without PCID; `--rounds=N`: N rounds instead of 11, for a
+//!    steadier median on a drifting machine).
 //!    `--table` runs only this.
 //! 2. `mcp-client/benches/calls.rs` in release mode: sequential and 32-way
 //!    concurrent `tools/call` over stdio and HTTP and 1 MiB results, with
@@ -62,7 +64,13 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     cmd.args(args.iter().filter(|a| {
         !matches!(
             a.as_str(),
-            "--no-table" | "--split" | "--demo-server" | "--rmcp-server" | "--lto" | "--hot-first"
+            "--no-table"
+                | "--split"
+                | "--demo-server"
+                | "--rmcp-server"
+                | "--lto"
+                | "--hot-first"
+                | "--cold-tlb"
         ) && !a.starts_with("--rounds")
     }));
     util::run("bench", &mut cmd)?;

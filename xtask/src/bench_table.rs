@@ -31,6 +31,15 @@
 //! 2025-11-25 session's requests with SSE); `--demo-server` serves the
 //! clients from the workspace's demo server instead (JSON for both).
 //!
+//! `--cold-tlb` runs the stdio rows only, each stdio server behind a chain
+//! of [`RELAYS`] relay processes (`bench/clients/src/bin/relay.rs`) on the
+//! server's CPU: between two of the client's turns more address spaces run
+//! there than the kernel keeps tagged TLB entries for (x86's PCIDs; six at
+//! most, fewer seen), so the client finds its TLB empty at every turn, as
+//! on a CPU without PCID after every switch (the AMD EPYC VM of stops
+//! 40-47), and every page a call touches costs it a page walk. The relays'
+//! CPU time is theirs, not the client's.
+//!
 //! The clients are built with cargo's default `release` profile, the one
 //! the figures are judged by; `--lto` builds every client (the floor and
 //! rmcp's too) with `lto = "fat"` and `codegen-units = 1` instead, into a
@@ -137,6 +146,8 @@ pub(crate) struct Programs {
     pub(crate) floor: PathBuf,
     pub(crate) sdk: PathBuf,
     pub(crate) rmcp: PathBuf,
+    /// `bench/clients`' relay (`--cold-tlb`).
+    pub(crate) relay: PathBuf,
 }
 
 /// `cargo` for the bench's builds, without the variables `cargo run` set
@@ -222,6 +233,7 @@ pub(crate) fn build(
         floor: exe(&clients_target, "floor"),
         sdk: exe(&clients_target, "sdk"),
         rmcp: exe(&clients_target, "rmcp-bench-client"),
+        relay: exe(&clients_target, "relay"),
     };
     if skip_build {
         return Ok(programs);
@@ -366,6 +378,12 @@ impl Drop for HttpServer {
     }
 }
 
+/// How many relays a stdio server is behind with `--cold-tlb`: with the
+/// client and the server, six address spaces take turns on the CPU (on
+/// this project's VMs five already emptied the client's TLB: a table's
+/// figures are the same with three, four, five and six relays).
+pub(crate) const RELAYS: usize = 4;
+
 /// The server every client of a run talks to, and where it runs.
 #[derive(Clone, Copy)]
 struct Peer<'a> {
@@ -374,6 +392,23 @@ struct Peer<'a> {
     /// The server's program (each stdio client starts one).
     server: &'a Path,
     layout: Layout,
+    /// `--cold-tlb`: the relay a stdio server is started behind, [`RELAYS`]
+    /// times over.
+    relay: Option<&'a Path>,
+}
+
+impl Peer<'_> {
+    /// The command line that starts a stdio server, pinned.
+    fn stdio_server(&self) -> Vec<String> {
+        let cpu = self.layout.server_cpu();
+        let Some(relay) = self.relay else {
+            return pinned(cpu, self.server);
+        };
+        let mut argv = pinned(cpu, relay);
+        argv.extend((1..RELAYS).map(|_| relay.display().to_string()));
+        argv.push(self.server.display().to_string());
+        argv
+    }
 }
 
 /// Runs one client process and reads its figures.
@@ -385,11 +420,7 @@ fn measure(
     scale: &Scale,
     peer: &Peer<'_>,
 ) -> Result<Cell, String> {
-    let Peer {
-        url,
-        server,
-        layout,
-    } = *peer;
+    let url = peer.url;
     let (_, via, bytes, workers, _) = row;
     let calls = if bytes > 0 {
         scale.big_calls
@@ -412,7 +443,7 @@ fn measure(
         cmd.arg("--pooled");
     }
     cmd.arg("--");
-    cmd.args(pinned(layout.server_cpu(), server));
+    cmd.args(peer.stdio_server());
     cmd.arg("--stdio");
     let out = cmd
         .stderr(Stdio::piped())
@@ -431,7 +462,7 @@ fn measure(
 }
 
 /// Runs the side-by-side table; `args` may hold `--quick`, `--no-build`,
-/// `--split`, `--demo-server`, `--lto` and `--hot-first`.
+/// `--split`, `--demo-server`, `--lto`, `--hot-first` and `--cold-tlb`.
 ///
 /// The clients do not run one after the other, each its runs in a row: a
 /// virtual machine's speed drifts by tens of percent over minutes, and a
@@ -461,16 +492,24 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let p = build(args.iter().any(|a| a == "--no-build"), server, profile)?;
     let layout = Layout::from_args(args);
     let http = HttpServer::start(&p.server, layout)?;
+    let cold_tlb = args.iter().any(|a| a == "--cold-tlb");
     println!(
         "bench: {}; {}; {}",
         layout.describe(),
         server.describe(),
         profile.describe()
     );
+    if cold_tlb {
+        println!(
+            "bench: --cold-tlb: stdio rows only, each server behind {RELAYS} relay processes \
+             on its CPU (the client's TLB empty at each of its turns)"
+        );
+    }
     let peer = Peer {
         url: &http.url,
         server: &p.server,
         layout,
+        relay: cold_tlb.then_some(p.relay.as_path()),
     };
     let mut variants = Variant::all();
     // `--hot-first`: the SDK's client linked with a call's functions
@@ -496,7 +535,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     };
     for era in ["legacy", "modern"] {
         let mut rows = Vec::new();
-        for row in ROWS {
+        for row in ROWS.into_iter().filter(|r| !cold_tlb || r.1 == "stdio") {
             // runs[v][round]: client v's figures in that round.
             let mut runs: Vec<Vec<Option<Cell>>> = vec![Vec::new(); variants.len()];
             for round in 0..scale.rounds {
