@@ -31,14 +31,8 @@
 //! 2025-11-25 session's requests with SSE); `--demo-server` serves the
 //! clients from the workspace's demo server instead (JSON for both).
 //!
-//! `--cold-tlb` runs the stdio rows only, each stdio server behind a chain
-//! of [`RELAYS`] relay processes (`bench/clients/src/bin/relay.rs`) on the
-//! server's CPU: between two of the client's turns more address spaces run
-//! there than the kernel keeps tagged TLB entries for (x86's PCIDs; six at
-//! most, fewer seen), so the client finds its TLB empty at every turn, as
-//! on a CPU without PCID after every switch (the AMD EPYC VM of stops
-//! 40-47), and every page a call touches costs it a page walk. The relays'
-//! CPU time is theirs, not the client's.
+//! `--cold-tlb` runs the one-call-at-a-time stdio rows with the client's
+//! TLB empty at each of its turns (`bench_cold.rs`).
 //!
 //! The clients are built with cargo's default `release` profile, the one
 //! the figures are judged by; `--lto` builds every client (the floor and
@@ -378,12 +372,6 @@ impl Drop for HttpServer {
     }
 }
 
-/// How many relays a stdio server is behind with `--cold-tlb`: with the
-/// client and the server, six address spaces take turns on the CPU (on
-/// this project's VMs five already emptied the client's TLB: a table's
-/// figures are the same with three, four, five and six relays).
-pub(crate) const RELAYS: usize = 4;
-
 /// The server every client of a run talks to, and where it runs.
 #[derive(Clone, Copy)]
 struct Peer<'a> {
@@ -392,8 +380,8 @@ struct Peer<'a> {
     /// The server's program (each stdio client starts one).
     server: &'a Path,
     layout: Layout,
-    /// `--cold-tlb`: the relay a stdio server is started behind, [`RELAYS`]
-    /// times over.
+    /// `--cold-tlb`: the relay a stdio server is started behind,
+    /// [`RELAYS`](crate::bench_cold::RELAYS) times over.
     relay: Option<&'a Path>,
 }
 
@@ -405,7 +393,7 @@ impl Peer<'_> {
             return pinned(cpu, self.server);
         };
         let mut argv = pinned(cpu, relay);
-        argv.extend((1..RELAYS).map(|_| relay.display().to_string()));
+        argv.extend((1..crate::bench_cold::RELAYS).map(|_| relay.display().to_string()));
         argv.push(self.server.display().to_string());
         argv
     }
@@ -489,10 +477,10 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     scale.rounds = crate::util::count_flag(args, "--rounds", scale.rounds)?.unwrap_or(scale.rounds);
     let server = ServerKind::from_args(args);
     let profile = Profile::from_args(args);
-    let p = build(args.iter().any(|a| a == "--no-build"), server, profile)?;
+    let mut p = build(args.iter().any(|a| a == "--no-build"), server, profile)?;
     let layout = Layout::from_args(args);
     let http = HttpServer::start(&p.server, layout)?;
-    let cold_tlb = args.iter().any(|a| a == "--cold-tlb");
+    let cold_tlb = crate::bench_cold::wanted(args);
     println!(
         "bench: {}; {}; {}",
         layout.describe(),
@@ -500,10 +488,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         profile.describe()
     );
     if cold_tlb {
-        println!(
-            "bench: --cold-tlb: stdio rows only, each server behind {RELAYS} relay processes \
-             on its CPU (the client's TLB empty at each of its turns)"
-        );
+        println!("bench: {}", crate::bench_cold::describe());
     }
     let peer = Peer {
         url: &http.url,
@@ -533,9 +518,19 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         },
         false => None,
     };
+    // After the hot-first link, which copies the plain client (its copy is
+    // a fresh file already).
+    if cold_tlb {
+        for program in [&mut p.floor, &mut p.sdk, &mut p.rmcp] {
+            *program = crate::bench_cold::fresh_copy(program)?;
+        }
+    }
     for era in ["legacy", "modern"] {
         let mut rows = Vec::new();
-        for row in ROWS.into_iter().filter(|r| !cold_tlb || r.1 == "stdio") {
+        for row in ROWS
+            .into_iter()
+            .filter(|r| !cold_tlb || crate::bench_cold::runs(r.1, r.3))
+        {
             // runs[v][round]: client v's figures in that round.
             let mut runs: Vec<Vec<Option<Cell>>> = vec![Vec::new(); variants.len()];
             for round in 0..scale.rounds {

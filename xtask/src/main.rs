@@ -20,6 +20,7 @@ mod baseline;
 mod bench;
 mod bench_atomics;
 mod bench_cli;
+mod bench_cold;
 mod bench_data;
 mod bench_host;
 mod bench_icount;
