@@ -335,40 +335,72 @@ fn pinned(cpu: usize, program: &Path) -> Vec<String> {
 }
 
 /// The HTTP server (either kind: both print `listening URL` first), on a
-/// free loopback port; killed on drop.
+/// free loopback port, perhaps behind relays (`--cold-tlb`); killed on
+/// drop.
 pub(crate) struct HttpServer {
-    child: std::process::Child,
+    /// The server, then each relay in front of it.
+    children: Vec<std::process::Child>,
     pub(crate) url: String,
 }
 
 impl HttpServer {
     pub(crate) fn start(server: &Path, layout: Layout) -> Result<HttpServer, String> {
-        let argv = pinned(layout.server_cpu(), server);
+        let mut http = HttpServer {
+            children: Vec::new(),
+            url: String::new(),
+        };
+        http.url = http.listen(
+            pinned(layout.server_cpu(), server),
+            &["--http", "127.0.0.1:0"],
+        )?;
+        Ok(http)
+    }
+
+    /// The same server behind `relays` of `relay`'s TCP relays on its CPU,
+    /// the client's URL the first relay's (`--cold-tlb`).
+    pub(crate) fn behind_relays(
+        mut self,
+        relay: &Path,
+        relays: usize,
+        layout: Layout,
+    ) -> Result<HttpServer, String> {
+        for _ in 0..relays {
+            let upstream = self.url.clone();
+            self.url = self.listen(pinned(layout.server_cpu(), relay), &["--tcp", &upstream])?;
+        }
+        Ok(self)
+    }
+
+    /// Starts `argv` with `args`, keeps it, and returns the URL its first
+    /// line gives.
+    fn listen(&mut self, argv: Vec<String>, args: &[&str]) -> Result<String, String> {
         let mut child = Command::new(&argv[0])
             .args(&argv[1..])
-            .args(["--http", "127.0.0.1:0"])
+            .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
-            .map_err(|e| format!("start the HTTP server {}: {e}", server.display()))?;
+            .map_err(|e| format!("start {}: {e}", argv.join(" ")))?;
         let stdout = child.stdout.take().ok_or("no stdout")?;
+        self.children.push(child);
         let mut line = String::new();
         std::io::BufRead::read_line(&mut std::io::BufReader::new(stdout), &mut line)
-            .map_err(|e| format!("read the server's address: {e}"))?;
-        let url = line
+            .map_err(|e| format!("read the address of {}: {e}", argv.join(" ")))?;
+        Ok(line
             .trim()
             .strip_prefix("listening ")
-            .ok_or_else(|| format!("unexpected first line from the server: {line:?}"))?
-            .to_owned();
-        Ok(HttpServer { child, url })
+            .ok_or_else(|| format!("unexpected first line from {}: {line:?}", argv.join(" ")))?
+            .to_owned())
     }
 }
 
 impl Drop for HttpServer {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        for child in &mut self.children {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
     }
 }
 
@@ -479,8 +511,8 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let profile = Profile::from_args(args);
     let mut p = build(args.iter().any(|a| a == "--no-build"), server, profile)?;
     let layout = Layout::from_args(args);
-    let http = HttpServer::start(&p.server, layout)?;
     let cold_tlb = crate::bench_cold::wanted(args);
+    let mut http = HttpServer::start(&p.server, layout)?;
     println!(
         "bench: {}; {}; {}",
         layout.describe(),
@@ -490,12 +522,6 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     if cold_tlb {
         println!("bench: {}", crate::bench_cold::describe());
     }
-    let peer = Peer {
-        url: &http.url,
-        server: &p.server,
-        layout,
-        relay: cold_tlb.then_some(p.relay.as_path()),
-    };
     let mut variants = Variant::all();
     // `--hot-first`: the SDK's client linked with a call's functions
     // together, beside the plain one (`bench_layout.rs`; release profile).
@@ -519,17 +545,24 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         false => None,
     };
     // After the hot-first link, which copies the plain client (its copy is
-    // a fresh file already).
+    // a fresh file already) and profiles it against the server itself.
     if cold_tlb {
         for program in [&mut p.floor, &mut p.sdk, &mut p.rmcp] {
             *program = crate::bench_cold::fresh_copy(program)?;
         }
+        http = http.behind_relays(&p.relay, crate::bench_cold::RELAYS, layout)?;
     }
+    let peer = Peer {
+        url: &http.url,
+        server: &p.server,
+        layout,
+        relay: cold_tlb.then_some(p.relay.as_path()),
+    };
     for era in ["legacy", "modern"] {
         let mut rows = Vec::new();
         for row in ROWS
             .into_iter()
-            .filter(|r| !cold_tlb || crate::bench_cold::runs(r.1, r.3))
+            .filter(|r| !cold_tlb || crate::bench_cold::runs(r.3))
         {
             // runs[v][round]: client v's figures in that round.
             let mut runs: Vec<Vec<Option<Cell>>> = vec![Vec::new(); variants.len()];
