@@ -20,10 +20,12 @@
 //! the server writes several together, a harsher regime than any CPU's.
 //! `--hot-first` profiles its client against the server itself.
 //!
-//! Every client runs from a fresh copy of its binary: in this regime the
-//! linker's own output file measured 13-15% slower than a copy of the same
-//! bytes, and no slower once the page cache was dropped: where the kernel
-//! happened to keep a file's pages must not decide a ratio.
+//! Every run of a client is from a fresh copy of its binary: in this
+//! regime where the kernel keeps a file's pages moves its client's figure
+//! (the linker's own output file measured 13-15% slower than a copy of the
+//! same bytes, and no slower once the page cache was dropped; two copies
+//! of one file differed by up to 4%), so each round's run draws its
+//! placement anew and the median over the rounds is over as many.
 
 use std::path::{Path, PathBuf};
 
@@ -46,8 +48,8 @@ pub(crate) fn runs(workers: usize) -> bool {
 pub(crate) fn describe() -> String {
     format!(
         "--cold-tlb: one call at a time only, the server behind {RELAYS} relay processes on \
-         its CPU (the client's TLB empty at each of its turns), every client run from a fresh \
-         copy of its binary"
+         its CPU (the client's TLB empty at each of its turns), each run from a fresh copy of \
+         its client's binary"
     )
 }
 

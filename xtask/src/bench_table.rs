@@ -509,7 +509,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     scale.rounds = crate::util::count_flag(args, "--rounds", scale.rounds)?.unwrap_or(scale.rounds);
     let server = ServerKind::from_args(args);
     let profile = Profile::from_args(args);
-    let mut p = build(args.iter().any(|a| a == "--no-build"), server, profile)?;
+    let p = build(args.iter().any(|a| a == "--no-build"), server, profile)?;
     let layout = Layout::from_args(args);
     let cold_tlb = crate::bench_cold::wanted(args);
     let mut http = HttpServer::start(&p.server, layout)?;
@@ -544,12 +544,9 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         },
         false => None,
     };
-    // After the hot-first link, which copies the plain client (its copy is
-    // a fresh file already) and profiles it against the server itself.
+    // After the hot-first link, which profiles its client against the
+    // server itself.
     if cold_tlb {
-        for program in [&mut p.floor, &mut p.sdk, &mut p.rmcp] {
-            *program = crate::bench_cold::fresh_copy(program)?;
-        }
         http = http.behind_relays(&p.relay, crate::bench_cold::RELAYS, layout)?;
     }
     let peer = Peer {
@@ -578,6 +575,14 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
                         ("rmcp", _) => &p.rmcp,
                         ("sdk-hot-first", Some(path)) => path,
                         _ => &p.sdk,
+                    };
+                    let copy;
+                    let program = match cold_tlb {
+                        true => {
+                            copy = crate::bench_cold::fresh_copy(program)?;
+                            &copy
+                        }
+                        false => program,
                     };
                     let cell = measure(program, v, row, era, &scale, &peer)
                         .map_err(|e| eprintln!("bench: {e}"))
