@@ -305,9 +305,9 @@ pub(crate) fn start(
     };
     let (tx, rx) = command_queue::channel();
     // The driver goes behind its lock before the task starts: the task's
-    // future holds the lock's handle, not the driver (4 KB, which made the
-    // task's polls reserve 46 KB of stack, a call's frames pages apart;
-    // `turns.rs` keeps the future under 1 KiB).
+    // future holds the lock's handle, not the driver (4 KB, with which the
+    // task's polls reserved 46 KB of stack; `turns.rs` keeps the future
+    // under 1 KiB).
     tokio::spawn(run(DriverCell::new(driver), rx));
     Ok(tx)
 }

@@ -173,9 +173,9 @@ mod tests {
     use super::*;
 
     /// The task's future holds the driver's handle, not the driver, nor
-    /// the link's close: a tokio task's polls reserve stack for several
-    /// copies of its future (46 KB when it held the driver's 4 KB), which
-    /// set a call's frames pages apart.
+    /// the link's close: a tokio task is allocated with its future, and
+    /// its polls reserve stack for several copies of it (46 KB when it held
+    /// the driver's 4 KB).
     #[test]
     fn the_task_holds_the_driver_by_its_handle() {
         fn size<F>(_: fn(Arc<DriverCell>, CommandRx) -> F) -> usize {
