@@ -31,8 +31,8 @@
 //! 2025-11-25 session's requests with SSE); `--demo-server` serves the
 //! clients from the workspace's demo server instead (JSON for both).
 //!
-//! `--cold-tlb` runs the one-call-at-a-time stdio rows with the client's
-//! TLB empty at each of its turns (`bench_cold.rs`).
+//! `--cold-tlb` runs the one-call-at-a-time rows with the client's TLB
+//! empty at each of its turns, the server behind relays (`bench_cold.rs`).
 //!
 //! The clients are built with cargo's default `release` profile, the one
 //! the figures are judged by; `--lto` builds every client (the floor and
@@ -600,4 +600,26 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         println!("{}", render(era, &variants, &rows, scale.rounds));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cold_stdio_server_starts_behind_every_relay() {
+        let peer = |relay| Peer {
+            url: "",
+            server: Path::new("/bin/server"),
+            layout: Layout::Shared,
+            relay,
+        };
+        let plain = peer(None).stdio_server();
+        assert_eq!(plain.last().map(String::as_str), Some("/bin/server"));
+        let argv = peer(Some(Path::new("/bin/relay"))).stdio_server();
+        let relays = argv.iter().filter(|a| *a == "/bin/relay").count();
+        assert_eq!(relays, crate::bench_cold::RELAYS);
+        assert_eq!(argv.len(), plain.len() + relays);
+        assert_eq!(argv.last().map(String::as_str), Some("/bin/server"));
+    }
 }
