@@ -80,13 +80,19 @@ impl Args {
                     .unwrap_or_else(|_| fail(&format!("bad {flag} {value:?}")))
             };
             match flag.as_str() {
-                "--via" => a.via = value.clone(),
-                "--era" => a.era = value.clone(),
+                "--via" if value == "stdio" || value == "http" => a.via = value.clone(),
+                "--via" => fail(&format!("--via is `stdio` or `http`, not {value:?}")),
+                // Anything else would silently measure the other revision.
+                "--era" if value == "legacy" || value == "modern" => a.era = value.clone(),
+                "--era" => fail(&format!("--era is `legacy` or `modern`, not {value:?}")),
                 "--bytes" => a.bytes = num(),
                 "--workers" => a.workers = num().max(1),
                 "--calls" => a.calls = num().max(1),
                 "--reps" => a.reps = num().max(1),
-                "--runtime" => a.runtime = value.clone(),
+                "--runtime" if ["ct", "mt", "tokio"].contains(&value.as_str()) => {
+                    a.runtime = value.clone()
+                }
+                "--runtime" => fail(&format!("--runtime is `ct`, `mt` or `tokio`, not {value:?}")),
                 "--url" => a.url = value.clone(),
                 other => fail(&format!("unknown argument {other:?}")),
             }
