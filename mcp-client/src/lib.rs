@@ -65,7 +65,10 @@
 //! `lto = "fat"` and `codegen-units = 1` in its release profile spent
 //! 11-19% less CPU per 2026-07-28 HTTP call in the bench than with cargo's
 //! defaults (fewer instructions, and fewer distinct ones: less code a
-//! call).
+//! call). Where every switch to the server empties the TLB (a CPU without
+//! PCID, as `cargo xtask bench --table --cold-tlb` makes on any CPU), a
+//! call pays for each page of code it runs, and there the same build took
+//! a sequential stdio call from 1.9-2.0x the bench's floor to 1.7x.
 //!
 //! # Errors
 //!
