@@ -23,8 +23,20 @@ pub const TCHAR_MARKS: &[u8; 15] = b"!#$%&'*+-.^_`|~";
 /// assert!(!is_tchar(b':') && !is_tchar(b' ') && !is_tchar(0x80));
 /// ```
 #[inline]
-pub fn is_tchar(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || TCHAR_MARKS.contains(&b)
+pub const fn is_tchar(b: u8) -> bool {
+    if b.is_ascii_alphanumeric() {
+        return true;
+    }
+    // A loop, not `contains`, so that tables can be built from it at
+    // compile time (the HTTP head scan's).
+    let mut i = 0;
+    while i < TCHAR_MARKS.len() {
+        if TCHAR_MARKS[i] == b {
+            return true;
+        }
+        i += 1;
+    }
+    false
 }
 
 /// Routing data for one outgoing message.

@@ -11,7 +11,7 @@
 //! against a table of `mcp_types::routing::is_tchar`; nothing is copied
 //! or allocated.
 
-use mcp_types::routing::TCHAR_MARKS;
+use mcp_types::routing::is_tchar;
 
 use crate::field_value;
 
@@ -36,20 +36,15 @@ pub(super) struct Top {
     pub(super) code: u16,
 }
 
-/// [`is_tchar`](mcp_types::routing::is_tchar) as a table: the bytes of a
+/// [`is_tchar`] as a table, built from it at compile time: the bytes of a
 /// field name, one load a byte (the name is the head's one byte-by-byte
 /// loop).
 static TOKEN: [bool; 256] = {
     let mut table = [false; 256];
     let mut b = 0;
     while b < 256 {
-        table[b] = (b as u8).is_ascii_alphanumeric();
+        table[b] = is_tchar(b as u8);
         b += 1;
-    }
-    let mut i = 0;
-    while i < TCHAR_MARKS.len() {
-        table[TCHAR_MARKS[i] as usize] = true;
-        i += 1;
     }
     table
 };
