@@ -6,9 +6,10 @@
 //!
 //! An atomic write costs some 20 cycles where most instructions cost a
 //! fraction of one, so two clients with the same instruction count can
-//! differ in CPU by what they lock and count (`PERFORMANCE.md`). Only the client's own executable is counted (Rust's std,
-//! tokio and every crate are linked into it); the C library's allocator
-//! takes no lock in a single-threaded process.
+//! differ in CPU by what they lock and count (`PERFORMANCE.md`). Only the
+//! client's own executable is counted (Rust's std, tokio and every crate
+//! are linked into it); the C library's allocator takes no lock in a
+//! single-threaded process.
 
 use std::collections::HashSet;
 use std::path::Path;

@@ -576,14 +576,11 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
                         ("sdk-hot-first", Some(path)) => path,
                         _ => &p.sdk,
                     };
-                    let copy;
-                    let program = match cold_tlb {
-                        true => {
-                            copy = crate::bench_cold::fresh_copy(program)?;
-                            &copy
-                        }
-                        false => program,
+                    let copy = match cold_tlb {
+                        true => Some(crate::bench_cold::fresh_copy(program)?),
+                        false => None,
                     };
+                    let program = copy.as_deref().unwrap_or(program);
                     let cell = measure(program, v, row, era, &scale, &peer)
                         .map_err(|e| eprintln!("bench: {e}"))
                         .ok();
