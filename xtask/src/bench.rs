@@ -9,10 +9,11 @@
 //!    its target, the client and the server pinned to one CPU as issue 18
 //!    measures (`--split`: the server on another CPU), every client built
 //!    with the default release profile (`--lto`: each with fat LTO and one
-//!    codegen unit; `--hot-first`: one more column, the SDK's client linked
-//!    with a call's functions together, `bench_layout.rs`; `--cold-tlb`: the
-//!    one-call-at-a-time rows with the client's TLB emptied between its
-//!    turns, as on a CPU without PCID, `bench_cold.rs`; `--rounds=N`: N rounds instead of 11, for a
+//!    codegen unit; `--hot-first`: two more columns, the SDK's client linked
+//!    with a call's functions together and with only its own of them
+//!    together, `bench_layout.rs`; `--cold-tlb`: the one-call-at-a-time rows
+//!    with the client's TLB emptied between its turns, as on a CPU without
+//!    PCID, `bench_cold.rs`; `--rounds=N`: N rounds instead of 11, for a
 //!    steadier median on a drifting machine).
 //!    `--table` runs only this.
 //! 2. `mcp-client/benches/calls.rs` in release mode: sequential and 32-way

@@ -1,6 +1,9 @@
-//! `cargo xtask bench --table --hot-first`: one more column, this SDK's
+//! `cargo xtask bench --table --hot-first`: two more columns, this SDK's
 //! client linked with the functions a call runs placed next to each other,
-//! to show what code layout alone is worth on the machine at hand.
+//! to show what code layout alone is worth on the machine at hand: all of
+//! them, and only this SDK's own (the most any arrangement of its crates'
+//! source could give; the rest is the runtime's, the standard library's and
+//! the host's code).
 //!
 //! A call of this SDK runs code on some 150-200 pages of 4 KiB, scattered
 //! over its executable (`--icount` counts them); where every switch to the
@@ -10,7 +13,8 @@
 //! scenarios (two run lengths, so that start-up drops out), the functions
 //! that ran at least once per extra call are listed, hottest first, and the
 //! client is linked again with that list as LLD's `--symbol-ordering-file`
-//! (the linker rustc uses on x86-64 Linux). It is a diagnosis, not a
+//! (the linker rustc uses on x86-64 Linux); for the second column the list
+//! keeps only the SDK's functions ([`own`]). It is a diagnosis, not a
 //! figure the targets are judged by: an ordering is a property of the
 //! final binary, which a host links, and is what profile-guided
 //! optimization gives a host that wants it.
@@ -23,16 +27,24 @@ use crate::bench_icount::{LONG, Run, SHORT, extra_calls};
 /// The scenarios profiled: the sequential ones (transport, era).
 const PROFILED: [(&str, &str); 3] = [("stdio", "legacy"), ("http", "legacy"), ("http", "modern")];
 
+/// The two clients [`link`] makes.
+pub(crate) struct HotFirst {
+    /// Every function a call runs first (`sdk-hot-first`).
+    pub(crate) all: PathBuf,
+    /// Only this SDK's functions a call runs first (`sdk-hot-own`).
+    pub(crate) own: PathBuf,
+}
+
 /// Links `sdk` (built in `bench_target`) again with its per-call functions
-/// first and returns the copy's path (`sdk-hot-first`); the client at
-/// `sdk` is linked back as it was. `url` is the HTTP server's, `server` the
-/// program a stdio client starts.
+/// first, and again with only the SDK's own of them first, and returns the
+/// copies; the client at `sdk` is linked back as it was. `url` is the HTTP
+/// server's, `server` the program a stdio client starts.
 pub(crate) fn link(
     sdk: &Path,
     bench_target: &Path,
     url: &str,
     server: &Path,
-) -> Result<PathBuf, String> {
+) -> Result<HotFirst, String> {
     let mut per_call: HashMap<String, f64> = HashMap::new();
     for (via, era) in PROFILED {
         let run = Run {
@@ -62,12 +74,44 @@ pub(crate) fn link(
     }
     let mut order: Vec<(String, f64)> = per_call.into_iter().collect();
     order.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    let list = bench_target.join("hot-first.txt");
-    let text: String = order.iter().map(|(f, _)| format!("{f}\n")).collect();
-    std::fs::write(&list, text).map_err(|e| format!("write {}: {e}", list.display()))?;
+    let hot = order.iter().map(|(f, _)| f.as_str());
+    let made = linked_with(sdk, bench_target, "hot-first", hot.clone()).and_then(|all| {
+        let own = linked_with(sdk, bench_target, "hot-own", all_own(hot))?;
+        Ok(HotFirst { all, own })
+    });
+    // The plain link again, whatever the others did.
+    relink(bench_target, &[])?;
+    made
+}
+
+/// The functions of `list` that are this SDK's own ([`own`]).
+fn all_own<'a>(list: impl Iterator<Item = &'a str>) -> impl Iterator<Item = &'a str> {
+    list.filter(|f| own(f))
+}
+
+/// Whether a mangled symbol is this SDK's: a function of one of its crates
+/// (`mcp_core`, `mcp_client`, ...), or an instance or drop glue made for
+/// one of their items or types, whichever crate it was compiled in. Both
+/// manglings spell a crate's name out whole, so the name is enough.
+fn own(symbol: &str) -> bool {
+    symbol.contains("mcp_")
+}
+
+/// Writes `functions` (mangled names, in order) to `NAME.txt` in
+/// `bench_target`, links the SDK's client with it as the linker's symbol
+/// order, and copies the client to `sdk-NAME` beside it.
+fn linked_with<'a>(
+    sdk: &Path,
+    bench_target: &Path,
+    name: &str,
+    functions: impl Iterator<Item = &'a str>,
+) -> Result<PathBuf, String> {
+    let list = bench_target.join(format!("{name}.txt"));
+    let text: String = functions.map(|f| format!("{f}\n")).collect();
+    std::fs::write(&list, &text).map_err(|e| format!("write {}: {e}", list.display()))?;
     println!(
         "bench: --hot-first: {} functions a call runs, listed in {}",
-        order.len(),
+        text.lines().count(),
         list.display()
     );
     let mut ordered = std::ffi::OsString::from("link-arg=-Wl,--symbol-ordering-file=");
@@ -79,12 +123,9 @@ pub(crate) fn link(
             "link-arg=-Wl,--no-warn-symbol-ordering".as_ref(),
         ],
     )?;
-    let hot_first = sdk.with_file_name(format!("sdk-hot-first{}", std::env::consts::EXE_SUFFIX));
-    let copied = std::fs::copy(sdk, &hot_first);
-    // The plain link again, whatever the copy did.
-    relink(bench_target, &[])?;
-    copied.map_err(|e| format!("copy {}: {e}", sdk.display()))?;
-    Ok(hot_first)
+    let copy = sdk.with_file_name(format!("sdk-{name}{}", std::env::consts::EXE_SUFFIX));
+    std::fs::copy(sdk, &copy).map_err(|e| format!("copy {}: {e}", sdk.display()))?;
+    Ok(copy)
 }
 
 /// `cargo rustc` for the SDK's bench client with `-C` arguments `codegen`:
@@ -129,4 +170,23 @@ fn self_costs(run: &Run<'_>, calls: usize) -> Result<HashMap<String, u64>, Strin
         }
     });
     Ok(costs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_sdks_own_functions_are_told_from_the_rest() {
+        let list = [
+            "_ZN8mcp_core10connection4send9send_main17h0123456789abcdefE",
+            "_ZN5tokio7runtime4task3raw4poll17h0123456789abcdefE",
+            "_ZN4core3ptr53drop_in_place$LT$mcp_types..content..ContentBlock$GT$17h0123456789abcdefE",
+            "_RNvNtCs1234_3std2io5stdio",
+            "_RNvNtCs1234_10mcp_client6client9send_start",
+            "__memcpy_avx_unaligned_erms",
+        ];
+        let own: Vec<&str> = all_own(list.into_iter()).collect();
+        assert_eq!(own, [list[0], list[2], list[4]]);
+    }
 }

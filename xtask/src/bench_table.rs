@@ -524,21 +524,27 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     }
     let mut variants = Variant::all();
     // `--hot-first`: the SDK's client linked with a call's functions
-    // together, beside the plain one (`bench_layout.rs`; release profile).
-    // Without valgrind or LLD the table runs without the column.
+    // together, and with only the SDK's own of them together, beside the
+    // plain one (`bench_layout.rs`; release profile). Without valgrind or
+    // LLD the table runs without the columns.
     let hot_first = match args.iter().any(|a| a == "--hot-first") && profile == Profile::Release {
         true => match crate::bench_layout::link(&p.sdk, &bench_target(), &http.url, &p.server) {
-            Ok(path) => {
-                variants.push(Variant {
-                    name: "SDK current-thread, hot-first link",
-                    program: "sdk-hot-first",
-                    runtime: "ct",
-                    pooled: false,
-                });
-                Some(path)
+            Ok(links) => {
+                for (name, program) in [
+                    ("SDK current-thread, its own functions first", "sdk-hot-own"),
+                    ("SDK current-thread, hot-first link", "sdk-hot-first"),
+                ] {
+                    variants.push(Variant {
+                        name,
+                        program,
+                        runtime: "ct",
+                        pooled: false,
+                    });
+                }
+                Some(links)
             }
             Err(e) => {
-                eprintln!("bench: no hot-first column: {e}");
+                eprintln!("bench: no hot-first columns: {e}");
                 None
             }
         },
@@ -573,7 +579,8 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
                     let program = match (v.program, &hot_first) {
                         ("floor", _) => &p.floor,
                         ("rmcp", _) => &p.rmcp,
-                        ("sdk-hot-first", Some(path)) => path,
+                        ("sdk-hot-first", Some(links)) => &links.all,
+                        ("sdk-hot-own", Some(links)) => &links.own,
                         _ => &p.sdk,
                     };
                     let copy = match cold_tlb {
