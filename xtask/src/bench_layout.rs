@@ -89,12 +89,22 @@ fn all_own<'a>(list: impl Iterator<Item = &'a str>) -> impl Iterator<Item = &'a 
     list.filter(|f| own(f))
 }
 
-/// Whether a mangled symbol is this SDK's: a function of one of its crates
-/// (`mcp_core`, `mcp_client`, ...), or an instance or drop glue made for
-/// one of their items or types, whichever crate it was compiled in. Both
-/// manglings spell a crate's name out whole, so the name is enough.
+/// The crates a call of the bench's SDK client runs (the client's own
+/// crate aside).
+const SDK_CRATES: [&str; 5] = [
+    "mcp_types",
+    "mcp_core",
+    "mcp_client",
+    "mcp_transport_stdio",
+    "mcp_transport_http",
+];
+
+/// Whether a mangled symbol is this SDK's: a function of one of its crates,
+/// or an instance or drop glue made for one of their items or types,
+/// whichever crate it was compiled in. Both manglings spell each crate's
+/// name out whole in a symbol's path, so the name is enough.
 fn own(symbol: &str) -> bool {
-    symbol.contains("mcp_")
+    SDK_CRATES.iter().any(|c| symbol.contains(c))
 }
 
 /// Writes `functions` (mangled names, in order) to `NAME.txt` in
@@ -185,6 +195,7 @@ mod tests {
             "_RNvNtCs1234_3std2io5stdio",
             "_RNvNtCs1234_10mcp_client6client9send_start",
             "__memcpy_avx_unaligned_erms",
+            "_ZN11rmcp_macros4tool17h0123456789abcdefE",
         ];
         let own: Vec<&str> = all_own(list.into_iter()).collect();
         assert_eq!(own, [list[0], list[2], list[4]]);
