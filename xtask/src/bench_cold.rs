@@ -13,12 +13,13 @@
 //! the client's turns more address spaces run there than the kernel keeps
 //! tagged TLB entries for (x86's PCIDs: six at most; on this project's
 //! Intel VM five address spaces taking turns already emptied the
-//! client's), and every page a call touches costs the client a page walk. The relays' CPU time
-//! is theirs, not the client's. Only the rows where the client waits for
-//! each reply run: with 32 calls in flight the relays, which pass each
-//! read on at once, would hand the client its replies one at a time where
-//! the server writes several together, a harsher regime than any CPU's.
-//! `--hot-first` profiles its client against the server itself.
+//! client's), and every page a call touches costs the client a page walk.
+//! The relays' CPU time is theirs, not the client's. Only the rows where
+//! the client waits for each reply run: with 32 calls in flight the
+//! relays, which pass each read on at once, would hand the client its
+//! replies one at a time where the server writes several together, a
+//! harsher regime than any CPU's. `--hot-first` profiles its client
+//! against the server itself.
 //!
 //! Every run of a client is from a fresh copy of its binary: in this
 //! regime where the kernel keeps a file's pages moves its client's figure
@@ -33,11 +34,6 @@ use std::path::{Path, PathBuf};
 /// server, six address spaces take turns on the CPU (a table's figures
 /// were the same with three, four, five and six relays on the Intel VM).
 pub(crate) const RELAYS: usize = 4;
-
-/// Whether `args` ask for the cold-TLB rows.
-pub(crate) fn wanted(args: &[String]) -> bool {
-    args.iter().any(|a| a == "--cold-tlb")
-}
 
 /// Whether a row with `workers` callers runs in this regime.
 pub(crate) fn runs(workers: usize) -> bool {

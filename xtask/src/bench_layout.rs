@@ -14,7 +14,7 @@
 //! that ran at least once per extra call are listed, hottest first, and the
 //! client is linked again with that list as LLD's `--symbol-ordering-file`
 //! (the linker rustc uses on x86-64 Linux); for the second column the list
-//! keeps only the SDK's functions ([`own`]). It is a diagnosis, not a
+//! keeps only the SDK's functions ([`is_sdk_symbol`]). It is a diagnosis, not a
 //! figure the targets are judged by: an ordering is a property of the
 //! final binary, which a host links, and is what profile-guided
 //! optimization gives a host that wants it.
@@ -76,17 +76,17 @@ pub(crate) fn link(
     order.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     let hot = order.iter().map(|(f, _)| f.as_str());
     let made = linked_with(sdk, bench_target, "hot-first", hot.clone()).and_then(|all| {
-        let own = linked_with(sdk, bench_target, "hot-own", all_own(hot))?;
+        let own = linked_with(
+            sdk,
+            bench_target,
+            "hot-own",
+            hot.filter(|f| is_sdk_symbol(f)),
+        )?;
         Ok(HotFirst { all, own })
     });
     // The plain link again, whatever the others did.
     relink(bench_target, &[])?;
     made
-}
-
-/// The functions of `list` that are this SDK's own ([`own`]).
-fn all_own<'a>(list: impl Iterator<Item = &'a str>) -> impl Iterator<Item = &'a str> {
-    list.filter(|f| own(f))
 }
 
 /// The crates a call of the bench's SDK client runs (the client's own
@@ -103,7 +103,7 @@ const SDK_CRATES: [&str; 5] = [
 /// or an instance or drop glue made for one of their items or types,
 /// whichever crate it was compiled in. Both manglings spell each crate's
 /// name out whole in a symbol's path, so the name is enough.
-fn own(symbol: &str) -> bool {
+fn is_sdk_symbol(symbol: &str) -> bool {
     SDK_CRATES.iter().any(|c| symbol.contains(c))
 }
 
@@ -197,7 +197,7 @@ mod tests {
             "__memcpy_avx_unaligned_erms",
             "_ZN11rmcp_macros4tool17h0123456789abcdefE",
         ];
-        let own: Vec<&str> = all_own(list.into_iter()).collect();
+        let own: Vec<&str> = list.into_iter().filter(|f| is_sdk_symbol(f)).collect();
         assert_eq!(own, [list[0], list[2], list[4]]);
     }
 }

@@ -511,7 +511,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let profile = Profile::from_args(args);
     let p = build(args.iter().any(|a| a == "--no-build"), server, profile)?;
     let layout = Layout::from_args(args);
-    let cold_tlb = crate::bench_cold::wanted(args);
+    let cold_tlb = args.iter().any(|a| a == "--cold-tlb");
     let mut http = HttpServer::start(&p.server, layout)?;
     println!(
         "bench: {}; {}; {}",
