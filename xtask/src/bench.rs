@@ -11,10 +11,12 @@
 //!    with the default release profile (`--lto`: each with fat LTO and one
 //!    codegen unit; `--hot-first`: two more columns, the SDK's client linked
 //!    with a call's functions together and with only its own of them
-//!    together, `bench_layout.rs`; `--cold-tlb`: the one-call-at-a-time rows
-//!    with the client's TLB emptied between its turns, as on a CPU without
-//!    PCID, `bench_cold.rs`; `--rounds=N`: N rounds instead of 11, for a
-//!    steadier median on a drifting machine).
+//!    together, `bench_layout.rs`; `--parts`: one more, this SDK's per-call
+//!    parts without its engine, `bench/clients/src/bin/parts.rs`;
+//!    `--cold-tlb`: the one-call-at-a-time rows with the client's TLB
+//!    emptied between its turns, as on a CPU without PCID, `bench_cold.rs`;
+//!    `--rounds=N`: N rounds instead of 11, for a steadier median on a
+//!    drifting machine).
 //!    `--table` runs only this.
 //! 2. `mcp-client/benches/calls.rs` in release mode: sequential and 32-way
 //!    concurrent `tools/call` over stdio and HTTP and 1 MiB results, with
@@ -33,10 +35,10 @@
 //! (`bench_icount.rs`), with their atomic writes and the code a call
 //! executes in pages and lines (`bench_profile.rs`), which a loaded
 //! machine does not disturb; against the demo server, or with
-//! `--rmcp-server` the table's; `--functions[=N]` adds, for each scenario,
-//! the N functions this SDK's call runs on the most lines of; `--data` the
-//! data pages and lines a call touches, one call at a time, under
-//! valgrind's lackey (`bench_data.rs`).
+//! `--rmcp-server` the table's (`--parts` adds the SDK's parts there too);
+//! `--functions[=N]` adds, for each scenario, the N functions this SDK's
+//! call runs on the most lines of; `--data` the data pages and lines a call
+//! touches, one call at a time, under valgrind's lackey (`bench_data.rs`).
 
 use crate::util;
 
@@ -71,6 +73,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
                 | "--rmcp-server"
                 | "--lto"
                 | "--hot-first"
+                | "--parts"
                 | "--cold-tlb"
         ) && !a.starts_with("--rounds")
     }));

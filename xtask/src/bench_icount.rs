@@ -42,20 +42,25 @@ const LONG_BIG: usize = 60;
 
 /// The columns, the floor first (each client counted on a current-thread
 /// runtime: under valgrind every thread runs in turn; the floor on tokio
-/// over stdio only, as in the table).
-fn clients() -> [Variant; 4] {
+/// over stdio only, as in the table; with `parts`, this SDK's parts
+/// without its engine after it, as `--parts` puts them in the table).
+fn clients(parts: bool) -> Vec<Variant> {
     let v = |name, program, runtime| Variant {
         name,
         program,
         runtime,
         pooled: false,
     };
-    [
+    let mut clients = vec![
         v("floor", "floor", "ct"),
         v("floor on tokio", "floor", "tokio"),
         v("rmcp (pooled over HTTP)", "rmcp", "ct"),
         v("this SDK (current-thread)", "sdk", "ct"),
-    ]
+    ];
+    if parts {
+        clients.insert(2, Variant::parts());
+    }
+    clients
 }
 
 /// Runs the count for both revisions and prints one table per revision.
@@ -84,7 +89,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         crate::bench_table::Profile::Release,
     )?;
     let http = HttpServer::start(&p.server, crate::bench_table::Layout::Shared)?;
-    let clients = clients();
+    let clients = clients(args.iter().any(|a| a == "--parts"));
     let sites: Vec<Option<AtomicSites>> = clients
         .iter()
         .map(|v| AtomicSites::of(programs_path(&p, v.program)))
@@ -116,7 +121,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
             let mut floor = None;
             for (column, (client, sites)) in clients.iter().zip(&sites).enumerate() {
                 let program = client.program;
-                if !client.runs_over(via) {
+                if !client.runs_over(via, workers) {
                     line.push_str(" — |");
                     atomics_line.push_str(" — |");
                     footprint_line.push_str(" — |");
@@ -254,6 +259,7 @@ fn programs_path<'a>(p: &'a Programs, program: &str) -> &'a Path {
     match program {
         "floor" => &p.floor,
         "rmcp" => &p.rmcp,
+        "parts" => &p.parts,
         _ => &p.sdk,
     }
 }

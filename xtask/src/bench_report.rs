@@ -39,13 +39,30 @@ impl Variant {
         ]
     }
 
+    /// `--parts`' column: this SDK's per-call parts without its engine
+    /// (`bench/clients/src/bin/parts.rs`), put after the floor on tokio:
+    /// the runtime's cost, then the parts', then (the SDK's own columns)
+    /// the engine's.
+    pub(crate) fn parts() -> Variant {
+        Variant {
+            name: "SDK's parts, no engine",
+            program: "parts",
+            runtime: "ct",
+            pooled: false,
+        }
+    }
+
     fn is_sdk(&self) -> bool {
         self.program == "sdk"
     }
 
     /// Whether this column has a figure for a row over `via` (`stdio` or
-    /// `http`): pooled rmcp is HTTP's, the floor on tokio stdio's.
-    pub(crate) fn runs_over(&self, via: &str) -> bool {
+    /// `http`) with `callers` callers: pooled rmcp is HTTP's, the floor on
+    /// tokio stdio's, the SDK's parts stdio's with one caller.
+    pub(crate) fn runs_over(&self, via: &str, callers: usize) -> bool {
+        if self.program == "parts" {
+            return via == "stdio" && callers == 1;
+        }
         match via {
             "http" => self.runtime != "tokio",
             _ => !self.pooled,
@@ -268,7 +285,7 @@ mod tests {
         let runs = |via| -> Vec<&str> {
             Variant::all()
                 .into_iter()
-                .filter(|v| v.runs_over(via))
+                .filter(|v| v.runs_over(via, 1))
                 .map(|v| v.name)
                 .collect()
         };
@@ -292,6 +309,22 @@ mod tests {
                 "SDK multi-thread"
             ]
         );
+    }
+
+    #[test]
+    fn the_sdks_parts_run_over_stdio_one_call_at_a_time_and_are_not_judged() {
+        let parts = Variant::parts();
+        assert!(parts.runs_over("stdio", 1));
+        assert!(!parts.runs_over("stdio", 32));
+        assert!(!parts.runs_over("http", 1));
+        // Every other column runs with any number of callers.
+        assert!(
+            Variant::all()
+                .iter()
+                .all(|v| v.runs_over("stdio", 32) == v.runs_over("stdio", 1))
+        );
+        // Not a column of this SDK's: no "meets target" verdict of its own.
+        assert!(!parts.is_sdk());
     }
 
     #[test]

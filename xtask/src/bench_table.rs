@@ -139,6 +139,8 @@ pub(crate) struct Programs {
     pub(crate) server: PathBuf,
     pub(crate) floor: PathBuf,
     pub(crate) sdk: PathBuf,
+    /// The SDK's parts without its engine (`--parts`).
+    pub(crate) parts: PathBuf,
     pub(crate) rmcp: PathBuf,
     /// `bench/clients`' relay (`--cold-tlb`).
     pub(crate) relay: PathBuf,
@@ -226,6 +228,7 @@ pub(crate) fn build(
         },
         floor: exe(&clients_target, "floor"),
         sdk: exe(&clients_target, "sdk"),
+        parts: exe(&clients_target, "parts"),
         rmcp: exe(&clients_target, "rmcp-bench-client"),
         relay: exe(&clients_target, "relay"),
     };
@@ -482,7 +485,8 @@ fn measure(
 }
 
 /// Runs the side-by-side table; `args` may hold `--quick`, `--no-build`,
-/// `--split`, `--demo-server`, `--lto`, `--hot-first` and `--cold-tlb`.
+/// `--split`, `--demo-server`, `--lto`, `--hot-first`, `--parts` and
+/// `--cold-tlb`.
 ///
 /// The clients do not run one after the other, each its runs in a row: a
 /// virtual machine's speed drifts by tens of percent over minutes, and a
@@ -523,6 +527,11 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         println!("bench: {}", crate::bench_cold::describe());
     }
     let mut variants = Variant::all();
+    // `--parts`: this SDK's per-call parts without its engine, after the
+    // floor on tokio (stdio, one call at a time).
+    if args.iter().any(|a| a == "--parts") {
+        variants.insert(2, Variant::parts());
+    }
     // `--hot-first`: the SDK's client linked with a call's functions
     // together, and with only the SDK's own of them together, beside the
     // plain one (`bench_layout.rs`; release profile). Without valgrind or
@@ -573,12 +582,13 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
                 for k in 0..variants.len() {
                     let i = (k + round) % variants.len();
                     let v = &variants[i];
-                    if !v.runs_over(row.1) {
+                    if !v.runs_over(row.1, row.3) {
                         continue;
                     }
                     let program = match (v.program, &hot_first) {
                         ("floor", _) => &p.floor,
                         ("rmcp", _) => &p.rmcp,
+                        ("parts", _) => &p.parts,
                         ("sdk-hot-first", Some(links)) => &links.all,
                         ("sdk-hot-own", Some(links)) => &links.own,
                         _ => &p.sdk,
