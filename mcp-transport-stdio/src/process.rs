@@ -155,6 +155,7 @@ pub(crate) fn spawn(command: &ServerCommand) -> Result<Spawned, SpawnError> {
     receiver.attach_process(ProcessLink {
         state: state_rx.clone(),
         exit,
+        exit_waker: None,
         stderr: sink.clone(),
         exited: false,
         drain_idle: None,
@@ -191,7 +192,8 @@ struct Supervised {
 /// The child's exit as the receiver checks it on every read of stdout: a
 /// flag and the reading task's waker, set once by the supervisor. A `watch`
 /// wait would take the channel's lock and register and unregister a waiter
-/// on every read; this costs an atomic load and an uncontended lock.
+/// on every read; this costs an atomic load, and the lock only when the
+/// reading task's waker changed.
 #[derive(Debug, Default)]
 struct ExitSignal {
     exited: AtomicBool,
@@ -212,17 +214,31 @@ impl ExitSignal {
     }
 
     /// Ready once the exit is set; otherwise `cx` is woken when it is.
+    /// `stored` is the waker this reader stored in the slot last: while it
+    /// wakes the same task the slot is left alone, without its lock. Only
+    /// [`ExitSignal::set`] takes the waker out, after setting the flag, and
+    /// it wakes what it takes: a poll that misses the flag is woken again.
     #[inline]
-    fn poll(&self, cx: &mut Context<'_>) -> Poll<()> {
+    fn poll(&self, cx: &mut Context<'_>, stored: &mut Option<Waker>) -> Poll<()> {
         if self.exited.load(Ordering::Acquire) {
             return Poll::Ready(());
         }
-        let mut slot = self.waker.lock().unwrap_or_else(PoisonError::into_inner);
-        match &mut *slot {
-            Some(waker) if waker.will_wake(cx.waker()) => {}
-            slot => *slot = Some(cx.waker().clone()),
+        if stored.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
+            return Poll::Pending;
         }
-        // Checked again under the lock: a `set` that took the slot before
+        self.store(cx.waker(), stored)
+    }
+
+    /// [`ExitSignal::poll`] with a waker the slot does not hold yet (the
+    /// first read, or a read from another task): out of line.
+    #[cold]
+    #[inline(never)]
+    fn store(&self, waker: &Waker, stored: &mut Option<Waker>) -> Poll<()> {
+        let mut slot = self.waker.lock().unwrap_or_else(PoisonError::into_inner);
+        *slot = Some(waker.clone());
+        drop(slot);
+        *stored = Some(waker.clone());
+        // Checked again after the store: a `set` that took the slot before
         // this waker was stored is seen here.
         if self.exited.load(Ordering::Acquire) {
             Poll::Ready(())
@@ -343,6 +359,9 @@ async fn read_opt(stderr: &mut Option<ChildStderr>, buf: &mut [u8]) -> io::Resul
 pub(crate) struct ProcessLink {
     state: watch::Receiver<ProcState>,
     exit: Arc<ExitSignal>,
+    /// The waker this reader stored in the exit's slot last
+    /// ([`ExitSignal::poll`]).
+    exit_waker: Option<Waker>,
     stderr: StderrSink,
     exited: bool,
     /// After the exit: how long the current read may still wait for data.
@@ -366,7 +385,7 @@ impl ProcessLink {
             if let Poll::Ready(read) = pin!(reader.read_buf(&mut *buf)).poll(cx) {
                 return Poll::Ready(read);
             }
-            ready!(self.exit.poll(cx));
+            ready!(self.exit.poll(cx, &mut self.exit_waker));
             self.exited = true;
         }
         self.poll_read_after_exit(reader, buf, cx)
@@ -524,5 +543,60 @@ impl Drop for ServerProcess {
             }
             Err(_) => drop(inner),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::AtomicUsize;
+    use std::task::Wake;
+
+    use super::*;
+
+    /// A waker that counts its wakes.
+    struct Count(AtomicUsize);
+
+    impl Wake for Count {
+        fn wake(self: Arc<Self>) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    fn counting() -> (Arc<Count>, Waker) {
+        let count = Arc::new(Count(AtomicUsize::new(0)));
+        (Arc::clone(&count), Waker::from(count))
+    }
+
+    #[test]
+    fn the_exit_wakes_the_task_that_polled_last_and_is_then_ready() {
+        let signal = ExitSignal::default();
+        let mut stored = None;
+        let (first, first_waker) = counting();
+        let (second, second_waker) = counting();
+        let mut cx = Context::from_waker(&first_waker);
+        assert!(signal.poll(&mut cx, &mut stored).is_pending());
+        // The same task again: nothing is stored anew.
+        assert!(signal.poll(&mut cx, &mut stored).is_pending());
+        // Another task: its waker replaces the first.
+        let mut cx = Context::from_waker(&second_waker);
+        assert!(signal.poll(&mut cx, &mut stored).is_pending());
+        signal.set();
+        assert_eq!(first.0.load(Ordering::SeqCst), 0);
+        assert_eq!(second.0.load(Ordering::SeqCst), 1);
+        assert!(signal.poll(&mut cx, &mut stored).is_ready());
+    }
+
+    #[test]
+    fn an_exit_before_the_first_poll_is_ready_at_once() {
+        let signal = ExitSignal::default();
+        signal.set();
+        let (count, waker) = counting();
+        let mut stored = None;
+        assert!(
+            signal
+                .poll(&mut Context::from_waker(&waker), &mut stored)
+                .is_ready()
+        );
+        assert_eq!(count.0.load(Ordering::SeqCst), 0);
     }
 }
