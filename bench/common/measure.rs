@@ -149,6 +149,15 @@ impl Args {
     }
 }
 
+/// A call's result checked by the length of its first content block's
+/// text (`len`; `None`: it has no text block first) against `expected`.
+pub fn check_text_len(len: Option<usize>, expected: usize) -> Result<(), String> {
+    match len == Some(expected) {
+        true => Ok(()),
+        false => Err(format!("unexpected result: {len:?} bytes of text")),
+    }
+}
+
 /// Prints `message` to stderr and exits with status 2.
 pub fn fail(message: &str) -> ! {
     eprintln!("bench client: {message}");

@@ -40,15 +40,8 @@ impl Caller for RmcpCaller {
             .call_tool(params)
             .await
             .map_err(|e| e.to_string())?;
-        let len = result
-            .content
-            .first()
-            .and_then(|c| c.as_text())
-            .map(|t| t.text.len());
-        if len != Some(self.expected) {
-            return Err(format!("unexpected result: {len:?} bytes of text"));
-        }
-        Ok(())
+        let text = result.content.first().and_then(|c| c.as_text());
+        measure::check_text_len(text.map(|t| t.text.len()), self.expected)
     }
 }
 

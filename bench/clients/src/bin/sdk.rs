@@ -32,15 +32,8 @@ impl Caller for SdkCaller {
             .call_tool(self.tool, &self.arguments)
             .await
             .map_err(|e| e.to_string())?;
-        let len = result
-            .content
-            .first()
-            .and_then(|c| c.as_text())
-            .map(str::len);
-        if len != Some(self.expected) {
-            return Err(format!("unexpected result: {len:?} bytes of text"));
-        }
-        Ok(())
+        let text = result.content.first().and_then(|c| c.as_text());
+        measure::check_text_len(text.map(str::len), self.expected)
     }
 }
 
