@@ -528,7 +528,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     }
     let mut variants = Variant::all();
     // `--parts`: this SDK's per-call parts without its engine, after the
-    // floor on tokio (stdio, one call at a time).
+    // floor on tokio (one call at a time).
     if args.iter().any(|a| a == "--parts") {
         variants.insert(2, Variant::parts());
     }

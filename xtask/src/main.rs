@@ -90,7 +90,7 @@ fn print_help() {
         "             on another; `--lto`: clients built with fat LTO; `--hot-first`: the",
         "             SDK also linked with a call's functions together, and with only",
         "             its own of them together; `--parts`: the SDK's per-call parts",
-        "             without its engine (stdio, one call at a time); `--cold-tlb`: the",
+        "             without its engine (one call at a time); `--cold-tlb`: the",
         "             one-call-at-a-time rows with the client's TLB emptied between its",
         "             turns, as on a CPU without PCID; `--table` runs",
         "             only that; `--icount` instead counts",

@@ -1,21 +1,27 @@
 //! This SDK's per-call parts without its engine, for `cargo xtask bench
 //! --table --parts`: one caller on its own task (as the SDK's bench
-//! client's) that does a stdio `tools/call`'s work with the SDK's own
-//! pieces and nothing else:
+//! client's) that does a `tools/call`'s work with the SDK's own pieces and
+//! nothing else:
 //!
 //! - the arguments serialized by `mcp_core::ToolCall` (as `call_tool`
-//!   does) and the request written with `mcp_types`' string writer;
-//! - the line queued and written by `mcp_transport_stdio`'s `LineWriter`,
-//!   the reply read, framed and its envelope walked by its `Receiver`;
+//!   does) and the request written with `mcp_types`' string writer, with
+//!   the `_meta` the SDK sends;
+//! - over stdio, the line queued and written by `mcp_transport_stdio`'s
+//!   `LineWriter`, the reply read, framed and its envelope walked by its
+//!   `Receiver`; over HTTP, the request POSTed by `mcp_transport_http`'s
+//!   `HttpTransport` as the SDK's driver POSTs it (a slot of its own, the
+//!   body read in place, the routing the core gives a call), its reply
+//!   read by it (a JSON body, or a 2025-11-25 event stream to the reply);
 //! - the result decoded by `CallToolResult::from_raw`.
 //!
 //! What it leaves out is the engine: the core's call records, wire ids,
 //! deadlines and events, the driver's pending calls, its lease of the
-//! input and its settling, and the facade's exchange and command. So the
-//! column reads as the parts' cost (against the floor on tokio: the
-//! runtime's) and the engine's (against the SDK's own column).
+//! input (or its hold of the POST) and its settling, and the facade's
+//! exchange and command. So the column reads as the parts' cost (over
+//! stdio against the floor on tokio: the runtime's) and the engine's
+//! (against the SDK's own column).
 //!
-//! Over stdio, one call at a time only (one caller owns the pipes); the
+//! One call at a time only (one caller owns the pipes or the POSTs); the
 //! command line and output are `bench/common/measure.rs`'s.
 
 #[path = "../../../common/measure.rs"]
@@ -36,13 +42,18 @@ mod start;
 
 use std::future::poll_fn;
 use std::io::Write;
+use std::sync::Arc;
+
+use http::HeaderMap;
 
 use mcp_core::ToolCall;
+use mcp_transport_http::{HttpConfig, HttpTransport, Reply};
 use mcp_transport_stdio::{Inbound, LineWriter, Receiver, Sender};
-use mcp_types::RequestId;
 use mcp_types::jsonrpc::Message;
 use mcp_types::raw::{RawJson, write_string};
+use mcp_types::routing::HttpRouting;
 use mcp_types::tools::CallToolResult;
+use mcp_types::{ProtocolVersion, RequestId};
 use measure::{Args, Caller, fail};
 use serde_json::Value;
 use tokio::process::{ChildStdin, ChildStdout};
@@ -57,33 +68,110 @@ const MODERN_META: &[u8] = br#","_meta":{"io.modelcontextprotocol/protocolVersio
 const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"mcp-client","version":"0.1.0"}}}"#;
 const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
 
-/// The one caller: the pipes' two ends and what a call reuses.
+/// How the caller reaches the server.
+enum Link {
+    /// The child's pipes.
+    Stdio { rx: Receiver, tx: LineWriter },
+    /// The endpoint, and what each call's routing is made from.
+    Http {
+        transport: HttpTransport,
+        version: ProtocolVersion,
+        /// The tool's name as the `Mcp-Name` header's text: shared from
+        /// call to call, as the core shares it.
+        name: Arc<str>,
+        /// No extra headers (the SDK's driver passes none for a call
+        /// without options).
+        headers: HeaderMap,
+    },
+}
+
+/// The one caller: its link and what a call reuses.
 struct Parts {
-    rx: Receiver,
-    tx: LineWriter,
+    link: Link,
     next_id: i64,
     tool: &'static str,
     arguments: Value,
     expected: usize,
     modern: bool,
-    /// The request line, written anew for each call (its room reused).
+    /// The request, written anew for each call (its room reused).
     line: Vec<u8>,
 }
 
 impl Parts {
-    /// Writes the line in `self.line`.
-    async fn send(&mut self) -> Result<(), String> {
-        self.tx.queue(&self.line).map_err(|e| e.to_string())?;
-        poll_fn(|cx| self.tx.poll_flush(cx))
-            .await
-            .map_err(|e| format!("write: {e}"))
+    /// Sends the message in `self.line`; over HTTP, as a request with id
+    /// `id` when there is one (its reply, when it is not the POST's own
+    /// body, is read with [`Parts::result_of`]).
+    async fn exchange(&mut self, id: Option<i64>) -> Result<RawJson, String> {
+        match &mut self.link {
+            Link::Stdio { tx, .. } => {
+                tx.queue(&self.line).map_err(|e| e.to_string())?;
+                poll_fn(|cx| tx.poll_flush(cx))
+                    .await
+                    .map_err(|e| format!("write: {e}"))?;
+                match id {
+                    Some(id) => self.result_of(id).await,
+                    None => Ok(RawJson::from_bytes(Vec::new())),
+                }
+            }
+            Link::Http {
+                transport,
+                version,
+                name,
+                headers,
+            } => {
+                let mut routing = match (id, self.modern) {
+                    // `initialize`: before a version is known.
+                    (Some(0), false) => HttpRouting::default(),
+                    _ => HttpRouting::new(version.clone()),
+                };
+                routing.request_id = id.map(RequestId::Number);
+                if self.modern {
+                    routing = routing
+                        .with_method("tools/call")
+                        .with_name(Arc::clone(name));
+                }
+                // As the driver reserves a POST that ends with its reply:
+                // not registered for the transport's cancellation.
+                let slot = match transport.try_reserve_unregistered(&routing) {
+                    Some(Ok(slot)) => slot,
+                    Some(Err(e)) => return Err(format!("reserve: {e}")),
+                    None => return Err("no free POST slot".into()),
+                };
+                let reply = transport
+                    .send_in(slot, &self.line, &routing, headers)
+                    .await
+                    .map_err(|e| format!("POST: {e}"))?;
+                match (reply, id) {
+                    (Reply::Message(Message::Response(r)), Some(id))
+                        if r.id == RequestId::Number(id) =>
+                    {
+                        Ok(r.result)
+                    }
+                    (Reply::Stream(mut stream), Some(id)) => loop {
+                        match stream.next().await {
+                            Some(Ok(Message::Response(r))) if r.id == RequestId::Number(id) => {
+                                return Ok(r.result);
+                            }
+                            Some(Ok(_)) => {}
+                            Some(Err(e)) => return Err(format!("stream: {e}")),
+                            None => return Err("the stream ended without the reply".into()),
+                        }
+                    },
+                    (Reply::Accepted, None) => Ok(RawJson::from_bytes(Vec::new())),
+                    (other, _) => Err(format!("unexpected reply: {other:?}")),
+                }
+            }
+        }
     }
 
-    /// The result of the response to request `id` (anything before it is
-    /// read past).
+    /// The result of the response to request `id` on the pipes (anything
+    /// before it is read past).
     async fn result_of(&mut self, id: i64) -> Result<RawJson, String> {
+        let Link::Stdio { rx, .. } = &mut self.link else {
+            return Err("not a stdio link".into());
+        };
         loop {
-            match poll_fn(|cx| self.rx.poll_recv(cx)).await {
+            match poll_fn(|cx| rx.poll_recv(cx)).await {
                 Some(Ok(Inbound::Message(Message::Response(r))))
                     if r.id == RequestId::Number(id) =>
                 {
@@ -117,6 +205,15 @@ impl Parts {
         }
         line.extend_from_slice(b"}}");
     }
+
+    /// The 2025-11-25 handshake: `initialize`, then `initialized`.
+    async fn initialize(&mut self) -> Result<(), String> {
+        self.line = INITIALIZE.as_bytes().to_vec();
+        self.exchange(Some(0)).await?;
+        self.line = INITIALIZED.as_bytes().to_vec();
+        self.exchange(None).await?;
+        Ok(())
+    }
 }
 
 impl Caller for Parts {
@@ -125,8 +222,7 @@ impl Caller for Parts {
         let id = self.next_id;
         self.next_id += 1;
         self.write_request(id, &call);
-        self.send().await?;
-        let raw = self.result_of(id).await?;
+        let raw = self.exchange(Some(id)).await?;
         let result = CallToolResult::from_raw(&raw).map_err(|e| format!("decode: {e}"))?;
         let text = result.content.first().and_then(|c| c.as_text());
         measure::check_text_len(text.map(str::len), self.expected)
@@ -135,37 +231,60 @@ impl Caller for Parts {
 
 fn main() {
     let args = Args::parse();
-    if args.via != "stdio" || args.workers != 1 {
-        fail("the parts client runs over stdio with one caller only");
+    if args.workers != 1 {
+        fail("the parts client runs one call at a time only");
     }
     let arguments: Value = serde_json::from_str(&args.arguments_json())
         .unwrap_or_else(|e| fail(&format!("arguments: {e}")));
-    let (mut child, stdin, stdout) = start::spawn(&args);
+    let modern = args.era == "modern";
+    let mut child = None;
+    let server = (args.via == "stdio").then(|| start::spawn(&args));
     args.runtime().block_on(async {
-        let (Ok(stdin), Ok(stdout)) = (ChildStdin::from_std(stdin), ChildStdout::from_std(stdout))
-        else {
-            fail("the pipes on tokio")
+        let link = match server {
+            Some((c, stdin, stdout)) => {
+                child = Some(c);
+                let (Ok(stdin), Ok(stdout)) =
+                    (ChildStdin::from_std(stdin), ChildStdout::from_std(stdout))
+                else {
+                    fail("the pipes on tokio")
+                };
+                Link::Stdio {
+                    rx: Receiver::new(stdout),
+                    tx: Sender::new(stdin).exclusive().await,
+                }
+            }
+            None => {
+                let transport = HttpConfig::new(&args.url)
+                    .map_err(|e| e.to_string())
+                    .and_then(|c| HttpTransport::new(c).map_err(|e| e.to_string()))
+                    .unwrap_or_else(|e| fail(&format!("HTTP: {e}")));
+                Link::Http {
+                    transport,
+                    version: match modern {
+                        true => ProtocolVersion::V2026_07_28,
+                        false => ProtocolVersion::V2025_11_25,
+                    },
+                    name: Arc::from(args.tool()),
+                    headers: HeaderMap::new(),
+                }
+            }
         };
-        let sender = Sender::new(stdin);
         let mut parts = Parts {
-            rx: Receiver::new(stdout),
-            tx: sender.exclusive().await,
+            link,
             next_id: 1,
             tool: args.tool(),
             arguments,
             expected: args.expected_len(),
-            modern: args.era == "modern",
+            modern,
             line: Vec::new(),
         };
-        if !parts.modern {
-            parts.line = INITIALIZE.as_bytes().to_vec();
-            parts.send().await.unwrap_or_else(|e| fail(&e));
-            parts.result_of(0).await.unwrap_or_else(|e| fail(&e));
-            parts.line = INITIALIZED.as_bytes().to_vec();
-            parts.send().await.unwrap_or_else(|e| fail(&e));
+        if !modern {
+            parts.initialize().await.unwrap_or_else(|e| fail(&e));
         }
         measure::bench(&args, vec![parts]).await;
     });
-    let _ = child.kill();
-    let _ = child.wait();
+    if let Some(mut child) = child {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
 }
