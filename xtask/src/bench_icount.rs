@@ -43,7 +43,7 @@ const LONG_BIG: usize = 60;
 /// The columns, the floor first (each client counted on a current-thread
 /// runtime: under valgrind every thread runs in turn; the floor on tokio
 /// over stdio only, as in the table; with `parts`, this SDK's parts
-/// without its engine after it, as `--parts` puts them in the table).
+/// without its engine, placed as in the table).
 fn clients(parts: bool) -> Vec<Variant> {
     let v = |name, program, runtime| Variant {
         name,
@@ -58,7 +58,7 @@ fn clients(parts: bool) -> Vec<Variant> {
         v("this SDK (current-thread)", "sdk", "ct"),
     ];
     if parts {
-        clients.insert(2, Variant::parts());
+        Variant::add_parts(&mut clients);
     }
     clients
 }

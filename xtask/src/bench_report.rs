@@ -40,9 +40,7 @@ impl Variant {
     }
 
     /// `--parts`' column: this SDK's per-call parts without its engine
-    /// (`bench/clients/src/bin/parts.rs`), one call at a time, put after
-    /// the floor on tokio: the runtime's cost (over stdio), then the
-    /// parts', then (the SDK's own columns) the engine's.
+    /// (`bench/clients/src/bin/parts.rs`), one call at a time.
     pub(crate) fn parts() -> Variant {
         Variant {
             name: "SDK's parts, no engine",
@@ -50,6 +48,17 @@ impl Variant {
             runtime: "ct",
             pooled: false,
         }
+    }
+
+    /// Puts [`Variant::parts`] among `columns` right after the floor on
+    /// tokio, so that a table reads the runtime's cost (over stdio), then
+    /// the parts', then (the SDK's own columns) the engine's.
+    pub(crate) fn add_parts(columns: &mut Vec<Variant>) {
+        let at = columns
+            .iter()
+            .position(|v| v.runtime == "tokio")
+            .map_or(columns.len(), |i| i + 1);
+        columns.insert(at, Variant::parts());
     }
 
     fn is_sdk(&self) -> bool {
@@ -326,6 +335,11 @@ mod tests {
         );
         // Not a column of this SDK's: no "meets target" verdict of its own.
         assert!(!parts.is_sdk());
+        // Placed right after the floor on tokio.
+        let mut columns = Variant::all();
+        Variant::add_parts(&mut columns);
+        assert_eq!(columns[1].name, "floor on tokio");
+        assert_eq!(columns[2].program, "parts");
     }
 
     #[test]

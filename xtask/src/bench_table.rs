@@ -527,10 +527,10 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         println!("bench: {}", crate::bench_cold::describe());
     }
     let mut variants = Variant::all();
-    // `--parts`: this SDK's per-call parts without its engine, after the
-    // floor on tokio (one call at a time).
+    // `--parts`: this SDK's per-call parts without its engine (one call at
+    // a time).
     if args.iter().any(|a| a == "--parts") {
-        variants.insert(2, Variant::parts());
+        Variant::add_parts(&mut variants);
     }
     // `--hot-first`: the SDK's client linked with a call's functions
     // together, and with only the SDK's own of them together, beside the

@@ -72,10 +72,12 @@ const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialize
 enum Link {
     /// The child's pipes.
     Stdio { rx: Receiver, tx: LineWriter },
-    /// The endpoint, and what each call's routing is made from.
+    /// The endpoint, and what each message's routing is made from.
     Http {
         transport: HttpTransport,
-        version: ProtocolVersion,
+        /// The negotiated revision: none before `initialize`'s reply at
+        /// 2025-11-25, as the core has it.
+        version: Option<ProtocolVersion>,
         /// The tool's name as the `Mcp-Name` header's text: shared from
         /// call to call, as the core shares it.
         name: Arc<str>,
@@ -83,6 +85,102 @@ enum Link {
         /// without options).
         headers: HeaderMap,
     },
+}
+
+impl Link {
+    /// Sends `message`; when it is request `id`, the result of its
+    /// response (`None` for a notification).
+    async fn exchange(
+        &mut self,
+        message: &[u8],
+        id: Option<i64>,
+    ) -> Result<Option<RawJson>, String> {
+        match self {
+            Link::Stdio { rx, tx } => {
+                tx.queue(message).map_err(|e| e.to_string())?;
+                poll_fn(|cx| tx.poll_flush(cx))
+                    .await
+                    .map_err(|e| format!("write: {e}"))?;
+                match id {
+                    Some(id) => result_on_pipes(rx, id).await.map(Some),
+                    None => Ok(None),
+                }
+            }
+            Link::Http {
+                transport,
+                version,
+                name,
+                headers,
+            } => {
+                // The routing the core gives a call: the 2026-07-28
+                // headers at 2026-07-28 only (the only method sent then is
+                // `tools/call`).
+                let mut routing = version.clone().map(HttpRouting::new).unwrap_or_default();
+                routing.request_id = id.map(RequestId::Number);
+                if *version == Some(ProtocolVersion::V2026_07_28) {
+                    routing = routing
+                        .with_method("tools/call")
+                        .with_name(Arc::clone(name));
+                }
+                // As the driver reserves a POST that ends with its reply:
+                // not registered for the transport's cancellation.
+                let slot = match transport.try_reserve_unregistered(&routing) {
+                    Some(Ok(slot)) => slot,
+                    Some(Err(e)) => return Err(format!("reserve: {e}")),
+                    None => return Err("no free POST slot".into()),
+                };
+                let reply = transport
+                    .send_in(slot, message, &routing, headers)
+                    .await
+                    .map_err(|e| format!("POST: {e}"))?;
+                match id {
+                    Some(id) => result_in_reply(reply, id).await.map(Some),
+                    None => match reply {
+                        Reply::Accepted => Ok(None),
+                        other => Err(format!("unexpected reply: {other:?}")),
+                    },
+                }
+            }
+        }
+    }
+}
+
+/// The result of the response to request `id` on the pipes (anything
+/// before it is read past).
+async fn result_on_pipes(rx: &mut Receiver, id: i64) -> Result<RawJson, String> {
+    loop {
+        match poll_fn(|cx| rx.poll_recv(cx)).await {
+            Some(Ok(Inbound::Message(Message::Response(r)))) if r.id == RequestId::Number(id) => {
+                return Ok(r.result);
+            }
+            Some(Ok(Inbound::Message(Message::Error(e)))) => {
+                return Err(format!("error response: {}", e.error.message));
+            }
+            Some(Ok(_)) => {}
+            Some(Err(e)) => return Err(format!("read: {e}")),
+            None => return Err("the server closed its stdout".into()),
+        }
+    }
+}
+
+/// The result of the response to request `id` in a POST's reply: its JSON
+/// body, or read from its event stream (anything before it read past).
+async fn result_in_reply(reply: Reply, id: i64) -> Result<RawJson, String> {
+    let mut stream = match reply {
+        Reply::Message(Message::Response(r)) if r.id == RequestId::Number(id) => {
+            return Ok(r.result);
+        }
+        Reply::Stream(stream) => stream,
+        other => return Err(format!("unexpected reply: {other:?}")),
+    };
+    loop {
+        match stream.next().await {
+            Some(Ok(Message::Response(r))) if r.id == RequestId::Number(id) => return Ok(r.result),
+            Some(Ok(_)) => {}
+            Some(Err(e)) => return Err(format!("stream: {e}")),
+            None => return Err("the stream ended without the reply".into()),
+        }
+    }
 }
 
 /// The one caller: its link and what a call reuses.
@@ -98,95 +196,6 @@ struct Parts {
 }
 
 impl Parts {
-    /// Sends the message in `self.line`; over HTTP, as a request with id
-    /// `id` when there is one (its reply, when it is not the POST's own
-    /// body, is read with [`Parts::result_of`]).
-    async fn exchange(&mut self, id: Option<i64>) -> Result<RawJson, String> {
-        match &mut self.link {
-            Link::Stdio { tx, .. } => {
-                tx.queue(&self.line).map_err(|e| e.to_string())?;
-                poll_fn(|cx| tx.poll_flush(cx))
-                    .await
-                    .map_err(|e| format!("write: {e}"))?;
-                match id {
-                    Some(id) => self.result_of(id).await,
-                    None => Ok(RawJson::from_bytes(Vec::new())),
-                }
-            }
-            Link::Http {
-                transport,
-                version,
-                name,
-                headers,
-            } => {
-                let mut routing = match (id, self.modern) {
-                    // `initialize`: before a version is known.
-                    (Some(0), false) => HttpRouting::default(),
-                    _ => HttpRouting::new(version.clone()),
-                };
-                routing.request_id = id.map(RequestId::Number);
-                if self.modern {
-                    routing = routing
-                        .with_method("tools/call")
-                        .with_name(Arc::clone(name));
-                }
-                // As the driver reserves a POST that ends with its reply:
-                // not registered for the transport's cancellation.
-                let slot = match transport.try_reserve_unregistered(&routing) {
-                    Some(Ok(slot)) => slot,
-                    Some(Err(e)) => return Err(format!("reserve: {e}")),
-                    None => return Err("no free POST slot".into()),
-                };
-                let reply = transport
-                    .send_in(slot, &self.line, &routing, headers)
-                    .await
-                    .map_err(|e| format!("POST: {e}"))?;
-                match (reply, id) {
-                    (Reply::Message(Message::Response(r)), Some(id))
-                        if r.id == RequestId::Number(id) =>
-                    {
-                        Ok(r.result)
-                    }
-                    (Reply::Stream(mut stream), Some(id)) => loop {
-                        match stream.next().await {
-                            Some(Ok(Message::Response(r))) if r.id == RequestId::Number(id) => {
-                                return Ok(r.result);
-                            }
-                            Some(Ok(_)) => {}
-                            Some(Err(e)) => return Err(format!("stream: {e}")),
-                            None => return Err("the stream ended without the reply".into()),
-                        }
-                    },
-                    (Reply::Accepted, None) => Ok(RawJson::from_bytes(Vec::new())),
-                    (other, _) => Err(format!("unexpected reply: {other:?}")),
-                }
-            }
-        }
-    }
-
-    /// The result of the response to request `id` on the pipes (anything
-    /// before it is read past).
-    async fn result_of(&mut self, id: i64) -> Result<RawJson, String> {
-        let Link::Stdio { rx, .. } = &mut self.link else {
-            return Err("not a stdio link".into());
-        };
-        loop {
-            match poll_fn(|cx| rx.poll_recv(cx)).await {
-                Some(Ok(Inbound::Message(Message::Response(r))))
-                    if r.id == RequestId::Number(id) =>
-                {
-                    return Ok(r.result);
-                }
-                Some(Ok(Inbound::Message(Message::Error(e)))) => {
-                    return Err(format!("error response: {}", e.error.message));
-                }
-                Some(Ok(_)) => {}
-                Some(Err(e)) => return Err(format!("read: {e}")),
-                None => return Err("the server closed its stdout".into()),
-            }
-        }
-    }
-
     /// Writes the `tools/call` request with id `id` into `self.line`.
     fn write_request(&mut self, id: i64, call: &ToolCall) {
         let line = &mut self.line;
@@ -206,12 +215,14 @@ impl Parts {
         line.extend_from_slice(b"}}");
     }
 
-    /// The 2025-11-25 handshake: `initialize`, then `initialized`.
+    /// The 2025-11-25 handshake: `initialize`, then (the revision known
+    /// from here on) `initialized`.
     async fn initialize(&mut self) -> Result<(), String> {
-        self.line = INITIALIZE.as_bytes().to_vec();
-        self.exchange(Some(0)).await?;
-        self.line = INITIALIZED.as_bytes().to_vec();
-        self.exchange(None).await?;
+        self.link.exchange(INITIALIZE.as_bytes(), Some(0)).await?;
+        if let Link::Http { version, .. } = &mut self.link {
+            *version = Some(ProtocolVersion::V2025_11_25);
+        }
+        self.link.exchange(INITIALIZED.as_bytes(), None).await?;
         Ok(())
     }
 }
@@ -222,7 +233,8 @@ impl Caller for Parts {
         let id = self.next_id;
         self.next_id += 1;
         self.write_request(id, &call);
-        let raw = self.exchange(Some(id)).await?;
+        let raw = self.link.exchange(&self.line, Some(id)).await?;
+        let raw = raw.ok_or("no result")?;
         let result = CallToolResult::from_raw(&raw).map_err(|e| format!("decode: {e}"))?;
         let text = result.content.first().and_then(|c| c.as_text());
         measure::check_text_len(text.map(str::len), self.expected)
@@ -237,12 +249,16 @@ fn main() {
     let arguments: Value = serde_json::from_str(&args.arguments_json())
         .unwrap_or_else(|e| fail(&format!("arguments: {e}")));
     let modern = args.era == "modern";
-    let mut child = None;
-    let server = (args.via == "stdio").then(|| start::spawn(&args));
+    let (child, pipes) = match args.via.as_str() {
+        "stdio" => {
+            let (child, stdin, stdout) = start::spawn(&args);
+            (Some(child), Some((stdin, stdout)))
+        }
+        _ => (None, None),
+    };
     args.runtime().block_on(async {
-        let link = match server {
-            Some((c, stdin, stdout)) => {
-                child = Some(c);
+        let link = match pipes {
+            Some((stdin, stdout)) => {
                 let (Ok(stdin), Ok(stdout)) =
                     (ChildStdin::from_std(stdin), ChildStdout::from_std(stdout))
                 else {
@@ -253,21 +269,15 @@ fn main() {
                     tx: Sender::new(stdin).exclusive().await,
                 }
             }
-            None => {
-                let transport = HttpConfig::new(&args.url)
+            None => Link::Http {
+                transport: HttpConfig::new(&args.url)
                     .map_err(|e| e.to_string())
                     .and_then(|c| HttpTransport::new(c).map_err(|e| e.to_string()))
-                    .unwrap_or_else(|e| fail(&format!("HTTP: {e}")));
-                Link::Http {
-                    transport,
-                    version: match modern {
-                        true => ProtocolVersion::V2026_07_28,
-                        false => ProtocolVersion::V2025_11_25,
-                    },
-                    name: Arc::from(args.tool()),
-                    headers: HeaderMap::new(),
-                }
-            }
+                    .unwrap_or_else(|e| fail(&format!("HTTP: {e}"))),
+                version: modern.then_some(ProtocolVersion::V2026_07_28),
+                name: Arc::from(args.tool()),
+                headers: HeaderMap::new(),
+            },
         };
         let mut parts = Parts {
             link,
