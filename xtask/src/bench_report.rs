@@ -179,9 +179,10 @@ pub(crate) fn render(era: &str, variants: &[Variant], rows: &[Row], rounds: usiz
         s,
         "\n{revision}: client CPU µs per tools/call, start-up excluded (median of {rounds} \
          rounds, each running every client once; x = the median of the rounds' ratios to the \
-         floor)\n\n| scenario | {} | target | SDK meets target |\n|{}",
+         floor; rmcp / SDK = the cheaper rmcp column's ratio over this SDK's, issue 18's \
+         other bar)\n\n| scenario | {} | target | SDK meets target | rmcp / SDK (≥ 2x) |\n|{}",
         names.join(" | "),
-        " --- |".repeat(names.len() + 3)
+        " --- |".repeat(names.len() + 4)
     );
     for row in rows {
         let floor = row.cells.first().copied().flatten().map(|c| c.cpu_us);
@@ -198,29 +199,45 @@ pub(crate) fn render(era: &str, variants: &[Variant], rows: &[Row], rounds: usiz
             let _ = write!(line, " {text} |");
         }
         let target = floor.map(|f| f * row.target);
-        let meets: Vec<&str> = variants
+        let ratio = |c: &Cell| floor.map(|f| c.ratio.unwrap_or(c.cpu_us / f));
+        let sdk: Vec<(&str, Option<f64>)> = variants
             .iter()
             .zip(&row.cells)
             .filter(|(v, _)| v.is_sdk())
-            .map(|(v, c)| match (c, floor) {
-                (Some(c), Some(f)) if c.ratio.unwrap_or(c.cpu_us / f) <= row.target => {
-                    if v.runtime == "ct" {
-                        "ct yes"
-                    } else {
-                        "mt yes"
-                    }
+            .map(|(v, c)| (v.runtime, c.as_ref().and_then(ratio)))
+            .collect();
+        let meets: Vec<String> = sdk
+            .iter()
+            .map(|(runtime, r)| {
+                let yes = r.is_some_and(|r| r <= row.target);
+                format!("{runtime} {}", if yes { "yes" } else { "no" })
+            })
+            .collect();
+        // The cheaper of rmcp's columns in this row (pooled, over HTTP).
+        let rmcp = variants
+            .iter()
+            .zip(&row.cells)
+            .filter(|(v, _)| v.program == "rmcp")
+            .filter_map(|(_, c)| c.as_ref().and_then(ratio))
+            .min_by(f64::total_cmp);
+        let cheaper: Vec<String> = sdk
+            .iter()
+            .map(|(runtime, r)| match (rmcp, r) {
+                (Some(rmcp), Some(r)) if *r > 0.0 => {
+                    let times = rmcp / r;
+                    let verdict = if times >= 2.0 { "yes" } else { "no" };
+                    format!("{runtime} {times:.1}x {verdict}")
                 }
-                _ => {
-                    if v.runtime == "ct" {
-                        "ct no"
-                    } else {
-                        "mt no"
-                    }
-                }
+                _ => format!("{runtime} —"),
             })
             .collect();
         let target = target.map_or("—".to_owned(), |t| format!("≤ {t:.1} ({}x)", row.target));
-        let _ = writeln!(s, "{line} {target} | {} |", meets.join(", "));
+        let _ = writeln!(
+            s,
+            "{line} {target} | {} | {} |",
+            meets.join(", "),
+            cheaper.join(", ")
+        );
     }
     let _ = writeln!(
         s,
@@ -374,7 +391,18 @@ mod tests {
         let t = render("legacy", &Variant::all(), &rows, 5);
         assert!(t.contains("2025-11-25"), "{t}");
         assert!(
-            t.contains("| stdio, sequential | 10.0 | 13.0 (1.3x) | 60.0 (6.0x) | — | 15.0 (1.5x) | 25.0 (2.5x) | ≤ 20.0 (2x) | ct yes, mt no |"),
+            t.contains("| stdio, sequential | 10.0 | 13.0 (1.3x) | 60.0 (6.0x) | — | 15.0 (1.5x) | 25.0 (2.5x) | ≤ 20.0 (2x) | ct yes, mt no | ct 4.0x yes, mt 2.4x yes |"),
+            "{t}"
+        );
+        // Over HTTP the cheaper rmcp (pooled) is the bar; 1.9x is under it.
+        let rows = [Row {
+            label: "HTTP, sequential",
+            target: 1.5,
+            cells: vec![cell(10.0), None, cell(60.0), cell(28.5), cell(15.0), None],
+        }];
+        let t = render("modern", &Variant::all(), &rows, 5);
+        assert!(
+            t.contains("| ≤ 15.0 (1.5x) | ct yes, mt no | ct 1.9x no, mt — |"),
             "{t}"
         );
         assert!(t.contains("| 50 / 7 / 4.0 |"), "{t}");
