@@ -6,7 +6,8 @@
 //!    runtimes), both revisions, in one run against one server (rmcp-based,
 //!    `bench/rmcp-server`, as issue 18 has it; `--demo-server`: the
 //!    workspace's demo server), with each figure's ratio to the floor and
-//!    its target, the client and the server pinned to one CPU as issue 18
+//!    its target, and how many times cheaper than rmcp this SDK is (issue
+//!    18 asks 2x), the client and the server pinned to one CPU as issue 18
 //!    measures (`--split`: the server on another CPU), every client built
 //!    with the default release profile (`--lto`: each with fat LTO and one
 //!    codegen unit; `--hot-first`: two more columns, the SDK's client linked
