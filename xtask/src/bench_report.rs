@@ -163,6 +163,55 @@ pub(crate) struct Row {
     /// The target, as a multiple of the floor's CPU per call.
     pub(crate) target: f64,
     pub(crate) cells: Vec<Option<Cell>>,
+    /// Per column, how many times this SDK's CPU per call the cheaper
+    /// rmcp column's is (pooled, over HTTP), the median of the rounds'
+    /// ratios ([`Row::measured`]); `None` for the other columns.
+    pub(crate) versus_rmcp: Vec<Option<f64>>,
+}
+
+impl Row {
+    /// A row from every column's runs, `runs[column][round]` (the floor's
+    /// first): each cell paired with the floor round by round, and each of
+    /// this SDK's columns with the cheaper of rmcp's columns in the same
+    /// round, as the target is with the floor.
+    pub(crate) fn measured(
+        label: &'static str,
+        target: f64,
+        variants: &[Variant],
+        runs: &[Vec<Option<Cell>>],
+    ) -> Row {
+        let floor = runs.first().cloned().unwrap_or_default();
+        let rounds = runs.iter().map(Vec::len).max().unwrap_or(0);
+        // The cheaper rmcp client's CPU per call in each round.
+        let rmcp: Vec<Option<f64>> = (0..rounds)
+            .map(|round| {
+                variants
+                    .iter()
+                    .zip(runs)
+                    .filter(|(v, _)| v.program == "rmcp")
+                    .filter_map(|(_, r)| r.get(round).copied().flatten())
+                    .map(|c| c.cpu_us)
+                    .min_by(f64::total_cmp)
+            })
+            .collect();
+        let versus_rmcp = variants
+            .iter()
+            .zip(runs)
+            .map(|(v, r)| {
+                let times = r.iter().zip(&rmcp).filter_map(|(c, rmcp)| match (c, rmcp) {
+                    (Some(c), Some(rmcp)) if c.cpu_us > 0.0 => Some(rmcp / c.cpu_us),
+                    _ => None,
+                });
+                v.is_sdk().then(|| median(times.collect())).flatten()
+            })
+            .collect();
+        Row {
+            label,
+            target,
+            cells: runs.iter().map(|r| Cell::paired(r, &floor)).collect(),
+            versus_rmcp,
+        }
+    }
 }
 
 /// The Markdown tables for one revision: CPU per call with ratios to the
@@ -179,8 +228,8 @@ pub(crate) fn render(era: &str, variants: &[Variant], rows: &[Row], rounds: usiz
         s,
         "\n{revision}: client CPU µs per tools/call, start-up excluded (median of {rounds} \
          rounds, each running every client once; x = the median of the rounds' ratios to the \
-         floor; rmcp / SDK = the cheaper rmcp column's ratio over this SDK's, issue 18's \
-         other bar)\n\n| scenario | {} | target | SDK meets target | rmcp / SDK (≥ 2x) |\n|{}",
+         floor; rmcp / SDK = the median of the rounds' ratios of the cheaper rmcp client's CPU \
+         to this SDK's, issue 18's other bar)\n\n| scenario | {} | target | SDK meets target | rmcp / SDK (≥ 2x) |\n|{}",
         names.join(" | "),
         " --- |".repeat(names.len() + 4)
     );
@@ -200,38 +249,33 @@ pub(crate) fn render(era: &str, variants: &[Variant], rows: &[Row], rounds: usiz
         }
         let target = floor.map(|f| f * row.target);
         let ratio = |c: &Cell| floor.map(|f| c.ratio.unwrap_or(c.cpu_us / f));
-        let sdk: Vec<(&str, Option<f64>)> = variants
+        let sdk: Vec<(usize, &str, Option<f64>)> = variants
             .iter()
             .zip(&row.cells)
-            .filter(|(v, _)| v.is_sdk())
-            .map(|(v, c)| (v.runtime, c.as_ref().and_then(ratio)))
+            .enumerate()
+            .filter(|(_, (v, _))| v.is_sdk())
+            .map(|(i, (v, c))| (i, v.runtime, c.as_ref().and_then(ratio)))
             .collect();
         let meets: Vec<String> = sdk
             .iter()
-            .map(|(runtime, r)| {
+            .map(|(_, runtime, r)| {
                 let yes = r.is_some_and(|r| r <= row.target);
                 format!("{runtime} {}", if yes { "yes" } else { "no" })
             })
             .collect();
-        // The cheaper of rmcp's columns in this row (pooled, over HTTP).
-        let rmcp = variants
-            .iter()
-            .zip(&row.cells)
-            .filter(|(v, _)| v.program == "rmcp")
-            .filter_map(|(_, c)| c.as_ref().and_then(ratio))
-            .min_by(f64::total_cmp);
         let cheaper: Vec<String> = sdk
             .iter()
-            .map(|(runtime, r)| match (rmcp, r) {
-                (Some(rmcp), Some(r)) if *r > 0.0 => {
-                    let times = rmcp / r;
-                    let verdict = if times >= 2.0 { "yes" } else { "no" };
-                    // Rounded down, so that 1.96 reads 1.9x, as its verdict.
-                    let shown = (times * 10.0).floor() / 10.0;
-                    format!("{runtime} {shown:.1}x {verdict}")
-                }
-                _ => format!("{runtime} —"),
-            })
+            .map(
+                |(i, runtime, _)| match row.versus_rmcp.get(*i).copied().flatten() {
+                    Some(times) => {
+                        let verdict = if times >= 2.0 { "yes" } else { "no" };
+                        // Rounded down, so that 1.96 reads 1.9x, as its verdict.
+                        let shown = (times * 10.0).floor() / 10.0;
+                        format!("{runtime} {shown:.1}x {verdict}")
+                    }
+                    _ => format!("{runtime} —"),
+                },
+            )
             .collect();
         let target = target.map_or("—".to_owned(), |t| format!("≤ {t:.1} ({}x)", row.target));
         let _ = writeln!(
@@ -369,27 +413,26 @@ mod tests {
 
     #[test]
     fn the_table_shows_ratios_to_the_floor_and_the_target() {
-        let cell = |cpu| {
-            Some(Cell {
-                ratio: None,
-                cpu_us: cpu,
-                p50_us: 50.0,
-                allocs: 7.0,
-                rss_mib: 4.0,
-            })
+        // One round of each column's run (`None`: it does not run here).
+        let once = |cpus: [Option<f64>; 6]| -> Vec<Vec<Option<Cell>>> {
+            cpus.iter()
+                .map(|c| c.map(run).into_iter().map(Some).collect())
+                .collect()
         };
-        let rows = [Row {
-            label: "stdio, sequential",
-            target: 2.0,
-            cells: vec![
-                cell(10.0),
-                cell(13.0),
-                cell(60.0),
-                None,
-                cell(15.0),
-                cell(25.0),
-            ],
-        }];
+        let runs = once([
+            Some(10.0),
+            Some(13.0),
+            Some(60.0),
+            None,
+            Some(15.0),
+            Some(25.0),
+        ]);
+        let rows = [Row::measured(
+            "stdio, sequential",
+            2.0,
+            &Variant::all(),
+            &runs,
+        )];
         let t = render("legacy", &Variant::all(), &rows, 5);
         assert!(t.contains("2025-11-25"), "{t}");
         assert!(
@@ -398,16 +441,54 @@ mod tests {
         );
         // Over HTTP the cheaper rmcp (pooled) is the bar; 1.96x is under
         // it, and reads 1.9x.
-        let rows = [Row {
-            label: "HTTP, sequential",
-            target: 1.5,
-            cells: vec![cell(10.0), None, cell(60.0), cell(29.4), cell(15.0), None],
-        }];
+        let runs = once([Some(10.0), None, Some(60.0), Some(29.4), Some(15.0), None]);
+        let rows = [Row::measured(
+            "HTTP, sequential",
+            1.5,
+            &Variant::all(),
+            &runs,
+        )];
         let t = render("modern", &Variant::all(), &rows, 5);
         assert!(
             t.contains("| ≤ 15.0 (1.5x) | ct yes, mt no | ct 1.9x no, mt — |"),
             "{t}"
         );
         assert!(t.contains("| 50 / 7 / 4.0 |"), "{t}");
+    }
+
+    /// A run of `cpu` µs per call.
+    fn run(cpu: f64) -> Cell {
+        Cell {
+            ratio: None,
+            cpu_us: cpu,
+            p50_us: 50.0,
+            allocs: 7.0,
+            rss_mib: 4.0,
+        }
+    }
+
+    #[test]
+    fn the_rmcp_bar_is_paired_by_round() {
+        let rounds = |cpus: &[f64]| cpus.iter().map(|&c| Some(run(c))).collect::<Vec<_>>();
+        // This SDK ran slow in the round rmcp ran fast: each round's ratio
+        // is 1.8, 1.3 and 5.3 (median 1.8x: under the bar), though the
+        // medians of the runs (rmcp 40, this SDK 19) would say 2.1x.
+        let runs = vec![
+            rounds(&[10.0, 10.0, 10.0]),
+            vec![],
+            rounds(&[20.0, 40.0, 100.0]),
+            vec![],
+            rounds(&[11.0, 30.0, 19.0]),
+            vec![Some(run(5.0)), None, Some(run(5.0))],
+        ];
+        let row = Row::measured("stdio, sequential", 2.0, &Variant::all(), &runs);
+        let times = |i: usize| row.versus_rmcp[i].map(|t| (t * 100.0).round() / 100.0);
+        assert_eq!(times(4), Some(1.82));
+        // A failed round is left out: 4x and 20x, the upper one taken.
+        assert_eq!(times(5), Some(20.0));
+        // Only this SDK's columns are judged.
+        assert_eq!((times(0), times(2)), (None, None));
+        let t = render("legacy", &Variant::all(), &[row], 3);
+        assert!(t.contains("| ct 1.8x no, mt 20.0x yes |"), "{t}");
     }
 }

@@ -604,12 +604,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
                     runs[i].push(cell);
                 }
             }
-            let floor = runs[0].clone();
-            rows.push(Row {
-                label: row.0,
-                target: row.4,
-                cells: runs.iter().map(|r| Cell::paired(r, &floor)).collect(),
-            });
+            rows.push(Row::measured(row.0, row.4, &variants, &runs));
         }
         println!("{}", render(era, &variants, &rows, scale.rounds));
     }
