@@ -413,27 +413,25 @@ mod tests {
 
     #[test]
     fn the_table_shows_ratios_to_the_floor_and_the_target() {
-        // One round of each column's run (`None`: it does not run here).
-        let once = |cpus: [Option<f64>; 6]| -> Vec<Vec<Option<Cell>>> {
-            cpus.iter()
+        // One round of each column's run (`None`: it does not run here),
+        // rendered as one row of a revision's table.
+        let table = |era, label, target, cpus: [Option<f64>; 6]| {
+            let runs: Vec<Vec<Option<Cell>>> = cpus
+                .iter()
                 .map(|c| c.map(run).into_iter().map(Some).collect())
-                .collect()
+                .collect();
+            let row = Row::measured(label, target, &Variant::all(), &runs);
+            render(era, &Variant::all(), &[row], 5)
         };
-        let runs = once([
+        let cpus = [
             Some(10.0),
             Some(13.0),
             Some(60.0),
             None,
             Some(15.0),
             Some(25.0),
-        ]);
-        let rows = [Row::measured(
-            "stdio, sequential",
-            2.0,
-            &Variant::all(),
-            &runs,
-        )];
-        let t = render("legacy", &Variant::all(), &rows, 5);
+        ];
+        let t = table("legacy", "stdio, sequential", 2.0, cpus);
         assert!(t.contains("2025-11-25"), "{t}");
         assert!(
             t.contains("| stdio, sequential | 10.0 | 13.0 (1.3x) | 60.0 (6.0x) | — | 15.0 (1.5x) | 25.0 (2.5x) | ≤ 20.0 (2x) | ct yes, mt no | ct 4.0x yes, mt 2.4x yes |"),
@@ -441,14 +439,8 @@ mod tests {
         );
         // Over HTTP the cheaper rmcp (pooled) is the bar; 1.96x is under
         // it, and reads 1.9x.
-        let runs = once([Some(10.0), None, Some(60.0), Some(29.4), Some(15.0), None]);
-        let rows = [Row::measured(
-            "HTTP, sequential",
-            1.5,
-            &Variant::all(),
-            &runs,
-        )];
-        let t = render("modern", &Variant::all(), &rows, 5);
+        let cpus = [Some(10.0), None, Some(60.0), Some(29.4), Some(15.0), None];
+        let t = table("modern", "HTTP, sequential", 1.5, cpus);
         assert!(
             t.contains("| ≤ 15.0 (1.5x) | ct yes, mt no | ct 1.9x no, mt — |"),
             "{t}"
