@@ -152,9 +152,10 @@ impl Args {
 /// A call's result checked by the length of its first content block's
 /// text (`len`; `None`: it has no text block first) against `expected`.
 pub fn check_text_len(len: Option<usize>, expected: usize) -> Result<(), String> {
-    match len == Some(expected) {
-        true => Ok(()),
-        false => Err(format!("unexpected result: {len:?} bytes of text")),
+    if len == Some(expected) {
+        Ok(())
+    } else {
+        Err(format!("unexpected result: {len:?} bytes of text"))
     }
 }
 

@@ -31,7 +31,7 @@ use std::process::{Command, Stdio};
 use crate::bench_atomics::AtomicSites;
 use crate::bench_profile::{Executions, Footprint, FunctionCost, PerCallCode};
 use crate::bench_report::Variant;
-use crate::bench_table::{HttpServer, Programs, ROWS};
+use crate::bench_table::{HttpServer, ROWS};
 
 /// Calls of the shorter and the longer run of a row (results of 256 KiB:
 /// fewer).
@@ -92,7 +92,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let clients = clients(args.iter().any(|a| a == "--parts"));
     let sites: Vec<Option<AtomicSites>> = clients
         .iter()
-        .map(|v| AtomicSites::of(programs_path(&p, v.program)))
+        .map(|v| AtomicSites::of(p.client(v.program)))
         .collect();
     for era in ["legacy", "modern"] {
         let revision = if era == "modern" {
@@ -131,7 +131,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
                 // rmcp over HTTP is counted with its pooled client (the
                 // fairer of its two).
                 let pooled = program == "rmcp" && via == "http";
-                let exe = programs_path(&p, program);
+                let exe = p.client(program);
                 let run = Run {
                     exe,
                     runtime: client.runtime,
@@ -253,15 +253,6 @@ fn function_table(label: &str, top: &[FunctionCost]) -> String {
         ));
     }
     out
-}
-
-fn programs_path<'a>(p: &'a Programs, program: &str) -> &'a Path {
-    match program {
-        "floor" => &p.floor,
-        "rmcp" => &p.rmcp,
-        "parts" => &p.parts,
-        _ => &p.sdk,
-    }
 }
 
 /// One client in one scenario.

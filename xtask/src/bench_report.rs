@@ -180,7 +180,7 @@ impl Row {
         variants: &[Variant],
         runs: &[Vec<Option<Cell>>],
     ) -> Row {
-        let floor = runs.first().cloned().unwrap_or_default();
+        let floor = runs.first().map_or(&[][..], Vec::as_slice);
         let rounds = runs.iter().map(Vec::len).max().unwrap_or(0);
         // The cheaper rmcp client's CPU per call in each round.
         let rmcp: Vec<Option<f64>> = (0..rounds)
@@ -208,7 +208,7 @@ impl Row {
         Row {
             label,
             target,
-            cells: runs.iter().map(|r| Cell::paired(r, &floor)).collect(),
+            cells: runs.iter().map(|r| Cell::paired(r, floor)).collect(),
             versus_rmcp,
         }
     }

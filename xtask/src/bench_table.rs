@@ -146,6 +146,19 @@ pub(crate) struct Programs {
     pub(crate) relay: PathBuf,
 }
 
+impl Programs {
+    /// The client a column's [`Variant::program`] names (`sdk` for any
+    /// other name).
+    pub(crate) fn client(&self, program: &str) -> &Path {
+        match program {
+            "floor" => &self.floor,
+            "rmcp" => &self.rmcp,
+            "parts" => &self.parts,
+            _ => &self.sdk,
+        }
+    }
+}
+
 /// `cargo` for the bench's builds, without the variables `cargo run` set
 /// for the xtask itself (`CARGO_MANIFEST_DIR`, `CARGO_PKG_*`, ...): build
 /// scripts that track them (`ring`'s tracks `CARGO_MANIFEST_DIR`) would
@@ -586,12 +599,9 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
                         continue;
                     }
                     let program = match (v.program, &hot_first) {
-                        ("floor", _) => &p.floor,
-                        ("rmcp", _) => &p.rmcp,
-                        ("parts", _) => &p.parts,
                         ("sdk-hot-first", Some(links)) => &links.all,
                         ("sdk-hot-own", Some(links)) => &links.own,
-                        _ => &p.sdk,
+                        (program, _) => p.client(program),
                     };
                     let copy = match cold_tlb {
                         true => Some(crate::bench_cold::fresh_copy(program)?),

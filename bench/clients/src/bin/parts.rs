@@ -34,11 +34,9 @@ mod counting_alloc;
 static ALLOC: counting_alloc::Counting = counting_alloc::Counting;
 
 /// The server started as the floors start it (its stdout pipe grown, as
-/// the SDK grows it for a large reply); the floors' handshake helpers are
-/// not used here.
-#[allow(dead_code)]
-#[path = "floor/start.rs"]
-mod start;
+/// the SDK grows it for a large reply).
+#[path = "../../../common/spawn.rs"]
+mod spawn;
 
 use std::future::poll_fn;
 use std::io::Write;
@@ -63,8 +61,7 @@ use tokio::process::{ChildStdin, ChildStdout};
 /// here).
 const MODERN_META: &[u8] = br#","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}},"io.modelcontextprotocol/clientInfo":{"name":"mcp-client","version":"0.1.0"}}"#;
 
-/// The 2025-11-25 handshake's request and notification (named as
-/// `start.rs` names them).
+/// The 2025-11-25 handshake's request and notification.
 const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"mcp-client","version":"0.1.0"}}}"#;
 const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
 
@@ -251,7 +248,7 @@ fn main() {
     let modern = args.era == "modern";
     let (child, pipes) = match args.via.as_str() {
         "stdio" => {
-            let (child, stdin, stdout) = start::spawn(&args);
+            let (child, stdin, stdout) = spawn::spawn(&args);
             (Some(child), Some((stdin, stdout)))
         }
         _ => (None, None),

@@ -24,6 +24,9 @@ mod measure;
 #[path = "../../../../common/counting_alloc.rs"]
 mod counting_alloc;
 
+#[path = "../../../../common/spawn.rs"]
+mod spawn;
+
 #[global_allocator]
 static ALLOC: counting_alloc::Counting = counting_alloc::Counting;
 

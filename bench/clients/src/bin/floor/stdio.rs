@@ -56,7 +56,7 @@ impl Pipes {
 
 /// Spawns the server and, at 2025-11-25, does the `initialize` handshake.
 fn connect(args: &Args) -> (Child, Pipes) {
-    let (child, stdin, stdout) = start::spawn(args);
+    let (child, stdin, stdout) = crate::spawn::spawn(args);
     let mut pipes = Pipes::new(stdin, stdout);
     if start::queue_initialize(args, &mut pipes.out) {
         let line = pipes.next_line().unwrap_or_else(|e| fail(&e));

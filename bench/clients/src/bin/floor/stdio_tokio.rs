@@ -61,7 +61,7 @@ impl Pipes {
 
 /// Runs the stdio floor on a current-thread tokio runtime.
 pub fn run(args: &Args) {
-    let (mut child, stdin, stdout) = start::spawn(args);
+    let (mut child, stdin, stdout) = crate::spawn::spawn(args);
     args.runtime().block_on(async {
         let (Ok(stdin), Ok(stdout)) = (ChildStdin::from_std(stdin), ChildStdout::from_std(stdout))
         else {
