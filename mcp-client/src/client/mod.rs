@@ -27,7 +27,9 @@ use tokio::sync::oneshot;
 use crate::client::builder::ClientBuilder;
 use crate::client::request_handle::{Running, decoded};
 use crate::driver::Outcome;
-use crate::driver::{CallRef, CallSpec, Command, CommandTx, OutcomeRx, Reader, SpecKind, exchange};
+use crate::driver::{
+    CallRef, CallSpec, Command, CommandTx, Gone, OutcomeRx, Reader, SpecKind, exchange,
+};
 use crate::error::Error;
 use crate::handlers::Handlers;
 use crate::options::CallOptions;
@@ -330,10 +332,10 @@ impl Client {
         spec: CallSpec,
         waiting: Option<&Waker>,
     ) -> Result<(OutcomeRx, Option<Reader>), Error> {
-        let (command, rx) = self.start_command(spec, waiting);
-        match self.inner.commands.send_as(command, waiting) {
+        let (rx, sent) = self.start_spec(spec, waiting);
+        match sent {
             Ok(reader) => Ok((rx, reader)),
-            Err(_) => Err(Error::closed()),
+            Err(Gone) => Err(Error::closed()),
         }
     }
 
@@ -346,20 +348,20 @@ impl Client {
         Ok((rx, guard))
     }
 
-    /// The command that starts a call, with the call's client span made
-    /// now, in the caller's context (`crate::telemetry`), and where the
-    /// call's outcome arrives (it resolves as closed when the command
-    /// never reaches the driver). `waiting` is the caller's waker when it
-    /// starts the call from a poll (`exchange`).
+    /// Starts a call, with its client span made now, in the caller's
+    /// context (`crate::telemetry`): where its outcome arrives (it resolves
+    /// as closed when the driver is gone), and whether it was sent (with
+    /// the caller's reader of its reply, `direct.rs`). `waiting` is the
+    /// caller's waker when it starts the call from a poll (`exchange`).
     #[inline]
-    pub(crate) fn start_command(
+    pub(crate) fn start_spec(
         &self,
         mut spec: CallSpec,
         waiting: Option<&Waker>,
-    ) -> (Command, OutcomeRx) {
+    ) -> (OutcomeRx, Result<Option<Reader>, Gone>) {
         let span = crate::telemetry::call_span(self, &mut spec);
-        let (call, rx) = exchange(spec, waiting);
-        (Command::Start { call, span }, rx)
+        let (call, rx) = exchange(waiting);
+        (rx, self.inner.commands.start(call, spec, span, waiting))
     }
 
     pub(crate) fn spec(
@@ -417,8 +419,8 @@ impl Client {
     ///
     /// The call starts when this is called (the returned future only
     /// waits), so the future holds neither the params nor the options: a
-    /// marker's spec borrows its method name, and the spec is moved into
-    /// the call's shared allocation at once.
+    /// marker's spec borrows its method name, and the spec goes to the
+    /// driver at once.
     pub(crate) fn request_json<M: mcp_types::RequestMethod>(
         &self,
         params: Option<Value>,

@@ -246,10 +246,9 @@ impl Client {
         opts: CallOptions,
     ) -> RequestHandle {
         let spec = Client::spec(method.clone(), params, opts);
-        let (command, reply) = self.start_command(spec, None);
-        // When the driver is gone, the command is dropped and the handle
+        // When the driver is gone, the call is dropped and the handle
         // resolves to a closed error.
-        let _ = self.inner.commands.send(command);
+        let (reply, _) = self.start_spec(spec, None);
         RequestHandle {
             method,
             guard: CancelGuard::new(reply.call_ref(), self.inner.commands.clone()),
@@ -299,10 +298,9 @@ impl Client {
 /// call, this nothing until a cancel is needed.
 ///
 /// `F` makes the call's spec when the first poll starts the call
-/// ([`Client::run_made`]): the spec is made where it is moved into the
-/// call's shared allocation (this future holds what makes it, not the
-/// spec), and that allocation holds the caller's waker from the start, so
-/// the first poll takes no lock.
+/// ([`Client::run_made`]): this future holds what makes it, not the spec,
+/// and the call's shared allocation holds the caller's waker from the
+/// start, so the first poll takes no lock.
 pub(crate) struct Running<'a, F = NoSpec> {
     client: &'a Client,
     state: RunState<F>,

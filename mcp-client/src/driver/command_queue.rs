@@ -25,9 +25,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::{Context, Poll, Waker};
 
-use super::Command;
-use super::direct::{DriverCell, Reader, direct_call};
+use super::direct::{DriverCell, Reader};
+use super::exchange::CallTx;
 use super::task_waker::TaskWaker;
+use super::{CallSpec, Command};
 
 /// What the senders and the receiver share.
 struct Queue {
@@ -95,6 +96,10 @@ pub(crate) fn channel() -> (CommandTx, CommandRx) {
     (CommandTx { queue }, rx)
 }
 
+/// The driver is gone: nothing sent reaches it.
+#[derive(Debug)]
+pub(crate) struct Gone;
+
 /// A sender of commands (cloned for each handle that sends them).
 pub(crate) struct CommandTx {
     queue: Arc<Queue>,
@@ -105,48 +110,68 @@ impl CommandTx {
     ///
     /// # Errors
     /// The command back when the driver is gone.
+    #[expect(
+        clippy::result_large_err,
+        reason = "the command comes back whole, as mpsc's does; a call's start, the largest, \
+                  goes through `start` instead"
+    )]
     pub(crate) fn send(&self, command: Command) -> Result<(), Command> {
-        self.send_as(command, None).map(drop)
-    }
-
-    /// [`CommandTx::send`] by a caller that awaits the call it starts,
-    /// with `waiting` its waker: `Some` when it then reads its own reply
-    /// (`direct.rs`).
-    ///
-    /// # Errors
-    /// The command back when the driver is gone.
-    #[inline]
-    pub(crate) fn send_as(
-        &self,
-        command: Command,
-        waiting: Option<&Waker>,
-    ) -> Result<Option<Reader>, Command> {
         let state = self.queue.lock();
         if state.closed {
             return Err(command);
         }
+        self.queue_up(state, command);
+        Ok(())
+    }
+
+    /// Starts a call (`spec`, its outcome to go through `call`, `span` its
+    /// client span) for its caller, with `waiting` the caller's waker when
+    /// it awaits the call now: `Some` reader when the caller then reads its
+    /// own reply (`direct.rs`).
+    ///
+    /// The pieces come apart, not as a `Command`: a call the caller starts
+    /// itself never becomes one (some 150 bytes not moved from frame to
+    /// frame); a queued one does.
+    ///
+    /// # Errors
+    /// [`Gone`] when the driver is: the call is dropped, and its outcome
+    /// is a closed wait.
+    #[inline]
+    pub(crate) fn start(
+        &self,
+        call: CallTx,
+        spec: CallSpec,
+        span: tracing::Span,
+        waiting: Option<&Waker>,
+    ) -> Result<Option<Reader>, Gone> {
+        let state = self.queue.lock();
+        if state.closed {
+            return Err(Gone);
+        }
         // The driver waits with nothing queued (armed: it found the queue
-        // empty, and nothing was sent since): a call's start is carried out
+        // empty, and nothing was sent since): the start is carried out
         // here, without waking it (`direct.rs`). Tried under the channel's
         // lock, so that no command sent after this one is taken before it,
         // nor one sent before it after.
         if state.armed
-            && let Some(call) = direct_call(&command)
             && let Some(cell) = state.direct.clone()
         {
             let owned = match cell.try_take() {
                 Some(mut driver) => {
                     drop(state);
-                    driver.run_direct(command, call, waiting)
+                    let addr = call.addr();
+                    driver
+                        .run_direct(call, spec, span, waiting)
+                        .map(|owned| (owned, addr))
                 }
                 None => {
-                    self.queue_up(state, command);
+                    self.queue_up(state, Command::Start { call, spec, span });
                     return Ok(None);
                 }
             };
-            return Ok(owned.map(|o| Reader::new(cell, o, call)));
+            return Ok(owned.map(|(o, addr)| Reader::new(cell, o, addr)));
         }
-        self.queue_up(state, command);
+        self.queue_up(state, Command::Start { call, spec, span });
         Ok(None)
     }
 

@@ -63,9 +63,11 @@ pub(crate) enum SpecKind {
 /// A command from a handle.
 pub(crate) enum Command {
     Start {
-        /// The call's spec, and where its outcome goes (one allocation,
-        /// `exchange.rs`).
+        /// Where the call's outcome goes (`exchange.rs`).
         call: CallTx,
+        /// What the call is: moved here, so the driver takes it without a
+        /// lock.
+        spec: CallSpec,
         /// The call's client span (`crate::telemetry`), made in the caller's
         /// context; the call holds it until it ends.
         span: tracing::Span,
@@ -143,17 +145,36 @@ pub(crate) enum HttpChange {
 impl Driver {
     #[inline(always)]
     pub(super) fn on_command(&mut self, now: Instant, c: Command) {
+        // A call's start, the command of every call, first; the rest out
+        // of line (the common path's code stays small and together).
+        match c {
+            Command::Start { call, spec, span } => self.on_start(now, call, spec, span),
+            c => {
+                // See `on_start`.
+                self.sources.revoke_input();
+                self.on_other_command(now, c);
+            }
+        }
+    }
+
+    /// A call's start, from the command channel or from its caller
+    /// (`direct.rs`).
+    #[inline(always)]
+    pub(super) fn on_start(
+        &mut self,
+        now: Instant,
+        call: CallTx,
+        spec: CallSpec,
+        span: tracing::Span,
+    ) {
         // Any command (another call's start, its caller's own next one
         // included) takes the input back from a caller that reads it
         // (`direct.rs`): a reply to anyone else may come first.
         self.sources.revoke_input();
-        // A call's start, the command of every call, first; the rest out
-        // of line (the common path's code stays small and together).
-        match c {
-            Command::Start { call, span } if !self.closed && !self.uninitialized => {
-                self.start(now, call, span)
-            }
-            c => self.on_other_command(now, c),
+        if !self.closed && !self.uninitialized {
+            self.start(now, call, spec, span);
+        } else {
+            self.on_other_command(now, Command::Start { call, spec, span });
         }
     }
 
@@ -172,7 +193,7 @@ impl Driver {
                 let _ = reply.send(Err(Error::new(ErrorKind::NotInitialized)));
             }
             Command::Session(c) => self.on_session_command(now, c),
-            Command::Start { call, span } => self.start(now, call, span),
+            Command::Start { call, spec, span } => self.start(now, call, spec, span),
             Command::Cancel { call } => {
                 if let Some(id) = self.in_flight(&call) {
                     if let Some(p) = self.pending.get_mut(&id) {
@@ -236,11 +257,7 @@ impl Driver {
     }
 
     #[inline]
-    fn start(&mut self, now: Instant, call: CallTx, span: tracing::Span) {
-        // Taken once, here: a started call's `CallTx` holds its spec.
-        let Some(spec) = call.take_spec() else {
-            return;
-        };
+    fn start(&mut self, now: Instant, call: CallTx, spec: CallSpec, span: tracing::Span) {
         let CallSpec {
             method,
             params,

@@ -77,10 +77,11 @@ use std::time::{Duration, Instant};
 
 use super::batching::Batching;
 use super::exchange::CallResult;
+use super::exchange::CallTx;
 #[cfg(feature = "http")]
 use super::future_set::OwnedSlot;
 use super::sources::{InputLease, Source};
-use super::{Command, Driver, READY_BATCH, clock, stream_wake};
+use super::{CallSpec, Driver, READY_BATCH, clock, stream_wake};
 use crate::transport::Link;
 
 /// The driver's state, locked by the driver for each turn and each poll of
@@ -151,17 +152,6 @@ impl DriverCell {
 /// bring (a server's request, a notification) for one of these at most.
 const LOOK_EVERY: Duration = Duration::from_millis(10);
 
-/// The call `command` starts, as its allocation's address (`CallTx::addr`,
-/// never 0), when its sender may carry it out (a call's start); `None` for
-/// any other command. The address names the call to its POST and to its
-/// caller's reads.
-pub(super) fn direct_call(command: &Command) -> Option<usize> {
-    match command {
-        Command::Start { call, .. } => Some(call.addr()),
-        _ => None,
-    }
-}
-
 impl Driver {
     /// Whether a call's start can be carried out now by its caller: the
     /// driver waits (not in a turn, not shutting down) and would send the
@@ -183,8 +173,8 @@ impl Driver {
         }
     }
 
-    /// Carries out `command` (a call's start) for its caller, as the
-    /// driver's turn would: the request is written (a byte stream's line)
+    /// Starts the call `call` (of `spec`, with `span` its client span) for
+    /// its caller, as the driver's turn would: the request is written (a byte stream's line)
     /// or its exchange polled once (HTTP: admitted and sent), with the
     /// wakers the driver's own polls use, and the timer armed (a failed
     /// write is handled as the driver's wait handles it). Wakes the driver
@@ -193,19 +183,18 @@ impl Driver {
     ///
     /// With the caller's waker (`waiting`: it awaits the call now), a
     /// request's POST left pending is then the caller's to read: `Some`
-    /// (a 2025-11-25 one's until the driver's look after next). `call` is
-    /// the call's allocation, as an address ([`direct_call`]): it names the
-    /// call's POST.
-    #[cfg_attr(
-        not(feature = "http"),
-        expect(unused_variables, reason = "only a POST is named by its call")
-    )]
+    /// (a 2025-11-25 one's until the driver's look after next). The call's
+    /// allocation, as an address (`CallTx::addr`, never 0), names the
+    /// call to its POST and to its caller's reads.
     pub(super) fn run_direct(
         &mut self,
-        command: Command,
-        call: usize,
+        call: CallTx,
+        spec: CallSpec,
+        span: tracing::Span,
         waiting: Option<&Waker>,
     ) -> Option<Owned> {
+        #[cfg(feature = "http")]
+        let call_addr = call.addr();
         let now = clock();
         let handlers = self.handler_io.len();
         #[cfg(feature = "http")]
@@ -213,9 +202,9 @@ impl Driver {
             self.last_post = None;
             // Its 2026-07-28 POST is kept for it (`Driver::post`), made
             // by the settle below.
-            self.direct_start = if waiting.is_some() { call } else { 0 };
+            self.direct_start = if waiting.is_some() { call_addr } else { 0 };
         }
-        self.on_command(now, command);
+        self.on_start(now, call, spec, span);
         let lease = self.lease_input(now, waiting);
         self.settle(now, handlers);
         #[cfg(feature = "http")]
@@ -232,7 +221,7 @@ impl Driver {
             }
             let (id, index, looked) = self.last_post.take()?;
             let waker = waiting?;
-            if self.pending.addr_of(id) == Some(call) {
+            if self.pending.addr_of(id) == Some(call_addr) {
                 let owned = self.http_io.own(index, waker)?;
                 if looked {
                     let (index, generation) = owned.key();

@@ -1,16 +1,16 @@
-//! The one allocation a call shares between its caller and the driver: the
-//! call's [`CallSpec`] on the way in, its outcome on the way out.
+//! The one allocation a call shares between its caller and the driver:
+//! where the call's outcome goes.
 //!
-//! A call used to cost a boxed spec (so that the command and the callers'
-//! futures move a pointer, not the spec) and a `tokio::sync::oneshot` for
-//! its outcome: two allocations. An [`exchange`] is both in one: the caller
-//! keeps the [`OutcomeRx`] and hands the [`CallTx`] to the driver in
-//! `Command::Start`; the driver takes the spec out of it, keeps it in the
-//! call's `Pending` and answers through it. Dropping the `CallTx` unanswered
-//! (the command never delivered, the driver gone) ends the wait as closed,
-//! as a dropped oneshot sender does. A caller that reads its own reply
-//! (`direct.rs`) takes its outcome from that read instead
-//! ([`CallTx::hand_over`]): the slot is not locked for it.
+//! A call used to cost a `tokio::sync::oneshot` for its outcome and a boxed
+//! spec; the spec now travels in the command itself (`Command::Start`, or
+//! by hand when its caller starts it, `direct.rs`), so the driver takes it
+//! without a lock. The caller keeps the [`OutcomeRx`] and hands the
+//! [`CallTx`] to the driver; the driver keeps it in the call's `Pending`
+//! and answers through it. Dropping the `CallTx` unanswered (the command
+//! never delivered, the driver gone) ends the wait as closed, as a dropped
+//! oneshot sender does. A caller that reads its own reply (`direct.rs`)
+//! takes its outcome from that read instead ([`CallTx::hand_over`]): the
+//! slot is not locked for it.
 //!
 //! The allocation also names the call to the driver: the driver writes the
 //! call's id into it when the call starts, and a handle's later commands
@@ -25,7 +25,6 @@ use std::task::{Context, Poll, Waker};
 
 use mcp_types::RequestId;
 
-use super::CallSpec;
 use super::calls::Outcome;
 use crate::error::Error;
 
@@ -38,20 +37,11 @@ pub(crate) type CallResult = Result<Outcome, Error>;
 pub(crate) struct Closed;
 
 struct Slot {
-    /// The spec until the driver takes it, then the outcome: never both,
-    /// so they share their room (the allocation is some 100 bytes
-    /// smaller, and a call touches fewer cache lines).
-    held: Held,
+    /// The outcome, until its caller takes it.
+    outcome: Option<CallResult>,
     waker: Option<Waker>,
     /// The [`CallTx`] is gone: no outcome comes after the one held.
     ended: bool,
-}
-
-/// What a [`Slot`] holds.
-enum Held {
-    Spec(CallSpec),
-    Outcome(CallResult),
-    Nothing,
 }
 
 /// The allocation: the slot both ends lock, and the call's id, which only
@@ -73,7 +63,7 @@ fn lock(shared: &Shared) -> MutexGuard<'_, Slot> {
     shared.slot.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// The driver's end: the spec to start, and where the outcome goes.
+/// The driver's end: where the outcome goes.
 pub(crate) struct CallTx {
     shared: Shared,
     /// [`CallTx::send`] ended the wait: dropping this has nothing left to do.
@@ -83,16 +73,14 @@ pub(crate) struct CallTx {
 /// The caller's end: a future of the call's outcome.
 pub(crate) struct OutcomeRx(Shared);
 
-/// A new exchange carrying `spec` to the driver (inlined: the spec is
-/// written into the allocation, not copied through one more frame).
-/// `waiting` is the caller's waker when it already waits (it starts the
-/// call from a poll): the outcome wakes it without a first poll having
-/// left it under the lock.
+/// A new exchange for a call. `waiting` is the caller's waker when it
+/// already waits (it starts the call from a poll): the outcome wakes it
+/// without a first poll having left it under the lock.
 #[inline]
-pub(crate) fn exchange(spec: CallSpec, waiting: Option<&Waker>) -> (CallTx, OutcomeRx) {
+pub(crate) fn exchange(waiting: Option<&Waker>) -> (CallTx, OutcomeRx) {
     let shared = Arc::new(Exchange {
         slot: Mutex::new(Slot {
-            held: Held::Spec(spec),
+            outcome: None,
             waker: waiting.cloned(),
             ended: false,
         }),
@@ -106,18 +94,6 @@ pub(crate) fn exchange(spec: CallSpec, waiting: Option<&Waker>) -> (CallTx, Outc
 }
 
 impl CallTx {
-    /// Takes the call's spec out (once; `None` afterwards).
-    pub(crate) fn take_spec(&self) -> Option<CallSpec> {
-        let mut slot = lock(&self.shared);
-        match std::mem::replace(&mut slot.held, Held::Nothing) {
-            Held::Spec(spec) => Some(spec),
-            other => {
-                slot.held = other;
-                None
-            }
-        }
-    }
-
     /// Names the started call (read back through a [`CallRef`]). The core
     /// numbers every call; an id of another kind (or `i64::MIN`) would not
     /// be kept, and the call would then never be found in flight.
@@ -155,11 +131,7 @@ impl CallTx {
 fn end(shared: &Shared, outcome: Option<CallResult>) {
     let waker = {
         let mut slot = lock(shared);
-        // An unstarted spec is dropped with the call.
-        slot.held = match outcome {
-            Some(outcome) => Held::Outcome(outcome),
-            None => Held::Nothing,
-        };
+        slot.outcome = outcome;
         slot.ended = true;
         slot.waker.take()
     };
@@ -182,9 +154,7 @@ impl Future for OutcomeRx {
     #[inline]
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let mut slot = lock(&self.0);
-        if let Held::Outcome(_) = &slot.held
-            && let Held::Outcome(outcome) = std::mem::replace(&mut slot.held, Held::Nothing)
-        {
+        if let Some(outcome) = slot.outcome.take() {
             return Poll::Ready(Ok(outcome));
         }
         if slot.ended {
@@ -238,24 +208,11 @@ mod tests {
     use std::future::poll_fn;
 
     use super::*;
-    use crate::driver::SpecKind;
     use crate::driver::counting_waker::{counting_waker, wakes};
-    use crate::options::CallOptions;
-
-    fn spec() -> CallSpec {
-        CallSpec {
-            method: "ping".into(),
-            params: None,
-            opts: CallOptions::new(),
-            kind: SpecKind::Plain,
-        }
-    }
 
     #[tokio::test]
     async fn the_outcome_reaches_a_waiting_caller() {
-        let (tx, mut rx) = exchange(spec(), None);
-        assert_eq!(tx.take_spec().map(|s| s.method), Some("ping".into()));
-        assert!(tx.take_spec().is_none());
+        let (tx, mut rx) = exchange(None);
         let pending = poll_fn(|cx| Poll::Ready(Pin::new(&mut rx).poll(cx).is_pending())).await;
         assert!(pending);
         tx.send(Err(Error::closed()));
@@ -266,7 +223,7 @@ mod tests {
     #[test]
     fn a_caller_waiting_from_the_start_is_woken_by_the_outcome() {
         let (count, waker) = counting_waker();
-        let (tx, mut rx) = exchange(spec(), Some(&waker));
+        let (tx, mut rx) = exchange(Some(&waker));
         assert_eq!(wakes(&count), 0);
         tx.send(Ok(Outcome::Acknowledged(None)));
         assert_eq!(wakes(&count), 1);
@@ -279,7 +236,7 @@ mod tests {
 
     #[test]
     fn the_call_id_is_read_back_once_set() {
-        let (tx, rx) = exchange(spec(), None);
+        let (tx, rx) = exchange(None);
         let call = rx.call_ref();
         assert_eq!(call.id(), None);
         tx.set_id(&RequestId::Number(7));
@@ -288,14 +245,14 @@ mod tests {
 
     #[tokio::test]
     async fn a_dropped_call_ends_the_wait_as_closed() {
-        let (tx, rx) = exchange(spec(), None);
+        let (tx, rx) = exchange(None);
         drop(tx);
         assert!(rx.await.is_err());
     }
 
     #[tokio::test]
     async fn after_the_outcome_the_wait_is_closed() {
-        let (tx, mut rx) = exchange(spec(), None);
+        let (tx, mut rx) = exchange(None);
         tx.send(Ok(Outcome::Acknowledged(None)));
         assert!(matches!((&mut rx).await, Ok(Ok(_))));
         assert!((&mut rx).await.is_err());

@@ -23,7 +23,7 @@
 //! * `commands.rs`: what handles ask, and how each is carried out;
 //!   `command_queue.rs`: the channel they come by; `direct.rs`: a call's
 //!   start carried out by its caller;
-//!   `exchange.rs`: a call's spec in and its outcome out, one allocation.
+//!   `exchange.rs`: a call's outcome out, one allocation.
 //! * `transmit.rs`: the core's transmits to the transport, its events to
 //!   `events.rs`, which routes each family (calls in `calls.rs`, requests
 //!   the server makes in `serving.rs` and `callback_tasks.rs`).
@@ -80,7 +80,7 @@ use mcp_types::{Message, RequestId};
 use tokio::sync::oneshot;
 
 pub(crate) use calls::Outcome;
-pub(crate) use command_queue::CommandTx;
+pub(crate) use command_queue::{CommandTx, Gone};
 #[cfg(feature = "http")]
 pub(crate) use commands::HttpChange;
 pub(crate) use commands::{CallSpec, Command, Reply, SessionCommand, SpecKind};
