@@ -65,6 +65,12 @@ impl Variant {
         self.program == "sdk"
     }
 
+    /// Whether rmcp's cost is set against this column's: this SDK's (the
+    /// bar), and its parts' (what the bar leaves the engine).
+    fn faces_rmcp(&self) -> bool {
+        self.is_sdk() || self.program == "parts"
+    }
+
     /// Whether this column has a figure for a row over `via` (`stdio` or
     /// `http`) with `callers` callers: pooled rmcp is HTTP's, the floor on
     /// tokio stdio's, the SDK's parts those with one caller.
@@ -165,7 +171,9 @@ pub(crate) struct Row {
     pub(crate) cells: Vec<Option<Cell>>,
     /// Per column, how many times this SDK's CPU per call the cheaper
     /// rmcp column's is (pooled, over HTTP), the median of the rounds'
-    /// ratios ([`Row::measured`]); `None` for the other columns.
+    /// ratios ([`Row::measured`]); the same for the SDK's parts without
+    /// its engine (`--parts`), the most the SDK could reach; `None` for
+    /// the other columns.
     pub(crate) versus_rmcp: Vec<Option<f64>>,
 }
 
@@ -202,7 +210,7 @@ impl Row {
                     (Some(c), Some(rmcp)) if c.cpu_us > 0.0 => Some(rmcp / c.cpu_us),
                     _ => None,
                 });
-                v.is_sdk().then(|| median(times.collect())).flatten()
+                v.faces_rmcp().then(|| median(times.collect())).flatten()
             })
             .collect();
         Row {
@@ -212,6 +220,14 @@ impl Row {
             versus_rmcp,
         }
     }
+}
+
+/// A ratio to rmcp as the table shows it: two decimals, rounded down, so
+/// that 1.999 reads 1.99x, as its verdict says.
+fn times_shown(times: f64) -> String {
+    // The nudge keeps a ratio that is two decimals exactly (29.4 / 15)
+    // from reading one hundredth under itself.
+    format!("{:.2}x", ((times * 100.0) + 1e-6).floor() / 100.0)
 }
 
 /// The Markdown tables for one revision: CPU per call with ratios to the
@@ -229,7 +245,8 @@ pub(crate) fn render(era: &str, variants: &[Variant], rows: &[Row], rounds: usiz
         "\n{revision}: client CPU µs per tools/call, start-up excluded (median of {rounds} \
          rounds, each running every client once; x = the median of the rounds' ratios to the \
          floor; rmcp / SDK = the median of the rounds' ratios of the cheaper rmcp client's CPU \
-         to this SDK's, issue 18's other bar)\n\n| scenario | {} | target | SDK meets target | rmcp / SDK (≥ 2x) |\n|{}",
+         to this SDK's, issue 18's other bar; with --parts, the same for the SDK's parts \
+         without its engine: the most this SDK could reach)\n\n| scenario | {} | target | SDK meets target | rmcp / SDK (≥ 2x) |\n|{}",
         names.join(" | "),
         " --- |".repeat(names.len() + 4)
     );
@@ -263,20 +280,26 @@ pub(crate) fn render(era: &str, variants: &[Variant], rows: &[Row], rounds: usiz
                 format!("{runtime} {}", if yes { "yes" } else { "no" })
             })
             .collect();
-        let cheaper: Vec<String> = sdk
+        let mut cheaper: Vec<String> = sdk
             .iter()
             .map(
                 |(i, runtime, _)| match row.versus_rmcp.get(*i).copied().flatten() {
                     Some(times) => {
                         let verdict = if times >= 2.0 { "yes" } else { "no" };
-                        // Rounded down, so that 1.96 reads 1.9x, as its verdict.
-                        let shown = (times * 10.0).floor() / 10.0;
-                        format!("{runtime} {shown:.1}x {verdict}")
+                        format!("{runtime} {} {verdict}", times_shown(times))
                     }
                     _ => format!("{runtime} —"),
                 },
             )
             .collect();
+        // The parts' figure, where they ran: the bar's ceiling (no verdict).
+        if let Some(times) = variants
+            .iter()
+            .zip(&row.versus_rmcp)
+            .find_map(|(v, t)| (v.program == "parts").then_some(*t).flatten())
+        {
+            cheaper.push(format!("parts {}", times_shown(times)));
+        }
         let target = target.map_or("—".to_owned(), |t| format!("≤ {t:.1} ({}x)", row.target));
         let _ = writeln!(
             s,
@@ -434,15 +457,15 @@ mod tests {
         let t = table("legacy", "stdio, sequential", 2.0, cpus);
         assert!(t.contains("2025-11-25"), "{t}");
         assert!(
-            t.contains("| stdio, sequential | 10.0 | 13.0 (1.3x) | 60.0 (6.0x) | — | 15.0 (1.5x) | 25.0 (2.5x) | ≤ 20.0 (2x) | ct yes, mt no | ct 4.0x yes, mt 2.4x yes |"),
+            t.contains("| stdio, sequential | 10.0 | 13.0 (1.3x) | 60.0 (6.0x) | — | 15.0 (1.5x) | 25.0 (2.5x) | ≤ 20.0 (2x) | ct yes, mt no | ct 4.00x yes, mt 2.40x yes |"),
             "{t}"
         );
         // Over HTTP the cheaper rmcp (pooled) is the bar; 1.96x is under
-        // it, and reads 1.9x.
+        // it.
         let cpus = [Some(10.0), None, Some(60.0), Some(29.4), Some(15.0), None];
         let t = table("modern", "HTTP, sequential", 1.5, cpus);
         assert!(
-            t.contains("| ≤ 15.0 (1.5x) | ct yes, mt no | ct 1.9x no, mt — |"),
+            t.contains("| ≤ 15.0 (1.5x) | ct yes, mt no | ct 1.96x no, mt — |"),
             "{t}"
         );
         assert!(t.contains("| 50 / 7 / 4.0 |"), "{t}");
@@ -481,6 +504,30 @@ mod tests {
         // Only this SDK's columns are judged.
         assert_eq!((times(0), times(2)), (None, None));
         let t = render("legacy", &Variant::all(), &[row], 3);
-        assert!(t.contains("| ct 1.8x no, mt 20.0x yes |"), "{t}");
+        assert!(t.contains("| ct 1.81x no, mt 20.00x yes |"), "{t}");
+    }
+
+    #[test]
+    fn the_parts_are_set_against_rmcp_without_a_verdict() {
+        let mut variants = Variant::all();
+        Variant::add_parts(&mut variants);
+        let rounds = |cpus: &[f64]| cpus.iter().map(|&c| Some(run(c))).collect::<Vec<_>>();
+        // Columns: floor, floor on tokio, parts, rmcp, rmcp pooled, SDK
+        // current-thread, SDK multi-thread.
+        let runs = vec![
+            rounds(&[10.0]),
+            rounds(&[12.0]),
+            rounds(&[14.0]),
+            rounds(&[30.0]),
+            vec![],
+            rounds(&[15.0]),
+            rounds(&[16.0]),
+        ];
+        let row = Row::measured("stdio, sequential", 2.0, &variants, &runs);
+        let t = render("legacy", &variants, &[row], 1);
+        assert!(
+            t.contains("| ct 2.00x yes, mt 1.87x no, parts 2.14x |"),
+            "{t}"
+        );
     }
 }
