@@ -38,7 +38,8 @@
 //! machine does not disturb; against the demo server, or with
 //! `--rmcp-server` the table's (`--parts` adds the SDK's parts there too);
 //! `--functions[=N]` adds, for each scenario, the N functions this SDK's
-//! call runs on the most lines of; `--data` the data pages and lines a call
+//! call runs on the most lines of and the N making the most of its atomic
+//! writes; `--data` the data pages and lines a call
 //! touches, one call at a time, under valgrind's lackey (`bench_data.rs`).
 
 use crate::util;

@@ -11,7 +11,7 @@
 //! are linked into it); the C library's allocator takes no lock in a
 //! single-threaded process.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::process::Command;
 
@@ -45,16 +45,58 @@ fn atomic_site(line: &str) -> Option<u64> {
         .flatten()
 }
 
+/// How often a run executed a client's atomic instructions.
+pub(crate) struct Executed {
+    /// In all.
+    pub(crate) total: u64,
+    /// By the function callgrind names for each: the one whose code holds
+    /// it (an inlined function's count is its caller's).
+    by_function: HashMap<String, u64>,
+}
+
+impl Executed {
+    /// Per call, what this run (the longer) executed beyond `shorter`, which
+    /// made `calls` calls fewer: by function, the most first.
+    pub(crate) fn per_call_by_function(
+        &self,
+        shorter: &Executed,
+        calls: f64,
+    ) -> Vec<(String, f64)> {
+        let mut by_function: Vec<(String, f64)> = self
+            .by_function
+            .iter()
+            .filter_map(|(function, &n)| {
+                let before = shorter.by_function.get(function).copied().unwrap_or(0);
+                let more = n.saturating_sub(before);
+                (more > 0).then(|| (function.clone(), more as f64 / calls))
+            })
+            .collect();
+        by_function.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        by_function
+    }
+}
+
 /// Executions of `sites` in a callgrind profile made with
 /// `--dump-instr=yes`, in the object whose file name ends with `exe_name`.
-pub(crate) fn executed(profile: &str, sites: &AtomicSites, exe_name: &str) -> u64 {
-    let mut total = 0;
+pub(crate) fn executed(profile: &str, sites: &AtomicSites, exe_name: &str) -> Executed {
+    let mut executed = Executed {
+        total: 0,
+        by_function: HashMap::new(),
+    };
     crate::bench_profile::walk(profile, |object, address, cost| {
         if object.name.ends_with(exe_name) && sites.0.contains(&address) {
-            total += cost;
+            executed.total += cost;
+            match executed.by_function.get_mut(object.function) {
+                Some(n) => *n += cost,
+                None => {
+                    executed
+                        .by_function
+                        .insert(object.function.to_owned(), cost);
+                }
+            }
         }
     });
-    total
+    executed
 }
 
 #[cfg(test)]
@@ -86,6 +128,21 @@ mod tests {
         let profile = crate::bench_profile::tests::PROFILE;
         // 0x1004 five times and seven more, 0x3000 twice in the client;
         // libc's 0x2000 and the call's inclusive cost are not counted.
-        assert_eq!(executed(profile, &sites, "client"), 14);
+        let counted = executed(profile, &sites, "client");
+        assert_eq!(counted.total, 14);
+        // By function, per call against a run that executed none of them.
+        let none = Executed {
+            total: 0,
+            by_function: HashMap::new(),
+        };
+        assert_eq!(
+            counted.per_call_by_function(&none, 2.0),
+            [("a".to_owned(), 6.0), ("c".to_owned(), 1.0)]
+        );
+        // Against a shorter run: only what this one made more.
+        assert_eq!(
+            counted.per_call_by_function(&counted, 2.0),
+            Vec::<(String, f64)>::new()
+        );
     }
 }

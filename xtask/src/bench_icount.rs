@@ -22,7 +22,8 @@
 //! to the server and back empties the TLB (`PERFORMANCE.md`, stop 40).
 //! `--functions` (or `--functions=N`) names where this SDK's call is: for
 //! each scenario, the N functions (20 by default) on the most of those
-//! lines, with their instructions a call. `--data` adds the data pages and
+//! lines, with their instructions a call, and the N functions making the
+//! most atomic writes a call. `--data` adds the data pages and
 //! lines a call touches, one call at a time (`bench_data.rs`).
 
 use std::path::Path;
@@ -112,6 +113,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         let mut footprint_table = format!("{head}\n{rule}\n");
         let mut data_table = format!("{head}\n{rule}\n");
         let mut by_function = String::new();
+        let mut atomics_by_function = String::new();
         for row in ROWS {
             let (label, via, bytes, workers, _) = row;
             let mut line = format!("| {label} |");
@@ -149,11 +151,15 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
                     Ok(PerCall {
                         instructions: n,
                         atomics,
+                        atomic_functions,
                         footprint,
                         functions,
                     }) => {
                         if let Some(top) = &functions {
                             by_function.push_str(&function_table(label, top));
+                        }
+                        if let Some(top) = &atomic_functions {
+                            atomics_by_function.push_str(&atomic_function_table(label, top));
                         }
                         atomics_line.push_str(&match atomics {
                             Some(a) => format!(" {a:.1} |"),
@@ -210,6 +216,13 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
                  (a line shared among the functions on it), {revision}\n{by_function}"
             );
         }
+        if !atomics_by_function.is_empty() {
+            println!(
+                "\n### Where this SDK's call makes its atomic writes: per call, by the \
+                 function whose code holds them (an inlined function's are its caller's), \
+                 {revision}\n{atomics_by_function}"
+            );
+        }
     }
     Ok(())
 }
@@ -241,18 +254,34 @@ fn function_table(label: &str, top: &[FunctionCost]) -> String {
     let mut out =
         format!("\n{label}\n\n| lines | instructions | function |\n| --- | --- | --- |\n");
     for f in top {
-        // Generic names run long: their start says where they are.
-        let name: String = match f.name.char_indices().nth(140) {
-            Some((cut, _)) => format!("{}…", &f.name[..cut]),
-            None => f.name.clone(),
-        };
-        let name = name.replace('|', "\\|");
         out.push_str(&format!(
-            "| {:.1} | {:.0} | `{name}` |\n",
-            f.lines, f.instructions
+            "| {:.1} | {:.0} | `{}` |\n",
+            f.lines,
+            f.instructions,
+            shown_name(&f.name)
         ));
     }
     out
+}
+
+/// One scenario's functions by their atomic writes a call, as a Markdown
+/// table under its label.
+fn atomic_function_table(label: &str, top: &[(String, f64)]) -> String {
+    let mut out = format!("\n{label}\n\n| atomic writes | function |\n| --- | --- |\n");
+    for (name, writes) in top {
+        out.push_str(&format!("| {writes:.2} | `{}` |\n", shown_name(name)));
+    }
+    out
+}
+
+/// A function's name for a table cell: a generic name runs long (its start
+/// says where it is), and a `|` would end the cell.
+fn shown_name(name: &str) -> String {
+    let name: String = match name.char_indices().nth(140) {
+        Some((cut, _)) => format!("{}…", &name[..cut]),
+        None => name.to_owned(),
+    };
+    name.replace('|', "\\|")
 }
 
 /// One client in one scenario.
@@ -328,6 +357,9 @@ struct PerCall {
     instructions: f64,
     /// Atomic writes, when counted.
     atomics: Option<f64>,
+    /// The functions making the most atomic writes, when counted and the
+    /// functions are asked for.
+    atomic_functions: Option<Vec<(String, f64)>>,
     /// Code executed on every call, when the profile was read.
     footprint: Option<Footprint>,
     /// The functions on the most of those lines, when asked for.
@@ -348,8 +380,16 @@ fn per_call(run: &Run<'_>, functions: Option<usize>) -> Result<PerCall, String> 
     let calls = extra as f64;
     let atomics = a
         .atomics
-        .zip(b.atomics)
-        .map(|(a, b)| b.saturating_sub(a) as f64 / calls);
+        .as_ref()
+        .zip(b.atomics.as_ref())
+        .map(|(a, b)| b.total.saturating_sub(a.total) as f64 / calls);
+    let atomic_functions = functions
+        .zip(a.atomics.as_ref().zip(b.atomics.as_ref()))
+        .map(|(n, (a, b))| {
+            let mut top = b.per_call_by_function(a, calls);
+            top.truncate(n);
+            top
+        });
     let code = a
         .executions
         .zip(b.executions)
@@ -370,6 +410,7 @@ fn per_call(run: &Run<'_>, functions: Option<usize>) -> Result<PerCall, String> 
     Ok(PerCall {
         instructions: b.instructions.saturating_sub(a.instructions) as f64 / calls,
         atomics,
+        atomic_functions,
         footprint,
         functions,
     })
@@ -378,7 +419,7 @@ fn per_call(run: &Run<'_>, functions: Option<usize>) -> Result<PerCall, String> 
 /// One run's totals.
 struct Sample {
     instructions: u64,
-    atomics: Option<u64>,
+    atomics: Option<crate::bench_atomics::Executed>,
     executions: Option<Executions>,
 }
 
@@ -483,5 +524,16 @@ mod tests {
         );
         assert!(t.contains("| 12.5 | 300 | `<a as b>::c\\|d` |"), "{t}");
         assert!(t.contains(&format!("`{}…`", "f".repeat(140))), "{t}");
+    }
+
+    #[test]
+    fn an_atomics_table_gives_two_decimals_and_escapes_names() {
+        let t = atomic_function_table(
+            "stdio, sequential",
+            &[("<a as b>::c|d".to_owned(), 2.0), ("e".to_owned(), 0.125)],
+        );
+        assert!(t.contains("| atomic writes | function |"), "{t}");
+        assert!(t.contains("| 2.00 | `<a as b>::c\\|d` |"), "{t}");
+        assert!(t.contains("| 0.12 | `e` |"), "{t}");
     }
 }
