@@ -76,8 +76,7 @@ use std::task::Waker;
 use std::time::{Duration, Instant};
 
 use super::batching::Batching;
-use super::exchange::CallResult;
-use super::exchange::CallTx;
+use super::exchange::{CallResult, CallTx};
 #[cfg(feature = "http")]
 use super::future_set::OwnedSlot;
 use super::sources::{InputLease, Source};
