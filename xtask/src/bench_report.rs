@@ -140,16 +140,8 @@ impl Cell {
     /// a ratio's both sides.
     pub(crate) fn paired(runs: &[Option<Cell>], floor: &[Option<Cell>]) -> Option<Cell> {
         let all = |f: fn(&Cell) -> f64| median(runs.iter().flatten().map(f).collect());
-        let ratios = runs
-            .iter()
-            .zip(floor)
-            .filter_map(|(r, f)| match (r, f) {
-                (Some(r), Some(f)) if f.cpu_us > 0.0 => Some(r.cpu_us / f.cpu_us),
-                _ => None,
-            })
-            .collect();
         Some(Cell {
-            ratio: median(ratios),
+            ratio: median_ratio(cpus(runs), cpus(floor)),
             cpu_us: all(|c| c.cpu_us)?,
             p50_us: all(|c| c.p50_us)?,
             allocs: all(|c| c.allocs)?,
@@ -161,6 +153,29 @@ impl Cell {
 fn median(mut v: Vec<f64>) -> Option<f64> {
     v.sort_by(f64::total_cmp);
     v.get(v.len() / 2).copied()
+}
+
+/// The median of the rounds' ratios `top / bottom` (CPU per call, round by
+/// round), over the rounds in which both ran: a machine that slows down
+/// for a while slows both sides of a ratio.
+fn median_ratio(
+    top: impl IntoIterator<Item = Option<f64>>,
+    bottom: impl IntoIterator<Item = Option<f64>>,
+) -> Option<f64> {
+    let ratios = top
+        .into_iter()
+        .zip(bottom)
+        .filter_map(|(t, b)| match (t, b) {
+            (Some(t), Some(b)) if b > 0.0 => Some(t / b),
+            _ => None,
+        });
+    median(ratios.collect())
+}
+
+/// Each round's CPU per call of a column's runs (`None`: that round's run
+/// failed).
+fn cpus(runs: &[Option<Cell>]) -> impl Iterator<Item = Option<f64>> + '_ {
+    runs.iter().map(|r| r.map(|c| c.cpu_us))
 }
 
 /// A scenario's cells, one per [`Variant`] (`None`: not applicable or failed).
@@ -206,11 +221,9 @@ impl Row {
             .iter()
             .zip(runs)
             .map(|(v, r)| {
-                let times = r.iter().zip(&rmcp).filter_map(|(c, rmcp)| match (c, rmcp) {
-                    (Some(c), Some(rmcp)) if c.cpu_us > 0.0 => Some(rmcp / c.cpu_us),
-                    _ => None,
-                });
-                v.faces_rmcp().then(|| median(times.collect())).flatten()
+                v.faces_rmcp()
+                    .then(|| median_ratio(rmcp.iter().copied(), cpus(r)))
+                    .flatten()
             })
             .collect();
         Row {
@@ -471,6 +484,11 @@ mod tests {
         assert!(t.contains("| 50 / 7 / 4.0 |"), "{t}");
     }
 
+    /// A column's runs, one a round, of these CPUs per call.
+    fn rounds(cpus: &[f64]) -> Vec<Option<Cell>> {
+        cpus.iter().map(|&c| Some(run(c))).collect()
+    }
+
     /// A run of `cpu` µs per call.
     fn run(cpu: f64) -> Cell {
         Cell {
@@ -484,7 +502,6 @@ mod tests {
 
     #[test]
     fn the_rmcp_bar_is_paired_by_round() {
-        let rounds = |cpus: &[f64]| cpus.iter().map(|&c| Some(run(c))).collect::<Vec<_>>();
         // This SDK ran slow in the round rmcp ran fast: each round's ratio
         // is 1.8, 1.3 and 5.3 (median 1.8x: under the bar), though the
         // medians of the runs (rmcp 40, this SDK 19) would say 2.1x.
@@ -511,7 +528,6 @@ mod tests {
     fn the_parts_are_set_against_rmcp_without_a_verdict() {
         let mut variants = Variant::all();
         Variant::add_parts(&mut variants);
-        let rounds = |cpus: &[f64]| cpus.iter().map(|&c| Some(run(c))).collect::<Vec<_>>();
         // Columns: floor, floor on tokio, parts, rmcp, rmcp pooled, SDK
         // current-thread, SDK multi-thread.
         let runs = vec![

@@ -171,29 +171,38 @@ impl Driver {
         // included) takes the input back from a caller that reads it
         // (`direct.rs`): a reply to anyone else may come first.
         self.sources.revoke_input();
-        if !self.closed && !self.uninitialized {
-            self.start(now, call, spec, span);
+        if self.closed || self.uninitialized {
+            self.refuse_start(call);
         } else {
-            self.on_other_command(now, Command::Start { call, spec, span });
+            self.start(now, call, spec, span);
         }
     }
 
-    /// [`Driver::on_command`] for every command but a call's start on an
-    /// open, initialized connection.
+    /// A call's start on a connection that is closed, or not initialized
+    /// yet: the call ends at once. Out of line: the common path's code
+    /// stays small.
+    #[cold]
+    #[inline(never)]
+    fn refuse_start(&mut self, call: CallTx) {
+        let e = if self.closed {
+            self.with_server_exit(Error::closed())
+        } else {
+            Error::new(ErrorKind::NotInitialized)
+        };
+        call.send(Err(e));
+    }
+
+    /// [`Driver::on_command`] for every command but a call's start.
     #[inline(never)]
     fn on_other_command(&mut self, now: Instant, c: Command) {
         match c {
-            Command::Start { call, .. } if self.closed => {
-                call.send(Err(self.with_server_exit(Error::closed())));
-            }
-            Command::Start { call, .. } if self.uninitialized => {
-                call.send(Err(Error::new(ErrorKind::NotInitialized)));
-            }
             Command::Notify { reply, .. } if self.uninitialized => {
                 let _ = reply.send(Err(Error::new(ErrorKind::NotInitialized)));
             }
             Command::Session(c) => self.on_session_command(now, c),
-            Command::Start { call, spec, span } => self.start(now, call, spec, span),
+            // `on_command` takes starts itself; one here would be carried
+            // out all the same.
+            Command::Start { call, spec, span } => self.on_start(now, call, spec, span),
             Command::Cancel { call } => {
                 if let Some(id) = self.in_flight(&call) {
                     if let Some(p) = self.pending.get_mut(&id) {

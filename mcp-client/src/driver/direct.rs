@@ -173,12 +173,13 @@ impl Driver {
     }
 
     /// Starts the call `call` (of `spec`, with `span` its client span) for
-    /// its caller, as the driver's turn would: the request is written (a byte stream's line)
-    /// or its exchange polled once (HTTP: admitted and sent), with the
-    /// wakers the driver's own polls use, and the timer armed (a failed
-    /// write is handled as the driver's wait handles it). Wakes the driver
-    /// only when its wait has to poll something anew (a timer it does not
-    /// hold, a set it never polled, a handler) or after a failed write.
+    /// its caller, as the driver's turn would: the request is written (a
+    /// byte stream's line) or its exchange polled once (HTTP: admitted and
+    /// sent), with the wakers the driver's own polls use, and the timer
+    /// armed (a failed write is handled as the driver's wait handles it).
+    /// Wakes the driver only when its wait has to poll something anew (a
+    /// timer it does not hold, a set it never polled, a handler) or after a
+    /// failed write.
     ///
     /// With the caller's waker (`waiting`: it awaits the call now), a
     /// request's POST left pending is then the caller's to read: `Some`
