@@ -12,7 +12,8 @@
 //! their answer. Over a byte stream the input carries the server's own
 //! requests too, and so may a 2025-11-25 POST's stream: a caller that
 //! stops polling holds them up until the driver's next look (10 ms) at
-//! most.
+//! most, and so does a caller's lease kept after its call's reply, for
+//! the server's request that follows it while no call is made.
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -287,55 +288,84 @@ async fn one_caller_after_another_on_many_threads() {
     }
 }
 
+/// When a [`pinging_server`] sends its `ping`.
+#[derive(Clone, Copy)]
+enum PingAt {
+    /// Instead of the call's reply, which comes once the ping is answered.
+    BeforeTheReply,
+    /// After the call's reply, with no call of the client's in flight.
+    AfterTheReply,
+}
+
 /// A 2025-11-25 server over an in-memory pipe that answers `initialize`,
-/// and meets a `tools/call` with a `ping` of its own (a virtual
-/// millisecond later); it sends on `pinged`
-/// when the client's answer to the ping comes, then answers the call.
-async fn pinging_server(end: tokio::io::DuplexStream, pinged: tokio::sync::oneshot::Sender<()>) {
+/// and meets a `tools/call` with a `ping` of its own, a virtual millisecond
+/// later (or after it answered the call, `at`); it sends on `pinged` when
+/// the client's answer to the ping comes (and answers a call left open).
+async fn pinging_server(
+    end: tokio::io::DuplexStream,
+    at: PingAt,
+    pinged: tokio::sync::oneshot::Sender<()>,
+) {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
     let (r, mut w) = tokio::io::split(end);
     let mut lines = BufReader::new(r).lines();
     let mut pinged = Some(pinged);
     let mut call_id = None;
+    let ping = json!({"jsonrpc": "2.0", "id": "ping-1", "method": "ping"});
     while let Ok(Some(line)) = lines.next_line().await {
         let message: serde_json::Value = serde_json::from_str(&line).expect("a JSON line");
-        let reply = match message["method"].as_str() {
-            Some("initialize") => json!({"jsonrpc": "2.0", "id": message["id"], "result": {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {"tools": {}},
-                "serverInfo": {"name": "pinging", "version": "1"}
-            }}),
-            Some("tools/call") => {
-                call_id = Some(message["id"].clone());
-                // Later than the client's own wake-ups around the call's
-                // start: only the driver's look at the lease finds it.
-                // tidy: real clock: no, the test's clock is paused
-                tokio::time::sleep(Duration::from_millis(1)).await;
-                json!({"jsonrpc": "2.0", "id": "ping-1", "method": "ping"})
+        let mut replies = Vec::new();
+        match message["method"].as_str() {
+            Some("initialize") => {
+                replies.push(json!({"jsonrpc": "2.0", "id": message["id"], "result": {
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {"tools": {}},
+                    "serverInfo": {"name": "pinging", "version": "1"}
+                }}))
             }
+            Some("tools/call") => match at {
+                PingAt::BeforeTheReply => call_id = Some(message["id"].clone()),
+                PingAt::AfterTheReply => replies.push(
+                    json!({"jsonrpc": "2.0", "id": message["id"], "result": {"content": []}}),
+                ),
+            },
             Some(_) => continue,
             // The answer to the ping.
             None => {
                 if let Some(tx) = pinged.take() {
                     let _ = tx.send(());
                 }
-                let id = call_id.take().expect("a call before the ping's answer");
-                json!({"jsonrpc": "2.0", "id": id, "result": {"content": []}})
+                if let Some(id) = call_id.take() {
+                    replies.push(json!({"jsonrpc": "2.0", "id": id, "result": {"content": []}}));
+                }
             }
-        };
-        let mut line = reply.to_string();
-        line.push('\n');
-        if w.write_all(line.as_bytes()).await.is_err() {
-            break;
+        }
+        for reply in &replies {
+            let mut line = reply.to_string();
+            line.push('\n');
+            if w.write_all(line.as_bytes()).await.is_err() {
+                return;
+            }
+        }
+        if message["method"] == "tools/call" {
+            // Later than the client's own wake-ups around the call's start
+            // (or its reply): only the driver's look at the lease finds it.
+            // tidy: real clock: no, the test's clock is paused
+            tokio::time::sleep(Duration::from_millis(1)).await;
+            let mut line = ping.to_string();
+            line.push('\n');
+            if w.write_all(line.as_bytes()).await.is_err() {
+                return;
+            }
         }
     }
 }
 
-#[tokio::test(start_paused = true)]
-async fn a_servers_request_waits_one_look_at_most_for_a_caller_that_does_not_poll() {
+/// A client over an in-memory pipe to a [`pinging_server`] that pings `at`.
+async fn pinged_client(at: PingAt) -> (Client, tokio::sync::oneshot::Receiver<()>) {
     let (client_end, server_end) = tokio::io::duplex(1 << 16);
     let (pinged_tx, pinged) = tokio::sync::oneshot::channel();
-    tokio::spawn(pinging_server(server_end, pinged_tx));
+    tokio::spawn(pinging_server(server_end, at, pinged_tx));
     let (r, w) = tokio::io::split(client_end);
     let client = Client::builder()
         .era(mcp_client::EraPreference::LegacyOnly)
@@ -343,6 +373,23 @@ async fn a_servers_request_waits_one_look_at_most_for_a_caller_that_does_not_pol
         .connect()
         .await
         .expect("connect");
+    (client, pinged)
+}
+
+/// The driver looks at a lease every 10 ms (on a paused clock, time moves
+/// only when every task waits), and takes it back when it does: what came
+/// since `began` waited no longer.
+fn within_one_look(began: tokio::time::Instant) {
+    let waited = began.elapsed();
+    assert!(
+        (Duration::from_millis(1)..=Duration::from_millis(10)).contains(&waited),
+        "{waited:?}"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_servers_request_waits_one_look_at_most_for_a_caller_that_does_not_poll() {
+    let (client, pinged) = pinged_client(PingAt::BeforeTheReply).await;
     let mut held = Box::pin(client.call_tool("t", json!({})));
     // The only call in flight: its caller holds the input, and polls no
     // more. The ping's wake goes to it (this task, which looks elsewhere).
@@ -351,16 +398,24 @@ async fn a_servers_request_waits_one_look_at_most_for_a_caller_that_does_not_pol
     within("the ping's answer", pinged)
         .await
         .expect("the server");
-    // The driver looks at the lease every 10 ms (on this paused clock,
-    // time moves only when every task waits), and reads the input's wakes
-    // when it does; the second look takes the input back.
-    let waited = began.elapsed();
-    assert!(
-        (Duration::from_millis(1)..=Duration::from_millis(10)).contains(&waited),
-        "{waited:?}"
-    );
+    within_one_look(began);
     let r = within("the held call's end once polled again", held).await;
     assert!(r.expect("answered").content.is_empty());
+    client.close().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_servers_request_after_a_reply_waits_one_look_at_most_with_no_call_made() {
+    let (client, pinged) = pinged_client(PingAt::AfterTheReply).await;
+    // The caller read its own reply, and its lease outlives the call: the
+    // ping that follows wakes it (this task, which makes no call now).
+    let r = within("the call", client.call_tool("t", json!({}))).await;
+    assert!(r.expect("answered").content.is_empty());
+    let began = tokio::time::Instant::now();
+    within("the ping's answer", pinged)
+        .await
+        .expect("the server");
+    within_one_look(began);
     client.close().await;
 }
 

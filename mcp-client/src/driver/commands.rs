@@ -167,10 +167,14 @@ impl Driver {
         spec: CallSpec,
         span: tracing::Span,
     ) {
-        // Any command (another call's start, its caller's own next one
-        // included) takes the input back from a caller that reads it
-        // (`direct.rs`): a reply to anyone else may come first.
-        self.sources.revoke_input();
+        // Another call's start takes the input back from a caller that
+        // reads it (`direct.rs`): a reply to anyone else may come first. A
+        // lease kept after its call ended is taken over by the next
+        // caller's start that leases the input (or taken back then); in
+        // the driver's turn it is taken back.
+        if self.in_turn || self.conn.in_flight() > 0 {
+            self.sources.revoke_input();
+        }
         if self.closed || self.uninitialized {
             self.refuse_start(call);
         } else {

@@ -49,20 +49,26 @@
 //! an owned POST it finds woken, as it polls the others.
 //!
 //! Over a byte stream the caller of the only call in flight reads the
-//! input itself: the call's start leases it the input
-//! ([`Sources::lease_input`](super::sources::Sources::lease_input)), whose
-//! wakes then wake the caller, who polls the input under the driver's lock
-//! and handles each message as the driver's turn would ([`Reader::read`]).
-//! A sequential call then wakes the driver not at all here either. The
-//! input is shared by every message of the connection, so the lease is
-//! bounded: another call's start or any command takes it back, so does the
-//! caller's end (its reply, its drop, a busy driver), and while it holds
-//! the driver looks at the input every [`LOOK_EVERY`] (reading what woke
-//! it) and takes back a lease that held from one look to the next. A
-//! caller that stops polling holds up the server's requests and
-//! notifications for one look at most. The same looks take back a
-//! 2025-11-25 POST its caller held from one look to the next
-//! ([`Driver::look`]): the driver's wait then reads it.
+//! input itself: the call's start polls the input with the caller's own
+//! waker and leases it to the caller (`sources/lease.rs`), so the input's
+//! readiness wakes the caller's task, not the driver's; the caller polls
+//! the input under the driver's lock and handles each message as the
+//! driver's turn would ([`Reader::read`]), and once its own call's outcome
+//! is in, reads no further than what was read already. A sequential call
+//! then wakes the driver not at all here either, and no waker changes
+//! hands: the lease outlives its call, and the caller's next start polls
+//! the input with the same waker. The input is shared by every message of
+//! the connection, so the lease is bounded: another call's start or any
+//! command takes it back (a caller's start that does so polls the input
+//! with the driver's waker at once, [`Driver::reclaim_input`]), so does a
+//! caller that drops its call or finds the driver busy, and so does the
+//! driver's next look, within [`LOOK_EVERY`] of the lease (the input's
+//! wakes go to the lessee alone, so only the driver's own poll reads what
+//! they announce). A caller that stops polling, or a message that comes
+//! after a call's reply while no call is made, waits for the driver's
+//! look at most. The same looks take back a 2025-11-25 POST its caller
+//! held from one look to the next ([`Driver::look`]): the driver's wait
+//! then reads it.
 //!
 //! The channel's lock is taken first and the driver's only tried while it
 //! is held (never waited for), so no two locks are ever waited for in the
@@ -71,6 +77,7 @@
 //! it waits for the lock as long as one call's start takes.
 
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+#[cfg(feature = "http")]
 use std::task::Poll;
 use std::task::Waker;
 use std::time::{Duration, Instant};
@@ -79,19 +86,23 @@ use super::batching::Batching;
 use super::exchange::{CallResult, CallTx};
 #[cfg(feature = "http")]
 use super::future_set::OwnedSlot;
-use super::sources::{InputLease, Source};
-use super::{CallSpec, Driver, READY_BATCH, clock, stream_wake};
+use super::sources::{LeaseEnd, Source};
+use super::{CallSpec, Driver, clock};
 use crate::transport::Link;
 
 /// The driver's state, locked by the driver for each turn and each poll of
 /// its wait, and by a caller that starts its call itself.
 pub(super) struct DriverCell {
     driver: Mutex<Driver>,
+    /// Ends a caller's lease of the input when its [`Reader`] is dropped,
+    /// without the lock.
+    lease_end: LeaseEnd,
 }
 
 impl DriverCell {
     pub(super) fn new(driver: Driver) -> Arc<Self> {
         Arc::new(DriverCell {
+            lease_end: driver.sources.lease_end(),
             driver: Mutex::new(driver),
         })
     }
@@ -145,11 +156,12 @@ impl DriverCell {
 }
 
 /// How often the driver looks at what callers read themselves while any
-/// is held (the input's lease, a 2025-11-25 POST): it reads what woke
-/// them when it does, and takes back one that was held from one look to
-/// the next. A caller that stops polling its call holds up what they
-/// bring (a server's request, a notification) for one of these at most.
-const LOOK_EVERY: Duration = Duration::from_millis(10);
+/// is held (the input's lease, a 2025-11-25 POST): it takes the input's
+/// lease back at the first look, and a POST at the look after the one that
+/// found it (reading what woke it at each). A caller that stops polling
+/// its call holds up what they bring (a server's request, a notification)
+/// for one or two of these at most.
+pub(super) const LOOK_EVERY: Duration = Duration::from_millis(10);
 
 impl Driver {
     /// Whether a call's start can be carried out now by its caller: the
@@ -206,6 +218,11 @@ impl Driver {
         }
         self.on_start(now, call, spec, span);
         let lease = self.lease_input(now, waiting);
+        if lease.is_none() {
+            // A lease kept from an earlier call goes back to the driver.
+            self.sources.revoke_input();
+            self.reclaim_input(now);
+        }
         self.settle(now, handlers);
         #[cfg(feature = "http")]
         {
@@ -269,51 +286,21 @@ impl Driver {
         }
     }
 
-    /// Leases a byte stream's input to the caller `waiting` for the only
-    /// call in flight: its reply then wakes that caller, which reads it
-    /// ([`Reader::read`]), instead of the driver. The driver looks at the
-    /// lease within [`LOOK_EVERY`] (`Driver::look`).
-    fn lease_input(&mut self, now: Instant, waiting: Option<&Waker>) -> Option<InputLease> {
-        let waker = waiting?;
-        let stream = matches!(self.link, Some(Link::Stream { .. }));
-        // The input holds its waker (the driver's wait polled it to
-        // `Pending`, as it always has while it waits): a reply wakes the
-        // lessee, who polls nothing before it is woken.
-        if !stream
-            || !self.link_open
-            || self.conn.in_flight() != 1
-            || !self.sources.holds(Source::Inbound)
-        {
-            return None;
-        }
-        self.next_look.get_or_insert(now + LOOK_EVERY);
-        Some(self.sources.lease_input(waker))
-    }
-
     /// The driver's look (at the timer) at what callers read themselves:
-    /// the input's lease and the 2025-11-25 POSTs their callers own. One
-    /// that held since the last look is taken back (its caller may not be
-    /// polling: what it holds is the driver's to read then); a newer one
-    /// is looked at again within [`LOOK_EVERY`].
+    /// the input's lease, taken back at the first look (the input's wakes
+    /// wake its lessee alone, who may not be polling: only the driver's
+    /// wait, polling it anew, reads what they announce), and the
+    /// 2025-11-25 POSTs their callers own: one that held since the last
+    /// look is taken back, a newer one is looked at again within
+    /// [`LOOK_EVERY`].
     pub(super) fn look(&mut self, now: Instant) {
         if self.next_look.is_none_or(|at| now < at) {
             return;
         }
         self.next_look = None;
-        let again = match self.sources.input_lease() {
-            Some(lease) if lease == self.lease_seen => {
-                self.sources.revoke_input();
-                false
-            }
-            Some(lease) => {
-                self.lease_seen = lease;
-                true
-            }
-            None => false,
-        };
+        self.sources.revoke_input();
         #[cfg(feature = "http")]
-        let again = self.look_at_posts() || again;
-        if again {
+        if self.look_at_posts() {
             self.next_look = Some(now + LOOK_EVERY);
         }
     }
@@ -338,61 +325,13 @@ impl Driver {
         !self.held_posts.is_empty()
     }
 
-    /// Reads the input `lease` leases, if it was woken, and handles each
-    /// message as the driver's turn would; `false` once the lease ended
-    /// (taken back, or handed back here: more input than one turn takes,
-    /// or the input's end, which the driver is woken for).
-    fn read_input(&mut self, lease: &InputLease, owner: &Waker) -> bool {
-        if !self.sources.lease_holds(lease, owner) {
-            return false;
-        }
-        if !self.sources.due(Source::Inbound) {
-            return true;
-        }
-        let now = clock();
-        let handlers = self.handler_io.len();
-        let mut drained = false;
-        for read in 0..READY_BATCH {
-            let Some(Link::Stream { receiver, .. }) = &mut self.link else {
-                break;
-            };
-            match self
-                .sources
-                .poll(Source::Inbound, |cx| receiver.poll_recv(cx))
-            {
-                Poll::Pending => {
-                    drained = true;
-                    break;
-                }
-                Poll::Ready(item) => {
-                    // What the message before gave goes out first (the
-                    // last turn or start drained the queues before this).
-                    if read > 0 {
-                        self.drain_queues(now);
-                    }
-                    // An input never ends the driver.
-                    let _ = self.on_wake(now, stream_wake(item));
-                    if !self.link_open {
-                        break;
-                    }
-                }
-            }
-        }
-        self.settle(now, handlers);
-        if !drained {
-            self.sources.revoke_input();
-            self.sources.wake_task();
-        }
-        drained
-    }
-
     /// The end of a caller's work under the driver's lock (a start, or a
     /// reply it read), as the end of the driver's turn: the drain rule,
     /// the exchanges it started polled once, the queued lines written, the
     /// timer armed; the driver is woken only when its wait must poll
     /// something anew (see [`Driver::run_direct`]). `handlers`: how many
     /// handlers ran before the work.
-    fn settle(&mut self, now: Instant, handlers: usize) {
+    pub(super) fn settle(&mut self, now: Instant, handlers: usize) {
         self.drain_queues(now);
         let mut wake = self.poll_exchanges(now);
         // Written as the driver's wait writes; a failure is handled as its
@@ -491,7 +430,8 @@ pub(super) struct HeldPost {
 /// What a caller owns after its start: the input's lease (a byte
 /// stream), or its POST's future (HTTP).
 pub(super) enum Owned {
-    Input(InputLease),
+    /// The input's lease, by its generation.
+    Input(u64),
     #[cfg(feature = "http")]
     Post(OwnedSlot),
     /// A 2026-07-28 POST's future itself, out of the driver's set: only
@@ -502,14 +442,16 @@ pub(super) enum Owned {
 
 /// A caller's hold on what brings its reply (the input's lease, or its
 /// call's POST), which it reads itself while it awaits the call
-/// ([`Reader::read`]); dropping it hands that back to the driver (the
-/// lease's or [`OwnedSlot`]'s drop).
+/// ([`Reader::read`]); dropping it hands that back to the driver (its own
+/// drop for the lease, [`OwnedSlot`]'s for a POST).
 pub(crate) struct Reader {
     cell: Arc<DriverCell>,
     owned: Owned,
     /// The call's allocation, as an address (`CallTx::addr`): the call
     /// whose outcome its reads hand it directly.
     call: usize,
+    /// A read handed it its call's outcome: a lease it holds is kept.
+    ended: bool,
 }
 
 /// What a caller's read of its reply gave ([`Reader::read`]).
@@ -540,7 +482,12 @@ impl Reader {
     /// The reader of what `owned` holds, by the driver `cell`, for the
     /// call whose allocation is at `call`.
     pub(super) fn new(cell: Arc<DriverCell>, owned: Owned, call: usize) -> Self {
-        Reader { cell, owned, call }
+        Reader {
+            cell,
+            owned,
+            call,
+            ended: false,
+        }
     }
 
     /// Reads what it holds if it was woken, handling each message as the
@@ -552,7 +499,11 @@ impl Reader {
     pub(crate) fn read(&mut self, waker: &Waker) -> Read {
         let (cell, call) = (&self.cell, self.call);
         match &mut self.owned {
-            Owned::Input(lease) => cell.read_as(call, |d| d.read_input(lease, waker)),
+            Owned::Input(lease) => {
+                let read = cell.read_as(call, |d| d.read_input(*lease, waker));
+                self.ended = matches!(read, Read::Outcome(_));
+                read
+            }
             #[cfg(feature = "http")]
             Owned::Post(post) => cell.read_as(call, |d| d.read_owned(post, waker)),
             // Polled without the driver's lock: only what it gives takes it
@@ -568,6 +519,21 @@ impl Reader {
                 };
                 hand_in(cell, call, io)
             }
+        }
+    }
+}
+
+impl Drop for Reader {
+    /// A lease that still holds goes back to the driver
+    /// ([`LeaseEnd::drop_lease`]) unless a read handed the caller its
+    /// outcome: the lease is kept then, for the caller's next call
+    /// (`sources/lease.rs`).
+    #[inline]
+    fn drop(&mut self) {
+        if let Owned::Input(generation) = self.owned
+            && !self.ended
+        {
+            self.cell.lease_end.drop_lease(generation);
         }
     }
 }

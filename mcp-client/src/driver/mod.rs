@@ -22,7 +22,8 @@
 //!
 //! * `commands.rs`: what handles ask, and how each is carried out;
 //!   `command_queue.rs`: the channel they come by; `direct.rs`: a call's
-//!   start carried out by its caller;
+//!   start carried out by its caller (`direct_input.rs`: a byte stream's
+//!   input read by its caller);
 //!   `exchange.rs`: a call's outcome out, one allocation.
 //! * `transmit.rs`: the core's transmits to the transport, its events to
 //!   `events.rs`, which routes each family (calls in `calls.rs`, requests
@@ -30,8 +31,8 @@
 //! * `receive.rs`: every server message into the core (strict checks first).
 //! * `http.rs`, `get_stream.rs`: HTTP exchanges and the 2025-11-25 GET stream.
 //! * `future_set.rs`: the set those futures (and handlers' replies) are
-//!   polled in, each only when woken; `ownership.rs`: whom a source's
-//!   wakes go to when a caller reads it itself (`direct.rs`).
+//!   polled in, each only when woken; `ownership.rs`: whom a POST's
+//!   wakes go to when its caller reads it itself (`direct.rs`).
 //! * `notifications.rs`, `notify_queue.rs`: the bounded queue to the
 //!   notification handler and its worker thread.
 //! * `server_exit.rs`: a stdio server's exit, attached to the errors.
@@ -50,6 +51,7 @@ mod commands;
 mod counting_waker;
 mod deadline;
 mod direct;
+mod direct_input;
 mod events;
 pub(crate) mod exchange;
 mod future_set;
@@ -58,6 +60,7 @@ mod get_stream;
 mod http;
 mod notifications;
 mod notify_queue;
+#[cfg(feature = "http")]
 mod ownership;
 mod receive;
 mod server_exit;
@@ -219,8 +222,6 @@ struct Driver {
     /// the timer is armed for that is not the core's, a matter of the
     /// I/O's ownership, not of the protocol.
     next_look: Option<Instant>,
-    /// The lease seen at the last look (its generation).
-    lease_seen: u64,
     /// The call whose caller is reading its own reply now (its
     /// allocation's address, `Reader::read`; 0 when none): its outcome
     /// goes to `read_outcome`, for the caller to take when its read ends.
@@ -299,7 +300,6 @@ pub(crate) fn start(
         in_turn: true,
         wait_armed: false,
         next_look: None,
-        lease_seen: 0,
         reader_call: 0,
         read_outcome: None,
     };
@@ -439,6 +439,8 @@ impl Driver {
                 && let Some(Link::Stream { receiver, .. }) = &mut self.link
                 && receiver.has_buffered_input()
             {
+                // Polled with the driver's waker: a lease ends (`direct.rs`).
+                self.sources.end_lease();
                 let polled = self
                     .sources
                     .poll(Source::Inbound, |cx| receiver.poll_recv(cx));

@@ -1,7 +1,7 @@
-//! Whom the wakes of one of the driver's sources go to: the driver, or a
-//! caller that reads that source itself while it awaits its call (its
-//! POST's future, `future_set/owned.rs`; a byte stream's input,
-//! `sources/lease.rs`).
+//! Whom the wakes of a POST's future go to: the driver, or the caller that
+//! reads it itself while it awaits its call (`future_set/owned.rs`). (A
+//! byte stream's input needs no such record: leased, it is polled with its
+//! lessee's own waker, `sources/lease.rs`.)
 //!
 //! An owner is a waker and a generation, behind a lock; each new owner
 //! has a new generation, so that a stale hold (of an earlier owner, or one

@@ -14,18 +14,18 @@
 //! no wake-up is lost. A source the driver changes itself (a timer it
 //! resets) is marked with [`forget`](Sources::forget) and polled again.
 //!
-//! The input may be leased to a caller (`lease.rs`): its wakes then wake
-//! that caller instead of the driver's task.
+//! The input may be leased to a caller (`lease.rs`): it is then polled with
+//! that caller's own waker, and its wakes wake that caller, not the
+//! driver's task.
 
 mod lease;
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 use std::task::{Context, Poll, Wake, Waker};
 
-use super::ownership::Ownership;
 use super::task_waker::TaskWaker;
-pub(super) use lease::InputLease;
+pub(super) use lease::LeaseEnd;
 
 /// One of the sources with a waker of its own (its bit).
 #[derive(Clone, Copy)]
@@ -53,8 +53,9 @@ struct Flags {
     woken: AtomicU8,
     /// The driver task's waker.
     task: TaskWaker,
-    /// The input's lessee, if it is leased (`lease.rs`).
-    input: Ownership,
+    /// The generation of the input's lease; 0 while the input is the
+    /// driver's (`lease.rs`).
+    lease: AtomicU64,
 }
 
 /// The waker one source is polled with.
@@ -70,9 +71,6 @@ impl Wake for SourceWaker {
 
     fn wake_by_ref(self: &Arc<Self>) {
         self.flags.woken.fetch_or(self.bit, Ordering::AcqRel);
-        if self.bit == Source::Inbound.bit() && self.flags.input.wake_owner() {
-            return;
-        }
         self.flags.task.wake();
     }
 }
@@ -89,6 +87,8 @@ pub(super) struct Sources {
     woken: u8,
     /// The task waker registered last.
     held: Option<Waker>,
+    /// The last lease's generation (`lease.rs`).
+    lease_generation: u64,
 }
 
 impl Sources {
@@ -112,6 +112,7 @@ impl Sources {
             registered: 0,
             woken: 0,
             held: None,
+            lease_generation: 0,
         }
     }
 
