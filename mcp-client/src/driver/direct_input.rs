@@ -21,8 +21,10 @@ impl Driver {
     pub(super) fn lease_input(&mut self, now: Instant, waiting: Option<&Waker>) -> Option<u64> {
         let waker = waiting?;
         let stream = matches!(self.link, Some(Link::Stream { .. }));
-        // The input holds the driver's waker (its wait polled it to
-        // `Pending`, as it always has while it waits).
+        // The input is the driver's (its wait polled it to `Pending`, as it
+        // does before it waits) or a lease kept from an earlier call's
+        // (the input registered with that caller's waker, or read to its
+        // reply and not polled since): the caller's poll takes it over.
         if !stream
             || !self.link_open
             || self.conn.in_flight() != 1

@@ -439,7 +439,7 @@ impl Driver {
                 && let Some(Link::Stream { receiver, .. }) = &mut self.link
                 && receiver.has_buffered_input()
             {
-                // Polled with the driver's waker: a lease ends (`direct.rs`).
+                // Polled with the driver's waker: a lease ends (`sources/lease.rs`).
                 self.sources.end_lease();
                 let polled = self
                     .sources
