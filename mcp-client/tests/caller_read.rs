@@ -13,10 +13,11 @@
 //! requests too, and so may a 2025-11-25 POST's stream: a caller that
 //! stops polling holds them up until the driver's next look (10 ms) at
 //! most, and so does a caller's lease kept after its call's reply, for
-//! the server's request that follows it while no call is made.
+//! the server's request that follows it while no call is made; a call
+//! started without its caller's waker takes such a lease back at once.
 
 use std::collections::BTreeMap;
-use std::future::Future;
+use std::future::{Future, IntoFuture};
 use std::pin::Pin;
 use std::task::Poll;
 use std::time::{Duration, Instant};
@@ -416,6 +417,60 @@ async fn a_servers_request_after_a_reply_waits_one_look_at_most_with_no_call_mad
         .await
         .expect("the server");
     within_one_look(began);
+    client.close().await;
+}
+
+/// A 2025-11-25 server over an in-memory pipe that answers `initialize`
+/// and every `tools/call` at once.
+async fn answering_server(end: tokio::io::DuplexStream) {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let (r, mut w) = tokio::io::split(end);
+    let mut lines = BufReader::new(r).lines();
+    while let Ok(Some(line)) = lines.next_line().await {
+        let message: serde_json::Value = serde_json::from_str(&line).expect("a JSON line");
+        let result = match message["method"].as_str() {
+            Some("initialize") => json!({
+                "protocolVersion": "2025-11-25",
+                "capabilities": {"tools": {}},
+                "serverInfo": {"name": "answering", "version": "1"}
+            }),
+            Some("tools/call") => json!({"content": []}),
+            _ => continue,
+        };
+        let mut line = json!({"jsonrpc": "2.0", "id": message["id"], "result": result}).to_string();
+        line.push('\n');
+        if w.write_all(line.as_bytes()).await.is_err() {
+            return;
+        }
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_call_started_without_its_callers_waker_takes_a_kept_lease_back_at_once() {
+    let (client_end, server_end) = tokio::io::duplex(1 << 16);
+    tokio::spawn(answering_server(server_end));
+    let (r, w) = tokio::io::split(client_end);
+    let client = Client::builder()
+        .era(mcp_client::EraPreference::LegacyOnly)
+        .io(r, w)
+        .connect()
+        .await
+        .expect("connect");
+    // Its caller reads its own reply, and keeps the lease after it.
+    let r = within("the first call", client.call_tool("t", json!({}))).await;
+    assert!(r.expect("answered").content.is_empty());
+    // A handle's call starts without its caller's waker: its start takes
+    // the lease back and the driver reads the input from then on, at once,
+    // not at its next look (10 ms on this paused clock).
+    let began = tokio::time::Instant::now();
+    let params = json!({"name": "t", "arguments": {}});
+    let handle = client.start_request("tools/call", Some(params));
+    let result = within("the handle's call", handle.into_future())
+        .await
+        .expect("answered");
+    assert_eq!(result["content"], json!([]));
+    let waited = began.elapsed();
+    assert!(waited < Duration::from_millis(10), "{waited:?}");
     client.close().await;
 }
 
