@@ -362,18 +362,26 @@ async fn pinging_server(
     }
 }
 
-/// A client over an in-memory pipe to a [`pinging_server`] that pings `at`.
-async fn pinged_client(at: PingAt) -> (Client, tokio::sync::oneshot::Receiver<()>) {
+/// A 2025-11-25 client over an in-memory pipe to the server `serve` runs
+/// on its end.
+async fn client_over<F: Future<Output = ()> + Send + 'static>(
+    serve: impl FnOnce(tokio::io::DuplexStream) -> F,
+) -> Client {
     let (client_end, server_end) = tokio::io::duplex(1 << 16);
-    let (pinged_tx, pinged) = tokio::sync::oneshot::channel();
-    tokio::spawn(pinging_server(server_end, at, pinged_tx));
+    tokio::spawn(serve(server_end));
     let (r, w) = tokio::io::split(client_end);
-    let client = Client::builder()
+    Client::builder()
         .era(mcp_client::EraPreference::LegacyOnly)
         .io(r, w)
         .connect()
         .await
-        .expect("connect");
+        .expect("connect")
+}
+
+/// A client over an in-memory pipe to a [`pinging_server`] that pings `at`.
+async fn pinged_client(at: PingAt) -> (Client, tokio::sync::oneshot::Receiver<()>) {
+    let (pinged_tx, pinged) = tokio::sync::oneshot::channel();
+    let client = client_over(|end| pinging_server(end, at, pinged_tx)).await;
     (client, pinged)
 }
 
@@ -447,15 +455,7 @@ async fn answering_server(end: tokio::io::DuplexStream) {
 
 #[tokio::test(start_paused = true)]
 async fn a_call_started_without_its_callers_waker_takes_a_kept_lease_back_at_once() {
-    let (client_end, server_end) = tokio::io::duplex(1 << 16);
-    tokio::spawn(answering_server(server_end));
-    let (r, w) = tokio::io::split(client_end);
-    let client = Client::builder()
-        .era(mcp_client::EraPreference::LegacyOnly)
-        .io(r, w)
-        .connect()
-        .await
-        .expect("connect");
+    let client = client_over(answering_server).await;
     // Its caller reads its own reply, and keeps the lease after it.
     let r = within("the first call", client.call_tool("t", json!({}))).await;
     assert!(r.expect("answered").content.is_empty());
