@@ -147,13 +147,13 @@ impl Driver {
     pub(super) fn on_command(&mut self, now: Instant, c: Command) {
         // A call's start, the command of every call, first; the rest out
         // of line (the common path's code stays small and together).
+        // Any command takes the input back from a caller that reads it
+        // (`direct.rs`): a reply to anyone else may come first. (A caller's
+        // own start takes a lease over or back in `Driver::run_direct`.)
+        self.sources.revoke_input();
         match c {
             Command::Start { call, spec, span } => self.on_start(now, call, spec, span),
-            c => {
-                // See `on_start`.
-                self.sources.revoke_input();
-                self.on_other_command(now, c);
-            }
+            c => self.on_other_command(now, c),
         }
     }
 
@@ -167,14 +167,6 @@ impl Driver {
         spec: CallSpec,
         span: tracing::Span,
     ) {
-        // Another call's start takes the input back from a caller that
-        // reads it (`direct.rs`): a reply to anyone else may come first. A
-        // lease kept after its call ended is taken over by the next
-        // caller's start that leases the input (or taken back then); in
-        // the driver's turn it is taken back.
-        if self.in_turn || self.conn.in_flight() > 0 {
-            self.sources.revoke_input();
-        }
         if self.closed || self.uninitialized {
             self.refuse_start(call);
         } else {

@@ -218,9 +218,9 @@ impl Driver {
         }
         self.on_start(now, call, spec, span);
         let lease = self.lease_input(now, waiting);
-        if lease.is_none() {
-            // A lease kept from an earlier call goes back to the driver.
-            self.sources.revoke_input();
+        // A lease this start does not take over (another call's in flight,
+        // or one kept from an earlier call) goes back to the driver.
+        if lease.is_none() && self.sources.revoke_input() {
             self.reclaim_input(now);
         }
         self.settle(now, handlers);

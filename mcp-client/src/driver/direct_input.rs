@@ -33,30 +33,19 @@ impl Driver {
             return None;
         }
         if !self.read_stream(now, Some(waker)) {
-            // More input than one turn takes, or its end: the driver's.
-            std::hint::cold_path();
-            self.sources.forget(Source::Inbound);
-            self.sources.wake_task();
             return None;
         }
         self.next_look.get_or_insert(now + LOOK_EVERY);
         Some(self.sources.begin_lease())
     }
 
-    /// After a lease was taken back outside the driver's turn (a caller's
-    /// start that leases nothing), the input is polled with the driver's
-    /// waker at once: no wait of the driver's would poll it, and its
-    /// registration may still be the lessee's.
+    /// After a caller's start took a lease back (it leases nothing itself),
+    /// the input is polled with the driver's waker at once: no wait of the
+    /// driver's would poll it, and its registration may still be the
+    /// lessee's.
     pub(super) fn reclaim_input(&mut self, now: Instant) {
-        if self.sources.holds(Source::Inbound)
-            || !self.link_open
-            || !matches!(self.link, Some(Link::Stream { .. }))
-        {
-            return;
-        }
-        std::hint::cold_path();
-        if !self.read_stream(now, None) {
-            self.sources.wake_task();
+        if self.link_open {
+            self.read_stream(now, None);
         }
     }
 
@@ -73,18 +62,14 @@ impl Driver {
         let handlers = self.handler_io.len();
         let drained = self.read_stream(now, Some(lessee));
         self.settle(now, handlers);
-        if !drained {
-            self.sources.revoke_input();
-            self.sources.wake_task();
-            return false;
-        }
-        self.sources.lease_holds(generation)
+        drained && self.sources.lease_holds(generation)
     }
 
     /// Reads the byte stream's input until it is pending (`true`) or one
-    /// turn's worth was read or it ended (`false`: the driver's to go on
-    /// with), handling each message as the driver's turn would; polled with
-    /// the `lessee`'s waker (a caller's), or the driver's own.
+    /// turn's worth was read or it ended (`false`: the input is given back
+    /// to the driver, woken to go on with it), handling each message as the
+    /// driver's turn would; polled with the `lessee`'s waker (a caller's),
+    /// or the driver's own.
     fn read_stream(&mut self, now: Instant, lessee: Option<&Waker>) -> bool {
         for read in 0..READY_BATCH {
             // What the message before gave goes out first (the last turn
@@ -103,9 +88,7 @@ impl Driver {
             }
             let polled = match lessee {
                 Some(w) => receiver.poll_recv(&mut Context::from_waker(w)),
-                None => self
-                    .sources
-                    .poll(Source::Inbound, |cx| receiver.poll_recv(cx)),
+                None => self.sources.poll_input(|cx| receiver.poll_recv(cx)),
             };
             let Poll::Ready(item) = polled else {
                 return true;
@@ -116,6 +99,8 @@ impl Driver {
                 break;
             }
         }
+        std::hint::cold_path();
+        self.sources.give_back_input();
         false
     }
 }

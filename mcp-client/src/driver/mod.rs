@@ -439,11 +439,7 @@ impl Driver {
                 && let Some(Link::Stream { receiver, .. }) = &mut self.link
                 && receiver.has_buffered_input()
             {
-                // Polled with the driver's waker: a lease ends (`sources/lease.rs`).
-                self.sources.end_lease();
-                let polled = self
-                    .sources
-                    .poll(Source::Inbound, |cx| receiver.poll_recv(cx));
+                let polled = self.sources.poll_input(|cx| receiver.poll_recv(cx));
                 match polled {
                     Poll::Ready(item) => {
                         more = true;

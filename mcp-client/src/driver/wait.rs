@@ -209,15 +209,7 @@ impl Driver {
                     .poll(Source::Commands, |cx| commands.poll_recv(cx))
                     .map(Wake::Command),
                 1 => match (receiver.as_deref_mut(), custom_recv.as_mut()) {
-                    (Some(r), _) => {
-                        // Woken while leased (a wake of the driver's own that
-                        // raced the lease): polled with the driver's waker,
-                        // the input is the driver's again.
-                        sources.end_lease();
-                        sources
-                            .poll(Source::Inbound, |cx| r.poll_recv(cx))
-                            .map(stream_wake)
-                    }
+                    (Some(r), _) => sources.poll_input(|cx| r.poll_recv(cx)).map(stream_wake),
                     (None, Some(r)) => r.as_mut().poll(cx),
                     (None, None) => Poll::Pending,
                 },

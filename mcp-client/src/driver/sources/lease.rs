@@ -20,7 +20,7 @@
 //!   within `LOOK_EVERY` of the lease) forgets the input's registration, so
 //!   that the driver's next wait polls it with its own waker (a revocation
 //!   outside the driver's turn polls it at once, `Driver::reclaim_input`);
-//!   a poll of the driver's own ends the lease too ([`Sources::end_lease`]);
+//!   a poll of the driver's own ends the lease too ([`Sources::poll_input`]);
 //! * a lessee that drops its lease before its outcome came (its call
 //!   dropped, or the driver's lock taken when it came to read) marks the
 //!   input woken and wakes the driver's task ([`LeaseEnd::drop_lease`]).
@@ -32,6 +32,7 @@
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
+use std::task::{Context, Poll};
 
 use super::{Flags, Source, Sources};
 
@@ -92,12 +93,27 @@ impl Sources {
         self.flags.lease.load(Ordering::Acquire) == generation
     }
 
-    /// Ends the lease, if any, for a poll of the input with the driver's
-    /// own waker that follows ([`Sources::poll`]: it notes the
-    /// registration).
+    /// Polls the input with the driver's own waker ([`Sources::poll`],
+    /// which notes the registration): a lease, if any, ends, since its
+    /// lessee's waker is no longer the one the input wakes. Every poll of
+    /// the driver's own goes through here.
     #[inline]
-    pub(in crate::driver) fn end_lease(&mut self) {
+    pub(in crate::driver) fn poll_input<T>(
+        &mut self,
+        poll: impl FnOnce(&mut Context<'_>) -> Poll<T>,
+    ) -> Poll<T> {
         self.flags.lease.store(0, Ordering::Release);
+        self.poll(Source::Inbound, poll)
+    }
+
+    /// The input is the driver's to read on (a read stopped with more
+    /// input than one turn takes, or at its end): a lease, if any, ends,
+    /// the input is due to the driver's next poll, and the driver is
+    /// woken for it.
+    pub(in crate::driver) fn give_back_input(&mut self) {
+        self.flags.lease.store(0, Ordering::Release);
+        self.forget(Source::Inbound);
+        self.wake_task();
     }
 
     /// Takes the input back from its lessee, if it is leased: its
@@ -117,7 +133,7 @@ impl Sources {
 
 #[cfg(test)]
 mod tests {
-    use std::task::{Context, Poll, Waker};
+    use std::task::Waker;
 
     use super::*;
     use crate::driver::counting_waker::{Count, counting_waker, wakes};
@@ -139,8 +155,8 @@ mod tests {
         assert_ne!(lease, 0);
         assert!(s.lease_holds(lease));
         assert!(!s.due(Source::Inbound), "the lessee's waker is registered");
-        s.end_lease();
-        assert!(!s.lease_holds(lease));
+        let _ = s.poll_input(|_| Poll::<()>::Pending);
+        assert!(!s.lease_holds(lease), "the driver's own poll ends it");
         // The lessee's drop after that: nothing to end.
         s.lease_end().drop_lease(lease);
         assert_eq!(wakes(&driver), 0);
