@@ -23,6 +23,11 @@
 //!
 //! One call at a time only (one caller owns the pipes or the POSTs); the
 //! command line and output are `bench/common/measure.rs`'s.
+//!
+//! With `MCP_BENCH_ENGINE_STAND_IN=1` in its environment it also does, for
+//! each call, a stand-in for the least an engine must do ([`StandIn`]): the
+//! yardstick PERFORMANCE.md's stop 61 measures the engine against. Not run by
+//! `cargo xtask bench`.
 
 #[path = "../../../common/measure.rs"]
 mod measure;
@@ -38,9 +43,11 @@ static ALLOC: counting_alloc::Counting = counting_alloc::Counting;
 #[path = "../../../common/spawn.rs"]
 mod spawn;
 
+use std::collections::VecDeque;
 use std::future::poll_fn;
 use std::io::Write;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use http::HeaderMap;
 
@@ -180,6 +187,66 @@ async fn result_in_reply(reply: Reply, id: i64) -> Result<RawJson, String> {
     }
 }
 
+/// A stand-in for the least work an engine with deadlines, cancellation and
+/// outcomes handed between tasks must do for a call, as plain code (no
+/// protocol decision in it): the outcome's shared slot (an `Arc` of a
+/// `Mutex`, as the SDK's exchange), the command channel's lock and the
+/// driver's tried at the start and the driver's again at the reply, a clock
+/// read at each, a call record of the size of the core's allocated and
+/// freed, and a record table and a deadline queue, each pushed to and
+/// removed from.
+struct StandIn {
+    channel: Mutex<()>,
+    driver: Mutex<()>,
+    records: VecDeque<(i64, Box<[u64; 48]>)>,
+    deadlines: VecDeque<(Instant, i64)>,
+    /// The call in flight and its outcome's slot.
+    call: Option<(i64, Arc<Mutex<Option<i64>>>)>,
+}
+
+impl StandIn {
+    /// The stand-in, when `MCP_BENCH_ENGINE_STAND_IN` is set.
+    fn from_env() -> Option<StandIn> {
+        std::env::var_os("MCP_BENCH_ENGINE_STAND_IN").map(|_| StandIn {
+            channel: Mutex::new(()),
+            driver: Mutex::new(()),
+            records: VecDeque::new(),
+            deadlines: VecDeque::new(),
+            call: None,
+        })
+    }
+
+    /// A call's start: its slot, record and deadline, under the two locks.
+    #[inline(never)]
+    fn start(&mut self, id: i64) {
+        let slot = Arc::new(Mutex::new(None));
+        let now = tokio::time::Instant::now().into_std();
+        let _channel = self.channel.lock().unwrap_or_else(|e| e.into_inner());
+        let _driver = self.driver.try_lock();
+        self.records
+            .push_back((id, std::hint::black_box(Box::new([0; 48]))));
+        self.deadlines
+            .push_back((now + Duration::from_secs(60), id));
+        self.call = Some((id, slot));
+    }
+
+    /// A call's reply: its record and deadline gone, its outcome in its
+    /// slot, under the driver's lock.
+    #[inline(never)]
+    fn reply(&mut self) {
+        let Some((id, slot)) = self.call.take() else {
+            return;
+        };
+        let now = tokio::time::Instant::now().into_std();
+        let _driver = self.driver.try_lock();
+        if let Some(at) = self.records.iter().position(|r| r.0 == id) {
+            std::hint::black_box(self.records.remove(at));
+        }
+        self.deadlines.retain(|d| d.1 != id && d.0 > now);
+        *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(id);
+    }
+}
+
 /// The one caller: its link and what a call reuses.
 struct Parts {
     link: Link,
@@ -190,6 +257,8 @@ struct Parts {
     modern: bool,
     /// The request, written anew for each call (its room reused).
     line: Vec<u8>,
+    /// `MCP_BENCH_ENGINE_STAND_IN`'s stand-in for an engine, if set.
+    stand_in: Option<StandIn>,
 }
 
 impl Parts {
@@ -230,7 +299,13 @@ impl Caller for Parts {
         let id = self.next_id;
         self.next_id += 1;
         self.write_request(id, &call);
+        if let Some(e) = &mut self.stand_in {
+            e.start(id);
+        }
         let raw = self.link.exchange(&self.line, Some(id)).await?;
+        if let Some(e) = &mut self.stand_in {
+            e.reply();
+        }
         let raw = raw.ok_or("no result")?;
         let result = CallToolResult::from_raw(&raw).map_err(|e| format!("decode: {e}"))?;
         let text = result.content.first().and_then(|c| c.as_text());
@@ -284,6 +359,7 @@ fn main() {
             expected: args.expected_len(),
             modern,
             line: Vec::new(),
+            stand_in: StandIn::from_env(),
         };
         if !modern {
             parts.initialize().await.unwrap_or_else(|e| fail(&e));
