@@ -50,6 +50,7 @@ impl Connection {
         id: &RequestId,
         result: Result<M::Result, ErrorObject>,
     ) -> Result<(), UsageError> {
+        self.promote_quick();
         let result = match result {
             Ok(r) => Ok(serde_json::to_value(&r)?),
             Err(e) => Err(e),
@@ -71,6 +72,7 @@ impl Connection {
         key: &str,
         answer: &T,
     ) -> Result<(), UsageError> {
+        self.promote_quick();
         let value = serde_json::to_value(answer)?;
         self.answer_input(now, call, key, value)
     }
@@ -88,6 +90,7 @@ impl Connection {
         key: &str,
         answer: &T,
     ) -> Result<(), UsageError> {
+        self.promote_quick();
         let mut responses = Map::with_capacity(1);
         responses.insert(key.to_owned(), serde_json::to_value(answer)?);
         self.answer_task_input(now, call, responses)

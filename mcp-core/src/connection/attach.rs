@@ -69,6 +69,7 @@ impl Connection {
         task_id: &str,
         mut opts: RequestOptions,
     ) -> Result<RequestId, UsageError> {
+        self.promote_quick();
         if task_id.is_empty() || task_id.len() > MAX_TASK_ID {
             return Err(UsageError::InvalidTaskId { max: MAX_TASK_ID });
         }
@@ -108,6 +109,7 @@ impl Connection {
     /// # Errors
     /// [`UsageError::UnknownCall`] when `call` is not a watch in progress.
     pub fn unwatch_task(&mut self, now: Instant, call: &RequestId) -> Result<(), UsageError> {
+        self.promote_quick();
         let _ = now;
         let key = self.call_key(call)?;
         if !matches!(self.calls.get(key).map(|c| &c.kind), Some(CallKind::Watch)) {

@@ -138,7 +138,12 @@ impl Connection {
 
     /// The instant of [`Connection::next_deadline`].
     pub(super) fn next_deadline_at(&self) -> Option<Instant> {
-        let request = self.deadlines.front_at();
+        // The quick call's deadline is the only one when it is there
+        // (quick.rs: nothing else is in flight).
+        let request = match self.quick_deadline() {
+            Some((at, _)) => Some(at),
+            None => self.deadlines.front_at(),
+        };
         match (request, self.timers.next_at()) {
             (Some(at), Some(other)) => Some(at.min(other)),
             (at, other) => at.or(other),
@@ -148,7 +153,9 @@ impl Connection {
     /// The earliest of the request deadlines and the other timers; a
     /// request deadline first at the same instant.
     pub(super) fn next_deadline(&self) -> Option<(Instant, Timer)> {
-        let request = self.deadlines.front();
+        // The quick call's deadline is the only one when it is there
+        // (quick.rs: nothing else is in flight).
+        let request = self.quick_deadline().or_else(|| self.deadlines.front());
         let other = self.timers.next();
         match (request, other) {
             (Some((at, key)), Some((t_at, _))) if at <= t_at => {

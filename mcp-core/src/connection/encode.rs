@@ -193,6 +193,7 @@ impl Connection {
     /// [`Config::with_log_level`](crate::Config::with_log_level) does at the
     /// start. A request whose own `_meta` names a level keeps its own.
     pub fn set_log_level(&mut self, level: Option<String>) {
+        self.promote_quick();
         if self.config.log_level != level {
             self.config.log_level = level;
             // Rendered again, with the new level, by the next request.

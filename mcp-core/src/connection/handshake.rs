@@ -37,6 +37,7 @@ impl Connection {
     /// # Errors
     /// [`UsageError::AlreadyConnecting`] unless the connection is idle.
     pub fn connect(&mut self, now: Instant) -> Result<(), UsageError> {
+        self.promote_quick();
         if self.state != State::Idle {
             return Err(UsageError::AlreadyConnecting);
         }
@@ -79,6 +80,7 @@ impl Connection {
     /// [`Connection::connect`]. It is dropped once the connection is ready:
     /// a later `initialize` (one replacing an expired session) carries none.
     pub fn set_handshake_trace(&mut self, cx: Option<crate::TraceContext>) {
+        self.promote_quick();
         self.handshake_trace = cx;
     }
 

@@ -28,6 +28,15 @@ impl Connection {
         if self.state == State::Closed {
             return;
         }
+        // The quick call's reply ends it here; anything else registers it
+        // first (quick.rs).
+        let message = match self.quick.is_some() {
+            true => match self.quick_response(message) {
+                Some(other) => other,
+                None => return,
+            },
+            false => message,
+        };
         if self.config.strict
             && (self.strict_id_check(now, &message) || self.strict_params_check(&message))
         {
@@ -279,6 +288,7 @@ impl Connection {
 
     /// Call when the transport's timer (from `poll_timeout`) fires.
     pub fn handle_timeout(&mut self, now: Instant) {
+        self.promote_quick();
         // Both lists are in order; merged, a request deadline goes first of
         // those due at the same instant (`deadlines.rs`).
         let mut requests = self.expired_deadlines(now).into_iter().peekable();
@@ -366,6 +376,7 @@ impl Connection {
         status: u16,
         error: Option<ErrorObject>,
     ) {
+        self.promote_quick();
         if self.is_stale_session_answer(status, error.as_ref()) {
             return self.handle_session_expired(now, request_id, false);
         }
@@ -454,6 +465,7 @@ impl Connection {
         request_id: Option<&RequestId>,
         newer_session_live: bool,
     ) {
+        self.promote_quick();
         if let Some(id) = request_id
             && let Some((_, key, _)) = self.take_wire(id)
         {
@@ -468,6 +480,7 @@ impl Connection {
     /// [`Config::reports_sends`](crate::Config::reports_sends) the request's
     /// deadline starts now; otherwise this does nothing.
     pub fn handle_request_sent(&mut self, now: Instant, request_id: &RequestId) {
+        self.promote_quick();
         let Some(wire) = self.wires.resolve(request_id) else {
             return;
         };
@@ -494,6 +507,7 @@ impl Connection {
     /// [`RequestError::SessionExpired`] instead: their task belonged to the
     /// old session.
     pub fn handle_request_unsent(&mut self, now: Instant, request_id: &RequestId) {
+        self.promote_quick();
         let Some(wire) = self.wires.resolve(request_id) else {
             return;
         };
@@ -548,6 +562,7 @@ impl Connection {
     /// # let _ = (on_empty_202, Connection::new(Config::new("my-client", "1.0")));
     /// ```
     pub fn handle_accepted_without_body(&mut self, now: Instant, request_id: &RequestId) {
+        self.promote_quick();
         let _ = now;
         // An id not in flight is ignored, not reported as unknown.
         if self.wires.resolve(request_id).is_none() {
@@ -585,6 +600,7 @@ impl Connection {
         size: u64,
         limit: u64,
     ) {
+        self.promote_quick();
         let _ = now;
         // An id not in flight is ignored, not reported as unknown.
         if self.wires.resolve(request_id).is_none() {
@@ -599,6 +615,7 @@ impl Connection {
     /// The request is lost (it is not retried: a stream that ends without
     /// the response is a lost request); a subscription ends.
     pub fn handle_stream_closed(&mut self, now: Instant, request_id: &RequestId) {
+        self.promote_quick();
         let _ = now;
         let Some(wire) = self.wires.resolve(request_id) else {
             return;
@@ -618,6 +635,7 @@ impl Connection {
     /// The transport closed (stdio EOF, process exit, connection lost):
     /// every call fails and the connection closes.
     pub fn handle_transport_closed(&mut self, now: Instant, reason: CloseReason) {
+        self.promote_quick();
         let _ = (now, reason);
         self.shut_down(|| RequestError::TransportClosed);
     }

@@ -37,6 +37,7 @@ mod encode;
 mod handshake;
 mod incoming;
 mod members;
+mod quick;
 pub mod restore;
 mod results;
 mod send;
@@ -142,6 +143,13 @@ pub struct Connection {
     /// Boxed: a call is large, and moving it in and out of the table on
     /// every request cost more than the allocation.
     calls: IdTable<Box<Call>>,
+    /// The call on the quick path, if any: sent, and not recorded in
+    /// `calls`, `wires` or `deadlines` until something but its reply comes
+    /// (quick.rs).
+    quick: Option<quick::Quick>,
+    /// Tests: the quick path off, to compare the two (quick.rs).
+    #[cfg(test)]
+    no_quick: bool,
     server_requests: server_requests::LiveServerRequests,
     tools: HashMap<String, HeaderBindings>,
     /// The `Mcp-Name` values of recent requests, shared by the next ones
@@ -195,6 +203,9 @@ impl Connection {
             server: ServerFacts::default(),
             wires: Correlation::default(),
             calls: IdTable::default(),
+            quick: None,
+            #[cfg(test)]
+            no_quick: false,
             server_requests: server_requests::LiveServerRequests::default(),
             tools: HashMap::new(),
             names: crate::headers::RecentNames::default(),
@@ -285,12 +296,12 @@ impl Connection {
 
     /// Wire requests awaiting a response.
     pub fn in_flight(&self) -> usize {
-        self.wires.len()
+        self.wires.len() + usize::from(self.quick.is_some())
     }
 
     /// Calls in progress (a call may span several wire requests).
     pub fn calls_in_progress(&self) -> usize {
-        self.calls.len()
+        self.calls.len() + usize::from(self.quick.is_some())
     }
 
     /// The validated `x-mcp-header` bindings of a tool, once listed.
@@ -339,6 +350,7 @@ impl Connection {
     /// Sets the principal key that partitions `private` cache entries
     /// (one per authorization context, e.g. a hash of the access token).
     pub fn set_principal(&mut self, principal: impl Into<String>) {
+        self.promote_quick();
         self.principal = principal.into();
     }
 
@@ -463,6 +475,7 @@ impl Connection {
         key: &str,
         response: Value,
     ) -> Result<(), UsageError> {
+        self.promote_quick();
         let unknown = || UsageError::UnknownInput {
             call: call.clone(),
             key: key.to_owned(),
@@ -494,6 +507,7 @@ impl Connection {
         id: &RequestId,
         result: Result<Value, mcp_types::jsonrpc::ErrorObject>,
     ) -> Result<(), UsageError> {
+        self.promote_quick();
         let _ = now;
         if !self.server_requests.remove(id) {
             return Err(UsageError::UnknownServerRequest(id.clone()));
@@ -515,6 +529,7 @@ impl Connection {
         method: &str,
         params: Option<Value>,
     ) -> Result<(), UsageError> {
+        self.promote_quick();
         let _ = now;
         match self.state {
             State::Ready => {}
@@ -544,6 +559,7 @@ impl Connection {
     /// # Errors
     /// [`UsageError::UnknownCall`]; [`UsageError::CannotCancelInitialize`].
     pub fn cancel(&mut self, now: Instant, call: &RequestId) -> Result<(), UsageError> {
+        self.promote_quick();
         let k = self.call_key(call)?;
         self.cancel_call(now, k, "cancelled by the client")
     }
@@ -552,6 +568,7 @@ impl Connection {
     /// and `Event::Closed` follows. The transport then closes (stdin EOF,
     /// or HTTP DELETE of a legacy session).
     pub fn close(&mut self, now: Instant) {
+        self.promote_quick();
         let _ = now;
         self.shut_down(|| crate::error::RequestError::Closed);
     }

@@ -32,6 +32,8 @@ impl Connection {
         mut opts: crate::config::RequestOptions,
         kind: CallKind,
     ) -> Result<RequestId, UsageError> {
+        // A quick call is registered before another starts (quick.rs).
+        self.promote_quick();
         let handshake = matches!(kind, CallKind::Probe | CallKind::Initialize);
         // While a fresh `initialize` replaces an expired session, calls wait
         // for the new session instead of failing.
@@ -63,6 +65,9 @@ impl Connection {
         };
         if !handshake {
             self.check_method(method, facts, &mut params, &opts, &mut task_augmented)?;
+        }
+        if extras.is_none() && !task_augmented && self.takes_quick(&params, &kind, &opts) {
+            return Ok(self.start_quick(now, params));
         }
         let key = self.wires.reserve();
         let mut call = self.new_call(now, method, facts, params, &mut opts, kind);
@@ -333,7 +338,7 @@ impl Connection {
     /// time queued in the transport does not count. Until then only the
     /// maximum total applies. A resend that keeps the call's running
     /// deadline arms it now.
-    fn arm_when_sent(&mut self, now: Instant, key: i64, restart: bool) {
+    pub(super) fn arm_when_sent(&mut self, now: Instant, key: i64, restart: bool) {
         let defer = restart && self.config.reports_sends;
         let Some(c) = self.calls.get_mut(key) else {
             return;

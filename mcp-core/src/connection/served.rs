@@ -84,6 +84,7 @@ impl Connection {
     /// Anchors the wall clock of served tasks' timestamps: the instant `now`
     /// stands for the wall time `wall`. Call once, with both read together.
     pub fn set_wall_clock(&mut self, now: Instant, wall: SystemTime) {
+        self.promote_quick();
         self.served.set_wall_clock(now, wall);
     }
 
@@ -93,6 +94,7 @@ impl Connection {
     /// answered. Returns `false` when the task had already ended
     /// (cancelled, expired, or its session gone): the answer is dropped.
     pub fn finish_served_task(&mut self, now: Instant, task_id: &str, result: Served) -> bool {
+        self.promote_quick();
         match self.served.finish(now, task_id, result) {
             Some(ended) => {
                 self.served_task_ended(ended);

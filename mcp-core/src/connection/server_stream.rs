@@ -180,6 +180,7 @@ impl Connection {
     /// [`UsageError::NoServerStream`] on a stdio, 2026-07-28 or
     /// non-Streamable-HTTP connection; `NotReady` / `Closed`.
     pub fn open_server_stream(&mut self, now: Instant) -> Result<ServerStreamState, UsageError> {
+        self.promote_quick();
         self.stream_applies()?;
         self.stream.wanted = true;
         if self.stream.state == ServerStreamState::Closed && self.state == State::Ready {
@@ -199,6 +200,7 @@ impl Connection {
     /// # Errors
     /// As [`Connection::open_server_stream`].
     pub fn close_server_stream(&mut self, now: Instant) -> Result<bool, UsageError> {
+        self.promote_quick();
         let _ = now;
         self.stream_applies()?;
         self.stream.wanted = false;
@@ -252,6 +254,7 @@ impl Connection {
         generation: u64,
         outcome: ServerStreamOutcome,
     ) {
+        self.promote_quick();
         if generation != self.stream.generation || self.state == State::Closed {
             return;
         }

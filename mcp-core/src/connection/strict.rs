@@ -42,6 +42,13 @@ impl Connection {
     /// assert!(conn.response_target(&RequestId::Number(1)).is_none());
     /// ```
     pub fn response_target(&self, id: &RequestId) -> Option<ResponseTarget<'_>> {
+        if self.is_quick(id) {
+            return Some(ResponseTarget {
+                method: "tools/call",
+                call_method: "tools/call",
+                revision: self.version.as_ref(),
+            });
+        }
         let wire = self.wires.resolve(id)?;
         let w = self.wires.get(wire)?;
         let call = self.calls.get(w.call)?;
@@ -82,6 +89,7 @@ impl Connection {
     /// }
     /// ```
     pub fn reject_response(&mut self, now: Instant, id: &RequestId, problem: StrictProblem) {
+        self.promote_quick();
         let _ = now;
         let Some(method) = self.response_target(id).map(|t| t.method.to_owned()) else {
             // Unknown, late, duplicate or an acknowledgement: absorbed.
@@ -128,6 +136,7 @@ impl Connection {
         id: Option<&RequestId>,
         violations: Vec<EnvelopeViolation>,
     ) {
+        self.promote_quick();
         if let Some(id) = id
             && self.response_target(id).is_some()
         {

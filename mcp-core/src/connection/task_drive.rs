@@ -56,6 +56,7 @@ impl Connection {
         params: Option<Value>,
         opts: RequestOptions,
     ) -> Result<RequestId, UsageError> {
+        self.promote_quick();
         let mut opts = opts;
         if self.era == Some(Era::Legacy) && opts.task_ttl.is_none() {
             opts.task_ttl = Some(None);
@@ -283,6 +284,7 @@ impl Connection {
         call: &RequestId,
         responses: Map<String, Value>,
     ) -> Result<(), UsageError> {
+        self.promote_quick();
         let key = self.call_key(call)?;
         if self.era != Some(Era::Modern) {
             return Err(UsageError::WrongEra {

@@ -96,6 +96,7 @@ impl Connection {
         call: &RequestId,
         wait: TaskWait,
     ) -> Result<(), UsageError> {
+        self.promote_quick();
         let key = self.call_key(call)?;
         let Some(w) = self.task_mut(key) else {
             return Err(UsageError::UnknownCall(call.clone()));
