@@ -28,8 +28,8 @@
 use std::borrow::Cow;
 use std::time::Instant;
 
+use mcp_types::methods::CallTool;
 use mcp_types::methods::facts::{KnownMethod, MethodFacts};
-use mcp_types::methods::v2025_11_25::CallTool;
 use mcp_types::routing::HttpRouting;
 use mcp_types::{Era, Message, RequestId};
 
