@@ -145,7 +145,9 @@ pub struct Connection {
     calls: IdTable<Box<Call>>,
     /// The call on the quick path, if any: sent, and not recorded in
     /// `calls`, `wires` or `deadlines` until something but its reply comes
-    /// (quick.rs).
+    /// (quick.rs). Every public method that may read or change a call
+    /// begins with `self.promote_quick()`, a new one too; `handle_message`
+    /// and `start_call` handle it themselves.
     quick: Option<quick::Quick>,
     /// Tests: the quick path off, to compare the two (quick.rs).
     #[cfg(test)]
