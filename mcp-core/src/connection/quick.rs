@@ -66,12 +66,19 @@ impl Connection {
     /// name with no options, at 2025-11-25 over a byte stream, on a ready
     /// connection with nothing else in flight, none of whose settings (strict
     /// checking, send reports) reads a call's record on the way.
-    pub(super) fn takes_quick(&self, params: &Params, kind: &CallKind, o: &RequestOptions) -> bool {
+    pub(super) fn takes_quick(
+        &self,
+        method: &str,
+        params: &Params,
+        kind: &CallKind,
+        o: &RequestOptions,
+    ) -> bool {
         #[cfg(test)]
         if self.no_quick {
             return false;
         }
         matches!(params, Params::Tool(_))
+            && method == facts().name
             && matches!(kind, CallKind::User)
             && self.quick.is_none()
             && self.state == State::Ready

@@ -66,7 +66,7 @@ impl Connection {
         if !handshake {
             self.check_method(method, facts, &mut params, &opts, &mut task_augmented)?;
         }
-        if extras.is_none() && !task_augmented && self.takes_quick(&params, &kind, &opts) {
+        if extras.is_none() && !task_augmented && self.takes_quick(method, &params, &kind, &opts) {
             return Ok(self.start_quick(now, params));
         }
         let key = self.wires.reserve();
