@@ -1,6 +1,5 @@
-//! The quick path: a plain 2025-11-25 `tools/call` over a byte stream,
-//! the only request in flight, is sent and answered without its call
-//! record.
+//! The quick path: a plain `tools/call` over a byte stream, the only
+//! request in flight, is sent and answered without its call record.
 //!
 //! Most calls a host makes are of this kind, and for them the record, its
 //! wire entry and its queued deadline are bookkeeping that nothing reads
@@ -12,7 +11,9 @@
 //!
 //! Its response, the next message with its id, becomes the same
 //! `Event::Response` the full path makes of it (its id remembered as
-//! answered, so a second one is reported as a duplicate). Anything else
+//! answered, so a second one is reported as a duplicate); at 2026-07-28
+//! only a complete result does (`resultType`), and any other goes the full
+//! path's way, the call registered first. Anything else
 //! that reaches the connection first (any other message or input, any
 //! command, a timer, another call's start, a question about its calls)
 //! registers the quick call in full before it is handled
@@ -34,12 +35,14 @@ use mcp_types::routing::HttpRouting;
 use mcp_types::{Era, Message, RequestId};
 
 use super::call::CallKind;
-use super::encode::{OutParams, OutRequest};
+use super::encode::{OutMeta, OutParams, OutRequest};
 use super::{Connection, Role, Wire};
 use crate::config::{RequestOptions, TransportKind};
 use crate::event::{Completed, Event, Transmit};
 use crate::lifecycle::State;
+use crate::lifecycle::modern::{self, ResultKind};
 use crate::params::Params;
+use crate::wire::ResultHead;
 
 /// A call on the quick path: what the full path's record of it would
 /// hold that is not the same for every such call.
@@ -63,9 +66,11 @@ fn facts() -> &'static MethodFacts {
 
 impl Connection {
     /// Whether a call to start now takes the quick path: a `tools/call` by
-    /// name with no options, at 2025-11-25 over a byte stream, on a ready
-    /// connection with nothing else in flight, none of whose settings (strict
-    /// checking, send reports) reads a call's record on the way.
+    /// name with no options over a byte stream, on a ready connection with
+    /// nothing else in flight, none of whose settings (strict checking, send
+    /// reports) reads a call's record on the way; at 2026-07-28 with the
+    /// plain `_meta` rendered for the version (`render_plain_meta`, which
+    /// the caller runs first, as the full path does before it encodes).
     pub(super) fn takes_quick(
         &self,
         method: &str,
@@ -82,7 +87,14 @@ impl Connection {
             && matches!(kind, CallKind::User)
             && self.quick.is_none()
             && self.state == State::Ready
-            && self.era == Some(Era::Legacy)
+            && match self.era {
+                Some(Era::Legacy) => true,
+                Some(Era::Modern) => matches!(
+                    (&self.plain_meta, &self.version),
+                    (Some((rendered_for, _)), Some(v)) if rendered_for == v
+                ),
+                None => false,
+            }
             && !self.recovering
             && self.wires.is_empty()
             && self.calls.is_empty()
@@ -96,15 +108,22 @@ impl Connection {
     /// its request queued as the full path queues it, nothing recorded but
     /// the [`Quick`].
     pub(super) fn start_quick(&mut self, now: Instant, params: Params) -> RequestId {
-        let id = self.wires.reserve();
         let mut bytes = self.encode_buffer();
+        // At 2026-07-28 the `_meta` every plain request carries, rendered
+        // once for the version (`takes_quick` saw it rendered), as the full
+        // path sends it.
+        let meta = match (&self.plain_meta, self.era) {
+            (Some((_, raw)), Some(Era::Modern)) => Some(OutMeta::Rendered(raw)),
+            _ => None,
+        };
+        let id = self.wires.reserve();
         let out = OutRequest {
             id,
             method: facts().name,
             params: Some(OutParams {
                 base: &params,
                 extras: &super::call::NO_EXTRAS,
-                meta: None,
+                meta,
             }),
         };
         if let Err(e) = out.write(&mut bytes) {
@@ -154,7 +173,9 @@ impl Connection {
             return Some(message);
         };
         match message {
-            Message::Response(r) if r.id == RequestId::Number(q.id) => {
+            Message::Response(r)
+                if r.id == RequestId::Number(q.id) && self.quick_completes(&r.result) =>
+            {
                 let id = q.id;
                 self.quick = None;
                 self.wires.note_answered(id);
@@ -171,6 +192,27 @@ impl Connection {
                 Some(other)
             }
         }
+    }
+
+    /// Whether `result` completes the quick call as the full path would
+    /// complete it: always at 2025-11-25; at 2026-07-28 a complete result
+    /// (`resultType` absent or `complete`) of a method the cache does not
+    /// keep. Any other (input required, a task, a head that does not read)
+    /// is the full path's to handle.
+    fn quick_completes(&self, result: &mcp_types::raw::RawJson) -> bool {
+        if self.era != Some(Era::Modern) {
+            return true;
+        }
+        let Ok(head) = ResultHead::of(result) else {
+            return false;
+        };
+        let kind = modern::classify_result(
+            facts().name,
+            head.result_type.as_deref(),
+            self.config.features.tasks,
+        );
+        matches!(kind, Ok(ResultKind::Complete))
+            && !(facts().cacheable && self.config.cache_entries > 0)
     }
 
     /// Registers the quick call, if any, as the full path would have when
@@ -264,24 +306,37 @@ mod tests {
     use crate::test_clock::origin;
     use crate::{CloseReason, Config, Connection, EraPreference, RequestOptions, State, Transmit};
 
-    /// A 2025-11-25 stdio connection, ready; `quick`: whether it may take
-    /// the quick path.
-    fn ready(now: Instant, quick: bool) -> Connection {
+    /// A stdio connection, ready, at 2026-07-28 (`modern`) or 2025-11-25;
+    /// `quick`: whether it may take the quick path.
+    fn ready(now: Instant, quick: bool, modern: bool) -> Connection {
+        let era = match modern {
+            true => EraPreference::ModernOnly,
+            false => EraPreference::LegacyOnly,
+        };
         let config = Config::new("t", "1")
-            .with_era(EraPreference::LegacyOnly)
+            .with_era(era)
             .with_request_timeout(Some(Duration::from_millis(500)));
         let mut conn = Connection::new(config);
         conn.no_quick = !quick;
         conn.connect(now).unwrap();
         let Some(Transmit::Message { bytes, .. }) = conn.poll_transmit() else {
-            panic!("initialize")
+            panic!("the handshake's request")
         };
         let id = serde_json::from_slice::<serde_json::Value>(&bytes).unwrap()["id"].clone();
-        let reply = json!({"jsonrpc": "2.0", "id": id, "result": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {"tools": {}},
-            "serverInfo": {"name": "s", "version": "1"},
-        }});
+        let result = match modern {
+            true => json!({
+                "resultType": "complete",
+                "supportedVersions": ["2026-07-28"],
+                "capabilities": {"tools": {}},
+                "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "s", "version": "1"}},
+            }),
+            false => json!({
+                "protocolVersion": "2025-11-25",
+                "capabilities": {"tools": {}},
+                "serverInfo": {"name": "s", "version": "1"},
+            }),
+        };
+        let reply = json!({"jsonrpc": "2.0", "id": id, "result": result});
         conn.handle_message(now, message(&reply));
         while conn.poll_transmit().is_some() {}
         while conn.poll_event().is_some() {}
@@ -304,6 +359,9 @@ mod tests {
         List,
         /// The result of the `n`-th request sent so far (answered or not).
         Reply(u8),
+        /// A result of another kind to the `n`-th request: 0 an explicit
+        /// `complete`, 1 `input_required`, 2 a task, 3 not an object.
+        OddReply(u8, u8),
         /// An error response to the `n`-th request.
         ErrorReply(u8),
         /// A response to an id never sent.
@@ -328,6 +386,7 @@ mod tests {
             1 => (1u16..800).prop_map(Op::CallTimed),
             1 => Just(Op::List),
             6 => any::<u8>().prop_map(Op::Reply),
+            2 => (any::<u8>(), 0u8..4).prop_map(|(n, k)| Op::OddReply(n, k)),
             1 => any::<u8>().prop_map(Op::ErrorReply),
             1 => Just(Op::Unknown),
             1 => Just(Op::Notify),
@@ -351,9 +410,9 @@ mod tests {
     }
 
     impl Run {
-        fn new(quick: bool, now: Instant) -> Run {
+        fn new(quick: bool, now: Instant, modern: bool) -> Run {
             Run {
-                conn: ready(now, quick),
+                conn: ready(now, quick, modern),
                 now,
                 sent: Vec::new(),
                 calls: Vec::new(),
@@ -394,6 +453,23 @@ mod tests {
                         let content = json!([{"type": "text", "text": "hi"}]);
                         let reply =
                             json!({"jsonrpc": "2.0", "id": id, "result": {"content": content}});
+                        self.conn.handle_message(now, message(&reply));
+                    }
+                    None
+                }
+                Op::OddReply(n, kind) => {
+                    if let Some(id) = Self::nth(&self.sent, *n) {
+                        let result = match kind {
+                            0 => json!({"resultType": "complete", "content": []}),
+                            1 => json!({
+                                "resultType": "input_required",
+                                "inputRequests": {"a": {"method": "roots/list"}},
+                                "requestState": "s",
+                            }),
+                            2 => json!({"resultType": "task", "task": {"taskId": "t1"}}),
+                            _ => json!(5),
+                        };
+                        let reply = json!({"jsonrpc": "2.0", "id": id, "result": result});
                         self.conn.handle_message(now, message(&reply));
                     }
                     None
@@ -503,10 +579,13 @@ mod tests {
         /// without it, whatever comes between a quick call's start and its
         /// reply.
         #[test]
-        fn quick_and_full_paths_agree(ops in prop::collection::vec(op(), 1..40)) {
+        fn quick_and_full_paths_agree(
+            modern in any::<bool>(),
+            ops in prop::collection::vec(op(), 1..40),
+        ) {
             let now = origin();
-            let mut quick = Run::new(true, now);
-            let mut full = Run::new(false, now);
+            let mut quick = Run::new(true, now, modern);
+            let mut full = Run::new(false, now, modern);
             for (i, op) in ops.iter().enumerate() {
                 quick.apply(op);
                 full.apply(op);
@@ -515,34 +594,45 @@ mod tests {
         }
     }
 
-    /// A plain call is quick: nothing is recorded for it until its reply,
-    /// which ends it with its result.
+    /// A plain call is quick at either revision: nothing is recorded for
+    /// it until its reply, which ends it with its result.
     #[test]
     fn a_plain_call_is_quick_and_its_reply_ends_it() {
-        let mut run = Run::new(true, origin());
-        run.apply(&Op::Call);
-        assert!(run.conn.quick.is_some());
-        assert_eq!(run.conn.calls.len(), 0);
-        assert_eq!(run.conn.in_flight(), 1);
-        run.apply(&Op::Reply(0));
-        assert!(run.conn.quick.is_none());
-        assert_eq!(run.conn.in_flight(), 0);
-        assert!(
-            run.log.iter().any(|l| l.starts_with("Response(")),
-            "{:#?}",
-            run.log
-        );
+        for modern in [false, true] {
+            let mut run = Run::new(true, origin(), modern);
+            run.apply(&Op::Call);
+            assert!(run.conn.quick.is_some(), "modern: {modern}");
+            assert_eq!(run.conn.calls.len(), 0);
+            assert_eq!(run.conn.in_flight(), 1);
+            run.apply(&Op::Reply(0));
+            assert!(run.conn.quick.is_none());
+            assert_eq!(run.conn.in_flight(), 0);
+            assert!(
+                run.log.iter().any(|l| l.starts_with("Response(")),
+                "{:#?}",
+                run.log
+            );
+        }
     }
 
-    /// Anything but its reply registers a quick call in full first.
+    /// Anything but its reply registers a quick call in full first, and so
+    /// does a 2026-07-28 reply that is not a complete result.
     #[test]
     fn anything_but_its_reply_registers_a_quick_call() {
-        for op in [Op::Notify, Op::Ping(1), Op::Call, Op::List, Op::Unknown] {
-            let mut run = Run::new(true, origin());
+        let others = [Op::Notify, Op::Ping(1), Op::Call, Op::List, Op::Unknown];
+        for (modern, op) in others
+            .into_iter()
+            .map(|op| (false, op))
+            .chain([(true, Op::OddReply(0, 1)), (true, Op::OddReply(0, 3))])
+        {
+            let mut run = Run::new(true, origin(), modern);
             run.apply(&Op::Call);
             run.apply(&op);
             assert!(run.conn.quick.is_none(), "{op:?}");
-            assert!(!run.conn.calls.is_empty(), "{op:?}");
+            assert!(
+                !run.log.iter().any(|l| l.starts_with("Response(")),
+                "{op:?}"
+            );
         }
     }
 }

@@ -66,8 +66,13 @@ impl Connection {
         if !handshake {
             self.check_method(method, facts, &mut params, &opts, &mut task_augmented)?;
         }
-        if extras.is_none() && !task_augmented && self.takes_quick(method, &params, &kind, &opts) {
-            return Ok(self.start_quick(now, params));
+        if extras.is_none() && !task_augmented {
+            // As `send_main` does before it encodes (a 2026-07-28 request's
+            // plain `_meta`, rendered once a version).
+            self.render_plain_meta();
+            if self.takes_quick(method, &params, &kind, &opts) {
+                return Ok(self.start_quick(now, params));
+            }
         }
         let key = self.wires.reserve();
         let mut call = self.new_call(now, method, facts, params, &mut opts, kind);
