@@ -13,14 +13,16 @@
 //! `Event::Response` the full path makes of it (its id remembered as
 //! answered, so a second one is reported as a duplicate); at 2026-07-28
 //! only a complete result does (`resultType`), and any other goes the full
-//! path's way, the call registered first. Anything else
-//! that reaches the connection first (any other message or input, any
-//! command, a timer, another call's start, a question about its calls)
-//! registers the quick call in full before it is handled
-//! ([`Connection::promote_quick`]): as if started by the full path at the
-//! same instant and sent, its deadline counted from its start. So every
-//! outcome other than the plain reply is the full path's own, and
-//! [`Connection::poll_timeout`] names its deadline meanwhile.
+//! path's way, the call registered first. Anything else that reaches the
+//! connection first (any other message or input, any command, a timer,
+//! another call's start) registers the quick call in full before it is
+//! handled ([`Connection::promote_quick`]): as if started by the full path
+//! at the same instant and sent, its deadline counted from its start. So
+//! every outcome other than the plain reply is the full path's own.
+//! Meanwhile the getters count it as the full path's call
+//! ([`Connection::in_flight`], [`Connection::calls_in_progress`],
+//! [`Connection::response_target`]) and [`Connection::poll_timeout`] names
+//! its deadline.
 //!
 //! The equivalence is tested by running the same inputs through a
 //! connection with the quick path and one without
