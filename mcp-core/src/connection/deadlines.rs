@@ -167,6 +167,37 @@ impl Connection {
     }
 }
 
+/// A call's maximum total started `now`: its own (`max_total`), else the
+/// connection's.
+#[inline]
+pub(super) fn total_deadline(
+    config: &crate::Config,
+    now: Instant,
+    max_total: Option<std::time::Duration>,
+) -> Option<Instant> {
+    max_total
+        .or(config.max_total)
+        .and_then(|t| now.checked_add(t))
+}
+
+/// A request's deadline, sent `now`: its timeout (the call's own, else the
+/// connection's; `Some(None)` is none), and never past the call's `total`.
+#[inline]
+pub(super) fn request_deadline(
+    config: &crate::Config,
+    now: Instant,
+    timeout: Option<Option<std::time::Duration>>,
+    total: Option<Instant>,
+) -> Option<Instant> {
+    let at = timeout
+        .unwrap_or(config.request_timeout)
+        .and_then(|t| now.checked_add(t));
+    match (at, total) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::time::Duration;

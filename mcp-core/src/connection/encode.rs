@@ -252,6 +252,33 @@ impl Connection {
         }
     }
 
+    /// A request's `_meta` (`modern`: it carries 2026-07-28's members):
+    /// the connection's `plain_meta`, rendered once, when the request adds
+    /// nothing of its own (no `user` members, no progress token), or else
+    /// serialized from its parts; `None` when it has none.
+    pub(super) fn out_meta<'a>(
+        &'a self,
+        modern: bool,
+        user: &'a Map<String, serde_json::Value>,
+        progress_token: Option<i64>,
+    ) -> Option<OutMeta<'a>> {
+        let version = self.version.as_ref().filter(|_| modern);
+        let adds_nothing = user.is_empty() && progress_token.is_none();
+        match (version, &self.plain_meta) {
+            (Some(v), Some((rendered_for, raw))) if adds_nothing && rendered_for == v => {
+                Some(OutMeta::Rendered(raw))
+            }
+            _ => {
+                let meta = modern::RequestMeta {
+                    user,
+                    progress_token,
+                    modern: version.map(|v| self.modern_meta(v, self.config.log_level.as_deref())),
+                };
+                (!meta.is_empty()).then_some(OutMeta::Parts(meta))
+            }
+        }
+    }
+
     /// Encodes the main request of call `key` with wire id `id` into
     /// `bytes` (empty; from [`Connection::encode_buffer`]).
     pub(super) fn encode_call(
@@ -266,22 +293,7 @@ impl Connection {
             .ok_or_else(|| serde::ser::Error::custom("call vanished while encoding"))?;
         let modern = self.era == Some(Era::Modern) || matches!(c.kind, CallKind::Probe);
         let version = self.version.as_ref();
-        let adds_nothing = c.opts.meta.is_empty() && !c.opts.progress;
-        let meta = match (version.filter(|_| modern), &self.plain_meta) {
-            (Some(v), Some((rendered_for, raw))) if adds_nothing && rendered_for == v => {
-                Some(OutMeta::Rendered(raw))
-            }
-            _ => {
-                let meta = modern::RequestMeta {
-                    user: &c.opts.meta,
-                    progress_token: c.opts.progress.then_some(key),
-                    modern: version
-                        .filter(|_| modern)
-                        .map(|v| self.modern_meta(v, self.config.log_level.as_deref())),
-                };
-                (!meta.is_empty()).then_some(OutMeta::Parts(meta))
-            }
-        };
+        let meta = self.out_meta(modern, &c.opts.meta, c.opts.progress.then_some(key));
         let has_params = !c.params.is_empty() || meta.is_some() || c.extras().is_retry();
         let out = OutRequest {
             id,

@@ -30,12 +30,8 @@ impl Connection {
         }
         // The quick call's reply ends it here; anything else registers it
         // first (quick.rs).
-        let message = match self.quick.is_some() {
-            true => match self.quick_response(message) {
-                Some(other) => other,
-                None => return,
-            },
-            false => message,
+        let Some(message) = self.quick_response(message) else {
+            return;
         };
         if self.config.strict
             && (self.strict_id_check(now, &message) || self.strict_params_check(&message))

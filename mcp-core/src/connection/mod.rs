@@ -127,6 +127,9 @@ pub struct Connection {
     client_info: Value,
     /// The 2026-07-28 `clientCapabilities`, built once.
     modern_capabilities: Value,
+    /// No members: the `_meta` members of a request that has none of its
+    /// own (the quick path's, quick.rs), made once.
+    no_members: Map<String, Value>,
     /// The `_meta` of a 2026-07-28 request that adds no members of its own,
     /// rendered once per negotiated version (send.rs).
     plain_meta: Option<(ProtocolVersion, Box<RawValue>)>,
@@ -195,6 +198,7 @@ impl Connection {
             config,
             client_info,
             modern_capabilities,
+            no_members: Map::new(),
             plain_meta: None,
             spare_buffers: Vec::new(),
             state: State::Idle,

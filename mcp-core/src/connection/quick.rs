@@ -33,11 +33,11 @@ use std::time::Instant;
 
 use mcp_types::methods::CallTool;
 use mcp_types::methods::facts::{KnownMethod, MethodFacts};
-use mcp_types::routing::HttpRouting;
 use mcp_types::{Era, Message, RequestId};
 
 use super::call::CallKind;
-use super::encode::{OutMeta, OutParams, OutRequest};
+use super::deadlines::{request_deadline, total_deadline};
+use super::encode::{OutParams, OutRequest};
 use super::{Connection, Role, Wire};
 use crate::config::{RequestOptions, TransportKind};
 use crate::event::{Completed, Event, Transmit};
@@ -69,10 +69,9 @@ fn facts() -> &'static MethodFacts {
 impl Connection {
     /// Whether a call to start now takes the quick path: a `tools/call` by
     /// name with no options over a byte stream, on a ready connection with
-    /// nothing else in flight, none of whose settings (strict checking, send
-    /// reports) reads a call's record on the way; at 2026-07-28 with the
-    /// plain `_meta` rendered for the version (`render_plain_meta`, which
-    /// the caller runs first, as the full path does before it encodes).
+    /// nothing else in flight (`start_call` registered any quick call
+    /// first), none of whose settings (strict checking, send reports) reads
+    /// a call's record on the way.
     pub(super) fn takes_quick(
         &self,
         method: &str,
@@ -87,16 +86,8 @@ impl Connection {
         matches!(params, Params::Tool(_))
             && method == facts().name
             && matches!(kind, CallKind::User)
-            && self.quick.is_none()
             && self.state == State::Ready
-            && match self.era {
-                Some(Era::Legacy) => true,
-                Some(Era::Modern) => matches!(
-                    (&self.plain_meta, &self.version),
-                    (Some((rendered_for, _)), Some(v)) if rendered_for == v
-                ),
-                None => false,
-            }
+            && self.era.is_some()
             && !self.recovering
             && self.wires.is_empty()
             && self.calls.is_empty()
@@ -110,15 +101,13 @@ impl Connection {
     /// its request queued as the full path queues it, nothing recorded but
     /// the [`Quick`].
     pub(super) fn start_quick(&mut self, now: Instant, params: Params) -> RequestId {
-        let mut bytes = self.encode_buffer();
-        // At 2026-07-28 the `_meta` every plain request carries, rendered
-        // once for the version (`takes_quick` saw it rendered), as the full
-        // path sends it.
-        let meta = match (&self.plain_meta, self.era) {
-            (Some((_, raw)), Some(Era::Modern)) => Some(OutMeta::Rendered(raw)),
-            _ => None,
-        };
+        debug_assert!(self.quick.is_none(), "a quick call is registered first");
+        // As `send_main` encodes (`encode_call`): the plain `_meta` rendered
+        // for the version first, then the request's `_meta` chosen from it.
         let id = self.wires.reserve();
+        self.render_plain_meta();
+        let mut bytes = self.encode_buffer();
+        let meta = self.out_meta(self.era == Some(Era::Modern), &self.no_members, None);
         let out = OutRequest {
             id,
             method: facts().name,
@@ -137,10 +126,7 @@ impl Connection {
             self.fail_call(id, crate::error::RequestError::Build(e));
             return RequestId::Number(id);
         }
-        let mut routing = match &self.version {
-            Some(v) => HttpRouting::new(v.clone()),
-            None => HttpRouting::default(),
-        };
+        let mut routing = self.base_routing();
         routing.request_id = Some(RequestId::Number(id));
         self.transmits.push_back(Transmit::Message {
             bytes,
@@ -152,16 +138,15 @@ impl Connection {
     }
 
     /// The quick record of call `id`, started `now` with `params`.
+    #[inline]
     fn quick_record(&self, id: i64, now: Instant, params: Params) -> Quick {
-        let request = self.config.request_timeout.and_then(|t| now.checked_add(t));
-        let total = self.config.max_total.and_then(|t| now.checked_add(t));
+        // As `new_call` and `arm_request_timer` set them for a call with no
+        // options.
+        let total = total_deadline(&self.config, now, None);
         Quick {
             id,
             started: now,
-            deadline: match (request, total) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
-            },
+            deadline: request_deadline(&self.config, now, None, total),
             params,
         }
     }
@@ -213,8 +198,7 @@ impl Connection {
             head.result_type.as_deref(),
             self.config.features.tasks,
         );
-        matches!(kind, Ok(ResultKind::Complete))
-            && !(facts().cacheable && self.config.cache_entries > 0)
+        matches!(kind, Ok(ResultKind::Complete)) && !self.caches(Some(facts()))
     }
 
     /// Registers the quick call, if any, as the full path would have when
@@ -238,10 +222,7 @@ impl Connection {
         };
         let (id, started) = (q.id, q.started);
         self.register_quick(q);
-        if let Some(c) = self.calls.get_mut(id) {
-            c.wire = Some(id);
-        }
-        self.arm_when_sent(started, id, true);
+        self.mark_sent(started, id, id);
     }
 
     /// The record and wire entry the full path makes for call `q` before

@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use mcp_types::incoming::ServerRequest;
 use mcp_types::jsonrpc::ErrorObject;
+use mcp_types::methods::facts::MethodFacts;
 use mcp_types::raw::RawJson;
 use mcp_types::{Era, ErrorCode, RequestId};
 use serde::Deserialize;
@@ -141,16 +142,20 @@ impl Connection {
         }
     }
 
+    /// Whether a result of the method of these facts is cached: at
+    /// 2026-07-28, with a cache, for a method the table marks cacheable.
+    pub(super) fn caches(&self, facts: Option<&'static MethodFacts>) -> bool {
+        self.era == Some(Era::Modern)
+            && self.config.cache_entries > 0
+            && facts.is_some_and(|f| f.cacheable)
+    }
+
     fn on_complete(&mut self, now: Instant, key: i64, raw: RawJson, head: &ResultHead) {
         let Some(c) = self.calls.get(key) else {
             return;
         };
         let is_list = matches!(c.kind, CallKind::List { .. });
-        let cacheable = self.era == Some(Era::Modern)
-            && !c.cached
-            && !c.extras().is_retry()
-            && self.config.cache_entries > 0
-            && c.facts.is_some_and(|f| f.cacheable);
+        let cacheable = !c.cached && !c.extras().is_retry() && self.caches(c.facts);
         let tools = c.method == "tools/list" && !c.cached;
         // Lists, tools/list filtering and the cache read the result in full.
         if is_list || cacheable || tools {

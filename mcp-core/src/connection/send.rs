@@ -11,6 +11,7 @@ use mcp_types::{Era, RequestId};
 use serde_json::{Map, Value, json};
 
 use super::call::KeptOptions;
+use super::deadlines::{request_deadline, total_deadline};
 use super::encode::{OutMeta, OutParams, OutRequest};
 use super::members::{add_task_member, scan_members};
 use super::{Call, CallKind, Connection, Role, Wire};
@@ -66,13 +67,8 @@ impl Connection {
         if !handshake {
             self.check_method(method, facts, &mut params, &opts, &mut task_augmented)?;
         }
-        if extras.is_none() && !task_augmented {
-            // As `send_main` does before it encodes (a 2026-07-28 request's
-            // plain `_meta`, rendered once a version).
-            self.render_plain_meta();
-            if self.takes_quick(method, &params, &kind, &opts) {
-                return Ok(self.start_quick(now, params));
-            }
+        if extras.is_none() && !task_augmented && self.takes_quick(method, &params, &kind, &opts) {
+            return Ok(self.start_quick(now, params));
         }
         let key = self.wires.reserve();
         let mut call = self.new_call(now, method, facts, params, &mut opts, kind);
@@ -104,7 +100,6 @@ impl Connection {
         // The box is allocated first and the call written into it: made
         // on the stack, the call (some 380 bytes) would be copied into it.
         let room = Box::<Call>::new_uninit();
-        let total = opts.max_total.or(self.config.max_total);
         // A known method's name is the table's static text: no copy.
         let method = match facts {
             Some(f) if f.name == method => std::borrow::Cow::Borrowed(f.name),
@@ -121,7 +116,7 @@ impl Connection {
                 kind,
                 wire: None,
                 started: now,
-                total_deadline: total.and_then(|t| now.checked_add(t)),
+                total_deadline: total_deadline(&self.config, now, opts.max_total),
                 deadline: None,
                 unsent: None,
                 rounds: RoundCounter::new(self.config.max_rounds),
@@ -232,14 +227,7 @@ impl Connection {
                     routing,
                     call: Some(RequestId::Number(key)),
                 });
-                let restart = match self.calls.get_mut(key) {
-                    Some(c) => {
-                        c.wire = Some(id);
-                        c.deadline.is_none() || c.opts.pause_for_input
-                    }
-                    None => false,
-                };
-                self.arm_when_sent(now, key, restart);
+                self.mark_sent(now, key, id);
             }
             Err(e) => {
                 std::hint::cold_path();
@@ -343,7 +331,21 @@ impl Connection {
     /// time queued in the transport does not count. Until then only the
     /// maximum total applies. A resend that keeps the call's running
     /// deadline arms it now.
-    pub(super) fn arm_when_sent(&mut self, now: Instant, key: i64, restart: bool) {
+    /// Call `key`'s request went out as wire id `id`: the call's wire is
+    /// that, and its deadline is armed (anew when none was running or the
+    /// call pauses for input, see [`Connection::arm_when_sent`]).
+    pub(super) fn mark_sent(&mut self, now: Instant, key: i64, id: i64) {
+        let restart = match self.calls.get_mut(key) {
+            Some(c) => {
+                c.wire = Some(id);
+                c.deadline.is_none() || c.opts.pause_for_input
+            }
+            None => false,
+        };
+        self.arm_when_sent(now, key, restart);
+    }
+
+    fn arm_when_sent(&mut self, now: Instant, key: i64, restart: bool) {
         let defer = restart && self.config.reports_sends;
         let Some(c) = self.calls.get_mut(key) else {
             return;
@@ -359,7 +361,8 @@ impl Connection {
         }
     }
 
-    fn base_routing(&self) -> HttpRouting {
+    /// The routing of a message at the negotiated version (none before).
+    pub(super) fn base_routing(&self) -> HttpRouting {
         self.version
             .clone()
             .map(HttpRouting::new)
@@ -528,12 +531,7 @@ impl Connection {
                         .set(Timer::Probe, now + self.config.probe_timeout);
                     return;
                 }
-                let timeout = c.opts.timeout.unwrap_or(self.config.request_timeout);
-                let at = timeout.and_then(|t| now.checked_add(t));
-                c.deadline = match (at, c.total_deadline) {
-                    (Some(a), Some(b)) => Some(a.min(b)),
-                    (a, b) => a.or(b),
-                };
+                c.deadline = request_deadline(&self.config, now, c.opts.timeout, c.total_deadline);
                 c.deadline
             }
         };
